@@ -1,0 +1,465 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	perr "github.com/pling-go/pling/errors"
+)
+
+// Request is an envelope that passed steps 1–5 of the check order
+// (PLING.md §3.3). Fields the method does not use are zero.
+type Request struct {
+	Protocol string
+	ID       string
+	Method   Method
+	// Session is the session token; HasSession tells an absent one from "".
+	Session    string
+	HasSession bool
+	// Capability, Input and Resume are set for invoke. Input is never nil
+	// for invoke; numbers in it are json.Number, so they keep their text.
+	Capability string
+	Input      map[string]any
+	Resume     string
+	HasResume  bool
+	// Options is set for describe.
+	Options  DescribeOptions
+	Critical []string
+}
+
+// Rejection is a protocol failure found while decoding: the step of the
+// check order that stopped the request, the code, and the response id (nil
+// when the id itself was unusable).
+type Rejection struct {
+	Step    int
+	Code    perr.Code
+	ID      *string
+	Message string
+	Details map[string]any
+}
+
+// Error returns the rejection as a registry error value.
+func (r *Rejection) Error() *perr.Error {
+	return perr.New(r.Code, r.Message, r.Details)
+}
+
+// Response is the ok:false response for the rejection.
+func (r *Rejection) Response() SurfaceResponse {
+	return FailureResponse(r.ID, r.Error())
+}
+
+// The names a server understands, for the critical list (PLING.md §3.1).
+var (
+	commonFields   = []string{"protocol", "id", "method", "session", "critical"}
+	invokeFields   = []string{"capability", "input", "resume"}
+	describeFields = []string{"options"}
+)
+
+func understood(m Method, name string) bool {
+	for _, f := range commonFields {
+		if f == name {
+			return true
+		}
+	}
+	fs := describeFields
+	if m == MethodInvoke {
+		fs = invokeFields
+	}
+	for _, f := range fs {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidID reports whether s is a well-formed request id: 1–128 chars of
+// [A-Za-z0-9._:-].
+func ValidID(s string) bool {
+	if len(s) == 0 || len(s) > MaxIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			c == '.', c == '_', c == ':', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// DecodeRequest applies steps 1–5 of the check order to request text. It
+// returns the request, or the rejection of the first step that failed.
+//
+// Step 1 (id null): the text is larger than MaxRequestBytes, is not UTF-8,
+// holds a lone surrogate escape, is not one JSON value, nests deeper than
+// MaxDepth, repeats a key in any object, or is not an object. Such text is
+// not a usable JSON object, so no part of it (the id included) is trusted.
+//
+// Steps 2–5 echo the id when it is well formed, whichever step failed;
+// step 3 (the id itself) answers with id null.
+func DecodeRequest(data []byte) (*Request, *Rejection) {
+	obj, reason := parseObject(data)
+	if reason != "" {
+		return nil, &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: " + reason,
+			Details: map[string]any{"reason": reason}}
+	}
+	return decodeObject(obj)
+}
+
+// DecodeRequestValue applies the same steps to a request that arrived
+// already parsed (a JS object): it is encoded to JSON and takes the same
+// path as text, so both forms are judged alike.
+func DecodeRequestValue(v any) (*Request, *Rejection) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: unencodable",
+			Details: map[string]any{"reason": "unencodable"}}
+	}
+	return DecodeRequest(b)
+}
+
+func decodeObject(obj map[string]any) (*Request, *Rejection) {
+	var idp *string
+	if s, ok := obj["id"].(string); ok && ValidID(s) {
+		idp = &s
+	}
+	reject := func(step int, code perr.Code, field, msg string) *Rejection {
+		var d map[string]any
+		if field != "" {
+			d = map[string]any{"field": field}
+		}
+		id := idp
+		if step == 3 {
+			id = nil
+		}
+		return &Rejection{Step: step, Code: code, ID: id, Message: msg, Details: d}
+	}
+
+	// Step 2: protocol.
+	pv, ok := obj["protocol"]
+	if !ok {
+		return nil, reject(2, perr.InvalidRequest, "protocol", "protocol is required")
+	}
+	p, ok := pv.(string)
+	if !ok {
+		return nil, reject(2, perr.InvalidRequest, "protocol", "protocol must be a string")
+	}
+	if p != Protocol {
+		r := reject(2, perr.ProtocolVersionUnsupported, "", "protocol version is not supported")
+		r.Details = map[string]any{"supported": append([]string(nil), SupportedProtocols...)}
+		return nil, r
+	}
+
+	// Step 3: id.
+	iv, ok := obj["id"]
+	if !ok {
+		return nil, reject(3, perr.InvalidRequest, "id", "id is required")
+	}
+	if _, ok := iv.(string); !ok {
+		return nil, reject(3, perr.InvalidRequest, "id", "id must be a string")
+	}
+	if idp == nil {
+		return nil, reject(3, perr.InvalidRequest, "id", "id must be 1–128 characters of A-Z a-z 0-9 . _ : -")
+	}
+	req := &Request{Protocol: p, ID: *idp}
+
+	// Step 4: method.
+	mv, ok := obj["method"]
+	if !ok {
+		return nil, reject(4, perr.InvalidRequest, "method", "method is required")
+	}
+	m, ok := mv.(string)
+	if !ok {
+		return nil, reject(4, perr.InvalidRequest, "method", "method must be a string")
+	}
+	switch Method(m) {
+	case MethodDescribe, MethodInvoke:
+		req.Method = Method(m)
+	default:
+		r := reject(4, perr.MethodNotSupported, "", "method is not supported")
+		r.Details = map[string]any{"supported": []string{string(MethodDescribe), string(MethodInvoke)}}
+		return nil, r
+	}
+
+	// Step 5: the method's fields, then critical.
+	if sv, ok := obj["session"]; ok {
+		s, ok := sv.(string)
+		if !ok {
+			return nil, reject(5, perr.InvalidRequest, "session", "session must be a string")
+		}
+		if len(s) > MaxSessionLen {
+			return nil, reject(5, perr.InvalidRequest, "session", fmt.Sprintf("session must be at most %d bytes", MaxSessionLen))
+		}
+		req.Session, req.HasSession = s, true
+	}
+	switch req.Method {
+	case MethodInvoke:
+		cv, ok := obj["capability"]
+		if !ok {
+			return nil, reject(5, perr.InvalidRequest, "capability", "capability is required for invoke")
+		}
+		c, ok := cv.(string)
+		if !ok {
+			return nil, reject(5, perr.InvalidRequest, "capability", "capability must be a string")
+		}
+		if c == "" || len(c) > MaxCapabilityLen || hasControl(c) {
+			return nil, reject(5, perr.InvalidRequest, "capability",
+				fmt.Sprintf("capability must be 1–%d bytes with no control characters", MaxCapabilityLen))
+		}
+		req.Capability = c
+		req.Input = map[string]any{}
+		if inv, ok := obj["input"]; ok {
+			in, ok := inv.(map[string]any)
+			if !ok {
+				return nil, reject(5, perr.InvalidRequest, "input", "input must be an object")
+			}
+			req.Input = in
+		}
+		if rv, ok := obj["resume"]; ok {
+			r, ok := rv.(string)
+			if !ok {
+				return nil, reject(5, perr.InvalidRequest, "resume", "resume must be a string")
+			}
+			if r == "" || len(r) > MaxResumeLen {
+				return nil, reject(5, perr.InvalidRequest, "resume", fmt.Sprintf("resume must be 1–%d bytes", MaxResumeLen))
+			}
+			req.Resume, req.HasResume = r, true
+		}
+	case MethodDescribe:
+		if ov, ok := obj["options"]; ok {
+			o, ok := ov.(map[string]any)
+			if !ok {
+				return nil, reject(5, perr.InvalidRequest, "options", "options must be an object")
+			}
+			if mr, ok := o["maxRecords"]; ok {
+				n, ok := smallInt(mr, 0, 10000)
+				if !ok {
+					return nil, reject(5, perr.InvalidRequest, "options.maxRecords", "options.maxRecords must be an integer from 0 to 10000")
+				}
+				req.Options.MaxRecords = &n
+			}
+		}
+	}
+	if cv, ok := obj["critical"]; ok {
+		list, ok := cv.([]any)
+		if !ok {
+			return nil, reject(5, perr.InvalidRequest, "critical", "critical must be an array of field names")
+		}
+		if len(list) > MaxCritical {
+			return nil, reject(5, perr.InvalidRequest, "critical", fmt.Sprintf("critical may name at most %d fields", MaxCritical))
+		}
+		for _, e := range list {
+			name, ok := e.(string)
+			if !ok {
+				return nil, reject(5, perr.InvalidRequest, "critical", "critical must be an array of field names")
+			}
+			if !understood(req.Method, name) {
+				r := reject(5, perr.InvalidRequest, "critical", "a critical field is not understood")
+				if len(name) <= 64 && !hasControl(name) && utf8.ValidString(name) {
+					r.Details["name"] = name
+				}
+				return nil, r
+			}
+			req.Critical = append(req.Critical, name)
+		}
+	}
+	return req, nil
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return true
+		}
+	}
+	return false
+}
+
+// smallInt reads an integral JSON number in [lo, hi].
+func smallInt(v any, lo, hi int) (int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	if i, err := n.Int64(); err == nil {
+		if i < int64(lo) || i > int64(hi) {
+			return 0, false
+		}
+		return int(i), true
+	}
+	// 1e2 or 10.0: integral but not written as an integer.
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		return 0, false
+	}
+	return int(f), true
+}
+
+var (
+	errDuplicateKey = errors.New("duplicate key")
+	errTooDeep      = errors.New("too deep")
+)
+
+// parseObject parses request text into a JSON object, or says why it is not
+// one.
+func parseObject(data []byte) (map[string]any, string) {
+	if len(data) > MaxRequestBytes {
+		return nil, "too_large"
+	}
+	if !utf8.Valid(data) {
+		return nil, "invalid_utf8"
+	}
+	if hasLoneSurrogate(data) {
+		return nil, "invalid_unicode_escape"
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := readValue(dec, 0)
+	switch {
+	case errors.Is(err, errDuplicateKey):
+		return nil, "duplicate_key"
+	case errors.Is(err, errTooDeep):
+		return nil, "too_deep"
+	case err != nil:
+		return nil, "malformed_json"
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, "trailing_data"
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, "not_an_object"
+	}
+	return obj, ""
+}
+
+func readValue(dec *json.Decoder, depth int) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil
+	}
+	if depth >= MaxDepth {
+		return nil, errTooDeep
+	}
+	switch d {
+	case '{':
+		m := map[string]any{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, ok := kt.(string)
+			if !ok {
+				return nil, errors.New("object key is not a string")
+			}
+			if _, dup := m[k]; dup {
+				return nil, errDuplicateKey
+			}
+			v, err := readValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case '[':
+		a := []any{}
+		for dec.More() {
+			v, err := readValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	return nil, fmt.Errorf("unexpected delimiter %v", d)
+}
+
+// hasLoneSurrogate reports a \uD800–\uDFFF escape that is not part of a
+// high-low pair. encoding/json would silently turn one into U+FFFD; I-JSON
+// (RFC 7493) forbids it, so the request is refused instead of altered.
+func hasLoneSurrogate(data []byte) bool {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			if c == '"' {
+				inString = true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 >= len(data) {
+				return false // malformed; the parser reports it
+			}
+			if data[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, ok := hex4(data, i+2)
+			if !ok {
+				return false
+			}
+			i += 5
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return true
+			case r >= 0xD800 && r <= 0xDBFF:
+				if i+6 >= len(data) || data[i+1] != '\\' || data[i+2] != 'u' {
+					return true
+				}
+				lo, ok := hex4(data, i+3)
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return true
+				}
+				i += 6
+			}
+		}
+	}
+	return false
+}
+
+func hex4(data []byte, at int) (rune, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[at : at+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			r |= rune(c-'A') + 10
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
