@@ -117,9 +117,11 @@ func DecodeRequest(data []byte) (*Request, *Rejection) {
 
 // DecodeRequestValue applies the same steps to a request that arrived
 // already parsed (a JS object): it is encoded to JSON and takes the same
-// path as text, so both forms are judged alike.
+// path as text, so both forms are judged alike. It is encoded with Encode,
+// not json.Marshal, whose HTML escaping would grow each <, > and & to six
+// bytes and so count a value larger than its JSON text (MaxRequestBytes).
 func DecodeRequestValue(v any) (*Request, *Rejection) {
-	b, err := json.Marshal(v)
+	b, err := Encode(v)
 	if err != nil {
 		return nil, &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: unencodable",
 			Details: map[string]any{"reason": "unencodable"}}

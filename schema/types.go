@@ -142,18 +142,19 @@ const (
 // SurfaceCapability is one exposed capability. A folded row action has a
 // Record and takes input.record.
 type SurfaceCapability struct {
-	ID          string          `json:"id" pling:"required"`
-	Title       string          `json:"title" pling:"required"`
-	Description string          `json:"description,omitempty"`
-	Risk        Risk            `json:"risk" pling:"required,enum=read|write|destructive"`
-	InputSchema JsonSchema      `json:"inputSchema" pling:"required"`
-	Record      *RecordTemplate `json:"record,omitempty"`
+	ID          string     `json:"id" pling:"required"`
+	Title       string     `json:"title" pling:"required"`
+	Description string     `json:"description,omitempty"`
+	Risk        Risk       `json:"risk" pling:"required,enum=read|write|destructive"`
+	InputSchema JsonSchema `json:"inputSchema" pling:"required"`
 	// Approval is true when a person must approve each invoke.
 	Approval bool `json:"approval,omitempty"`
 	// Handoff is true when the action hands over to a person.
 	Handoff bool `json:"handoff,omitempty"`
 	// Steps counts the steps of a composite action.
 	Steps int `json:"steps,omitempty" pling:"min=0"`
+	// Record is set on a folded row action: pass input.record.
+	Record *RecordTemplate `json:"record,omitempty"`
 }
 
 // RecordTemplate is the record metadata of a folded capability
