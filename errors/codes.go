@@ -358,7 +358,7 @@ var continuityEntries = []Entry{
 	{Code: ContinuityTaskNotFound, Recovery: RecoverObserve,
 		Message: Text{"No such task", "未找到任务"},
 		Action:  Text{"Check the task id.", "检查任务 id。"}},
-	{Code: ContinuityRevisionConflict, Recovery: RecoverObserve, Retriable: true,
+	{Code: ContinuityRevisionConflict, Recovery: RecoverObserve,
 		Message: Text{"The task changed since the revision you read", "revision 冲突"},
 		Action:  Text{"Read the task again and reapply the change to the new revision.", "重新读取任务，并基于新 revision 再次提交。"}},
 	{Code: ContinuityLeaseHeld, Recovery: RecoverWait, Retriable: true,

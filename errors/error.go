@@ -1,7 +1,10 @@
 package errors
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 )
 
 // Error is a failure with a registry code. Its fields are private: a value is
@@ -65,11 +68,27 @@ func (e *Error) Details() map[string]any {
 	if e.details == nil {
 		return nil
 	}
-	out := make(map[string]any, len(e.details))
-	for k, v := range e.details {
-		out[k] = v
+	return copyJSON(e.details).(map[string]any)
+}
+
+// copyJSON copies a normalized JSON value deeply: a shallow copy would let a
+// caller reach into nested objects and attach something after redaction.
+func copyJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyJSON(e)
+		}
+		return out
 	}
-	return out
+	return v
 }
 
 // RetryAfterMs returns the retry hint, 0 when there is none.
@@ -89,7 +108,7 @@ func (e *Error) Unwrap() error { return e.cause }
 // alone, whatever the message.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.code == e.code
+	return ok && t != nil && t.code == e.code
 }
 
 // wireError is the JSON shape shared by Surface failures and business
@@ -110,8 +129,13 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 // aliases resolved, details redacted again (they came from outside).
 func (e *Error) UnmarshalJSON(b []byte) error {
 	var w wireError
-	if err := json.Unmarshal(b, &w); err != nil {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // numbers in details keep their text, as New keeps them
+	if err := d.Decode(&w); err != nil {
 		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return fmt.Errorf("errors: data after the error object")
 	}
 	*e = Error{code: w.Code, message: w.Message, retryMs: w.RetryAfterMs, details: Redact(w.Details)}
 	return nil

@@ -41,14 +41,17 @@ func Redact(details map[string]any) map[string]any {
 	if details == nil {
 		return nil
 	}
-	out := make(map[string]any, len(details))
+	in := make(map[string]any, len(details))
 	for k, v := range details {
 		if sensitiveKey(k) {
-			out[k] = Redacted
+			in[k] = Redacted
 			continue
 		}
-		out[k] = redactValue(normalize(v))
+		in[k] = normalize(v)
 	}
+	// The top-level object is redacted like a nested one, so that details
+	// which are themselves a header-like object lose their value too.
+	out := redactValue(in).(map[string]any)
 	if size(out) <= MaxDetailsChars {
 		return out
 	}
@@ -96,11 +99,14 @@ var credentialPattern = regexp.MustCompile(
 		`|\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` +
 		`|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}` +
 		`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-		`|\bAKIA[0-9A-Z]{16}\b`)
+		`|\bAKIA[0-9A-Z]{16}\b` +
+		`|(?i)\b(?:access_token|refresh_token|id_token|token|password|passwd|api_key|apikey|secret|client_secret|sig|signature)=[^&\s"']+`)
 
 func normalize(v any) any {
+	// Numbers go through JSON too: a NaN or an invalid json.Number cannot
+	// be encoded, which would defeat the cap and MarshalJSON.
 	switch v.(type) {
-	case nil, string, bool, json.Number, float64:
+	case nil, string, bool:
 		return v
 	}
 	b, err := json.Marshal(v)
@@ -154,8 +160,9 @@ func redactValue(v any) any {
 
 func encode(v any) []byte {
 	var buf bytes.Buffer
+	// Escape HTML as json.Marshal does: the cap holds for what
+	// (*Error).MarshalJSON writes, where < > & take six bytes each.
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	if enc.Encode(v) != nil {
 		return nil
 	}
