@@ -1,0 +1,79 @@
+package runtime
+
+import (
+	"context"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime/internal/canon"
+	"github.com/pling-go/pling/schema"
+)
+
+// authorize runs the policy, then the approval flow of PLING.md §3.6: the
+// runtime builds an immutable binding (capability, input digest, session
+// digest, request id, expiry), shows a challenge that carries no token, and
+// goes on only when the decision approves that very binding before it
+// expires. Anything else is PERMISSION_DENIED, and nothing runs.
+func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failure {
+	rt := in.rt
+	if rt.cfg.policy != nil {
+		if deny := rt.cfg.policy(ctx, in.call); deny != "" {
+			return fail(perr.PermissionDenied, cut(perr.RedactString(deny), rt.cfg.limits.MaxTextLen), nil)
+		}
+	}
+	if !in.act.Approval {
+		return nil
+	}
+	if rt.cfg.approver == nil {
+		return fail(perr.PermissionDenied, "This action needs approval and the page has no approval backend", nil)
+	}
+	now := rt.cfg.clock.NowMs()
+	binding, digest, err := in.binding(now + rt.cfg.approvalTTLMs)
+	if err != nil {
+		return fail(perr.PermissionDenied, "The approval binding could not be built", nil)
+	}
+	ch := schema.SurfaceApprovalChallenge{
+		Binding: digest, Capability: in.cap.id, Title: in.act.Title, Risk: riskOf(&in.act),
+		Summary: in.cap.id + recordSuffix(in.call.Record), ExpiresAtMs: binding.ExpiresAtMs,
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	dec, ok := wait(actx, rt.cfg.clock, rt.cfg.approver.Approve(actx, ch), binding.ExpiresAtMs-now)
+	switch {
+	case !ok || rt.cfg.clock.NowMs() > binding.ExpiresAtMs:
+		return fail(perr.PermissionDenied, "The approval expired before a decision", nil)
+	case dec.Binding != digest:
+		return fail(perr.PermissionDenied, "The decision is for a different request", nil)
+	case !dec.Approved:
+		return fail(perr.PermissionDenied, "A person denied the action", nil)
+	}
+	ev.Approval = "approved"
+	return nil
+}
+
+// binding builds the approval binding and its digest. The session is bound
+// by a digest of its key, never by the token.
+func (in *invocation) binding(expiresAtMs int64) (schema.SurfaceApprovalBinding, string, error) {
+	input := map[string]any{}
+	for k, v := range in.input {
+		input[k] = v
+	}
+	if in.call.Record != "" {
+		input["record"] = in.call.Record
+	}
+	inputDigest, err := canon.Digest(input)
+	if err != nil {
+		return schema.SurfaceApprovalBinding{}, "", err
+	}
+	sessDigest, _ := canon.Digest(in.sess.key)
+	b := schema.SurfaceApprovalBinding{Capability: in.cap.id, InputDigest: inputDigest, Session: sessDigest,
+		RequestID: in.req.ID, ExpiresAtMs: expiresAtMs}
+	d, err := canon.Digest(b)
+	return b, d, err
+}
+
+func recordSuffix(rec string) string {
+	if rec == "" {
+		return ""
+	}
+	return " on " + rec
+}

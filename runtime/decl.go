@@ -1,0 +1,439 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/pling-go/pling/schema"
+)
+
+// Action declares what an agent may do (PLING.md §4.1). Every field is
+// untrusted input: Declare validates it and refuses a bad declaration
+// without changing the registry.
+type Action struct {
+	// ID is the action id: 1–128 chars of [A-Za-z0-9._-], starting with a
+	// letter or digit. '@' and ':' are reserved for folded ids.
+	ID          string
+	Title       string
+	Description string
+	// Params are the input parameters by name.
+	Params map[string]Param
+	// Risk is read, write or destructive; empty means write.
+	Risk schema.Risk
+	// Available reports whether the action can run now; nil means always.
+	// For a record action it is asked with the record id ("" in describe).
+	Available func(ctx context.Context, record string) Availability
+	// Run is the handler. It may be nil for an action that only hands off
+	// to a person, or whose Steps do the work.
+	Run Handler
+	// Expect is the success condition observed after the run.
+	Expect *Expectation
+	// Steps make the action composite: run in order, each with its own
+	// expectation; a failed step can be resumed once.
+	Steps []Step
+	// Handoff makes the action need a person.
+	Handoff *Handoff
+	// Approval requires a person's approval of each invoke.
+	Approval bool
+	// Region is the region the action belongs to.
+	Region string
+	// Record makes this a row action, folded into ID@Kind.
+	Record *RecordRef
+	// Identity is extra data that tells two declarations apart (for
+	// example the source text of the handler). Two declarations under one
+	// id are the same capability when all their data, Identity included,
+	// are equal; functions are not compared.
+	Identity any
+}
+
+// RecordRef binds an action to records of a kind. With ID set, the
+// declaration is for that one row (concrete id ID:RecordID); with ID empty,
+// it applies to every record of Kind.
+type RecordRef struct {
+	Kind           string
+	ID             string
+	AllowOffscreen bool
+}
+
+// Param declares one input parameter.
+type Param struct {
+	// Type is string, number, integer, boolean, object or array; empty
+	// accepts any JSON value.
+	Type        string
+	Required    bool
+	Description string
+	Enum        []any
+	Minimum     *float64
+	Maximum     *float64
+	MinLength   *int
+	MaxLength   *int
+	Pattern     string
+	Items       *Param
+	MinItems    *int
+	MaxItems    *int
+	Default     any
+}
+
+// Availability is the answer of Action.Available.
+type Availability struct {
+	OK     bool
+	Reason string
+}
+
+// Available is an Availability that says yes.
+var Available = Availability{OK: true}
+
+// Unavailable returns an Availability that says no, with a reason for
+// people.
+func Unavailable(reason string) Availability { return Availability{Reason: reason} }
+
+// Handler runs an action (or a step) and returns its value.
+type Handler func(ctx context.Context, call *Call) (any, error)
+
+// Call is what a handler, hook or policy sees of one invoke.
+type Call struct {
+	// Capability is the id the agent invoked (folded: approve@order).
+	Capability string
+	// Action is the base action id (approve).
+	Action string
+	// Record is the record id of a folded invoke.
+	Record string
+	// Input is the validated input, record removed, defaults applied.
+	Input map[string]any
+	// Subject is the session's subject, or "" without a session.
+	Subject string
+	// RequestID is the request's id.
+	RequestID string
+	// Step is the 0-based index of the running step of a composite action.
+	Step int
+}
+
+// Expectation is a declared success condition on a state, observed after
+// the run and polled up to a bound because pages update asynchronously.
+type Expectation struct {
+	State string
+	// Change is "increase", "decrease" or "any" (the value differs).
+	Change string
+	// Equals, when HasEquals, is the value the state must have after.
+	Equals    any
+	HasEquals bool
+	// Predicate, when set, decides from the values before and after.
+	Predicate func(before, after any) bool
+	// TimeoutMs bounds the wait; 0 takes the runtime's default.
+	TimeoutMs int64
+}
+
+// Step is one step of a composite action.
+type Step struct {
+	Title  string
+	Run    Handler
+	Expect *Expectation
+}
+
+// Handoff hands the action to a person and waits for them.
+type Handoff struct {
+	Prompt string
+	// TimeoutMs bounds the wait; 0 takes the runtime's default.
+	TimeoutMs int64
+}
+
+// State declares a named value the page can read.
+type State struct {
+	Key         string
+	Description string
+	// Read returns the value; it must be JSON-encodable.
+	Read     func(ctx context.Context) (any, error)
+	Identity any
+}
+
+// Guide declares an element an agent can point a person at.
+type Guide struct {
+	Target   string
+	Label    string
+	Selector string
+	Identity any
+}
+
+// Region declares a part of the page. A modal region, while active, hides
+// every action outside it.
+type Region struct {
+	ID    string
+	Title string
+	Modal bool
+	// Active reports whether the region is shown; nil means active.
+	Active   func(ctx context.Context) bool
+	Identity any
+}
+
+// Records declares the rows of a list.
+type Records struct {
+	Kind string
+	// Read returns the rows; it is asked on every describe and invoke.
+	Read     func(ctx context.Context) ([]RecordItem, error)
+	Identity any
+}
+
+// RecordItem is one row: offscreen rows are not rendered (a virtualized
+// list) but exist.
+type RecordItem struct {
+	ID        string
+	Label     string
+	Offscreen bool
+}
+
+// DeclarationError refuses a bad declaration; the registry is unchanged.
+type DeclarationError struct {
+	Kind   string // action, state, guide, region, records, hook
+	Key    string // the id, key, target or kind (cut to 64 bytes)
+	Field  string
+	Reason string
+}
+
+func (e *DeclarationError) Error() string {
+	return fmt.Sprintf("pling: invalid %s %q: %s: %s", e.Kind, e.Key, e.Field, e.Reason)
+}
+
+// Declaration limits: every declaration is untrusted input.
+const (
+	maxTitleLen       = 200
+	maxDescriptionLen = 2000
+	maxParams         = 64
+	maxParamDepth     = 8
+	maxEnum           = 256
+	maxPatternLen     = 512
+	maxSteps          = 32
+	maxPromptLen      = 1000
+	maxLabelLen       = 200
+)
+
+var (
+	idRe       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	recordIDRe = regexp.MustCompile(`^[A-Za-z0-9._~:-]{1,128}$`)
+	paramRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+)
+
+func declErr(kind, key, field, reason string) *DeclarationError {
+	if len(key) > 64 {
+		key = key[:64]
+	}
+	return &DeclarationError{Kind: kind, Key: key, Field: field, Reason: reason}
+}
+
+func checkText(kind, key, field, s string, max int, required bool) error {
+	switch {
+	case required && s == "":
+		return declErr(kind, key, field, "is required")
+	case !utf8.ValidString(s):
+		return declErr(kind, key, field, "is not UTF-8")
+	case utf8.RuneCountInString(s) > max:
+		return declErr(kind, key, field, fmt.Sprintf("is longer than %d characters", max))
+	}
+	return nil
+}
+
+var paramTypes = map[string]bool{"": true, "string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true}
+
+func validateAction(a *Action) error {
+	const k = "action"
+	if !idRe.MatchString(a.ID) {
+		return declErr(k, a.ID, "id", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	}
+	if err := checkText(k, a.ID, "title", a.Title, maxTitleLen, true); err != nil {
+		return err
+	}
+	if err := checkText(k, a.ID, "description", a.Description, maxDescriptionLen, false); err != nil {
+		return err
+	}
+	switch a.Risk {
+	case "", schema.RiskRead, schema.RiskWrite, schema.RiskDestructive:
+	default:
+		return declErr(k, a.ID, "risk", "must be read, write or destructive")
+	}
+	if len(a.Params) > maxParams {
+		return declErr(k, a.ID, "params", fmt.Sprintf("has more than %d parameters", maxParams))
+	}
+	for name, p := range a.Params {
+		if !paramRe.MatchString(name) {
+			return declErr(k, a.ID, "params", "parameter names must be 1–64 chars of A-Z a-z 0-9 _ . - starting with a letter or _")
+		}
+		if a.Record != nil && name == "record" {
+			return declErr(k, a.ID, "params.record", "is reserved for the record of a row action")
+		}
+		if err := validateParam(a.ID, "params."+name, &p, 0); err != nil {
+			return err
+		}
+	}
+	if a.Expect != nil {
+		if err := validateExpect(a.ID, "expect", a.Expect); err != nil {
+			return err
+		}
+	}
+	if len(a.Steps) > maxSteps {
+		return declErr(k, a.ID, "steps", fmt.Sprintf("has more than %d steps", maxSteps))
+	}
+	for i, s := range a.Steps {
+		f := fmt.Sprintf("steps[%d]", i)
+		if err := checkText(k, a.ID, f+".title", s.Title, maxTitleLen, false); err != nil {
+			return err
+		}
+		if s.Expect != nil {
+			if err := validateExpect(a.ID, f+".expect", s.Expect); err != nil {
+				return err
+			}
+		}
+	}
+	if a.Handoff != nil {
+		if err := checkText(k, a.ID, "handoff.prompt", a.Handoff.Prompt, maxPromptLen, true); err != nil {
+			return err
+		}
+		if a.Handoff.TimeoutMs < 0 {
+			return declErr(k, a.ID, "handoff.timeoutMs", "must not be negative")
+		}
+	}
+	if a.Region != "" && !idRe.MatchString(a.Region) {
+		return declErr(k, a.ID, "region", "is not a valid region id")
+	}
+	if a.Record != nil {
+		if !idRe.MatchString(a.Record.Kind) {
+			return declErr(k, a.ID, "record.kind", "is not a valid record kind")
+		}
+		if a.Record.ID != "" && !recordIDRe.MatchString(a.Record.ID) {
+			return declErr(k, a.ID, "record.id", "must be 1–128 chars of A-Z a-z 0-9 . _ ~ : -")
+		}
+	}
+	if _, err := shapeDigest(a.Identity); err != nil {
+		return declErr(k, a.ID, "identity", "is not JSON-encodable")
+	}
+	return nil
+}
+
+func validateExpect(id, field string, e *Expectation) error {
+	if !validKey(e.State) {
+		return declErr("action", id, field+".state", "is not a valid state key")
+	}
+	switch e.Change {
+	case "", "increase", "decrease", "any":
+	default:
+		return declErr("action", id, field+".change", "must be increase, decrease or any")
+	}
+	if e.Change == "" && !e.HasEquals && e.Predicate == nil {
+		return declErr("action", id, field, "needs change, equals or a predicate")
+	}
+	if e.TimeoutMs < 0 {
+		return declErr("action", id, field+".timeoutMs", "must not be negative")
+	}
+	return nil
+}
+
+func validateParam(id, field string, p *Param, depth int) error {
+	const k = "action"
+	if depth > maxParamDepth {
+		return declErr(k, id, field, "nests too deep")
+	}
+	if !paramTypes[p.Type] {
+		return declErr(k, id, field+".type", "must be string, number, integer, boolean, object or array")
+	}
+	if err := checkText(k, id, field+".description", p.Description, maxDescriptionLen, false); err != nil {
+		return err
+	}
+	if len(p.Enum) > maxEnum {
+		return declErr(k, id, field+".enum", fmt.Sprintf("has more than %d values", maxEnum))
+	}
+	if p.Minimum != nil && p.Maximum != nil && *p.Minimum > *p.Maximum {
+		return declErr(k, id, field, "minimum is greater than maximum")
+	}
+	for _, n := range []*int{p.MinLength, p.MaxLength, p.MinItems, p.MaxItems} {
+		if n != nil && *n < 0 {
+			return declErr(k, id, field, "length bounds must not be negative")
+		}
+	}
+	if p.MinLength != nil && p.MaxLength != nil && *p.MinLength > *p.MaxLength {
+		return declErr(k, id, field, "minLength is greater than maxLength")
+	}
+	if p.MinItems != nil && p.MaxItems != nil && *p.MinItems > *p.MaxItems {
+		return declErr(k, id, field, "minItems is greater than maxItems")
+	}
+	if p.Pattern != "" {
+		if len(p.Pattern) > maxPatternLen {
+			return declErr(k, id, field+".pattern", "is too long")
+		}
+		if _, err := compilePattern(p.Pattern); err != nil {
+			return declErr(k, id, field+".pattern", "is not a valid regular expression")
+		}
+	}
+	if p.Items != nil {
+		if p.Type != "array" {
+			return declErr(k, id, field+".items", "is only for arrays")
+		}
+		if err := validateParam(id, field+".items", p.Items, depth+1); err != nil {
+			return err
+		}
+	}
+	if _, err := shapeDigest(p.Enum); err != nil {
+		return declErr(k, id, field+".enum", "is not JSON-encodable")
+	}
+	if _, err := shapeDigest(p.Default); err != nil {
+		return declErr(k, id, field+".default", "is not JSON-encodable")
+	}
+	return nil
+}
+
+// validKey is the syntax of state keys, guide targets and region ids.
+func validKey(s string) bool { return idRe.MatchString(s) }
+
+func validateState(s *State) error {
+	if !validKey(s.Key) {
+		return declErr("state", s.Key, "key", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	}
+	if s.Read == nil {
+		return declErr("state", s.Key, "read", "is required")
+	}
+	if err := checkText("state", s.Key, "description", s.Description, maxDescriptionLen, false); err != nil {
+		return err
+	}
+	if _, err := shapeDigest(s.Identity); err != nil {
+		return declErr("state", s.Key, "identity", "is not JSON-encodable")
+	}
+	return nil
+}
+
+func validateGuide(g *Guide) error {
+	if !validKey(g.Target) {
+		return declErr("guide", g.Target, "target", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	}
+	if err := checkText("guide", g.Target, "label", g.Label, maxLabelLen, false); err != nil {
+		return err
+	}
+	if err := checkText("guide", g.Target, "selector", g.Selector, maxDescriptionLen, false); err != nil {
+		return err
+	}
+	if _, err := shapeDigest(g.Identity); err != nil {
+		return declErr("guide", g.Target, "identity", "is not JSON-encodable")
+	}
+	return nil
+}
+
+func validateRegion(r *Region) error {
+	if !validKey(r.ID) {
+		return declErr("region", r.ID, "id", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	}
+	if err := checkText("region", r.ID, "title", r.Title, maxTitleLen, false); err != nil {
+		return err
+	}
+	if _, err := shapeDigest(r.Identity); err != nil {
+		return declErr("region", r.ID, "identity", "is not JSON-encodable")
+	}
+	return nil
+}
+
+func validateRecords(r *Records) error {
+	if !validKey(r.Kind) {
+		return declErr("records", r.Kind, "kind", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	}
+	if r.Read == nil {
+		return declErr("records", r.Kind, "read", "is required")
+	}
+	return nil
+}

@@ -1,0 +1,518 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// Limits bound a description (PLING.md §3.4: everything is bounded and says
+// when it was cut).
+type Limits struct {
+	// MaxCapabilities is the most capabilities listed.
+	MaxCapabilities int
+	// MaxBytes bounds the encoded description.
+	MaxBytes int
+	// MaxRecordIDs is the default number of record ids listed per fold
+	// and per record kind (describe's options.maxRecords overrides it).
+	MaxRecordIDs int
+	// MaxStates, MaxFeedback, MaxUnavailable, MaxGuides and MaxRegions bound
+	// the lists of the context.
+	MaxStates      int
+	MaxFeedback    int
+	MaxUnavailable int
+	MaxGuides      int
+	MaxRegions     int
+	// MaxStateBytes bounds one state value's encoding; a longer value is
+	// replaced by a truncation marker.
+	MaxStateBytes int
+	// MaxTextLen bounds labels, messages, reasons and page text, in
+	// characters.
+	MaxTextLen int
+}
+
+// DefaultLimits are the bounds used unless WithLimits says otherwise.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxCapabilities: 1000,
+		MaxBytes:        512 << 10,
+		MaxRecordIDs:    50,
+		MaxStates:       100,
+		MaxFeedback:     20,
+		MaxUnavailable:  100,
+		MaxGuides:       100,
+		MaxRegions:      50,
+		MaxStateBytes:   1024,
+		MaxTextLen:      200,
+	}
+}
+
+// describeCache keeps the snapshot of the current generation and the last
+// capabilities encoding, so that a repeated describe of an unchanged
+// registry for the same exposure reuses its bytes and revision.
+type describeCache struct {
+	snap atomic.Pointer[snapshot]
+	mu   sync.Mutex
+	last map[string]*capsEncoding // by exposure key
+	rev  map[string]*revEntry     // by exposure key
+}
+
+type capsEncoding struct {
+	gen        uint64
+	maxRecords int
+	listed     []*capEntry
+	foldMeta   [][]byte
+	bytes      []byte
+	omitted    int
+	reasons    []string
+}
+
+// exposure decides which capability ids a describe lists and an invoke may
+// reach: the site allowlist ∩ the session scope (PLING.md §3.6).
+type exposure interface {
+	allows(id string) bool
+	// key identifies the exposure for caching; equal keys expose equally.
+	key() string
+}
+
+// regionView is the evaluated state of the regions for one request.
+type regionView struct {
+	active map[string]bool
+	modal  map[string]bool // active modal regions
+	list   []schema.Region
+}
+
+func (rt *Runtime) regions(ctx context.Context, s *snapshot) regionView {
+	v := regionView{active: map[string]bool{}, modal: map[string]bool{}}
+	for _, r := range s.regions {
+		act := r.Active == nil || r.Active(ctx)
+		v.active[r.ID] = act
+		if act && r.Modal {
+			v.modal[r.ID] = true
+		}
+		v.list = append(v.list, schema.Region{ID: r.ID, Title: r.Title, Active: act, Modal: r.Modal})
+	}
+	return v
+}
+
+// blocked says why a region keeps an action from running: hidden by an open
+// modal (the action is not described at all), or its region is inactive.
+func (v regionView) blocked(region string) (hidden bool, reason string) {
+	if len(v.modal) > 0 && !v.modal[region] {
+		return true, "A modal dialog is open"
+	}
+	if region != "" {
+		if act, ok := v.active[region]; ok && !act {
+			return false, "Its region is not active"
+		}
+	}
+	return false, ""
+}
+
+// describe builds the SurfaceDescription, encoded.
+func (rt *Runtime) describe(ctx context.Context, exp exposure, maxRecords int) ([]byte, error) {
+	lim := rt.cfg.limits
+	if maxRecords < 0 {
+		maxRecords = lim.MaxRecordIDs
+	}
+	snap := rt.snapshot()
+	regions := rt.regions(ctx, snap)
+	recCache := map[string][]RecordItem{}
+	records := func(kind string) ([]RecordItem, error) {
+		if rs, ok := recCache[kind]; ok {
+			return rs, nil
+		}
+		rs, err := readRecords(ctx, snap.records[kind])
+		if err != nil {
+			return nil, err
+		}
+		recCache[kind] = rs
+		return rs, nil
+	}
+
+	listed, unavailable := rt.listing(ctx, snap, exp, regions)
+	foldMeta := make([][]byte, len(listed))
+	for i, c := range listed {
+		if c.fold == nil {
+			continue
+		}
+		rs, err := records(c.fold.kind)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := schema.Encode(recordTemplate(c, foldRows(c.fold, rs), maxRecords))
+		if err != nil {
+			return nil, err
+		}
+		foldMeta[i] = meta
+	}
+	for _, k := range snap.stateConflicts {
+		unavailable = append(unavailable, schema.Unavailable{ID: k, Code: string(perr.DuplicateStateKey), Reason: "Two different states are declared under this key"})
+	}
+	for _, k := range snap.guideConflicts {
+		unavailable = append(unavailable, schema.Unavailable{ID: k, Code: string(perr.DuplicateGuideTarget), Reason: "Two different guides are declared under this target"})
+	}
+
+	var reasons []string
+	ctxJSON, ctxReasons, err := rt.describeContext(ctx, snap, regions, unavailable, records, maxRecords)
+	if err != nil {
+		return nil, err
+	}
+	reasons = append(reasons, ctxReasons...)
+	budget := lim.MaxBytes - len(ctxJSON) - 200
+	caps := rt.encodeCaps(snap.gen, exp.key(), maxRecords, listed, foldMeta, budget)
+	reasons = append(reasons, caps.reasons...)
+	revision := rt.revision(exp.key(), snap.gen, listed)
+
+	var b bytes.Buffer
+	b.Grow(len(caps.bytes) + len(ctxJSON) + 128)
+	b.WriteString(`{"revision":"`)
+	b.WriteString(revision)
+	b.WriteString(`","capabilities":`)
+	b.Write(caps.bytes)
+	b.WriteString(`,"context":`)
+	b.Write(ctxJSON)
+	if len(reasons) > 0 {
+		t, err := schema.Encode(schema.Truncation{Reasons: reasons, OmittedCapabilities: caps.omitted})
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"truncated":`)
+		b.Write(t)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// listing returns the capabilities this exposure lists now, sorted by id,
+// and the exposed ones that cannot run now with their reasons. Actions
+// hidden by an open modal are in neither.
+func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, regions regionView) ([]*capEntry, []schema.Unavailable) {
+	lim := rt.cfg.limits
+	var listed []*capEntry
+	var unavailable []schema.Unavailable
+	for _, c := range snap.caps {
+		if !exp.allows(c.id) {
+			continue
+		}
+		if c.conflict {
+			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Code: string(perr.DuplicateActionID),
+				Reason: "Two different actions are declared under this id"})
+			continue
+		}
+		hidden, reason := regions.blocked(c.action.Region)
+		if hidden {
+			continue
+		}
+		if reason == "" {
+			if av := checkAvailable(ctx, &c.action, ""); !av.OK {
+				reason = av.Reason
+				if reason == "" {
+					reason = "Not available now"
+				}
+			}
+		}
+		if reason != "" {
+			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen)})
+			continue
+		}
+		listed = append(listed, c)
+	}
+	return listed, unavailable
+}
+
+// revision identifies the listed set: it changes exactly when a capability
+// enters or leaves the listing or its declaration changes. It is computed
+// over the whole listing, before any truncation, and cached per exposure.
+func (rt *Runtime) revision(key string, gen uint64, listed []*capEntry) string {
+	d := rt.desc
+	d.mu.Lock()
+	last := d.rev[key]
+	d.mu.Unlock()
+	if last != nil && last.gen == gen && samePtrs(last.listed, listed) {
+		return last.revision
+	}
+	h := sha256.New()
+	for _, c := range listed {
+		h.Write([]byte(c.id))
+		h.Write([]byte{0})
+		h.Write([]byte(c.shape))
+		h.Write([]byte{0})
+	}
+	rev := "r" + hex.EncodeToString(h.Sum(nil))[:16]
+	d.mu.Lock()
+	if d.rev == nil || len(d.rev) > 64 {
+		d.rev = map[string]*revEntry{}
+	}
+	d.rev[key] = &revEntry{gen: gen, listed: listed, revision: rev}
+	d.mu.Unlock()
+	return rev
+}
+
+type revEntry struct {
+	gen      uint64
+	listed   []*capEntry
+	revision string
+}
+
+func samePtrs(a, b []*capEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeCaps returns the capabilities array, reusing the last encoding for
+// this exposure when nothing listed changed.
+func (rt *Runtime) encodeCaps(gen uint64, key string, maxRecords int, listed []*capEntry, foldMeta [][]byte, budget int) *capsEncoding {
+	d := rt.desc
+	d.mu.Lock()
+	last := d.last[key]
+	d.mu.Unlock()
+	if last != nil && last.gen == gen && last.maxRecords == maxRecords && sameListing(last, listed, foldMeta) {
+		return last
+	}
+	lim := rt.cfg.limits
+	enc := &capsEncoding{gen: gen, maxRecords: maxRecords, listed: listed, foldMeta: foldMeta}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	n := 0
+	for i, c := range listed {
+		size := len(c.static) + len(foldMeta[i]) + 16
+		if n >= lim.MaxCapabilities || b.Len()+size > budget {
+			enc.omitted = len(listed) - i
+			if n >= lim.MaxCapabilities {
+				enc.reasons = append(enc.reasons, "capabilities")
+			} else {
+				enc.reasons = append(enc.reasons, "bytes")
+			}
+			break
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(c.static)
+		if foldMeta[i] != nil {
+			b.WriteString(`,"record":`)
+			b.Write(foldMeta[i])
+		}
+		b.WriteByte('}')
+		n++
+	}
+	b.WriteByte(']')
+	enc.bytes = b.Bytes()
+	d.mu.Lock()
+	if d.last == nil {
+		d.last = map[string]*capsEncoding{}
+	}
+	if len(d.last) > 64 {
+		clear(d.last) // many exposures: keep the cache bounded
+	}
+	d.last[key] = enc
+	d.mu.Unlock()
+	return enc
+}
+
+func sameListing(e *capsEncoding, listed []*capEntry, foldMeta [][]byte) bool {
+	if len(e.listed) != len(listed) {
+		return false
+	}
+	for i := range listed {
+		if e.listed[i] != listed[i] || !bytes.Equal(e.foldMeta[i], foldMeta[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// revisionOf returns the revision a describe with this exposure would
+// report now. Invoke uses it for the observation.
+func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
+	snap := rt.snapshot()
+	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
+	return rt.revision(exp.key(), snap.gen, listed)
+}
+
+// encodeStatic encodes everything of a capability but a fold's record
+// metadata, without the closing brace.
+func encodeStatic(c *capEntry) []byte {
+	a := &c.action
+	sc := schema.SurfaceCapability{
+		ID: c.id, Title: a.Title, Description: a.Description, Risk: riskOf(a),
+		InputSchema: inputSchema(a.Params), Approval: a.Approval, Handoff: a.Handoff != nil, Steps: len(a.Steps),
+	}
+	b, err := schema.Encode(sc)
+	if err != nil {
+		// Declarations were checked to encode; keep the id at least.
+		b, _ = schema.Encode(schema.SurfaceCapability{ID: c.id, Title: a.Title, Risk: riskOf(a), InputSchema: schema.JsonSchema{Type: "object"}})
+	}
+	return b[:len(b)-1]
+}
+
+func recordTemplate(c *capEntry, rows []RecordItem, maxRecords int) schema.RecordTemplate {
+	rt := schema.RecordTemplate{
+		Kind: c.fold.kind, Template: c.fold.base + ":{record}", Total: len(rows),
+		Visible: []string{}, AllowOffscreen: c.action.Record != nil && c.action.Record.AllowOffscreen,
+	}
+	for _, r := range rows {
+		if r.Offscreen {
+			rt.Offscreen++
+			continue
+		}
+		if len(rt.Visible) >= maxRecords {
+			rt.Truncated = true
+			continue
+		}
+		rt.Visible = append(rt.Visible, r.ID)
+	}
+	return rt
+}
+
+func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions regionView, unavailable []schema.Unavailable,
+	records func(string) ([]RecordItem, error), maxRecords int) ([]byte, []string, error) {
+	lim := rt.cfg.limits
+	var reasons []string
+	truncated := func(r string) { reasons = append(reasons, r) }
+	var sc schema.SurfaceContext
+	if rt.cfg.page != nil {
+		p := rt.cfg.page(ctx)
+		p.URL, p.Title = cut(p.URL, 2048), cut(p.Title, lim.MaxTextLen)
+		if p.URL != "" || p.Title != "" {
+			sc.Page = &p
+		}
+	}
+	sc.Regions = regions.list
+	if len(sc.Regions) > lim.MaxRegions {
+		sc.Regions = sc.Regions[:lim.MaxRegions]
+		truncated("regions")
+	}
+	if len(snap.records) > 0 {
+		sc.Records = map[string]schema.RecordSet{}
+		for _, kind := range sortedKeys(snap.records) {
+			rs, err := records(kind)
+			if err != nil {
+				return nil, nil, err
+			}
+			set := schema.RecordSet{Total: len(rs), Items: []schema.RecordItem{}}
+			ordered := make([]RecordItem, 0, len(rs))
+			for _, r := range rs {
+				if !r.Offscreen {
+					ordered = append(ordered, r)
+				}
+			}
+			for _, r := range rs {
+				if r.Offscreen {
+					ordered = append(ordered, r)
+				}
+			}
+			for _, r := range ordered {
+				if len(set.Items) >= maxRecords {
+					set.Truncated = true
+					break
+				}
+				set.Items = append(set.Items, schema.RecordItem{ID: r.ID, Label: cut(r.Label, lim.MaxTextLen), Offscreen: r.Offscreen})
+			}
+			sc.Records[kind] = set
+		}
+	}
+	if len(snap.states) > 0 {
+		sc.States = map[string]any{}
+		for i, s := range snap.states {
+			if i >= lim.MaxStates {
+				truncated("states")
+				break
+			}
+			sc.States[s.Key] = rt.boundedState(ctx, s)
+		}
+	}
+	if rt.cfg.feedback != nil {
+		for i, f := range rt.cfg.feedback(ctx) {
+			if i >= lim.MaxFeedback {
+				truncated("feedback")
+				break
+			}
+			sc.Feedback = append(sc.Feedback, schema.Feedback{Level: f.Level, Message: cut(f.Message, lim.MaxTextLen)})
+		}
+	}
+	if len(unavailable) > lim.MaxUnavailable {
+		unavailable = unavailable[:lim.MaxUnavailable]
+		truncated("unavailable")
+	}
+	sc.Unavailable = unavailable
+	for i, g := range snap.guides {
+		if i >= lim.MaxGuides {
+			truncated("guides")
+			break
+		}
+		sc.Guides = append(sc.Guides, schema.Guide{Target: g.Target, Label: g.Label})
+	}
+	b, err := schema.Encode(sc)
+	return b, reasons, err
+}
+
+// stateTruncated replaces a state value whose encoding is over the bound.
+type stateTruncated struct {
+	Truncated bool `json:"$truncated"`
+	Bytes     int  `json:"bytes"`
+}
+
+// boundedState reads a state for describe or an observation: a read that
+// fails is null, a value over MaxStateBytes is a marker.
+func (rt *Runtime) boundedState(ctx context.Context, s State) any {
+	v, err := readState(ctx, s)
+	if err != nil {
+		return nil
+	}
+	b, err := schema.Encode(v)
+	if err != nil {
+		return nil
+	}
+	if len(b) > rt.cfg.limits.MaxStateBytes {
+		return stateTruncated{Truncated: true, Bytes: len(b)}
+	}
+	return v
+}
+
+func readState(ctx context.Context, s State) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("state %s: reader panicked", s.Key)
+		}
+	}()
+	return s.Read(ctx)
+}
+
+// checkAvailable asks an action's Available; a panic counts as unavailable.
+func checkAvailable(ctx context.Context, a *Action, record string) (av Availability) {
+	if a.Available == nil {
+		return Available
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			av = Unavailable("The availability check failed")
+		}
+	}()
+	return a.Available(ctx, record)
+}
+
+// cut bounds s to max characters, marking the cut with an ellipsis.
+func cut(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}

@@ -1,0 +1,239 @@
+package runtime
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// capEntry is one capability as describe and the executor see it: a plain
+// action, or a fold of row actions (PLING.md §4.1).
+type capEntry struct {
+	id       string
+	action   Action // the current declaration (a fold's template, else its first row)
+	conflict bool
+	fold     *foldView
+	// static is the encoded static part of the capability (everything but
+	// a fold's record metadata), without the closing brace.
+	static []byte
+	// shape identifies the static part for the revision.
+	shape string
+}
+
+type foldView struct {
+	base, kind  string
+	hasTemplate bool
+	template    Action
+	// rows are the per-row declarations by record id.
+	rows map[string]Action
+}
+
+// snapshot is an immutable view of the registry at one generation.
+type snapshot struct {
+	gen            uint64
+	caps           []*capEntry // sorted by id
+	byID           map[string]*capEntry
+	states         []State // sorted by key, conflicts left out
+	stateConflicts []string
+	guides         []Guide
+	guideConflicts []string
+	regions        []Region
+	records        map[string][]Records
+	hooks          []Hook
+}
+
+// snapshot returns the view of the current generation, built once per
+// generation and shared by every describe and invoke that sees it.
+func (rt *Runtime) snapshot() *snapshot {
+	r := rt.reg
+	r.mu.RLock()
+	if s := rt.desc.snap.Load(); s != nil && s.gen == r.gen {
+		r.mu.RUnlock()
+		return s
+	}
+	s := &snapshot{gen: r.gen, byID: make(map[string]*capEntry, len(r.actions)+len(r.folds)), records: map[string][]Records{}}
+	for id, sl := range r.actions {
+		if len(sl.insts) == 0 {
+			continue
+		}
+		s.caps = append(s.caps, &capEntry{id: id, action: sl.current(), conflict: sl.conflict(), shape: sl.insts[0].shape})
+	}
+	for id, f := range r.folds {
+		if f.empty() {
+			continue
+		}
+		fv := &foldView{base: f.base, kind: f.kind, rows: make(map[string]Action, len(f.rows))}
+		e := &capEntry{id: id, conflict: f.conflict(), fold: fv}
+		if len(f.template.insts) > 0 {
+			fv.hasTemplate = true
+			fv.template = f.template.current()
+			e.action = fv.template
+			e.shape = f.template.insts[0].shape
+		}
+		for rec, sl := range f.rows {
+			if len(sl.insts) > 0 {
+				fv.rows[rec] = sl.current()
+			}
+		}
+		if !fv.hasTemplate {
+			first := sortedKeys(fv.rows)[0]
+			e.action = fv.rows[first]
+			e.shape = f.rows[first].insts[0].shape
+		}
+		s.caps = append(s.caps, e)
+	}
+	sort.Slice(s.caps, func(i, j int) bool { return s.caps[i].id < s.caps[j].id })
+	for _, c := range s.caps {
+		s.byID[c.id] = c
+	}
+	for _, k := range sortedKeys(r.states) {
+		sl := r.states[k]
+		if sl.conflict() {
+			s.stateConflicts = append(s.stateConflicts, k)
+			continue
+		}
+		s.states = append(s.states, sl.current())
+	}
+	for _, k := range sortedKeys(r.guides) {
+		sl := r.guides[k]
+		if sl.conflict() {
+			s.guideConflicts = append(s.guideConflicts, k)
+			continue
+		}
+		s.guides = append(s.guides, sl.current())
+	}
+	for _, k := range sortedKeys(r.regions) {
+		sl := r.regions[k]
+		if !sl.conflict() {
+			s.regions = append(s.regions, sl.current())
+		}
+	}
+	for k, list := range r.records {
+		for _, in := range list {
+			s.records[k] = append(s.records[k], in.decl)
+		}
+	}
+	for _, h := range r.hooks {
+		s.hooks = append(s.hooks, h.decl)
+	}
+	r.mu.RUnlock()
+	for _, c := range s.caps {
+		c.static = encodeStatic(c)
+	}
+	rt.desc.snap.Store(s)
+	return s
+}
+
+// readRecords reads every row of a kind, in declaration order, first
+// occurrence of an id kept. Rows with an invalid id are skipped: a row id
+// must be usable in a concrete action id.
+func readRecords(ctx context.Context, decls []Records) ([]RecordItem, error) {
+	var out []RecordItem
+	seen := map[string]bool{}
+	for _, d := range decls {
+		items, err := d.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if seen[it.ID] || !recordIDRe.MatchString(it.ID) {
+				continue
+			}
+			seen[it.ID] = true
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// foldRows returns the rows a fold applies to, in id order, each with
+// whether it is offscreen. A template applies to every record of its kind;
+// per-row declarations apply to their own records, which count as visible
+// unless the records of the kind say otherwise.
+func foldRows(f *foldView, records []RecordItem) []RecordItem {
+	if f.hasTemplate {
+		out := append([]RecordItem(nil), records...)
+		if len(f.rows) > 0 {
+			known := make(map[string]bool, len(out))
+			for _, r := range out {
+				known[r.ID] = true
+			}
+			for id := range f.rows {
+				if !known[id] {
+					out = append(out, RecordItem{ID: id})
+				}
+			}
+		}
+		sortRecords(out)
+		return out
+	}
+	byID := make(map[string]RecordItem, len(records))
+	for _, r := range records {
+		byID[r.ID] = r
+	}
+	out := make([]RecordItem, 0, len(f.rows))
+	for id := range f.rows {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		} else {
+			out = append(out, RecordItem{ID: id})
+		}
+	}
+	sortRecords(out)
+	return out
+}
+
+// sortRecords orders rows by id, numbers in numeric order (ord_2 before
+// ord_10), so a fold lists rows the way people count them.
+func sortRecords(rs []RecordItem) {
+	sort.Slice(rs, func(i, j int) bool { return naturalLess(rs[i].ID, rs[j].ID) })
+}
+
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		ca, cb := a[0], b[0]
+		if isDigit(ca) && isDigit(cb) {
+			na, ra := digitRun(a)
+			nb, rb := digitRun(b)
+			ta, tb := strings.TrimLeft(na, "0"), strings.TrimLeft(nb, "0")
+			if len(ta) != len(tb) {
+				return len(ta) < len(tb)
+			}
+			if ta != tb {
+				return ta < tb
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = ra, rb
+			continue
+		}
+		if ca != cb {
+			return ca < cb
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digitRun(s string) (string, string) {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+// resolveRow finds the declaration that runs for a record of a fold: the
+// row's own declaration, else the template.
+func (f *foldView) resolveRow(record string) (Action, bool) {
+	if a, ok := f.rows[record]; ok {
+		return a, true
+	}
+	if f.hasTemplate {
+		return f.template, true
+	}
+	return Action{}, false
+}

@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// The gate stands between an agent and page code: steps 6–9 of the check
+// order of PLING.md §3.3 — session, rate limit, replay guard, exposure — in
+// that order, failing closed. Nothing here runs page code.
+
+// Session is a verified session (or the anonymous page session).
+type Session struct {
+	schema.SurfaceSession
+	// key identifies the session for rate limits, the replay guard, loop
+	// detection and resume tokens: a digest of the token, never the token.
+	key       string
+	anonymous bool
+}
+
+// Key returns the session's opaque key (a digest of its token).
+func (s *Session) Key() string { return s.key }
+
+// Anonymous reports a request without a session.
+func (s *Session) Anonymous() bool { return s.anonymous }
+
+// SessionVerifier turns a session token into a verified session. It
+// reports a bad token with a *perr.Error of code SESSION_INVALID,
+// SESSION_EXPIRED or SESSION_REVOKED; any other error is a failure of the
+// verifier, answered with INTERNAL_ERROR (fail closed).
+type SessionVerifier interface {
+	Verify(ctx context.Context, token string, nowMs int64) (schema.SurfaceSession, error)
+}
+
+// SessionVerifierFunc adapts a function to SessionVerifier.
+type SessionVerifierFunc func(ctx context.Context, token string, nowMs int64) (schema.SurfaceSession, error)
+
+// Verify implements SessionVerifier.
+func (f SessionVerifierFunc) Verify(ctx context.Context, token string, nowMs int64) (schema.SurfaceSession, error) {
+	return f(ctx, token, nowMs)
+}
+
+// ClockSkewMs is the allowance for a session's not-before time.
+const ClockSkewMs = 30_000
+
+type gateConfig struct {
+	expose          []string
+	sessionRequired bool
+	verifier        SessionVerifier
+	limiter         Limiter
+	guard           ReplayGuard
+	audit           AuditSink
+	origin          string
+}
+
+func defaultGateConfig() gateConfig {
+	return gateConfig{limiter: NewTokenBucketLimiter(DefaultRateLimit())}
+}
+
+// WithExpose sets the site allowlist: glob patterns ('*' matches any run of
+// characters) of the capability ids (folded ids for row actions) agents may
+// see and invoke. Without it nothing is exposed: the gate fails closed.
+func WithExpose(patterns ...string) Option {
+	return func(cfg *config) { cfg.gate.expose = append([]string(nil), patterns...) }
+}
+
+// WithSessions sets the session verifier, and whether every request must
+// carry a session.
+func WithSessions(v SessionVerifier, required bool) Option {
+	return func(cfg *config) { cfg.gate.verifier, cfg.gate.sessionRequired = v, required }
+}
+
+// WithLimiter replaces the rate limiter. A limiter that fails is answered
+// with RATE_LIMIT_UNAVAILABLE (fail closed).
+func WithLimiter(l Limiter) Option { return func(cfg *config) { cfg.gate.limiter = l } }
+
+// WithReplayGuard replaces the replay guard. A guard that fails is
+// answered with REPLAY_GUARD_UNAVAILABLE (fail closed).
+func WithReplayGuard(g ReplayGuard) Option { return func(cfg *config) { cfg.gate.guard = g } }
+
+// WithAudit sets the sink of the audit events: one per request, metadata
+// only.
+func WithAudit(s AuditSink) Option { return func(cfg *config) { cfg.gate.audit = s } }
+
+// WithOrigin sets the page origin that session tokens must be bound to.
+func WithOrigin(origin string) Option { return func(cfg *config) { cfg.gate.origin = origin } }
+
+type gate struct {
+	cfg *config
+}
+
+func newGate(cfg *config) *gate {
+	if cfg.gate.guard == nil {
+		cfg.gate.guard = NewMemoryReplayGuard(DefaultReplayCapacity)
+	}
+	return &gate{cfg: cfg}
+}
+
+// anonRetentionMs is how long an anonymous request id stays consumed.
+const anonRetentionMs = 24 * 60 * 60 * 1000
+
+// session is step 6.
+func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *perr.Error) {
+	gc := &g.cfg.gate
+	now := g.cfg.clock.NowMs()
+	if !req.HasSession {
+		if gc.sessionRequired {
+			return nil, perr.New(perr.SessionRequired, "", nil)
+		}
+		return &Session{SurfaceSession: schema.SurfaceSession{Scope: []string{"*"}, ExpiresAtMs: now + anonRetentionMs},
+			key: "anonymous", anonymous: true}, nil
+	}
+	if gc.verifier == nil || req.Session == "" {
+		return nil, perr.New(perr.SessionInvalid, "", nil)
+	}
+	ss, err := gc.verifier.Verify(ctx, req.Session, now)
+	if err != nil {
+		var pe *perr.Error
+		if errors.As(err, &pe) {
+			switch pe.Code() {
+			case perr.SessionInvalid, perr.SessionExpired, perr.SessionRevoked:
+				return nil, perr.New(pe.Code(), "", nil)
+			}
+		}
+		return nil, perr.New(perr.InternalError, "The session could not be verified", nil)
+	}
+	switch {
+	case ss.Revoked:
+		return nil, perr.New(perr.SessionRevoked, "", nil)
+	case ss.ExpiresAtMs <= 0:
+		return nil, perr.New(perr.SessionInvalid, "The session has no expiry", nil)
+	case now >= ss.ExpiresAtMs:
+		return nil, perr.New(perr.SessionExpired, "", nil)
+	case ss.NotBeforeMs > now+ClockSkewMs:
+		return nil, perr.New(perr.SessionInvalid, "The session is not valid yet", nil)
+	case gc.origin != "" && ss.Audience != "" && ss.Audience != gc.origin:
+		return nil, perr.New(perr.SessionInvalid, "The session is bound to another origin", nil)
+	}
+	sum := sha256.Sum256([]byte(req.Session))
+	return &Session{SurfaceSession: ss, key: "s:" + hex.EncodeToString(sum[:16])}, nil
+}
+
+// exposureOf is the site allowlist ∩ the session scope.
+func (g *gate) exposureOf(s *Session) exposure {
+	return &patternExposure{site: g.cfg.gate.expose, scope: s.Scope}
+}
+
+type patternExposure struct {
+	site, scope []string
+	k           string
+}
+
+func (e *patternExposure) allows(id string) bool {
+	return MatchAny(e.site, id) && MatchAny(e.scope, id)
+}
+
+func (e *patternExposure) key() string {
+	if e.k == "" {
+		e.k = strings.Join(e.site, "\x00") + "\x01" + strings.Join(e.scope, "\x00")
+	}
+	return e.k
+}
+
+// MatchAny reports whether id matches one of the glob patterns.
+func MatchAny(patterns []string, id string) bool {
+	for _, p := range patterns {
+		if Match(p, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether id matches the glob pattern: '*' matches any run of
+// characters (including none, and across '.', '@' and ':'); every other
+// character matches itself. It runs in O(len(p)·len(id)) at worst.
+func Match(p, id string) bool {
+	// Iterative glob with one backtrack point: linear for most patterns,
+	// never exponential.
+	pi, si := 0, 0
+	star, mark := -1, 0
+	for si < len(id) {
+		switch {
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case pi < len(p) && p[pi] == id[si]:
+			pi++
+			si++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}

@@ -1,0 +1,160 @@
+// Package runtime is the Pling core: the registry of declarations (actions,
+// states, guide targets, regions, records) with de-duplication and record
+// folding, describe with its bounds, the invoke pipeline (params,
+// loop detection, availability, approval, hooks, steps, handoff,
+// expectations), and the gate in front of it (sessions, exposure, rate
+// limits, replay guard, audit). See PLING.md §3–§4.
+//
+// The Surface protocol enters at Runtime.Handle: request text in, response
+// text out, the same on every host. The rooms:
+//
+//	decl.go, registry.go  declarations, validation, de-duplication
+//	fold.go               record-template folding
+//	params.go             input schema and validation
+//	describe.go           describe, bounds, revision, encoding cache
+//	invoke.go             the invoke pipeline
+//	expect.go, steps.go, handoff.go, loop.go   its stages
+//	gate.go, session.go, ratelimit.go, replay.go, audit.go, expose.go
+//	                      the gate, in front of the pipeline
+//	surface.go            Handle: decode → gate → executor → encode
+//	tools.go              model tool declarations and tool calls
+package runtime
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/pling-go/pling/schema"
+)
+
+// Runtime is one page's Pling runtime. It is safe for concurrent use.
+type Runtime struct {
+	cfg   config
+	reg   *registry
+	loops *loopDetector
+	steps *resumeStore
+	gate  *gate
+	desc  *describeCache
+
+	runsMu sync.Mutex
+	runs   map[string]int
+}
+
+type config struct {
+	clock            Clock
+	limits           Limits
+	loop             LoopConfig
+	expectTimeoutMs  int64
+	expectPollMs     int64
+	handoffTimeoutMs int64
+	handoff          HandoffUI
+	approver         Approver
+	approvalTTLMs    int64
+	resumeTTLMs      int64
+	policy           func(ctx context.Context, call *Call) (deny string)
+	page             func(ctx context.Context) schema.PageInfo
+	feedback         func(ctx context.Context) []schema.Feedback
+	gate             gateConfig
+	random           io.Reader
+}
+
+// Option configures a Runtime. Options are applied once, by New; the
+// configuration cannot change afterwards.
+type Option func(*config)
+
+// New returns a runtime configured by opts.
+func New(opts ...Option) *Runtime {
+	cfg := config{
+		clock:            SystemClock{},
+		limits:           DefaultLimits(),
+		loop:             LoopConfig{Repeats: 5, WindowMs: 60_000},
+		expectTimeoutMs:  2_000,
+		expectPollMs:     50,
+		handoffTimeoutMs: 300_000,
+		approvalTTLMs:    300_000,
+		resumeTTLMs:      600_000,
+		gate:             defaultGateConfig(),
+		random:           cryptoRandom,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rt := &Runtime{cfg: cfg, reg: newRegistry()}
+	rt.loops = newLoopDetector(cfg.loop)
+	rt.steps = newResumeStore()
+	rt.gate = newGate(&rt.cfg)
+	rt.desc = &describeCache{}
+	return rt
+}
+
+// Clock returns the runtime's clock.
+func (rt *Runtime) Clock() Clock { return rt.cfg.clock }
+
+// WithClock sets the clock every time read goes through.
+func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
+
+// WithLimits sets the describe bounds.
+func WithLimits(l Limits) Option { return func(cfg *config) { cfg.limits = l } }
+
+// LoopConfig sets loop detection: after Repeats executions of the same call
+// (session, capability, canonical input) with no state change between them,
+// within WindowMs of each other, the next identical call is LOOP_DETECTED.
+// Repeats 0 turns detection off.
+type LoopConfig struct {
+	Repeats  int
+	WindowMs int64
+}
+
+// WithLoop sets loop detection.
+func WithLoop(l LoopConfig) Option { return func(cfg *config) { cfg.loop = l } }
+
+// WithExpectTimeout sets the default bound and poll interval of
+// expectations, in milliseconds.
+func WithExpectTimeout(timeoutMs, pollMs int64) Option {
+	return func(cfg *config) {
+		cfg.expectTimeoutMs = timeoutMs
+		if pollMs > 0 {
+			cfg.expectPollMs = pollMs
+		}
+	}
+}
+
+// WithHandoff sets the handoff UI and the default time a person has.
+func WithHandoff(ui HandoffUI, timeoutMs int64) Option {
+	return func(cfg *config) {
+		cfg.handoff = ui
+		if timeoutMs > 0 {
+			cfg.handoffTimeoutMs = timeoutMs
+		}
+	}
+}
+
+// WithApprover sets the approval backend and how long a challenge lives.
+func WithApprover(a Approver, ttlMs int64) Option {
+	return func(cfg *config) {
+		cfg.approver = a
+		if ttlMs > 0 {
+			cfg.approvalTTLMs = ttlMs
+		}
+	}
+}
+
+// WithPolicy sets a business policy asked before every run; a non-empty
+// answer denies the invoke with PERMISSION_DENIED.
+func WithPolicy(p func(ctx context.Context, call *Call) (deny string)) Option {
+	return func(cfg *config) { cfg.policy = p }
+}
+
+// WithPage sets the reader of the page's URL and title.
+func WithPage(f func(ctx context.Context) schema.PageInfo) Option {
+	return func(cfg *config) { cfg.page = f }
+}
+
+// WithFeedback sets the reader of the page's feedback (alerts, toasts).
+func WithFeedback(f func(ctx context.Context) []schema.Feedback) Option {
+	return func(cfg *config) { cfg.feedback = f }
+}
+
+// WithResumeTTL sets how long a STEP_FAILED resume token stays valid.
+func WithResumeTTL(ms int64) Option { return func(cfg *config) { cfg.resumeTTLMs = ms } }

@@ -1,0 +1,171 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// Handle answers one Surface request (PLING.md §3): request text in,
+// response text out. It never fails: every failure is a response. The
+// check order of §3.3 is followed exactly — envelope (steps 1–5), session,
+// rate limit, replay guard, exposure, executor — and anything unexpected at
+// steps 6–10 is INTERNAL_ERROR.
+func (rt *Runtime) Handle(ctx context.Context, raw []byte) []byte {
+	start := rt.cfg.clock.NowMs()
+	req, rej := schema.DecodeRequest(raw)
+	if rej != nil {
+		rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
+		return mustEncode(rej.Response())
+	}
+	return rt.serve(ctx, req, start)
+}
+
+// HandleValue answers a request that arrived already parsed (a JS object
+// decoded to Go values). It takes the same path as text.
+func (rt *Runtime) HandleValue(ctx context.Context, v any) []byte {
+	start := rt.cfg.clock.NowMs()
+	req, rej := schema.DecodeRequestValue(v)
+	if rej != nil {
+		rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
+		return mustEncode(rej.Response())
+	}
+	return rt.serve(ctx, req, start)
+}
+
+// serve runs steps 6–10 for a decoded request.
+func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) (out []byte) {
+	id := req.ID
+	capability := ""
+	if req.Method == schema.MethodInvoke {
+		capability = req.Capability
+	}
+	var sess *Session
+	consumed := false
+	defer func() {
+		if r := recover(); r != nil {
+			// Unexpected at steps 6–10: INTERNAL_ERROR, never a success,
+			// and nothing about business success can be inferred.
+			out = rt.protocolFailure(start, &id, req, perr.New(perr.InternalError, "", nil))
+			if consumed {
+				rt.cfg.gate.guard.Complete(context.WithoutCancel(ctx), sess.key, id, ReplayRecord{Code: string(perr.InternalError)})
+			}
+		}
+	}()
+
+	// Step 6: session.
+	sess, e := rt.gate.session(ctx, req)
+	if e != nil {
+		return rt.protocolFailure(start, &id, req, e)
+	}
+	// Step 7: rate limit.
+	now := rt.cfg.clock.NowMs()
+	ok, retry, err := rt.cfg.gate.limiter.Allow(ctx, sess.key, req.Method, now)
+	if err != nil {
+		return rt.protocolFailure(start, &id, req, perr.New(perr.RateLimitUnavailable, "", nil))
+	}
+	if !ok {
+		return rt.protocolFailure(start, &id, req, perr.New(perr.RateLimited, "", nil).WithRetryAfter(max(retry, 1)))
+	}
+	// Step 8: replay guard.
+	prev, err := rt.cfg.gate.guard.Consume(ctx, sess.key, id, sess.ExpiresAtMs, now)
+	if err != nil {
+		return rt.protocolFailure(start, &id, req, perr.New(perr.ReplayGuardUnavailable, "", nil))
+	}
+	if prev != nil {
+		d := map[string]any{"completed": prev.Completed}
+		if prev.Completed {
+			d["ok"] = prev.OK
+			if prev.Code != "" {
+				d["code"] = prev.Code
+			}
+		}
+		return rt.protocolFailure(start, &id, req, perr.New(perr.ReplayDetected, "", map[string]any{"previous": d}))
+	}
+	consumed = true
+	exp := rt.gate.exposureOf(sess)
+	record := func(r ReplayRecord) { rt.cfg.gate.guard.Complete(context.WithoutCancel(ctx), sess.key, id, r) }
+
+	switch req.Method {
+	case schema.MethodDescribe:
+		maxRecords := -1
+		if req.Options.MaxRecords != nil {
+			maxRecords = *req.Options.MaxRecords
+		}
+		desc, err := rt.describe(ctx, exp, maxRecords)
+		if err != nil {
+			panic(err) // a record or state reader failed: INTERNAL_ERROR
+		}
+		record(ReplayRecord{OK: true})
+		rt.audit(start, &id, req.Method, "", schema.OutcomeOK, "")
+		return resultBytes(id, desc)
+	default:
+		// Step 9: exposure.
+		if !exp.allows(req.Capability) {
+			record(ReplayRecord{Code: string(perr.CapabilityNotExposed)})
+			return rt.protocolFailure(start, &id, req, perr.New(perr.CapabilityNotExposed, "", nil))
+		}
+		// Step 10: the executor.
+		res, code := rt.invoke(ctx, req, sess, exp)
+		b, err := schema.Encode(res)
+		if err != nil {
+			panic(err)
+		}
+		outcome := schema.OutcomeOK
+		if code != "" {
+			outcome = schema.OutcomeBusinessError
+		}
+		record(ReplayRecord{OK: true, Code: string(code)})
+		rt.audit(start, &id, req.Method, capability, outcome, code)
+		return resultBytes(id, b)
+	}
+}
+
+func (rt *Runtime) protocolFailure(start int64, id *string, req *schema.Request, e *perr.Error) []byte {
+	capability := ""
+	if req.Method == schema.MethodInvoke {
+		capability = req.Capability
+	}
+	rt.audit(start, id, req.Method, capability, schema.OutcomeProtocolError, e.Code())
+	return mustEncode(schema.FailureResponse(id, e))
+}
+
+func (rt *Runtime) audit(start int64, id *string, method schema.Method, capability, outcome string, code perr.Code) {
+	sink := rt.cfg.gate.audit
+	if sink == nil {
+		return
+	}
+	now := rt.cfg.clock.NowMs()
+	ev := schema.SurfaceAuditEvent{TimeMs: now, RequestID: id, Method: string(method), Capability: capability,
+		Outcome: outcome, Code: string(code), DurationMs: max(now-start, 0)}
+	func() {
+		defer func() { _ = recover() }() // a failing sink must not turn a response into a crash
+		sink.Record(ev)
+	}()
+}
+
+// resultBytes writes an ok:true response around already-encoded result
+// bytes, without re-encoding them.
+func resultBytes(id string, result []byte) []byte {
+	idJSON, _ := json.Marshal(id)
+	var b bytes.Buffer
+	b.Grow(len(result) + len(id) + 64)
+	b.WriteString(`{"protocol":"` + schema.Protocol + `","id":`)
+	b.Write(idJSON)
+	b.WriteString(`,"ok":true,"result":`)
+	b.Write(result)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func mustEncode(v any) []byte {
+	b, err := schema.Encode(v)
+	if err != nil {
+		// Responses are built from our own types; this cannot happen.
+		return []byte(`{"protocol":"` + schema.Protocol + `","id":null,"ok":false,"error":{"code":"INTERNAL_ERROR","message":"Internal error"}}`)
+	}
+	return b
+}

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// Tool is a capability rendered as a model tool declaration (PLING.md §4.2
+// "Model tools"): a name that model APIs accept, a description, and JSON
+// Schema parameters. A folded capability's parameters include record.
+type Tool struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Parameters  schema.JsonSchema `json:"parameters"`
+	// Capability is the Surface capability id the tool invokes.
+	Capability string `json:"capability"`
+}
+
+// ToolName maps a capability id to a tool name model APIs accept
+// (^[A-Za-z0-9_-]{1,64}$): '.' becomes '_', '@' becomes "__", anything else
+// outside the set becomes '-'. Names that collide get a numeric suffix in
+// Tools, so the mapping is resolved against the current list.
+func ToolName(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+			b.WriteByte(c)
+		case c == '.':
+			b.WriteByte('_')
+		case c == '@':
+			b.WriteString("__")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
+
+// Tools returns the capabilities a session may invoke now, as model tools,
+// in capability order. session is the session token, "" for none; a
+// session that does not verify gets no tools.
+func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
+	sess, e := rt.gate.session(ctx, &schema.Request{Session: session, HasSession: session != ""})
+	if e != nil {
+		return nil, e
+	}
+	exp := rt.gate.exposureOf(sess)
+	snap := rt.snapshot()
+	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
+	tools := make([]Tool, 0, len(listed))
+	used := map[string]int{}
+	for _, c := range listed {
+		name := ToolName(c.id)
+		if n := used[name]; n > 0 {
+			used[name]++
+			name = fmt.Sprintf("%s_%d", name, n+1)
+		} else {
+			used[name] = 1
+		}
+		desc := c.action.Title
+		if c.action.Description != "" {
+			desc += ". " + c.action.Description
+		}
+		params := inputSchema(c.action.Params)
+		if c.fold != nil {
+			if params.Properties == nil {
+				params.Properties = map[string]*schema.PropertySchema{}
+			}
+			params.Properties["record"] = &schema.PropertySchema{Type: "string",
+				Description: fmt.Sprintf("The id of the %s record to act on", c.fold.kind)}
+			params.Required = append([]string{"record"}, params.Required...)
+		}
+		tools = append(tools, Tool{Name: name, Description: desc, Parameters: params, Capability: c.id})
+	}
+	return tools, nil
+}
+
+// CallTool runs a model tool call: the tool name from Tools and the
+// arguments text the model produced. Arguments that are not one JSON object
+// give an ok:true response whose result.error is INVALID_ARGS; otherwise the
+// call becomes an invoke request with a fresh id and takes the whole path
+// (gate included). It returns the Surface response text.
+func (rt *Runtime) CallTool(ctx context.Context, session, name, arguments string) []byte {
+	id, err := rt.toolCallID()
+	if err != nil {
+		return mustEncode(schema.FailureResponse(nil, perr.New(perr.InternalError, "", nil)))
+	}
+	var args map[string]any
+	dec := json.NewDecoder(strings.NewReader(arguments))
+	dec.UseNumber()
+	if strings.TrimSpace(arguments) == "" {
+		args = map[string]any{}
+	} else if err := dec.Decode(&args); err != nil || args == nil || dec.More() {
+		return invalidArgs(id, "The arguments are not one JSON object")
+	}
+	tools, terr := rt.Tools(ctx, session)
+	capability := ""
+	if terr == nil {
+		for _, t := range tools {
+			if t.Name == name {
+				capability = t.Capability
+			}
+		}
+	}
+	if capability == "" {
+		// Unknown to this session: let the gate and executor answer
+		// (CAPABILITY_NOT_EXPOSED, ACTION_NOT_FOUND or a session error).
+		capability = name
+	}
+	req := map[string]any{"protocol": schema.Protocol, "id": id, "method": "invoke", "capability": capability, "input": args}
+	if session != "" {
+		req["session"] = session
+	}
+	return rt.HandleValue(ctx, req)
+}
+
+func invalidArgs(id, msg string) []byte {
+	e := perr.New(perr.InvalidArgs, msg, nil)
+	b, _ := schema.Encode(schema.SurfaceInvokeResult{Error: &schema.ActionFailure{Code: string(e.Code()), Message: e.Message()}})
+	return resultBytes(id, b)
+}
+
+func (rt *Runtime) toolCallID() (string, error) {
+	var b [8]byte
+	if _, err := io.ReadFull(rt.cfg.random, b[:]); err != nil {
+		return "", err
+	}
+	return "tool_" + hex.EncodeToString(b[:]), nil
+}
