@@ -61,19 +61,19 @@ type RecordRef struct {
 type Param struct {
 	// Type is string, number, integer, boolean, object or array; empty
 	// accepts any JSON value.
-	Type        string
-	Required    bool
-	Description string
-	Enum        []any
-	Minimum     *float64
-	Maximum     *float64
-	MinLength   *int
-	MaxLength   *int
-	Pattern     string
-	Items       *Param
-	MinItems    *int
-	MaxItems    *int
-	Default     any
+	Type        string   `json:"type,omitempty"`
+	Required    bool     `json:"required,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Enum        []any    `json:"enum,omitempty"`
+	Minimum     *float64 `json:"minimum,omitempty"`
+	Maximum     *float64 `json:"maximum,omitempty"`
+	MinLength   *int     `json:"minLength,omitempty"`
+	MaxLength   *int     `json:"maxLength,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Items       *Param   `json:"items,omitempty"`
+	MinItems    *int     `json:"minItems,omitempty"`
+	MaxItems    *int     `json:"maxItems,omitempty"`
+	Default     any      `json:"default,omitempty"`
 }
 
 // Availability is the answer of Action.Available.

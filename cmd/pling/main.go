@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/pling-go/pling/runtime/conform"
 	"github.com/pling-go/pling/schema"
@@ -68,7 +69,9 @@ func usage(w io.Writer) {
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	host := fs.String("host", "native", "the host to run on: native")
+	host := fs.String("host", "native", "the host to run on: native, node")
+	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
+	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling conform [--host H] DIR|FILE…")
 		fmt.Fprintln(stderr, "Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.")
@@ -88,8 +91,12 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	switch *host {
 	case "native":
 		h = conform.Native{}
+	case "node":
+		n := &conform.Node{Script: filepath.Join(*shim, "conform-host.js"), Dist: *dist}
+		defer n.Close()
+		h = n
 	default:
-		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native)\n", *host)
+		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node)\n", *host)
 		return 2
 	}
 	cases, err := conform.LoadDir(paths...)

@@ -41,6 +41,8 @@ type Page interface {
 	Declare(ctx context.Context, decl json.RawMessage) (json.RawMessage, error)
 	// Dispose disposes declarations by id.
 	Dispose(ctx context.Context, ids json.RawMessage) error
+	// CallTool makes a model tool call and returns the response text.
+	CallTool(ctx context.Context, call ToolCall) ([]byte, error)
 	// Close releases the page.
 	Close() error
 }
@@ -67,7 +69,16 @@ type Step struct {
 	Declare       json.RawMessage `json:"declare,omitempty"`
 	ExpectDeclare json.RawMessage `json:"expectDeclare,omitempty"`
 	Dispose       json.RawMessage `json:"dispose,omitempty"`
+	ToolCall      *ToolCall       `json:"toolCall,omitempty"`
 	Note          string          `json:"note,omitempty"`
+}
+
+// ToolCall is an extension step: a model tool call (PLING.md §4.2 "Model
+// tools") with the tool name and the arguments text as a model wrote it.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Session   string `json:"session,omitempty"`
 }
 
 // Result is the outcome of one case.
@@ -141,13 +152,13 @@ func ParseCase(b []byte) (*Case, error) {
 	}
 	for i, s := range c.Steps {
 		kinds := 0
-		for _, set := range []bool{len(s.Request) > 0, s.Raw != nil, s.AdvanceMs != 0, len(s.Declare) > 0, len(s.Dispose) > 0} {
+		for _, set := range []bool{len(s.Request) > 0, s.Raw != nil, s.AdvanceMs != 0, len(s.Declare) > 0, len(s.Dispose) > 0, s.ToolCall != nil} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds != 1 {
-			return nil, fmt.Errorf("step %d: exactly one of request, raw, advanceMs, declare, dispose", i+1)
+			return nil, fmt.Errorf("step %d: exactly one of request, raw, advanceMs, declare, dispose, toolCall", i+1)
 		}
 	}
 	return &c, nil
@@ -193,15 +204,26 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 				failf("step %d: dispose: %v", n, err)
 			}
 		default:
-			text, reqID, err := requestText(s, byID)
-			if err != nil {
-				failf("step %d: %v", n, err)
-				continue
-			}
-			resp, err := page.Handle(ctx, text)
-			if err != nil {
-				failf("step %d: handle: %v", n, err)
-				continue
+			var resp []byte
+			var reqID string
+			if s.ToolCall != nil {
+				resp, err = page.CallTool(ctx, *s.ToolCall)
+				if err != nil {
+					failf("step %d: tool call: %v", n, err)
+					continue
+				}
+			} else {
+				var text []byte
+				text, reqID, err = requestText(s, byID)
+				if err != nil {
+					failf("step %d: %v", n, err)
+					continue
+				}
+				resp, err = page.Handle(ctx, text)
+				if err != nil {
+					failf("step %d: handle: %v", n, err)
+					continue
+				}
 			}
 			res.Responses[i] = resp
 			var got map[string]any

@@ -40,3 +40,7 @@ func (n nativePage) Declare(_ context.Context, d json.RawMessage) (json.RawMessa
 }
 
 func (n nativePage) Dispose(_ context.Context, ids json.RawMessage) error { return n.p.Dispose(ids) }
+
+func (n nativePage) CallTool(ctx context.Context, c ToolCall) ([]byte, error) {
+	return n.p.CallTool(ctx, c.Session, c.Name, c.Arguments), nil
+}

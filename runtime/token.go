@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// The built-in delegation token (RATIONALE.md "Why this token format?"):
+//
+//	pl1.<kid>.<payload>.<signature>
+//
+// kid names the signing key (1–64 chars of [A-Za-z0-9_-]); payload is the
+// unpadded base64url of a JSON object of Claims; signature is the unpadded
+// base64url Ed25519 signature of the ASCII text "pl1.<kid>.<payload>".
+// Nothing in the payload is read before the signature verifies.
+
+const tokenPrefix = "pl1"
+
+// MaxTokenLen bounds a token's length.
+const MaxTokenLen = 4096
+
+// Claims are what a delegation token says.
+type Claims struct {
+	// Subject is who the agent acts for.
+	Subject string `json:"sub"`
+	// Audience is the page origin the token is bound to.
+	Audience string `json:"aud"`
+	// Scope is the capability patterns the session may use.
+	Scope []string `json:"scope"`
+	// IssuedAtMs, NotBeforeMs and ExpiresAtMs are Unix milliseconds.
+	IssuedAtMs  int64 `json:"iat,omitempty"`
+	NotBeforeMs int64 `json:"nbf,omitempty"`
+	ExpiresAtMs int64 `json:"exp"`
+	// ID identifies the token for revocation.
+	ID string `json:"jti"`
+}
+
+// RevocationChecker reports whether a token id was revoked. An error is a
+// failure of the checker: the request is refused (INTERNAL_ERROR), never
+// let through.
+type RevocationChecker interface {
+	Revoked(ctx context.Context, tokenID, subject string) (bool, error)
+}
+
+// RevocationFunc adapts a function to RevocationChecker.
+type RevocationFunc func(ctx context.Context, tokenID, subject string) (bool, error)
+
+// Revoked implements RevocationChecker.
+func (f RevocationFunc) Revoked(ctx context.Context, id, subject string) (bool, error) {
+	return f(ctx, id, subject)
+}
+
+// TokenVerifier verifies delegation tokens: signature by a known key,
+// audience equal to the page origin, scope patterns well formed,
+// revocation, expiry, and not-before with ClockSkewMs of allowance.
+type TokenVerifier struct {
+	keys     map[string]ed25519.PublicKey
+	audience string
+	revoked  RevocationChecker
+}
+
+// NewTokenVerifier returns a verifier for tokens signed by keys (by kid) and
+// bound to audience (the page origin, e.g. "https://shop.example"). revoked
+// may be nil.
+func NewTokenVerifier(keys map[string]ed25519.PublicKey, audience string, revoked RevocationChecker) (*TokenVerifier, error) {
+	if audience == "" {
+		return nil, errors.New("pling: a token verifier needs the page origin as its audience")
+	}
+	ks := make(map[string]ed25519.PublicKey, len(keys))
+	for kid, k := range keys {
+		if !validKid(kid) || len(k) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("pling: bad verification key %q", kid)
+		}
+		ks[kid] = append(ed25519.PublicKey(nil), k...)
+	}
+	if len(ks) == 0 {
+		return nil, errors.New("pling: a token verifier needs at least one key")
+	}
+	return &TokenVerifier{keys: ks, audience: audience, revoked: revoked}, nil
+}
+
+func validKid(kid string) bool {
+	if kid == "" || len(kid) > 64 {
+		return false
+	}
+	for i := 0; i < len(kid); i++ {
+		c := kid[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+var b64 = base64.RawURLEncoding.Strict()
+
+func invalid(msg string) error { return perr.New(perr.SessionInvalid, msg, nil) }
+
+// Verify implements SessionVerifier.
+func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (schema.SurfaceSession, error) {
+	var none schema.SurfaceSession
+	if len(token) > MaxTokenLen {
+		return none, invalid("The session token is too long")
+	}
+	parts := strings.Split(token, ".")
+	if len(parts) != 4 || parts[0] != tokenPrefix || !validKid(parts[1]) {
+		return none, invalid("The session token is malformed")
+	}
+	key, ok := v.keys[parts[1]]
+	if !ok {
+		return none, invalid("The session token was signed by an unknown key")
+	}
+	sig, err := b64.DecodeString(parts[3])
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return none, invalid("The session token is malformed")
+	}
+	signed := token[:len(token)-len(parts[3])-1]
+	if !ed25519.Verify(key, []byte(signed), sig) {
+		return none, invalid("The session token's signature does not verify")
+	}
+	payload, err := b64.DecodeString(parts[2])
+	if err != nil {
+		return none, invalid("The session token is malformed")
+	}
+	var c Claims
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if err := dec.Decode(&c); err != nil || dec.More() {
+		return none, invalid("The session token's claims are malformed")
+	}
+	switch {
+	case c.Subject == "" || len(c.Subject) > 256:
+		return none, invalid("The session token names no subject")
+	case c.Audience != v.audience:
+		return none, invalid("The session token is bound to another origin")
+	case c.ExpiresAtMs <= 0:
+		return none, invalid("The session token has no expiry")
+	case c.ID == "" || len(c.ID) > 128:
+		return none, invalid("The session token has no id")
+	case len(c.Scope) == 0 || len(c.Scope) > 64:
+		return none, invalid("The session token's scope is empty or too long")
+	}
+	for _, p := range c.Scope {
+		if !validPattern(p) {
+			return none, invalid("The session token's scope has a malformed pattern")
+		}
+	}
+	if v.revoked != nil {
+		r, err := v.revoked.Revoked(ctx, c.ID, c.Subject)
+		if err != nil {
+			return none, fmt.Errorf("pling: revocation check failed: %w", err)
+		}
+		if r {
+			return none, perr.New(perr.SessionRevoked, "", nil)
+		}
+	}
+	if nowMs >= c.ExpiresAtMs {
+		return none, perr.New(perr.SessionExpired, "", nil)
+	}
+	if c.NotBeforeMs > nowMs+ClockSkewMs {
+		return none, invalid("The session token is not valid yet")
+	}
+	return schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience, Scope: append([]string(nil), c.Scope...),
+		IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs}, nil
+}
+
+// validPattern is the syntax of an exposure pattern: 1–256 chars of the
+// capability id alphabet plus '*'.
+func validPattern(p string) bool {
+	if p == "" || len(p) > 256 {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '.' || c == '_' || c == '-' || c == '@' || c == ':' || c == '*' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
+// MintToken signs claims into a token. It is for tests and for the
+// delegation service; it refuses claims the verifier would refuse for their
+// shape (not for their times).
+func MintToken(key ed25519.PrivateKey, kid string, c Claims) (string, error) {
+	if !validKid(kid) {
+		return "", fmt.Errorf("pling: bad key id %q", kid)
+	}
+	if len(key) != ed25519.PrivateKeySize {
+		return "", errors.New("pling: bad signing key")
+	}
+	if c.Subject == "" || c.Audience == "" || c.ExpiresAtMs <= 0 || c.ID == "" || len(c.Scope) == 0 {
+		return "", errors.New("pling: claims need sub, aud, exp, jti and scope")
+	}
+	for _, p := range c.Scope {
+		if !validPattern(p) {
+			return "", fmt.Errorf("pling: bad scope pattern %q", p)
+		}
+	}
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	signed := tokenPrefix + "." + kid + "." + b64.EncodeToString(payload)
+	tok := signed + "." + b64.EncodeToString(ed25519.Sign(key, []byte(signed)))
+	if len(tok) > MaxTokenLen {
+		return "", errors.New("pling: token too long")
+	}
+	return tok, nil
+}

@@ -1,0 +1,573 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hack-pad/safejs"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
+)
+
+// The page bridge: the shim's window.pling calls these with JSON text and
+// JS functions; handlers are called back through safejs, and async results
+// are promises.
+
+// pageConfig is what the shim passes to init (pling.configure and the
+// script tag's data-* attributes).
+type pageConfig struct {
+	Expose           []string          `json:"expose"`
+	Origin           string            `json:"origin"`
+	RequireSession   bool              `json:"requireSession"`
+	Keys             map[string]string `json:"keys"` // kid → base64url Ed25519 public key
+	RateLimit        *runtime.RateLimit
+	Loop             *runtime.LoopConfig `json:"loop"`
+	ExpectTimeoutMs  int64               `json:"expectTimeoutMs"`
+	HandoffTimeoutMs int64               `json:"handoffTimeoutMs"`
+	ApprovalTTLMs    int64               `json:"approvalTtlMs"`
+}
+
+var page = struct {
+	sync.Mutex
+	rt      *runtime.Runtime
+	handles map[int]*runtime.Handle
+	next    int
+	hooks   safejs.Value // {handoff, approve, page, feedback} from the shim
+}{handles: map[int]*runtime.Handle{}}
+
+func pageRuntime() (*runtime.Runtime, error) {
+	page.Lock()
+	defer page.Unlock()
+	if page.rt == nil {
+		return nil, errors.New("pling: init has not been called")
+	}
+	return page.rt, nil
+}
+
+// initPage builds the page runtime once: init(configJSON, hooks).
+func initPage(args []safejs.Value) (any, error) {
+	text, err := argString(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	var c pageConfig
+	if err := json.Unmarshal([]byte(text), &c); err != nil {
+		return nil, fmt.Errorf("pling: bad configuration: %w", err)
+	}
+	hooks := safejs.Undefined()
+	if len(args) > 1 {
+		hooks = args[1]
+	}
+	opts := []runtime.Option{runtime.WithExpose(c.Expose...)}
+	if c.Origin != "" {
+		opts = append(opts, runtime.WithOrigin(c.Origin))
+	}
+	if len(c.Keys) > 0 {
+		v, err := tokenVerifier(c.Keys, c.Origin)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, runtime.WithSessions(v, c.RequireSession))
+	} else if c.RequireSession {
+		return nil, errors.New("pling: requireSession needs verification keys")
+	}
+	if c.RateLimit != nil {
+		opts = append(opts, runtime.WithRateLimit(*c.RateLimit))
+	}
+	if c.Loop != nil {
+		opts = append(opts, runtime.WithLoop(*c.Loop))
+	}
+	if c.ExpectTimeoutMs > 0 {
+		opts = append(opts, runtime.WithExpectTimeout(c.ExpectTimeoutMs, 0))
+	}
+	if hooks.Type() == safejs.TypeObject {
+		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {
+			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, c.HandoffTimeoutMs))
+		}
+		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction {
+			opts = append(opts, runtime.WithApprover(jsApprover{f}, c.ApprovalTTLMs))
+		}
+		if f, err := hooks.Get("page"); err == nil && f.Type() == safejs.TypeFunction {
+			opts = append(opts, runtime.WithPage(func(context.Context) schema.PageInfo {
+				var p schema.PageInfo
+				readInto(f, &p)
+				return p
+			}))
+		}
+		if f, err := hooks.Get("feedback"); err == nil && f.Type() == safejs.TypeFunction {
+			opts = append(opts, runtime.WithFeedback(func(context.Context) []schema.Feedback {
+				var fb []schema.Feedback
+				readInto(f, &fb)
+				return fb
+			}))
+		}
+	}
+	page.Lock()
+	defer page.Unlock()
+	if page.rt != nil {
+		return nil, errors.New("pling: init was called twice; the configuration is immutable")
+	}
+	page.rt = runtime.New(opts...)
+	page.hooks = hooks
+	return true, nil
+}
+
+// readInto calls a JS function with no arguments and decodes its JSON.
+func readInto(f safejs.Value, dst any) {
+	v, err := f.Invoke()
+	if err != nil {
+		return
+	}
+	s, err := jsJSON.Call("stringify", v)
+	if err != nil || s.Type() != safejs.TypeString {
+		return
+	}
+	text, _ := s.String()
+	_ = json.Unmarshal([]byte(text), dst)
+}
+
+// declare(kind, specJSON, fns) → {"handle": n} or {"handle": n, "code": …}
+// or {"error": …}.
+func declare(args []safejs.Value) (any, error) {
+	rt, err := pageRuntime()
+	if err != nil {
+		return nil, err
+	}
+	kind, err := argString(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	text, err := argString(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	fns := safejs.Undefined()
+	if len(args) > 2 {
+		fns = args[2]
+	}
+	var h *runtime.Handle
+	switch kind {
+	case "action":
+		var a actionSpec
+		if err := json.Unmarshal([]byte(text), &a); err != nil {
+			return nil, fmt.Errorf("pling.action: %w", err)
+		}
+		decl, err := a.toAction(fns)
+		if err != nil {
+			return nil, err
+		}
+		h, err = rt.DeclareAction(decl)
+		return outcome(h, err)
+	case "state":
+		var s struct {
+			Key         string `json:"key"`
+			Description string `json:"description"`
+			Identity    any    `json:"identity"`
+		}
+		if err := json.Unmarshal([]byte(text), &s); err != nil {
+			return nil, fmt.Errorf("pling.state: %w", err)
+		}
+		read := fnField(fns, "read")
+		h, err = rt.DeclareState(runtime.State{Key: s.Key, Description: s.Description, Identity: s.Identity, Read: func(context.Context) (any, error) {
+			if read.IsUndefined() {
+				return nil, errors.New("no reader")
+			}
+			v, err := callFn(read)
+			if err != nil {
+				return nil, err
+			}
+			return toGo(v)
+		}})
+		return outcome(h, err)
+	case "guide":
+		var g runtime.Guide
+		var spec struct {
+			Target, Label, Selector string
+			Identity                any
+		}
+		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+			return nil, fmt.Errorf("pling.guide: %w", err)
+		}
+		g = runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity}
+		h, err = rt.DeclareGuide(g)
+		return outcome(h, err)
+	case "region":
+		var spec struct {
+			ID, Title string
+			Modal     bool
+			Identity  any
+		}
+		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+			return nil, fmt.Errorf("pling.region: %w", err)
+		}
+		active := fnField(fns, "active")
+		r := runtime.Region{ID: spec.ID, Title: spec.Title, Modal: spec.Modal, Identity: spec.Identity}
+		if !active.IsUndefined() {
+			r.Active = func(context.Context) bool {
+				v, err := callFn(active)
+				if err != nil {
+					return false
+				}
+				b, _ := v.Truthy()
+				return b
+			}
+		}
+		h, err = rt.DeclareRegion(r)
+		return outcome(h, err)
+	case "records":
+		var spec struct{ Kind string }
+		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+			return nil, fmt.Errorf("pling.records: %w", err)
+		}
+		read := fnField(fns, "read")
+		h, err = rt.DeclareRecords(runtime.Records{Kind: spec.Kind, Read: func(context.Context) ([]runtime.RecordItem, error) {
+			if read.IsUndefined() {
+				return nil, nil
+			}
+			v, err := callFn(read)
+			if err != nil {
+				return nil, err
+			}
+			s, err := jsJSON.Call("stringify", v)
+			if err != nil {
+				return nil, err
+			}
+			text, err := s.String()
+			if err != nil {
+				return nil, err
+			}
+			var rows []struct {
+				ID      string `json:"id"`
+				Label   string `json:"label"`
+				Visible *bool  `json:"visible"`
+			}
+			if err := json.Unmarshal([]byte(text), &rows); err != nil {
+				return nil, err
+			}
+			out := make([]runtime.RecordItem, len(rows))
+			for i, r := range rows {
+				out[i] = runtime.RecordItem{ID: r.ID, Label: r.Label, Offscreen: r.Visible != nil && !*r.Visible}
+			}
+			return out, nil
+		}})
+		return outcome(h, err)
+	case "hook":
+		before, after := fnField(fns, "before"), fnField(fns, "after")
+		hk := runtime.Hook{}
+		if !before.IsUndefined() {
+			hk.Before = func(_ context.Context, c *runtime.Call) string {
+				v, err := callFn(before, mustJS(callInfo(c)))
+				if err != nil {
+					return "The hook failed"
+				}
+				if v.Type() == safejs.TypeString {
+					s, _ := v.String()
+					return s
+				}
+				if v.Type() == safejs.TypeBoolean {
+					if b, _ := v.Bool(); !b {
+						return "Blocked by a hook"
+					}
+				}
+				return ""
+			}
+		}
+		if !after.IsUndefined() {
+			hk.After = func(_ context.Context, c *runtime.Call, value any) {
+				_, _ = callFn(after, mustJS(callInfo(c)), mustJS(value))
+			}
+		}
+		h, err = rt.AddHook(hk)
+		return outcome(h, err)
+	}
+	return nil, fmt.Errorf("pling: unknown declaration kind %q", kind)
+}
+
+// outcome registers the handle and reports the declare result.
+func outcome(h *runtime.Handle, err error) (any, error) {
+	out := map[string]any{}
+	if h != nil {
+		page.Lock()
+		page.next++
+		page.handles[page.next] = h
+		out["handle"] = page.next
+		page.Unlock()
+	}
+	if err != nil {
+		var pe *perr.Error
+		if errors.As(err, &pe) {
+			out["code"] = string(pe.Code())
+			out["message"] = pe.Message()
+		} else {
+			out["error"] = err.Error()
+		}
+	}
+	return out, nil
+}
+
+func dispose(args []safejs.Value) (any, error) {
+	id, err := argInt(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	page.Lock()
+	h := page.handles[id]
+	delete(page.handles, id)
+	page.Unlock()
+	h.Dispose()
+	return true, nil
+}
+
+func fnField(obj safejs.Value, name string) safejs.Value {
+	if obj.Type() != safejs.TypeObject {
+		return safejs.Undefined()
+	}
+	f, err := obj.Get(name)
+	if err != nil || f.Type() != safejs.TypeFunction {
+		return safejs.Undefined()
+	}
+	return f
+}
+
+func mustJS(v any) safejs.Value {
+	j, err := toJS(v)
+	if err != nil {
+		return safejs.Undefined()
+	}
+	return j
+}
+
+// callInfo is the second argument of a JS handler: who calls what.
+func callInfo(c *runtime.Call) map[string]any {
+	m := map[string]any{"capability": c.Capability, "action": c.Action, "requestId": c.RequestID, "step": c.Step}
+	if c.Record != "" {
+		m["record"] = c.Record
+	}
+	if c.Subject != "" {
+		m["subject"] = c.Subject
+	}
+	return m
+}
+
+// actionSpec is the data half of pling.action(); the functions come in
+// fns: run, available, predicate (for expect), steps (an array of run
+// functions) and stepPredicates.
+type actionSpec struct {
+	ID          string                   `json:"id"`
+	Title       string                   `json:"title"`
+	Description string                   `json:"description"`
+	Params      map[string]runtime.Param `json:"params"`
+	Risk        schema.Risk              `json:"risk"`
+	Expect      *expectSpec              `json:"expect"`
+	Steps       []struct {
+		Title  string      `json:"title"`
+		Expect *expectSpec `json:"expect"`
+	} `json:"steps"`
+	Handoff *struct {
+		Prompt    string `json:"prompt"`
+		TimeoutMs int64  `json:"timeoutMs"`
+	} `json:"handoff"`
+	Approval bool               `json:"approval"`
+	Region   string             `json:"region"`
+	Record   *runtime.RecordRef `json:"record"`
+	Identity any                `json:"identity"`
+}
+
+type expectSpec struct {
+	State     string          `json:"state"`
+	Change    string          `json:"change"`
+	Equals    json.RawMessage `json:"equals"`
+	TimeoutMs int64           `json:"timeoutMs"`
+}
+
+func (e *expectSpec) toExpectation(pred safejs.Value) (*runtime.Expectation, error) {
+	if e == nil {
+		return nil, nil
+	}
+	x := &runtime.Expectation{State: e.State, Change: e.Change, TimeoutMs: e.TimeoutMs}
+	if x.Change == "change" {
+		x.Change = "any"
+	}
+	if len(e.Equals) > 0 {
+		v, err := decodeJSON(e.Equals)
+		if err != nil {
+			return nil, err
+		}
+		x.Equals, x.HasEquals = v, true
+	}
+	if !pred.IsUndefined() {
+		x.Predicate = func(before, after any) bool {
+			v, err := callFn(pred, mustJS(before), mustJS(after))
+			if err != nil {
+				return false
+			}
+			b, _ := v.Truthy()
+			return b
+		}
+	}
+	return x, nil
+}
+
+func (a *actionSpec) toAction(fns safejs.Value) (runtime.Action, error) {
+	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: a.Risk,
+		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity}
+	var err error
+	if d.Expect, err = a.Expect.toExpectation(fnField(fns, "predicate")); err != nil {
+		return d, err
+	}
+	if run := fnField(fns, "run"); !run.IsUndefined() {
+		d.Run = jsHandler(run)
+	}
+	if av := fnField(fns, "available"); !av.IsUndefined() {
+		d.Available = func(_ context.Context, record string) runtime.Availability {
+			var args []any
+			if record != "" {
+				args = append(args, record)
+			}
+			v, err := callFn(av, args...)
+			if err != nil {
+				return runtime.Unavailable("The availability check failed")
+			}
+			switch v.Type() {
+			case safejs.TypeString:
+				s, _ := v.String()
+				return runtime.Unavailable(s)
+			case safejs.TypeBoolean:
+				if b, _ := v.Bool(); b {
+					return runtime.Available
+				}
+				return runtime.Unavailable("")
+			}
+			if b, _ := v.Truthy(); b {
+				return runtime.Available
+			}
+			return runtime.Unavailable("")
+		}
+	}
+	var steps, preds safejs.Value = safejs.Undefined(), safejs.Undefined()
+	if fns.Type() == safejs.TypeObject {
+		steps, _ = fns.Get("steps")
+		preds, _ = fns.Get("stepPredicates")
+	}
+	for i, s := range a.Steps {
+		st := runtime.Step{Title: s.Title}
+		if steps.Type() == safejs.TypeObject {
+			if f, err := steps.Index(i); err == nil && f.Type() == safejs.TypeFunction {
+				st.Run = jsHandler(f)
+			}
+		}
+		pred := safejs.Undefined()
+		if preds.Type() == safejs.TypeObject {
+			if f, err := preds.Index(i); err == nil && f.Type() == safejs.TypeFunction {
+				pred = f
+			}
+		}
+		if st.Expect, err = s.Expect.toExpectation(pred); err != nil {
+			return d, err
+		}
+		d.Steps = append(d.Steps, st)
+	}
+	if a.Handoff != nil {
+		d.Handoff = &runtime.Handoff{Prompt: a.Handoff.Prompt, TimeoutMs: a.Handoff.TimeoutMs}
+	}
+	return d, nil
+}
+
+// jsHandler calls a JS handler as run(input, call): input has the record of
+// a row action put back, so `run: ({record}) => …` works. A thrown
+// exception or a rejected promise is the handler's failure
+// (EXECUTION_FAILED); the module keeps serving.
+func jsHandler(fn safejs.Value) runtime.Handler {
+	return func(_ context.Context, c *runtime.Call) (any, error) {
+		input := make(map[string]any, len(c.Input)+1)
+		for k, v := range c.Input {
+			input[k] = v
+		}
+		if c.Record != "" {
+			input["record"] = c.Record
+		}
+		in, err := toJS(input)
+		if err != nil {
+			return nil, err
+		}
+		v, err := callFn(fn, in, mustJS(callInfo(c)))
+		if err != nil {
+			var je safejs.Error
+			if errors.As(err, &je) {
+				return nil, errors.New(je.Error())
+			}
+			return nil, err
+		}
+		return toGo(v)
+	}
+}
+
+// jsHandoff is the shim's handoff UI: handoff(requestJSON) resolves to
+// "done" or "cancel"; it is never awaited past the timeout.
+type jsHandoff struct{ fn safejs.Value }
+
+func (h jsHandoff) Show(ctx context.Context, req runtime.HandoffRequest) <-chan runtime.HandoffOutcome {
+	ch := make(chan runtime.HandoffOutcome, 1)
+	go func() {
+		v, err := callFn(h.fn, mustJS(map[string]any{"capability": req.Capability, "record": req.Record, "title": req.Title,
+			"prompt": req.Prompt, "timeoutMs": req.TimeoutMs}), abortSignal(ctx))
+		if err != nil {
+			return
+		}
+		s, _ := v.String()
+		switch s {
+		case "done":
+			ch <- runtime.HandoffDone
+		case "cancel":
+			ch <- runtime.HandoffCancel
+		}
+	}()
+	return ch
+}
+
+// jsApprover is the shim's approval UI: approve(challenge) resolves to a
+// decision {binding, approved}.
+type jsApprover struct{ fn safejs.Value }
+
+func (a jsApprover) Approve(ctx context.Context, c schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	ch := make(chan schema.SurfaceApprovalDecision, 1)
+	go func() {
+		v, err := callFn(a.fn, mustJS(c), abortSignal(ctx))
+		if err != nil {
+			return
+		}
+		g, err := toGo(v)
+		if err != nil {
+			return
+		}
+		b, _ := json.Marshal(g)
+		var d schema.SurfaceApprovalDecision
+		if json.Unmarshal(b, &d) == nil {
+			ch <- d
+		}
+	}()
+	return ch
+}
+
+// abortSignal gives JS a {onabort} object whose callback runs when ctx
+// ends, so the UI can close itself on a timeout.
+func abortSignal(ctx context.Context) safejs.Value {
+	obj, err := newObject(nil)
+	if err != nil {
+		return safejs.Undefined()
+	}
+	go func() {
+		<-ctx.Done()
+		if f, err := obj.Get("onabort"); err == nil && f.Type() == safejs.TypeFunction {
+			_, _ = f.Invoke()
+		}
+	}()
+	return obj
+}

@@ -1,0 +1,142 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/pling-go/pling/runtime/fixture"
+)
+
+// The conformance entry: load a fixture page, answer requests, move the
+// fake clock, read call counts — the host interface every conformance
+// runner drives (PLING.md §10 "One runner, many hosts"). Fixture pages run
+// no JS and never wait on the event loop, so these calls are synchronous.
+
+var fixtures = struct {
+	sync.Mutex
+	next  int
+	pages map[int]*fixture.Page
+}{pages: map[int]*fixture.Page{}}
+
+func fixturePage(args []safejs.Value) (*fixture.Page, error) {
+	id, err := argInt(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	p := fixtures.pages[id]
+	if p == nil {
+		return nil, fmt.Errorf("no fixture page %d", id)
+	}
+	return p, nil
+}
+
+func fixtureAPI() map[string]any {
+	return map[string]any{
+		"load": fnOf("fixture.load", func(args []safejs.Value) (any, error) {
+			page, err := argString(args, 0)
+			if err != nil {
+				return nil, err
+			}
+			p, err := fixture.Load([]byte(page))
+			if err != nil {
+				return nil, err
+			}
+			fixtures.Lock()
+			defer fixtures.Unlock()
+			fixtures.next++
+			fixtures.pages[fixtures.next] = p
+			return fixtures.next, nil
+		}).Value(),
+		"handle": fnOf("fixture.handle", func(args []safejs.Value) (any, error) {
+			p, err := fixturePage(args)
+			if err != nil {
+				return nil, err
+			}
+			req, err := argString(args, 1)
+			if err != nil {
+				return nil, err
+			}
+			return string(p.Handle(context.Background(), []byte(req))), nil
+		}).Value(),
+		"advance": fnOf("fixture.advance", func(args []safejs.Value) (any, error) {
+			p, err := fixturePage(args)
+			if err != nil {
+				return nil, err
+			}
+			ms, err := argInt(args, 1)
+			if err != nil {
+				return nil, err
+			}
+			p.Advance(int64(ms))
+			return true, nil
+		}).Value(),
+		"calls": fnOf("fixture.calls", func(args []safejs.Value) (any, error) {
+			p, err := fixturePage(args)
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(p.Calls())
+			return string(b), err
+		}).Value(),
+		"declare": fnOf("fixture.declare", func(args []safejs.Value) (any, error) {
+			p, err := fixturePage(args)
+			if err != nil {
+				return nil, err
+			}
+			d, err := argString(args, 1)
+			if err != nil {
+				return nil, err
+			}
+			out, err := p.Declare([]byte(d))
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(out)
+			return string(b), err
+		}).Value(),
+		"dispose": fnOf("fixture.dispose", func(args []safejs.Value) (any, error) {
+			p, err := fixturePage(args)
+			if err != nil {
+				return nil, err
+			}
+			d, err := argString(args, 1)
+			if err != nil {
+				return nil, err
+			}
+			return true, p.Dispose([]byte(d))
+		}).Value(),
+		"callTool": fnOf("fixture.callTool", func(args []safejs.Value) (any, error) {
+			p, err := fixturePage(args)
+			if err != nil {
+				return nil, err
+			}
+			d, err := argString(args, 1)
+			if err != nil {
+				return nil, err
+			}
+			var c struct{ Name, Arguments, Session string }
+			if err := json.Unmarshal([]byte(d), &c); err != nil {
+				return nil, err
+			}
+			return string(p.CallTool(context.Background(), c.Session, c.Name, c.Arguments)), nil
+		}).Value(),
+		"close": fnOf("fixture.close", func(args []safejs.Value) (any, error) {
+			id, err := argInt(args, 0)
+			if err != nil {
+				return nil, err
+			}
+			fixtures.Lock()
+			delete(fixtures.pages, id)
+			fixtures.Unlock()
+			return true, nil
+		}).Value(),
+	}
+}

@@ -1,0 +1,137 @@
+//go:build js && wasm
+
+// Command wasm is the Pling module: the runtime compiled with GOOS=js
+// GOARCH=wasm into pling.wasm. It registers globalThis.__plingBridge, then
+// calls globalThis.__plingReady(bridge) if the loader set it, and serves
+// until the page goes away. The same module runs in browsers (js-shim), in
+// Node (js-shim/node.mjs) and in Go programs on wazero (wasm/gojs).
+//
+// The bridge (every value crosses as JSON text):
+//
+//	version                          the Surface protocol string
+//	init(configJSON, hooks)          build the page runtime once
+//	declare(kind, specJSON, fns)     → {handle, code?, message?, error?}
+//	dispose(handle)
+//	handle(requestText[, cb])        → Promise<responseText>
+//	tools(session[, cb])             → Promise<toolsJSON>
+//	callTool(session, name, args[, cb]) → Promise<responseText>
+//	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
+//	                                 the conformance entry (synchronous)
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
+)
+
+func main() {
+	if err := initJS(); err != nil {
+		panic(err)
+	}
+	bridge, err := newObject(map[string]any{
+		"version": schema.Protocol,
+		"init":    fnOf("init", initPage).Value(),
+		"declare": fnOf("declare", declare).Value(),
+		"dispose": fnOf("dispose", dispose).Value(),
+		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
+			req, err := argString(args, 0)
+			if err != nil {
+				return nil, err
+			}
+			return promise(args[1:], func() (string, error) {
+				rt, err := pageRuntime()
+				if err != nil {
+					return "", err
+				}
+				return string(rt.Handle(context.Background(), []byte(req))), nil
+			})
+		}).Value(),
+		"tools": fnOf("tools", func(args []safejs.Value) (any, error) {
+			session, _ := argString(args, 0)
+			return promise(args[min(1, len(args)):], func() (string, error) {
+				rt, err := pageRuntime()
+				if err != nil {
+					return "", err
+				}
+				tools, err := rt.Tools(context.Background(), session)
+				if err != nil {
+					return "", err
+				}
+				b, err := json.Marshal(tools)
+				return string(b), err
+			})
+		}).Value(),
+		"callTool": fnOf("callTool", func(args []safejs.Value) (any, error) {
+			session, _ := argString(args, 0)
+			name, err := argString(args, 1)
+			if err != nil {
+				return nil, err
+			}
+			arguments, _ := argString(args, 2)
+			return promise(args[min(3, len(args)):], func() (string, error) {
+				rt, err := pageRuntime()
+				if err != nil {
+					return "", err
+				}
+				return string(rt.CallTool(context.Background(), session, name, arguments)), nil
+			})
+		}).Value(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	fx, err := newObject(fixtureAPI())
+	if err != nil {
+		panic(err)
+	}
+	if err := bridge.Set("fixture", fx); err != nil {
+		panic(err)
+	}
+	if err := global.Set("__plingBridge", bridge); err != nil {
+		panic(err)
+	}
+	// Signal readiness explicitly instead of relying on the order of
+	// output (PLING.md §10 "Register before you print").
+	if ready, err := global.Get("__plingReady"); err == nil && ready.Type() == safejs.TypeFunction {
+		_, _ = ready.Invoke(bridge)
+	}
+	select {}
+}
+
+// newObject makes a JS object with the given properties.
+func newObject(props map[string]any) (safejs.Value, error) {
+	ctor, err := global.Get("Object")
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	obj, err := ctor.New()
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	for k, v := range props {
+		if err := obj.Set(k, v); err != nil {
+			return safejs.Undefined(), err
+		}
+	}
+	return obj, nil
+}
+
+func tokenVerifier(keys map[string]string, origin string) (runtime.SessionVerifier, error) {
+	ks := map[string]ed25519.PublicKey{}
+	for kid, k := range keys {
+		b, err := base64.RawURLEncoding.DecodeString(k)
+		if err != nil || len(b) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("pling: key %q is not a base64url Ed25519 public key", kid)
+		}
+		ks[kid] = b
+	}
+	return runtime.NewTokenVerifier(ks, origin, nil)
+}
