@@ -178,6 +178,103 @@
   }
   var pling = createPling(load, defaults);
   root.pling = pling;
-  if (root.plingMarkup) root.plingMarkup(pling);
+  if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
+
+  // Declarative markup: data-pling-action on buttons and forms (with
+  // data-pling-param inputs), data-pling-state, data-pling-guide,
+  // data-pling-region. Every attribute is untrusted: the runtime validates
+  // what it declares. A MutationObserver keeps declarations in sync; it
+  // watches only elements and data-pling-* attributes, never text, so a
+  // text edit costs nothing here.
+  function markup(pling, doc) {
+    var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region]";
+    var live = new Map();
+    function attr(el, n) { return el.getAttribute("data-pling-" + n); }
+    function visible(el) { return !!(el.offsetParent || el.getClientRects().length); }
+    function params(form) {
+      var ps = {};
+      form.querySelectorAll("[data-pling-param]").forEach(function (i) {
+        var name = attr(i, "param") || i.name, p = { type: "string" };
+        if (!name) return;
+        if (i.type === "number" || i.type === "range") p.type = i.step && i.step.indexOf(".") < 0 && i.step !== "any" ? "integer" : "number";
+        if (i.type === "checkbox") p.type = "boolean";
+        if (i.required) p.required = true;
+        if (i.min !== "" && i.min !== undefined && p.type !== "string") p.minimum = +i.min;
+        if (i.max !== "" && i.max !== undefined && p.type !== "string") p.maximum = +i.max;
+        if (i.maxLength > 0) p.maxLength = i.maxLength;
+        if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
+        if (i.tagName === "SELECT") p.enum = [].map.call(i.options, function (o) { return o.value; });
+        var d = attr(i, "description") || (i.labels && i.labels[0] && i.labels[0].textContent.trim());
+        if (d) p.description = d;
+        ps[name] = p;
+      });
+      return ps;
+    }
+    function fill(form, input) {
+      form.querySelectorAll("[data-pling-param]").forEach(function (i) {
+        var name = attr(i, "param") || i.name;
+        if (!(name in input)) return;
+        if (i.type === "checkbox") i.checked = !!input[name]; else i.value = String(input[name]);
+        i.dispatchEvent(new Event("input", { bubbles: true }));
+        i.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+    }
+    function declare(el) {
+      var hs = [], a = attr(el, "action"), s = attr(el, "state"), g = attr(el, "guide"), r = attr(el, "region");
+      if (a) {
+        var isForm = el.tagName === "FORM", rec = (attr(el, "record") || "").split(":");
+        var def = {
+          id: a, title: attr(el, "title") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200) || a,
+          description: attr(el, "description") || undefined,
+          risk: attr(el, "risk") || undefined,
+          region: attr(el, "in-region") || undefined,
+          identity: "markup",
+          available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
+          run: function (input) {
+            if (isForm) { fill(el, input); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
+            return true;
+          }
+        };
+        if (isForm) def.params = params(el);
+        if (rec.length === 2) def.record = { kind: rec[0], id: rec[1] };
+        var st = attr(el, "expect-state");
+        if (st) def.expect = { state: st, change: attr(el, "expect-change") || "any" };
+        hs.push(pling.action(def));
+      }
+      if (s) hs.push(pling.state(s, function () {
+        return "value" in el && el.tagName !== "BUTTON" ? (el.type === "checkbox" ? el.checked : el.value) : (el.textContent || "").trim();
+      }, { identity: "markup" }));
+      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200), identity: "markup" }));
+      if (r) hs.push(pling.region({
+        id: r, title: attr(el, "title") || el.getAttribute("aria-label") || r, modal: el.hasAttribute("data-pling-modal"),
+        active: function () { return el.tagName === "DIALOG" ? el.open : visible(el); }
+      }));
+      return hs;
+    }
+    function add(el) { drop(el); live.set(el, declare(el)); }
+    function drop(el) { var hs = live.get(el); if (hs) { hs.forEach(function (h) { h.dispose(); }); live.delete(el); } }
+    function scan(node) {
+      if (node.nodeType !== 1) return;
+      if (node.matches(SEL)) add(node);
+      node.querySelectorAll(SEL).forEach(add);
+    }
+    function start() {
+      scan(doc.documentElement);
+      new MutationObserver(function (ms) {
+        ms.forEach(function (m) {
+          if (m.type === "attributes") { if (m.target.matches(SEL)) add(m.target); else drop(m.target); return; }
+          m.removedNodes.forEach(function (n) {
+            if (n.nodeType !== 1) return;
+            live.forEach(function (_, el) { if (n === el || n.contains(el)) drop(el); });
+          });
+          m.addedNodes.forEach(scan);
+        });
+      }).observe(doc.documentElement, {
+        childList: true, subtree: true, attributes: true,
+        attributeFilter: ["data-pling-action", "data-pling-state", "data-pling-guide", "data-pling-region", "data-pling-title", "data-pling-record", "data-pling-label", "data-pling-modal"]
+      });
+    }
+    if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start); else start();
+  }
 })(typeof globalThis !== "undefined" ? globalThis : this);

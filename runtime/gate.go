@@ -139,7 +139,7 @@ func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *per
 		return nil, perr.New(perr.SessionExpired, "", nil)
 	case ss.NotBeforeMs > now+ClockSkewMs:
 		return nil, perr.New(perr.SessionInvalid, "The session is not valid yet", nil)
-	case gc.origin != "" && ss.Audience != "" && ss.Audience != gc.origin:
+	case gc.origin != "" && ss.Audience != gc.origin:
 		return nil, perr.New(perr.SessionInvalid, "The session is bound to another origin", nil)
 	}
 	sum := sha256.Sum256([]byte(req.Session))

@@ -74,7 +74,9 @@ func (in *invocation) run(ctx context.Context) (any, *schema.Evidence, *failure)
 	}
 	rt := in.rt
 	loopKey, fp := in.loopKey(ctx)
-	if rt.loops.check(loopKey, fp, rt.cfg.clock.NowMs()) {
+	// A resume continues a failed execution; its single-use token already
+	// bounds it, so it is not a repeat of the call.
+	if !in.req.HasResume && rt.loops.check(loopKey, fp, rt.cfg.clock.NowMs()) {
 		return nil, nil, fail(perr.LoopDetected, "The same call repeated without any observed change", map[string]any{"repeats": rt.cfg.loop.Repeats})
 	}
 	if f := in.available(ctx); f != nil {
@@ -104,7 +106,9 @@ func (in *invocation) run(ctx context.Context) (any, *schema.Evidence, *failure)
 		startStep = step
 	}
 	in.before(ctx)
-	rt.loops.ran(loopKey, fp, rt.cfg.clock.NowMs())
+	if !in.req.HasResume {
+		rt.loops.ran(loopKey, fp, rt.cfg.clock.NowMs())
+	}
 	rt.countRun(in.act.ID)
 	in.ran = true
 

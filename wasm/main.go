@@ -28,6 +28,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -51,7 +52,7 @@ func main() {
 				if err != nil {
 					return "", err
 				}
-				return string(rt.Handle(context.Background(), []byte(req))), nil
+				return handleGuarded(rt, req), nil
 			})
 		}).Value(),
 		"tools": fnOf("tools", func(args []safejs.Value) (any, error) {
@@ -104,6 +105,29 @@ func main() {
 		_, _ = ready.Invoke(bridge)
 	}
 	select {}
+}
+
+// handleGuarded answers a request; a panic anywhere on the way (the bridge
+// included) is an INTERNAL_ERROR response, and the module keeps serving.
+// globalThis.__plingTestPanic, when true, panics on purpose: the seam the
+// tests use to prove this.
+func handleGuarded(rt *runtime.Runtime, req string) (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			var id *string
+			if d, rej := schema.DecodeRequest([]byte(req)); rej == nil {
+				id = &d.ID
+			}
+			b, _ := schema.Encode(schema.FailureResponse(id, perr.New(perr.InternalError, "", nil)))
+			out = string(b)
+		}
+	}()
+	if v, err := global.Get("__plingTestPanic"); err == nil {
+		if b, _ := v.Truthy(); b {
+			panic("pling: test panic in the bridge")
+		}
+	}
+	return string(rt.Handle(context.Background(), []byte(req)))
 }
 
 // newObject makes a JS object with the given properties.

@@ -140,3 +140,17 @@ test("model tools: names models accept, and INVALID_ARGS for arguments that are 
 test("configure after the module started is refused", () => {
   assert.throws(() => pling.configure({ expose: [] }), /fixed/);
 });
+
+test("a Go panic in the bridge is INTERNAL_ERROR and the module keeps serving", async () => {
+  globalThis.__plingTestPanic = true;
+  try {
+    const res = await pling.surface.handle(req("describe"));
+    assert.equal(res.ok, false);
+    assert.equal(res.error.code, "INTERNAL_ERROR");
+    assert.equal(res.id, "js" + n);
+  } finally {
+    globalThis.__plingTestPanic = false;
+  }
+  const after = await pling.surface.handle(req("describe"));
+  assert.equal(after.ok, true);
+});

@@ -65,7 +65,8 @@ func TestSuiteDeterministic(t *testing.T) {
 	}
 }
 
-// codesIn returns error.code and result.error.code of a response.
+// codesIn returns error.code, result.error.code and the codes of
+// result.context.unavailable of a response.
 func codesIn(resp []byte) []string {
 	if resp == nil {
 		return nil
@@ -78,6 +79,11 @@ func codesIn(resp []byte) []string {
 			Error *struct {
 				Code string `json:"code"`
 			} `json:"error"`
+			Context *struct {
+				Unavailable []struct {
+					Code string `json:"code"`
+				} `json:"unavailable"`
+			} `json:"context"`
 		} `json:"result"`
 	}
 	if json.Unmarshal(resp, &r) != nil {
@@ -89,6 +95,13 @@ func codesIn(resp []byte) []string {
 	}
 	if r.Result != nil && r.Result.Error != nil {
 		out = append(out, r.Result.Error.Code)
+	}
+	if r.Result != nil && r.Result.Context != nil {
+		for _, u := range r.Result.Context.Unavailable {
+			if u.Code != "" {
+				out = append(out, u.Code)
+			}
+		}
 	}
 	return out
 }
