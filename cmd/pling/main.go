@@ -8,13 +8,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"sort"
 
-	"github.com/pling-go/pling/runtime/conform"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -27,14 +25,26 @@ type command struct {
 	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
+// registry holds the commands; each command's file registers itself in
+// init, so a new command is a new file.
+var registry = map[string]command{}
+
+func register(c command) { registry[c.name] = c }
+
 func commands() []command {
-	return []command{
-		{"conform", "run conformance cases against a host", runConform},
-		{"version", "print the Surface protocol version", func(_ context.Context, _ []string, stdout, _ io.Writer) int {
-			fmt.Fprintln(stdout, schema.Protocol)
-			return 0
-		}},
+	out := make([]command, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func init() {
+	register(command{"version", "print the Surface protocol version", func(_ context.Context, _ []string, stdout, _ io.Writer) int {
+		fmt.Fprintln(stdout, schema.Protocol)
+		return 0
+	}})
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -64,56 +74,4 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "pling help COMMAND" for a command's flags.`)
-}
-
-func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	host := fs.String("host", "native", "the host to run on: native, node")
-	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
-	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling conform [--host H] DIR|FILE…")
-		fmt.Fprintln(stderr, "Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"e2e/conformance"}
-	}
-	var h conform.Host
-	switch *host {
-	case "native":
-		h = conform.Native{}
-	case "node":
-		n := &conform.Node{Script: filepath.Join(*shim, "conform-host.js"), Dist: *dist}
-		defer n.Close()
-		h = n
-	default:
-		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node)\n", *host)
-		return 2
-	}
-	cases, err := conform.LoadDir(paths...)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling conform: %v\n", err)
-		return 2
-	}
-	if len(cases) == 0 {
-		fmt.Fprintf(stderr, "pling conform: no cases under %v\n", paths)
-		return 2
-	}
-	var results []*conform.Result
-	for _, c := range cases {
-		results = append(results, conform.Run(ctx, h, c))
-	}
-	if _, failed := conform.Report(stdout, h.Name(), results); failed > 0 {
-		return 1
-	}
-	return 0
 }

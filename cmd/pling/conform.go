@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/pling-go/pling/runtime/conform"
+)
+
+func init() {
+	register(command{"conform", "run conformance cases against a host", runConform})
+}
+
+func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	host := fs.String("host", "native", "the host to run on: native, node")
+	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
+	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pling conform [--host H] DIR|FILE…")
+		fmt.Fprintln(stderr, "Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"e2e/conformance"}
+	}
+	var h conform.Host
+	switch *host {
+	case "native":
+		h = conform.Native{}
+	case "node":
+		n := &conform.Node{Script: filepath.Join(*shim, "conform-host.js"), Dist: *dist}
+		defer n.Close()
+		h = n
+	default:
+		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node)\n", *host)
+		return 2
+	}
+	cases, err := conform.LoadDir(paths...)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling conform: %v\n", err)
+		return 2
+	}
+	if len(cases) == 0 {
+		fmt.Fprintf(stderr, "pling conform: no cases under %v\n", paths)
+		return 2
+	}
+	var results []*conform.Result
+	for _, c := range cases {
+		results = append(results, conform.Run(ctx, h, c))
+	}
+	if _, failed := conform.Report(stdout, h.Name(), results); failed > 0 {
+		return 1
+	}
+	return 0
+}
