@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -62,7 +63,7 @@ func Redact(details map[string]any) map[string]any {
 // replaced, and cut to MaxDetailsChars. It is for free text such as a
 // message that came from page code.
 func RedactString(s string) string {
-	s = credentialPattern.ReplaceAllString(s, Redacted)
+	s = credentialPattern().ReplaceAllString(s, Redacted)
 	return truncateString(s, MaxDetailsChars)
 }
 
@@ -94,13 +95,17 @@ func sensitiveKey(k string) bool {
 
 // credentialPattern finds credential-looking text: HTTP auth schemes, JWTs,
 // and common API key prefixes.
-var credentialPattern = regexp.MustCompile(
-	`(?i)\b(?:bearer|basic|digest)\s+[A-Za-z0-9._~+/=-]{8,}` +
-		`|\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` +
-		`|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}` +
-		`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-		`|\bAKIA[0-9A-Z]{16}\b` +
-		`|(?i)\b(?:access_token|refresh_token|id_token|token|password|passwd|api_key|apikey|secret|client_secret|sig|signature)=[^&\s"']+`)
+// It is compiled on first use: module start-up (pling.wasm) should not pay
+// for it.
+var credentialPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(
+		`(?i)\b(?:bearer|basic|digest)\s+[A-Za-z0-9._~+/=-]{8,}` +
+			`|\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` +
+			`|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}` +
+			`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
+			`|\bAKIA[0-9A-Z]{16}\b` +
+			`|(?i)\b(?:access_token|refresh_token|id_token|token|password|passwd|api_key|apikey|secret|client_secret|sig|signature)=[^&\s"']+`)
+})
 
 func normalize(v any) any {
 	// Numbers go through JSON too: a NaN or an invalid json.Number cannot
@@ -125,8 +130,8 @@ func normalize(v any) any {
 func redactValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		if credentialPattern.MatchString(x) {
-			return credentialPattern.ReplaceAllString(x, Redacted)
+		if credentialPattern().MatchString(x) {
+			return credentialPattern().ReplaceAllString(x, Redacted)
 		}
 		return x
 	case map[string]any:

@@ -28,7 +28,7 @@ type MemoryAudit struct {
 	events []schema.SurfaceAuditEvent
 }
 
-// NewMemoryAudit keeps at most max events.
+// NewMemoryAudit keeps at most max events (at least the newest max/2).
 func NewMemoryAudit(max int) *MemoryAudit { return &MemoryAudit{max: max} }
 
 // Record implements AuditSink.
@@ -36,7 +36,9 @@ func (m *MemoryAudit) Record(ev schema.SurfaceAuditEvent) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.events) >= m.max {
-		m.events = m.events[1:]
+		// Drop the oldest half at once: amortized O(1) per event.
+		n := copy(m.events, m.events[len(m.events)-m.max/2:])
+		m.events = m.events[:n]
 	}
 	m.events = append(m.events, ev)
 }

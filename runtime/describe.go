@@ -199,10 +199,7 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 	lim := rt.cfg.limits
 	var listed []*capEntry
 	var unavailable []schema.Unavailable
-	for _, c := range snap.caps {
-		if !exp.allows(c.id) {
-			continue
-		}
+	for _, c := range snap.exposedCaps(exp) {
 		if c.conflict {
 			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Code: string(perr.DuplicateActionID),
 				Reason: "Two different actions are declared under this id"})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // capEntry is one capability as describe and the executor see it: a plain
@@ -40,6 +42,29 @@ type snapshot struct {
 	regions        []Region
 	records        map[string][]Records
 	hooks          []Hook
+
+	// exposed caches, per exposure key, the capabilities the exposure's
+	// patterns allow: patterns do not change within a generation.
+	exposed  sync.Map // string → []*capEntry
+	nexposed atomic.Int32
+}
+
+// exposedCaps returns the capabilities exp allows, in id order.
+func (s *snapshot) exposedCaps(exp exposure) []*capEntry {
+	k := exp.key()
+	if v, ok := s.exposed.Load(k); ok {
+		return v.([]*capEntry)
+	}
+	out := make([]*capEntry, 0, len(s.caps))
+	for _, c := range s.caps {
+		if exp.allows(c.id) {
+			out = append(out, c)
+		}
+	}
+	if s.nexposed.Add(1) <= 64 { // many distinct scopes: stop caching
+		s.exposed.Store(k, out)
+	}
+	return out
 }
 
 // snapshot returns the view of the current generation, built once per
