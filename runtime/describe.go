@@ -457,7 +457,75 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 		sc.Guides = append(sc.Guides, schema.Guide{Target: g.Target, Label: g.Label})
 	}
 	b, err := schema.Encode(sc)
-	return b, reasons, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// The context gets at most half of MaxBytes; the capabilities are what
+	// an agent needs first. Cut the longest list by half until it fits.
+	budget := lim.MaxBytes / 2
+	cutBytes := false
+	for len(b) > budget && shrinkContext(&sc) {
+		cutBytes = true
+		if b, err = schema.Encode(sc); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cutBytes {
+		truncated("bytes")
+	}
+	return b, reasons, nil
+}
+
+// shrinkContext halves the longest list of the context (states count as a
+// list of keys, record items across kinds); it reports false when nothing
+// is left to cut.
+func shrinkContext(sc *schema.SurfaceContext) bool {
+	items := 0
+	for _, rs := range sc.Records {
+		items += len(rs.Items)
+	}
+	lens := []int{len(sc.States), items, len(sc.Unavailable), len(sc.Guides), len(sc.Feedback), len(sc.Regions), len(sc.Records)}
+	longest := 0
+	for i, n := range lens {
+		if n > lens[longest] {
+			longest = i
+		}
+	}
+	if lens[longest] == 0 {
+		if sc.Page != nil {
+			sc.Page = nil
+			return true
+		}
+		return false
+	}
+	half := lens[longest] / 2
+	switch longest {
+	case 0:
+		keys := sortedKeys(sc.States)
+		for _, k := range keys[half:] {
+			delete(sc.States, k)
+		}
+	case 1:
+		for k, rs := range sc.Records {
+			rs.Items = rs.Items[:len(rs.Items)/2]
+			rs.Truncated = true
+			sc.Records[k] = rs
+		}
+	case 2:
+		sc.Unavailable = sc.Unavailable[:half]
+	case 3:
+		sc.Guides = sc.Guides[:half]
+	case 4:
+		sc.Feedback = sc.Feedback[:half]
+	case 5:
+		sc.Regions = sc.Regions[:half]
+	case 6:
+		keys := sortedKeys(sc.Records)
+		for _, k := range keys[half:] {
+			delete(sc.Records, k)
+		}
+	}
+	return true
 }
 
 // stateTruncated replaces a state value whose encoding is over the bound.

@@ -129,9 +129,12 @@ func (rt *Runtime) snapshot() *snapshot {
 	}
 	for _, k := range sortedKeys(r.regions) {
 		sl := r.regions[k]
-		if !sl.conflict() {
-			s.regions = append(s.regions, sl.current())
+		if sl.conflict() {
+			// Two different regions under one id: it counts as inactive.
+			s.regions = append(s.regions, Region{ID: k, Active: func(context.Context) bool { return false }})
+			continue
 		}
+		s.regions = append(s.regions, sl.current())
 	}
 	for k, list := range r.records {
 		for _, in := range list {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -189,10 +190,18 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	case float64:
 		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
+	case nil, string, bool, map[string]any, []any:
+		return 0, false
+	}
+	// Any other Go number a state reader may return.
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(rv.Uint()), true
+	case reflect.Float32, reflect.Float64:
+		return rv.Float(), true
 	}
 	return 0, false
 }

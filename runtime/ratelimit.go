@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"github.com/pling-go/pling/schema"
@@ -39,8 +40,9 @@ func WithRateLimit(r RateLimit) Option {
 }
 
 // TokenBucketLimiter is the built-in Limiter. Levels are kept in
-// micro-tokens and rates in micro-tokens per millisecond, integers both, so
-// that waiting exactly retryAfterMs always finds a whole token.
+// nano-tokens and rates in nano-tokens per millisecond, integers both, so
+// that waiting exactly retryAfterMs always finds a whole token, and slow
+// rates (one per ten minutes) refill exactly.
 type TokenBucketLimiter struct {
 	cfg RateLimit
 	mu  sync.Mutex
@@ -53,11 +55,11 @@ type bucketKey struct {
 }
 
 type bucketState struct {
-	level int64 // micro-tokens
+	level int64 // nano-tokens
 	atMs  int64
 }
 
-const microToken = 1_000_000
+const nanoToken = 1_000_000_000
 
 // maxBuckets bounds the limiter's memory; full buckets (idle sessions)
 // are dropped first, as dropping them changes nothing.
@@ -68,17 +70,44 @@ func NewTokenBucketLimiter(r RateLimit) *TokenBucketLimiter {
 	return &TokenBucketLimiter{cfg: r, m: map[bucketKey]*bucketState{}}
 }
 
+func (l *TokenBucketLimiter) bucket(method schema.Method) Bucket {
+	if method == schema.MethodDescribe {
+		return l.cfg.Describe
+	}
+	return l.cfg.Invoke
+}
+
+// rateOf is a bucket's refill in nano-tokens per millisecond (at least 1
+// when it refills at all).
+func rateOf(b Bucket) int64 {
+	if b.PerSecond <= 0 {
+		return 0
+	}
+	return max(int64(math.Round(b.PerSecond*1e6)), 1)
+}
+
+// refill brings a bucket's level up to now.
+func refill(s *bucketState, capacity, rate, nowMs int64) {
+	if nowMs <= s.atMs {
+		return
+	}
+	elapsed := nowMs - s.atMs
+	if rate > 0 && elapsed >= (capacity-s.level)/rate+1 {
+		s.level = capacity // also avoids overflow on long idle times
+	} else {
+		s.level = min(capacity, s.level+elapsed*rate)
+	}
+	s.atMs = nowMs
+}
+
 // Allow implements Limiter.
 func (l *TokenBucketLimiter) Allow(_ context.Context, session string, method schema.Method, nowMs int64) (bool, int64, error) {
-	b := l.cfg.Invoke
-	if method == schema.MethodDescribe {
-		b = l.cfg.Describe
-	}
+	b := l.bucket(method)
 	if b.Burst <= 0 {
 		return true, 0, nil // no budget configured: unlimited
 	}
-	capacity := int64(b.Burst) * microToken
-	rate := int64(b.PerSecond * 1000) // micro-tokens per ms
+	capacity := int64(b.Burst) * nanoToken
+	rate := rateOf(b)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := bucketKey{session, method}
@@ -90,28 +119,24 @@ func (l *TokenBucketLimiter) Allow(_ context.Context, session string, method sch
 		s = &bucketState{level: capacity, atMs: nowMs}
 		l.m[k] = s
 	}
-	if nowMs > s.atMs {
-		s.level = min(capacity, s.level+(nowMs-s.atMs)*rate)
-		s.atMs = nowMs
-	}
-	if s.level >= microToken {
-		s.level -= microToken
+	refill(s, capacity, rate, nowMs)
+	if s.level >= nanoToken {
+		s.level -= nanoToken
 		return true, 0, nil
 	}
 	if rate <= 0 {
-		return false, 3_600_000, nil // never refills: wait an hour
+		return false, 3_600_000, nil // never refills: try again in an hour
 	}
-	need := microToken - s.level
+	need := nanoToken - s.level
 	return false, (need + rate - 1) / rate, nil
 }
 
 func (l *TokenBucketLimiter) prune(nowMs int64) {
 	for k, s := range l.m {
-		b := l.cfg.Invoke
-		if k.method == schema.MethodDescribe {
-			b = l.cfg.Describe
-		}
-		if s.level+(nowMs-s.atMs)*int64(b.PerSecond*1000) >= int64(b.Burst)*microToken {
+		b := l.bucket(k.method)
+		capacity := int64(b.Burst) * nanoToken
+		refill(s, capacity, rateOf(b), nowMs)
+		if s.level >= capacity {
 			delete(l.m, k)
 		}
 	}

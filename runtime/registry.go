@@ -371,6 +371,7 @@ func (rt *Runtime) AddHook(hk Hook) (*Handle, error) {
 	r.nextHandle++
 	h := r.nextHandle
 	r.hooks = append(r.hooks, instance[Hook]{handle: h, decl: hk})
+	r.gen++ // snapshots carry the hooks
 	r.mu.Unlock()
 	return &Handle{dispose: func() {
 		r.mu.Lock()
@@ -378,6 +379,7 @@ func (rt *Runtime) AddHook(hk Hook) (*Handle, error) {
 		for i, in := range r.hooks {
 			if in.handle == h {
 				r.hooks = append(r.hooks[:i:i], r.hooks[i+1:]...)
+				r.gen++
 				break
 			}
 		}

@@ -51,7 +51,10 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 			// and nothing about business success can be inferred.
 			out = rt.protocolFailure(start, &id, req, perr.New(perr.InternalError, "", nil))
 			if consumed {
-				rt.cfg.gate.guard.Complete(context.WithoutCancel(ctx), sess.key, id, ReplayRecord{Code: string(perr.InternalError)})
+				func() {
+					defer func() { _ = recover() }() // a guard that panics again changes nothing
+					rt.cfg.gate.guard.Complete(context.WithoutCancel(ctx), sess.key, id, ReplayRecord{Code: string(perr.InternalError)})
+				}()
 			}
 		}
 	}()

@@ -61,15 +61,20 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 	snap := rt.snapshot()
 	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
 	tools := make([]Tool, 0, len(listed))
-	used := map[string]int{}
+	used := map[string]bool{}
 	for _, c := range listed {
 		name := ToolName(c.id)
-		if n := used[name]; n > 0 {
-			used[name]++
-			name = fmt.Sprintf("%s_%d", name, n+1)
-		} else {
-			used[name] = 1
+		// Names that collide get the first free numeric suffix, cut so
+		// that the whole name stays within 64 characters.
+		for n := 2; used[name]; n++ {
+			suffix := fmt.Sprintf("_%d", n)
+			base := ToolName(c.id)
+			if len(base)+len(suffix) > 64 {
+				base = base[:64-len(suffix)]
+			}
+			name = base + suffix
 		}
+		used[name] = true
 		desc := c.action.Title
 		if c.action.Description != "" {
 			desc += ". " + c.action.Description
@@ -103,7 +108,9 @@ func (rt *Runtime) CallTool(ctx context.Context, session, name, arguments string
 	dec.UseNumber()
 	if strings.TrimSpace(arguments) == "" {
 		args = map[string]any{}
-	} else if err := dec.Decode(&args); err != nil || args == nil || dec.More() {
+	} else if err := dec.Decode(&args); err != nil || args == nil {
+		return invalidArgs(id, "The arguments are not one JSON object")
+	} else if _, err := dec.Token(); err != io.EOF {
 		return invalidArgs(id, "The arguments are not one JSON object")
 	}
 	tools, terr := rt.Tools(ctx, session)

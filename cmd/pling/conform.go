@@ -17,9 +17,10 @@ func init() {
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	host := fs.String("host", "native", "the host to run on: native, node")
+	host := fs.String("host", "native", "the host to run on: native, node, chromium")
 	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
 	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
+	chromium := fs.String("chromium", "", "the browser binary (chromium host; default $PLING_CHROMIUM, else "+conform.DefaultChromium+")")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling conform [--host H] DIR|FILE…")
 		fmt.Fprintln(stderr, "Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.")
@@ -43,8 +44,12 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		n := &conform.Node{Script: filepath.Join(*shim, "conform-host.js"), Dist: *dist}
 		defer n.Close()
 		h = n
+	case "chromium":
+		c := &conform.Chromium{Dist: *dist, ExecPath: *chromium}
+		defer c.Close()
+		h = c
 	default:
-		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node)\n", *host)
+		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node, chromium)\n", *host)
 		return 2
 	}
 	cases, err := conform.LoadDir(paths...)
@@ -55,6 +60,14 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(cases) == 0 {
 		fmt.Fprintf(stderr, "pling conform: no cases under %v\n", paths)
 		return 2
+	}
+	// A host that starts something big reports a failure to start once,
+	// not once per case.
+	if s, ok := h.(interface{ Start() error }); ok {
+		if err := s.Start(); err != nil {
+			fmt.Fprintf(stderr, "pling conform: %v\n", err)
+			return 2
+		}
 	}
 	var results []*conform.Result
 	for _, c := range cases {

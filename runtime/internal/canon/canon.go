@@ -138,6 +138,9 @@ func writeFloat(buf *bytes.Buffer, f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
 	}
+	if f == 0 {
+		f = 0 // -0 is written 0, as RFC 8785 does
+	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
 		buf.WriteString(strconv.FormatFloat(f, 'f', -1, 64))
 		return nil

@@ -1,0 +1,1144 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime/internal/canon"
+	"github.com/pling-go/pling/schema"
+)
+
+// sessions returns a verifier that knows the given tokens; any other token
+// is SESSION_INVALID.
+func sessions(tokens map[string]schema.SurfaceSession) SessionVerifier {
+	return SessionVerifierFunc(func(_ context.Context, token string, _ int64) (schema.SurfaceSession, error) {
+		s, ok := tokens[token]
+		if !ok {
+			return schema.SurfaceSession{}, perr.New(perr.SessionInvalid, "", nil)
+		}
+		return s, nil
+	})
+}
+
+func twoSessions() Option {
+	return WithSessions(sessions(map[string]schema.SurfaceSession{
+		"tok_a": {Subject: "alice", Scope: []string{"*"}, ExpiresAtMs: 1 << 40},
+		"tok_b": {Subject: "bob", Scope: []string{"*"}, ExpiresAtMs: 1 << 40},
+	}), false)
+}
+
+func withSession(req map[string]any, tok string) map[string]any {
+	req["session"] = tok
+	return req
+}
+
+func num(s string) json.Number { return json.Number(s) }
+
+func TestInvokeSuccess(t *testing.T) {
+	var feedback []schema.Feedback
+	var mu sync.Mutex
+	url := "https://shop.example/cart"
+	e := newEnv(t,
+		WithFeedback(func(context.Context) []schema.Feedback {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]schema.Feedback(nil), feedback...)
+		}),
+		WithPage(func(context.Context) schema.PageInfo {
+			mu.Lock()
+			defer mu.Unlock()
+			return schema.PageInfo{URL: url, Title: "Cart"}
+		}))
+	count := newVar(0)
+	other := newVar("same")
+	if _, err := e.rt.DeclareState(count.state("cart.count")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.rt.DeclareState(other.state("other")); err != nil {
+		t.Fatal(err)
+	}
+	feedback = []schema.Feedback{{Level: "info", Message: "Welcome"}}
+	var seen Call
+	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add to cart",
+		Params: map[string]Param{"sku": {Type: "string", Required: true}, "qty": {Type: "integer", Minimum: ptrF(1), Default: 1}},
+		Expect: &Expectation{State: "cart.count", Change: "increase"},
+		Run: func(_ context.Context, c *Call) (any, error) {
+			seen = *c
+			count.add(1)
+			mu.Lock()
+			feedback = append(feedback, schema.Feedback{Level: "success", Message: "Added"})
+			url = "https://shop.example/checkout"
+			mu.Unlock()
+			return map[string]any{"added": c.Input["sku"]}, nil
+		}})
+	rev := e.describe("").Revision
+
+	req := e.invokeReq("cart.add", map[string]any{"sku": "A1"})
+	resp, res := e.invokeWith(req)
+	if !resp.OK || res.Error != nil {
+		t.Fatalf("invoke failed: %+v %+v", resp.Error, res.Error)
+	}
+	if *resp.ID != req["id"] {
+		t.Errorf("response id %q, want %q", *resp.ID, req["id"])
+	}
+	if diff := cmp.Diff(map[string]any{"added": "A1"}, res.Value); diff != "" {
+		t.Errorf("value (-want +got):\n%s", diff)
+	}
+	wantEv := &schema.Evidence{Capability: "cart.add", Summary: "cart.add ran", Expectations: []schema.ExpectationResult{
+		{State: "cart.count", Condition: "increase", Before: num("0"), After: num("1"), Met: true}}}
+	if diff := cmp.Diff(wantEv, res.Evidence); diff != "" {
+		t.Errorf("evidence (-want +got):\n%s", diff)
+	}
+	wantObs := &schema.SurfaceObservation{
+		States:     map[string]schema.StateChange{"cart.count": {Before: num("0"), After: num("1")}},
+		Feedback:   []schema.Feedback{{Level: "success", Message: "Added"}},
+		Navigation: &schema.Navigation{From: "https://shop.example/cart", To: "https://shop.example/checkout"},
+		Revision:   rev,
+	}
+	if diff := cmp.Diff(wantObs, res.Observation); diff != "" {
+		t.Errorf("observation (-want +got):\n%s", diff)
+	}
+	wantCall := Call{Capability: "cart.add", Action: "cart.add", RequestID: req["id"].(string),
+		Input: map[string]any{"sku": "A1", "qty": 1}}
+	if diff := cmp.Diff(wantCall, seen); diff != "" {
+		t.Errorf("the handler's call (-want +got):\n%s", diff)
+	}
+	if got := e.rt.Runs(); !cmp.Equal(got, map[string]int{"cart.add": 1}) {
+		t.Errorf("Runs() = %v", got)
+	}
+}
+
+// A business failure before the run stage reports only the revision.
+func TestInvokeFailureObservation(t *testing.T) {
+	e := newEnv(t)
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A"})
+	rev := e.describe("").Revision
+	_, res := e.invoke("nope", nil)
+	if res.Error == nil || res.Error.Code != string(perr.ActionNotFound) {
+		t.Fatalf("result = %+v", res)
+	}
+	if diff := cmp.Diff(&schema.SurfaceObservation{Revision: rev}, res.Observation); diff != "" {
+		t.Errorf("observation (-want +got):\n%s", diff)
+	}
+	if res.Value != nil || res.Evidence != nil {
+		t.Errorf("a failure carries a value or evidence: %+v", res)
+	}
+}
+
+func TestHandlerFailures(t *testing.T) {
+	long := strings.Repeat("x", 500)
+	tests := []struct {
+		name    string
+		run     Handler
+		code    perr.Code
+		message string
+		details map[string]any
+	}{
+		{"plain error", func(context.Context, *Call) (any, error) { return nil, errors.New("card declined") },
+			perr.ExecutionFailed, "card declined", nil},
+		{"error carrying a credential is redacted", func(context.Context, *Call) (any, error) {
+			return nil, errors.New("upstream said no to Bearer abcdefghijklmnop")
+		}, perr.ExecutionFailed, "upstream said no to [REDACTED]", nil},
+		{"long error is cut", func(context.Context, *Call) (any, error) { return nil, errors.New(long) },
+			perr.ExecutionFailed, strings.Repeat("x", 199) + "…", nil},
+		{"empty error", func(context.Context, *Call) (any, error) { return nil, errors.New("") },
+			perr.ExecutionFailed, "The handler failed", nil},
+		{"an Action code is kept", func(context.Context, *Call) (any, error) {
+			return nil, perr.New(perr.PermissionDenied, "Not your order", map[string]any{"owner": "bob", "password": "x"})
+		}, perr.PermissionDenied, "Not your order", map[string]any{"owner": "bob", "password": perr.Redacted}},
+		{"a wrapped Action code is kept", func(context.Context, *Call) (any, error) {
+			return nil, fmt.Errorf("checkout: %w", perr.New(perr.ActionUnavailable, "Sold out", nil))
+		}, perr.ActionUnavailable, "Sold out", nil},
+		{"a protocol code from a handler is EXECUTION_FAILED", func(context.Context, *Call) (any, error) {
+			return nil, perr.New(perr.RateLimited, "", nil)
+		}, perr.ExecutionFailed, "RATE_LIMITED: Too many requests", nil},
+		{"a panic", func(context.Context, *Call) (any, error) { panic("boom") },
+			perr.ExecutionFailed, "The handler failed", nil},
+		{"a panic with an error", func(context.Context, *Call) (any, error) { panic(errors.New("secret internals")) },
+			perr.ExecutionFailed, "The handler failed", nil},
+		{"a value that is not JSON", func(context.Context, *Call) (any, error) { return make(chan int), nil },
+			perr.ExecutionFailed, "The handler returned a value that is not JSON", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			mustDeclare(t, e.rt, Action{ID: "pay", Title: "Pay", Run: tt.run})
+			mustDeclare(t, e.rt, Action{ID: "ok", Title: "OK", Run: func(context.Context, *Call) (any, error) { return 1, nil }})
+			resp, res := e.invoke("pay", nil)
+			if !resp.OK || res.Error == nil {
+				t.Fatalf("want a business failure, got %+v %+v", resp, res)
+			}
+			got := perr.New(perr.Code(res.Error.Code), res.Error.Message, res.Error.Details)
+			want := perr.New(tt.code, tt.message, tt.details)
+			if diff := cmp.Diff(want.Error(), got.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.details, res.Error.Details); diff != "" {
+				t.Errorf("details (-want +got):\n%s", diff)
+			}
+			if e.rt.Runs()["pay"] != 1 {
+				t.Errorf("Runs() = %v: a failed handler still ran", e.rt.Runs())
+			}
+			// The runtime keeps serving.
+			if got := outcome(t, first(e.invoke("ok", nil))); got != "ok" {
+				t.Errorf("the next invoke = %s", got)
+			}
+		})
+	}
+}
+
+func first[A, B any](a A, _ B) A { return a }
+
+// Page code other than the handler may panic too. A state reader or an
+// availability check is guarded (the value is null, the action
+// unavailable); anything else unexpected at steps 6–10 is INTERNAL_ERROR,
+// and the runtime keeps serving (PLING.md §3.3 step 11).
+func TestPanicsInPageCode(t *testing.T) {
+	boom := func() { panic("boom") }
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, e *tenv)
+		opts    []Option
+		method  string
+		want    string
+		handler bool // whether the "act" handler ran
+	}{
+		{"a state reader in describe: the value is null", func(t *testing.T, e *tenv) {
+			e.rt.DeclareState(State{Key: "bad", Read: func(context.Context) (any, error) { boom(); return nil, nil }})
+		}, nil, "describe", "ok", false},
+		{"a state reader during invoke", func(t *testing.T, e *tenv) {
+			e.rt.DeclareState(State{Key: "bad", Read: func(context.Context) (any, error) { boom(); return nil, nil }})
+		}, nil, "invoke", "ok", true},
+		{"an availability check", func(t *testing.T, e *tenv) {
+			mustDeclare(t, e.rt, Action{ID: "x", Title: "X", Available: func(context.Context, string) Availability { boom(); return Available }})
+		}, nil, "describe", "ok", false},
+		{"a records reader in describe", func(t *testing.T, e *tenv) {
+			e.rt.DeclareRecords(Records{Kind: "order", Read: func(context.Context) ([]RecordItem, error) { boom(); return nil, nil }})
+		}, nil, "describe", "protocol:INTERNAL_ERROR", false},
+		{"a records reader that fails in describe", func(t *testing.T, e *tenv) {
+			e.rt.DeclareRecords(Records{Kind: "order", Read: func(context.Context) ([]RecordItem, error) { return nil, errors.New("db down") }})
+		}, nil, "describe", "protocol:INTERNAL_ERROR", false},
+		{"a region's Active", func(t *testing.T, e *tenv) {
+			e.rt.DeclareRegion(Region{ID: "r", Active: func(context.Context) bool { boom(); return true }})
+		}, nil, "describe", "protocol:INTERNAL_ERROR", false},
+		{"a page reader", nil, []Option{WithPage(func(context.Context) schema.PageInfo { boom(); return schema.PageInfo{} })},
+			"describe", "protocol:INTERNAL_ERROR", false},
+		{"the audit sink", nil, []Option{WithAudit(AuditFunc(func(schema.SurfaceAuditEvent) { boom() }))}, "invoke", "ok", true},
+		{"the audit sink on describe", nil, []Option{WithAudit(AuditFunc(func(schema.SurfaceAuditEvent) { boom() }))}, "describe", "ok", false},
+		{"a before-hook", func(t *testing.T, e *tenv) {
+			e.rt.AddHook(Hook{Before: func(context.Context, *Call) string { boom(); return "" }})
+		}, nil, "invoke", "protocol:INTERNAL_ERROR", false},
+		{"the policy", nil, []Option{WithPolicy(func(context.Context, *Call) string { boom(); return "" })}, "invoke", "protocol:INTERNAL_ERROR", false},
+		{"the session verifier", nil, []Option{WithSessions(SessionVerifierFunc(func(context.Context, string, int64) (schema.SurfaceSession, error) {
+			boom()
+			return schema.SurfaceSession{}, nil
+		}), true)}, "invoke", "protocol:INTERNAL_ERROR", false},
+		{"the rate limiter", nil, []Option{WithLimiter(limiterFunc(func() (bool, int64, error) { boom(); return true, 0, nil }))},
+			"invoke", "protocol:INTERNAL_ERROR", false},
+		{"an expectation predicate, after the run", func(t *testing.T, e *tenv) {
+			e.rt.DeclareState(newVar(0).state("s"))
+			mustDeclare(t, e.rt, Action{ID: "act2", Title: "A", Run: func(context.Context, *Call) (any, error) { return nil, nil },
+				Expect: &Expectation{State: "s", Predicate: func(_, _ any) bool { boom(); return true }}})
+		}, nil, "invoke act2", "protocol:INTERNAL_ERROR", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.opts...)
+			var ran atomic.Int64
+			mustDeclare(t, e.rt, Action{ID: "act", Title: "Act", Run: counter(&ran, "done")})
+			if tt.setup != nil {
+				tt.setup(t, e)
+			}
+			var req map[string]any
+			switch tt.method {
+			case "describe":
+				req = e.describeReq()
+			case "invoke":
+				req = e.invokeReq("act", nil)
+			default:
+				req = e.invokeReq(strings.TrimPrefix(tt.method, "invoke "), nil)
+			}
+			if strings.Contains(tt.name, "verifier") {
+				req["session"] = "tok"
+			}
+			var resp schema.SurfaceResponse
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("Handle panicked: %v", r)
+					}
+				}()
+				resp, _ = e.send(req)
+			}()
+			if got := outcome(t, resp); got != tt.want {
+				t.Errorf("outcome %s, want %s", got, tt.want)
+			}
+			if got := ran.Load() == 1; got != tt.handler {
+				t.Errorf("handler ran: %v, want %v", got, tt.handler)
+			}
+			if tt.want == "protocol:INTERNAL_ERROR" {
+				// The id was consumed; its replay says how it ended, and
+				// nothing about business success.
+				resp2, _ := e.send(req)
+				if !strings.Contains(tt.name, "verifier") && !strings.Contains(tt.name, "limiter") {
+					want := map[string]any{"previous": map[string]any{"completed": true, "ok": false, "code": "INTERNAL_ERROR"}}
+					if resp2.Error == nil || resp2.Error.Code != "REPLAY_DETECTED" || !cmp.Equal(want, resp2.Error.Details) {
+						t.Errorf("replay after INTERNAL_ERROR = %+v", resp2.Error)
+					}
+				}
+			}
+		})
+	}
+}
+
+type limiterFunc func() (bool, int64, error)
+
+func (f limiterFunc) Allow(context.Context, string, schema.Method, int64) (bool, int64, error) {
+	return f()
+}
+
+// panickyGuard is a custom replay guard whose Complete panics.
+type panickyGuard struct{ *MemoryReplayGuard }
+
+func (panickyGuard) Complete(context.Context, string, string, ReplayRecord) { panic("guard down") }
+
+// Handle "never fails: every failure is a response". A custom replay
+// guard whose Complete panics is page-side code like any other.
+func TestPanicInReplayGuardComplete(t *testing.T) {
+	e := newEnv(t, WithReplayGuard(panickyGuard{NewMemoryReplayGuard(100)}))
+	mustDeclare(t, e.rt, Action{ID: "act", Title: "Act"})
+	var resp schema.SurfaceResponse
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("BUG: surface.go serve: a panic in ReplayGuard.Complete escapes Handle (%v): the deferred recover "+
+					"calls guard.Complete again after a panic, and that second panic is not recovered", r)
+			}
+		}()
+		resp, _ = e.send(e.describeReq())
+	}()
+	if got := outcome(t, resp); got != "protocol:INTERNAL_ERROR" {
+		t.Errorf("outcome %s, want INTERNAL_ERROR", got)
+	}
+	if n := len(e.audit.Events()); n != 1 {
+		t.Errorf("%d audit events, want 1", n)
+	}
+}
+
+func TestExpectationPolling(t *testing.T) {
+	tests := []struct {
+		name      string
+		timeoutMs int64
+		want      string
+		nowMs     int64
+	}{
+		{"met within the bound", 1000, "ok", 300},
+		{"not met within the bound", 100, string(perr.ExpectationFailed), 100},
+		{"met exactly at the bound", 300, "ok", 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			count := newVar(0)
+			e.rt.DeclareState(count.state("cart.count"))
+			var ran atomic.Int64
+			mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add",
+				Expect: &Expectation{State: "cart.count", Change: "increase", TimeoutMs: tt.timeoutMs},
+				Run: func(context.Context, *Call) (any, error) {
+					ran.Add(1)
+					e.clock.AfterFunc(300, func() { count.add(1) }) // the page updates later
+					return nil, nil
+				}})
+			_, res := e.invoke("cart.add", nil)
+			got := "ok"
+			if res.Error != nil {
+				got = res.Error.Code
+			}
+			if got != tt.want {
+				t.Fatalf("outcome %s, want %s (%+v)", got, tt.want, res.Error)
+			}
+			if now := e.clock.NowMs(); now != tt.nowMs {
+				t.Errorf("clock at %d ms after the invoke, want %d", now, tt.nowMs)
+			}
+			if ran.Load() != 1 {
+				t.Errorf("handler ran %d times", ran.Load())
+			}
+			if got == "ok" {
+				want := []schema.ExpectationResult{{State: "cart.count", Condition: "increase", Before: num("0"), After: num("1"), Met: true}}
+				if diff := cmp.Diff(want, res.Evidence.Expectations); diff != "" {
+					t.Errorf("expectations (-want +got):\n%s", diff)
+				}
+				return
+			}
+			want := &schema.ActionFailure{Code: string(perr.ExpectationFailed),
+				Message: fmt.Sprintf("Expected cart.count to increase; it did not within %d ms", tt.timeoutMs),
+				Details: map[string]any{"expectation": map[string]any{"state": "cart.count", "condition": "increase", "before": num("0"), "after": num("0"), "met": false}}}
+			if diff := cmp.Diff(want, res.Error); diff != "" {
+				t.Errorf("failure (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The runtime's default bound applies when the expectation has none.
+func TestExpectationDefaultTimeout(t *testing.T) {
+	e := newEnv(t, WithExpectTimeout(250, 10))
+	e.rt.DeclareState(newVar(0).state("s"))
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Expect: &Expectation{State: "s", Change: "any"}})
+	_, res := e.invoke("a", nil)
+	if res.Error == nil || !strings.Contains(res.Error.Message, "within 250 ms") {
+		t.Errorf("result = %+v", res.Error)
+	}
+	if now := e.clock.NowMs(); now != 250 {
+		t.Errorf("clock at %d", now)
+	}
+}
+
+func TestExpectationMet(t *testing.T) {
+	tests := []struct {
+		name          string
+		e             Expectation
+		before, after any
+		want          bool
+		cond          string
+	}{
+		{"increase", Expectation{Change: "increase"}, num("1"), num("2"), true, "increase"},
+		{"increase not met", Expectation{Change: "increase"}, 2, 2, false, "increase"},
+		{"increase across number kinds", Expectation{Change: "increase"}, 1, num("1.5"), true, "increase"},
+		{"increase int64", Expectation{Change: "increase"}, int64(1), int64(2), true, "increase"},
+		{"increase int32", Expectation{Change: "increase"}, int32(1), int32(2), true, "increase"},
+		{"increase uint", Expectation{Change: "increase"}, uint(1), uint(2), true, "increase"},
+		{"increase float32", Expectation{Change: "increase"}, float32(1), float32(2), true, "increase"},
+		{"increase from null", Expectation{Change: "increase"}, nil, 1, false, "increase"},
+		{"increase of strings", Expectation{Change: "increase"}, "1", "2", false, "increase"},
+		{"decrease", Expectation{Change: "decrease"}, 2.5, 1, true, "decrease"},
+		{"any", Expectation{Change: "any"}, "a", "b", true, "change"},
+		{"any: 1 and 1.0 are the same", Expectation{Change: "any"}, 1, num("1.0"), false, "change"},
+		{"any: object key order does not matter", Expectation{Change: "any"}, map[string]any{"a": 1, "b": 2}, map[string]any{"b": 2, "a": 1}, false, "change"},
+		{"equals", Expectation{HasEquals: true, Equals: "paid"}, "new", "paid", true, `equal "paid"`},
+		{"equals null", Expectation{HasEquals: true}, 1, nil, true, "equal null"},
+		{"equals not met", Expectation{HasEquals: true, Equals: 3}, 1, 2, false, "equal 3"},
+		{"equals and increase", Expectation{HasEquals: true, Equals: 3, Change: "increase"}, 1, num("3"), true, "increase to 3"},
+		{"equals and increase, equal but not increased", Expectation{HasEquals: true, Equals: 3, Change: "increase"}, 3, 3, false, "increase to 3"},
+		{"predicate", Expectation{Predicate: func(b, a any) bool { return b == "x" && a == "y" }}, "x", "y", true, "predicate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.e.met(tt.before, tt.after); got != tt.want {
+				msg := ""
+				if strings.Contains(tt.name, "int32") || strings.Contains(tt.name, "uint") || strings.Contains(tt.name, "float32") {
+					msg = "BUG: expect.go met → number() (params.go) knows only json.Number, float64, int and int64; a state reader " +
+						"returning another Go number kind never increases/decreases. "
+				}
+				t.Errorf("%smet(%v, %v) = %v, want %v", msg, tt.before, tt.after, got, tt.want)
+			}
+			if got := tt.e.condition(); got != tt.cond {
+				t.Errorf("condition() = %q, want %q", got, tt.cond)
+			}
+		})
+	}
+}
+
+func TestLoopDetection(t *testing.T) {
+	e := newEnv(t, WithLoop(LoopConfig{Repeats: 3, WindowMs: 10_000}), twoSessions())
+	count := newVar(0)
+	e.rt.DeclareState(count.state("page"))
+	var idle, moving atomic.Int64
+	mustDeclare(t, e.rt, Action{ID: "next", Title: "Next page", Params: map[string]Param{"q": {Type: "string"}}, Run: counter(&idle, nil)})
+	mustDeclare(t, e.rt, Action{ID: "more", Title: "Load more", Run: func(context.Context, *Call) (any, error) {
+		moving.Add(1)
+		count.add(1) // paging through changing state is not a loop
+		return nil, nil
+	}})
+	call := func(cap string, input map[string]any, tok string) string {
+		t.Helper()
+		req := e.invokeReq(cap, input)
+		if tok != "" {
+			req["session"] = tok
+		}
+		resp, _ := e.send(req)
+		return outcome(t, resp)
+	}
+	for i := range 3 {
+		if got := call("next", map[string]any{"q": "a"}, ""); got != "ok" {
+			t.Fatalf("call %d: %s", i+1, got)
+		}
+	}
+	_, res := e.invoke("next", map[string]any{"q": "a"})
+	if res.Error == nil || res.Error.Code != string(perr.LoopDetected) {
+		t.Fatalf("4th identical call = %+v, want LOOP_DETECTED", res)
+	}
+	if diff := cmp.Diff(map[string]any{"repeats": num("3")}, res.Error.Details); diff != "" {
+		t.Errorf("details (-want +got):\n%s", diff)
+	}
+	if idle.Load() != 3 {
+		t.Errorf("handler ran %d times, want 3", idle.Load())
+	}
+	if got := call("next", map[string]any{"q": "b"}, ""); got != "ok" {
+		t.Errorf("a different input is not the same call: %s", got)
+	}
+	if got := call("next", map[string]any{"q": "a"}, "tok_a"); got != "ok" {
+		t.Errorf("another session is not the same call: %s", got)
+	}
+	for i := range 6 {
+		if got := call("more", nil, ""); got != "ok" {
+			t.Fatalf("state-changing call %d: %s", i+1, got)
+		}
+	}
+	// A state change resets the count of the idle call too.
+	if got := call("next", map[string]any{"q": "a"}, ""); got != "ok" {
+		t.Errorf("after a state change: %s", got)
+	}
+	for range 2 {
+		call("next", map[string]any{"q": "a"}, "")
+	}
+	if got := call("next", map[string]any{"q": "a"}, ""); got != string(perr.LoopDetected) {
+		t.Errorf("loop again: %s", got)
+	}
+	e.clock.Advance(10_001)
+	if got := call("next", map[string]any{"q": "a"}, ""); got != "ok" {
+		t.Errorf("after the window: %s", got)
+	}
+}
+
+func TestLoopDetectionOff(t *testing.T) {
+	e := newEnv(t, WithLoop(LoopConfig{Repeats: 0}))
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A"})
+	for i := range 20 {
+		if got := outcome(t, first(e.invoke("a", nil))); got != "ok" {
+			t.Fatalf("call %d: %s", i, got)
+		}
+	}
+}
+
+// Steps and resume tokens: a failed step returns STEP_FAILED with a token
+// that continues from that step once, for the same session and capability
+// (PLING.md §4.2).
+func TestStepsAndResume(t *testing.T) {
+	e := newEnv(t, twoSessions(), WithResumeTTL(1_000))
+	var a, b, c atomic.Int64
+	failNext := atomic.Bool{}
+	failNext.Store(true)
+	steps := []Step{
+		{Title: "Address", Run: counter(&a, "addr")},
+		{Title: "Pay", Run: func(context.Context, *Call) (any, error) {
+			b.Add(1)
+			if failNext.Swap(false) {
+				return nil, errors.New("card declined")
+			}
+			return "paid", nil
+		}},
+		{Title: "Confirm", Run: func(_ context.Context, call *Call) (any, error) {
+			c.Add(1)
+			return fmt.Sprint("confirmed at step ", call.Step), nil
+		}},
+	}
+	mustDeclare(t, e.rt, Action{ID: "checkout", Title: "Checkout", Steps: steps})
+	mustDeclare(t, e.rt, Action{ID: "other", Title: "Other", Steps: steps})
+	mustDeclare(t, e.rt, Action{ID: "plain", Title: "Plain"})
+	if capByID(e.describe(""), "checkout").Steps != 3 {
+		t.Errorf("steps are not described")
+	}
+
+	invoke := func(cap, tok, resume string) schema.SurfaceInvokeResult {
+		t.Helper()
+		req := e.invokeReq(cap, nil)
+		if tok != "" {
+			req["session"] = tok
+		}
+		if resume != "" {
+			req["resume"] = resume
+		}
+		_, res := e.invokeWith(req)
+		return res
+	}
+	res := invoke("checkout", "tok_a", "")
+	if res.Error == nil || res.Error.Code != string(perr.StepFailed) {
+		t.Fatalf("result = %+v, want STEP_FAILED", res)
+	}
+	tok := res.Error.Resume
+	if !strings.HasPrefix(tok, "rs_") {
+		t.Errorf("resume token = %q", tok)
+	}
+	wantErr := &schema.ActionFailure{Code: string(perr.StepFailed), Message: "Step 2 of 3 failed: card declined", Resume: tok,
+		Details: map[string]any{"step": num("1"), "title": "Pay", "cause": map[string]any{"code": "EXECUTION_FAILED", "message": "card declined"}}}
+	if diff := cmp.Diff(wantErr, res.Error); diff != "" {
+		t.Errorf("STEP_FAILED (-want +got):\n%s", diff)
+	}
+	counts := func() [3]int64 { return [3]int64{a.Load(), b.Load(), c.Load()} }
+	if got := counts(); got != [3]int64{1, 1, 0} {
+		t.Errorf("step runs = %v", got)
+	}
+
+	invalid := func(name string, res schema.SurfaceInvokeResult) {
+		t.Helper()
+		want := map[string]any{"violations": []any{map[string]any{"path": "/resume", "reason": "is not a valid resume token"}}}
+		if res.Error == nil || res.Error.Code != string(perr.InvalidParams) || !cmp.Equal(want, res.Error.Details) {
+			t.Errorf("%s: %+v, want INVALID_PARAMS on /resume", name, res.Error)
+		}
+	}
+	invalid("another session", invoke("checkout", "tok_b", tok))
+	invalid("another capability", invoke("other", "tok_a", tok))
+	invalid("no session", invoke("checkout", "", tok))
+	invalid("an unknown token", invoke("checkout", "tok_a", "rs_00"))
+	if got := counts(); got != [3]int64{1, 1, 0} {
+		t.Errorf("a refused resume ran steps: %v", got)
+	}
+	runsBefore := e.rt.Runs()["checkout"]
+
+	res = invoke("checkout", "tok_a", tok)
+	if res.Error != nil {
+		t.Fatalf("resume: %+v", res.Error)
+	}
+	if res.Value != "confirmed at step 2" || res.Evidence.Steps != 2 {
+		t.Errorf("resumed result = %v, evidence %+v", res.Value, res.Evidence)
+	}
+	if got := counts(); got != [3]int64{1, 2, 1} {
+		t.Errorf("step runs after resume = %v, want the first step not run again", got)
+	}
+	if got := e.rt.Runs()["checkout"]; got != runsBefore+1 {
+		t.Errorf("Runs = %d, want %d", got, runsBefore+1)
+	}
+	invalid("the same token twice", invoke("checkout", "tok_a", tok))
+
+	// Expiry.
+	failNext.Store(true)
+	res = invoke("checkout", "tok_a", "")
+	tok2 := res.Error.Resume
+	e.clock.Advance(1_001)
+	invalid("an expired token", invoke("checkout", "tok_a", tok2))
+
+	// A resume on an action without steps.
+	failNext.Store(true)
+	tok3 := invoke("checkout", "tok_a", "").Error.Resume
+	invalid("an action without steps", invoke("plain", "tok_a", tok3))
+}
+
+// A step's own expectation: not met is a STEP_FAILED whose cause is
+// EXPECTATION_FAILED.
+func TestStepExpectation(t *testing.T) {
+	e := newEnv(t)
+	s := newVar(0)
+	e.rt.DeclareState(s.state("s"))
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Steps: []Step{
+		{Run: func(context.Context, *Call) (any, error) { s.add(1); return nil, nil }, Expect: &Expectation{State: "s", Change: "increase", TimeoutMs: 10}},
+		{Run: func(context.Context, *Call) (any, error) { return nil, nil }, Expect: &Expectation{State: "s", Change: "increase", TimeoutMs: 10}},
+	}})
+	_, res := e.invoke("a", nil)
+	if res.Error == nil || res.Error.Code != string(perr.StepFailed) {
+		t.Fatalf("result %+v", res)
+	}
+	cause, _ := res.Error.Details["cause"].(map[string]any)
+	if res.Error.Details["step"] != num("1") || cause["code"] != "EXPECTATION_FAILED" {
+		t.Errorf("details = %v", res.Error.Details)
+	}
+}
+
+// A failing random source makes STEP_FAILED impossible to issue: the
+// request is INTERNAL_ERROR, never a success.
+func TestStepsWithoutRandomness(t *testing.T) {
+	e := newEnv(t, WithRandom(strings.NewReader("")))
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Steps: []Step{{Run: func(context.Context, *Call) (any, error) { return nil, errors.New("x") }}}})
+	if got := outcome(t, first(e.invoke("a", nil))); got != "protocol:INTERNAL_ERROR" {
+		t.Errorf("outcome %s", got)
+	}
+}
+
+// scriptUI plays the person of a handoff.
+type scriptUI struct {
+	answer HandoffOutcome // 0: never answers
+	effect func()
+	mu     sync.Mutex
+	shown  []HandoffRequest
+	ctxs   []context.Context
+}
+
+func (u *scriptUI) Show(ctx context.Context, req HandoffRequest) <-chan HandoffOutcome {
+	u.mu.Lock()
+	u.shown = append(u.shown, req)
+	u.ctxs = append(u.ctxs, ctx)
+	u.mu.Unlock()
+	ch := make(chan HandoffOutcome, 1)
+	if u.answer == HandoffDone && u.effect != nil {
+		u.effect()
+	}
+	if u.answer != 0 {
+		ch <- u.answer
+	}
+	return ch
+}
+
+func TestHandoff(t *testing.T) {
+	tests := []struct {
+		name      string
+		answer    HandoffOutcome
+		effect    bool
+		timeoutMs int64 // of the action; 0 takes the runtime's 7000
+		want      string
+		nowMs     int64
+	}{
+		{"done, and the effect is observed", HandoffDone, true, 0, "ok", 0},
+		{"done without the effect", HandoffDone, false, 0, string(perr.HandoffFailed), 500},
+		{"cancel", HandoffCancel, false, 0, string(perr.HandoffCancelled), 0},
+		{"never answers: the runtime's bound", 0, false, 0, string(perr.HandoffTimeout), 7000},
+		{"never answers: the action's bound", 0, false, 3000, string(perr.HandoffTimeout), 3000},
+		{"an unknown answer", HandoffOutcome(99), false, 0, string(perr.HandoffFailed), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			signed := newVar(false)
+			ui := &scriptUI{answer: tt.answer}
+			if tt.effect {
+				ui.effect = func() { signed.set(true) }
+			}
+			e := newEnv(t, WithHandoff(ui, 7000), WithExpectTimeout(500, 50))
+			e.rt.DeclareState(signed.state("signed"))
+			var ran atomic.Int64
+			mustDeclare(t, e.rt, Action{ID: "sign", Title: "Sign the contract", Run: counter(&ran, "prepared"),
+				Handoff: &Handoff{Prompt: "Please sign", TimeoutMs: tt.timeoutMs},
+				Expect:  &Expectation{State: "signed", HasEquals: true, Equals: true}})
+			if !capByID(e.describe(""), "sign").Handoff {
+				t.Errorf("handoff is not described")
+			}
+			_, res := e.invoke("sign", nil)
+			got := "ok"
+			if res.Error != nil {
+				got = res.Error.Code
+			}
+			if got != tt.want {
+				t.Fatalf("outcome %s, want %s (%+v)", got, tt.want, res.Error)
+			}
+			if got == "ok" && (res.Evidence.Handoff != "done" || res.Value != "prepared") {
+				t.Errorf("evidence %+v value %v", res.Evidence, res.Value)
+			}
+			if got == string(perr.HandoffTimeout) {
+				if diff := cmp.Diff(map[string]any{"timeoutMs": num(fmt.Sprint(tt.nowMs))}, res.Error.Details); diff != "" {
+					t.Errorf("details (-want +got):\n%s", diff)
+				}
+			}
+			if now := e.clock.NowMs(); now != tt.nowMs {
+				t.Errorf("clock at %d, want %d", now, tt.nowMs)
+			}
+			// The handler prepares the handoff: it runs before the person
+			// is asked, whatever they answer.
+			if ran.Load() != 1 || e.rt.Runs()["sign"] != 1 {
+				t.Errorf("handler ran %d times, Runs %v", ran.Load(), e.rt.Runs())
+			}
+			timeout := tt.timeoutMs
+			if timeout == 0 {
+				timeout = 7000
+			}
+			want := []HandoffRequest{{Capability: "sign", Title: "Sign the contract", Prompt: "Please sign", TimeoutMs: timeout}}
+			if diff := cmp.Diff(want, ui.shown); diff != "" {
+				t.Errorf("shown (-want +got):\n%s", diff)
+			}
+			if err := ui.ctxs[0].Err(); err == nil {
+				t.Errorf("the UI's context is not cancelled after the runtime stopped waiting")
+			}
+		})
+	}
+}
+
+func TestHandoffWithoutUIOrFailingHandler(t *testing.T) {
+	e := newEnv(t)
+	mustDeclare(t, e.rt, Action{ID: "sign", Title: "Sign", Handoff: &Handoff{Prompt: "Sign"}})
+	if _, res := e.invoke("sign", nil); res.Error == nil || res.Error.Code != string(perr.ExecutionFailed) {
+		t.Errorf("no UI: %+v", res.Error)
+	}
+	ui := &scriptUI{answer: HandoffDone}
+	e = newEnv(t, WithHandoff(ui, 0))
+	mustDeclare(t, e.rt, Action{ID: "sign", Title: "Sign", Handoff: &Handoff{Prompt: "Sign"},
+		Run: func(context.Context, *Call) (any, error) { return nil, errors.New("no contract") }})
+	if _, res := e.invoke("sign", nil); res.Error == nil || res.Error.Code != string(perr.ExecutionFailed) {
+		t.Errorf("failing handler: %+v", res.Error)
+	}
+	if len(ui.shown) != 0 {
+		t.Errorf("the handoff was shown after the handler failed")
+	}
+}
+
+// scriptApprover plays the approval backend.
+type scriptApprover struct {
+	mode  string // approve, deny, tamper, never, late, replay
+	clock *FakeClock
+	mu    sync.Mutex
+	got   []schema.SurfaceApprovalChallenge
+}
+
+func (a *scriptApprover) Approve(_ context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	a.mu.Lock()
+	a.got = append(a.got, ch)
+	firstBinding := a.got[0].Binding
+	a.mu.Unlock()
+	out := make(chan schema.SurfaceApprovalDecision, 1)
+	switch a.mode {
+	case "approve":
+		out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: true}
+	case "deny":
+		out <- schema.SurfaceApprovalDecision{Binding: ch.Binding}
+	case "tamper":
+		out <- schema.SurfaceApprovalDecision{Binding: "sha256:" + strings.Repeat("0", 64), Approved: true}
+	case "late":
+		a.clock.Advance(ch.ExpiresAtMs - a.clock.NowMs() + 1)
+		out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: true}
+	case "replay": // the decision of the first challenge, every time
+		out <- schema.SurfaceApprovalDecision{Binding: firstBinding, Approved: true}
+	}
+	return out
+}
+
+func TestApproval(t *testing.T) {
+	tests := []struct {
+		mode     string
+		calls    int    // invokes
+		want     string // outcome of the last one
+		message  string
+		runs     int64
+		clockEnd int64
+	}{
+		{"approve", 1, "ok", "", 1, 0},
+		{"deny", 1, string(perr.PermissionDenied), "A person denied the action", 0, 0},
+		{"tamper", 1, string(perr.PermissionDenied), "The decision is for a different request", 0, 0},
+		{"never", 1, string(perr.PermissionDenied), "The approval expired before a decision", 0, 60_000},
+		{"late", 1, string(perr.PermissionDenied), "The approval expired before a decision", 0, 60_001},
+		{"replay", 2, string(perr.PermissionDenied), "The decision is for a different request", 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			ap := &scriptApprover{mode: tt.mode}
+			e := newEnv(t, WithApprover(ap, 60_000), WithSessions(sessions(map[string]schema.SurfaceSession{
+				"tok_secret_a": {Subject: "alice", Scope: []string{"*"}, ExpiresAtMs: 1 << 40}}), true))
+			ap.clock = e.clock
+			var ran atomic.Int64
+			mustDeclare(t, e.rt, Action{ID: "refund", Title: "Refund", Risk: schema.RiskDestructive, Approval: true,
+				Params: map[string]Param{"amount": {Type: "number"}}, Record: &RecordRef{Kind: "order"}, Run: counter(&ran, "refunded")})
+			orderRecords(t, e.rt, 2)
+			var req map[string]any
+			var res schema.SurfaceInvokeResult
+			for range tt.calls {
+				req = withSession(e.invokeReq("refund@order", map[string]any{"record": "ord_1", "amount": 5}), "tok_secret_a")
+				_, res = e.invokeWith(req)
+			}
+			got := "ok"
+			if res.Error != nil {
+				got = res.Error.Code
+				if res.Error.Message != tt.message {
+					t.Errorf("message %q, want %q", res.Error.Message, tt.message)
+				}
+			}
+			if got != tt.want {
+				t.Fatalf("outcome %s, want %s", got, tt.want)
+			}
+			if ran.Load() != tt.runs {
+				t.Errorf("handler ran %d times, want %d", ran.Load(), tt.runs)
+			}
+			if got == "ok" && res.Evidence.Approval != "approved" {
+				t.Errorf("evidence = %+v", res.Evidence)
+			}
+			if now := e.clock.NowMs(); now != tt.clockEnd {
+				t.Errorf("clock at %d, want %d", now, tt.clockEnd)
+			}
+
+			// The challenge: bound to capability, input (record included),
+			// session (by digest) and request id; no token in it.
+			ch := ap.got[len(ap.got)-1]
+			inputDigest, _ := canon.Digest(map[string]any{"record": "ord_1", "amount": 5})
+			sessKey := sessionKeyOf("tok_secret_a")
+			sessDigest, _ := canon.Digest(sessKey)
+			binding, _ := canon.Digest(schema.SurfaceApprovalBinding{Capability: "refund@order", InputDigest: inputDigest,
+				Session: sessDigest, RequestID: req["id"].(string), ExpiresAtMs: 60_000})
+			want := schema.SurfaceApprovalChallenge{Binding: binding, Capability: "refund@order", Title: "Refund",
+				Risk: schema.RiskDestructive, Summary: "refund@order on ord_1", ExpiresAtMs: 60_000}
+			if diff := cmp.Diff(want, ch); diff != "" {
+				t.Errorf("challenge (-want +got):\n%s", diff)
+			}
+			if b, _ := json.Marshal(ap.got); strings.Contains(string(b), "tok_secret_a") {
+				t.Errorf("a challenge carries the session token: %s", b)
+			}
+		})
+	}
+}
+
+func TestApprovalWithoutBackend(t *testing.T) {
+	e := newEnv(t)
+	var ran atomic.Int64
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Approval: true, Run: counter(&ran, nil)})
+	if !capByID(e.describe(""), "a").Approval {
+		t.Errorf("approval is not described")
+	}
+	if _, res := e.invoke("a", nil); res.Error == nil || res.Error.Code != string(perr.PermissionDenied) || ran.Load() != 0 {
+		t.Errorf("result %+v, ran %d", res.Error, ran.Load())
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	ap := &scriptApprover{mode: "approve"}
+	var asked []Call
+	e := newEnv(t, WithApprover(ap, 0), WithPolicy(func(_ context.Context, c *Call) string {
+		asked = append(asked, *c)
+		if n, _ := c.Input["amount"].(json.Number).Float64(); n > 100 {
+			return "Refunds over 100 need a manager; token=abcdefgh"
+		}
+		return ""
+	}))
+	var ran atomic.Int64
+	mustDeclare(t, e.rt, Action{ID: "refund", Title: "Refund", Approval: true, Params: map[string]Param{"amount": {Type: "number", Required: true}},
+		Run: counter(&ran, nil)})
+	_, res := e.invoke("refund", map[string]any{"amount": 500})
+	if res.Error == nil || res.Error.Code != string(perr.PermissionDenied) {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Error.Message != "Refunds over 100 need a manager; [REDACTED]" {
+		t.Errorf("message %q (the reason is redacted)", res.Error.Message)
+	}
+	if ran.Load() != 0 || len(ap.got) != 0 {
+		t.Errorf("denied by policy, yet ran %d / asked the approver %d times", ran.Load(), len(ap.got))
+	}
+	if got := outcome(t, first(e.invoke("refund", map[string]any{"amount": 5}))); got != "ok" || ran.Load() != 1 || len(ap.got) != 1 {
+		t.Errorf("allowed: %s, ran %d, approver %d", got, ran.Load(), len(ap.got))
+	}
+	if len(asked) != 2 || asked[0].Capability != "refund" {
+		t.Errorf("policy saw %+v", asked)
+	}
+}
+
+func TestHooks(t *testing.T) {
+	e := newEnv(t)
+	var ran atomic.Int64
+	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add", Params: map[string]Param{"sku": {Type: "string"}, "qty": {Type: "integer", Default: 1}},
+		Run: func(_ context.Context, c *Call) (any, error) {
+			ran.Add(1)
+			return map[string]any{"sku": c.Input["sku"]}, nil
+		}})
+	mustDeclare(t, e.rt, Action{ID: "fail", Title: "Fail", Run: func(context.Context, *Call) (any, error) { return nil, errors.New("x") }})
+	var mu sync.Mutex
+	var log []string
+	var afterValues []any
+	var beforeInput map[string]any
+	note := func(s string) { mu.Lock(); log = append(log, s); mu.Unlock() }
+	if _, err := e.rt.AddHook(Hook{
+		Before: func(_ context.Context, c *Call) string {
+			note("before1 " + c.Capability)
+			beforeInput = c.Input
+			if c.Input["sku"] == "blocked" {
+				return "Maintenance window"
+			}
+			return ""
+		},
+		After: func(_ context.Context, c *Call, v any) { note("after1"); afterValues = append(afterValues, v) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.rt.AddHook(Hook{After: func(context.Context, *Call, any) { note("after2 panics"); panic("hook bug") }}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.rt.AddHook(Hook{Before: func(context.Context, *Call) string { note("before3"); return "" },
+		After: func(context.Context, *Call, any) { note("after3") }}); err != nil {
+		t.Fatal(err)
+	}
+
+	resp, res := e.invoke("cart.add", map[string]any{"sku": "A1"})
+	if got := outcome(t, resp); got != "ok" || res.Value == nil {
+		t.Fatalf("outcome %s, %+v: a panicking after-hook changed the result", got, res)
+	}
+	if diff := cmp.Diff(map[string]any{"sku": "A1"}, res.Value); diff != "" {
+		t.Errorf("value (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"before1 cart.add", "before3", "after1", "after2 panics", "after3"}, log); diff != "" {
+		t.Errorf("hook order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{map[string]any{"sku": "A1"}}, afterValues); diff != "" {
+		t.Errorf("after-hook values: called once with the value (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"sku": "A1", "qty": 1}, beforeInput); diff != "" {
+		t.Errorf("the before-hook sees the validated input (-want +got):\n%s", diff)
+	}
+
+	log = nil
+	_, res = e.invoke("cart.add", map[string]any{"sku": "blocked"})
+	if res.Error == nil || res.Error.Code != string(perr.HookBlocked) || res.Error.Message != "Maintenance window" {
+		t.Errorf("blocked: %+v", res.Error)
+	}
+	if ran.Load() != 1 || e.rt.Runs()["cart.add"] != 1 {
+		t.Errorf("a blocked invoke ran: %d", ran.Load())
+	}
+	if diff := cmp.Diff([]string{"before1 cart.add"}, log); diff != "" {
+		t.Errorf("a blocking hook stops the others (-want +got):\n%s", diff)
+	}
+
+	log = nil
+	e.invoke("fail", nil)
+	if diff := cmp.Diff([]string{"before1 fail", "before3"}, log); diff != "" {
+		t.Errorf("after-hooks run only after success (-want +got):\n%s", diff)
+	}
+
+}
+
+// A hook added or disposed after a describe or an invoke, with no other
+// declaration in between, must apply to the next invoke.
+func TestHookChangesAfterASnapshot(t *testing.T) {
+	const bug = "BUG: registry.go AddHook and its Dispose do not bump r.gen, so the snapshot cached for the current " +
+		"generation (fold.go snapshot()) keeps the old hook list"
+	t.Run("added", func(t *testing.T) {
+		e := newEnv(t)
+		var ran atomic.Int64
+		mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Run: counter(&ran, nil)})
+		e.describe("") // caches the snapshot of this generation
+		if _, err := e.rt.AddHook(Hook{Before: func(context.Context, *Call) string { return "blocked" }}); err != nil {
+			t.Fatal(err)
+		}
+		if _, res := e.invoke("a", nil); res.Error == nil || res.Error.Code != string(perr.HookBlocked) {
+			t.Errorf("%s: a new before-hook did not run (handler ran %d times)", bug, ran.Load())
+		}
+	})
+	t.Run("disposed", func(t *testing.T) {
+		e := newEnv(t)
+		var ran atomic.Int64
+		mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Run: counter(&ran, nil)})
+		h, err := e.rt.AddHook(Hook{Before: func(context.Context, *Call) string { return "blocked" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, res := e.invoke("a", nil); res.Error == nil || res.Error.Code != string(perr.HookBlocked) {
+			t.Fatalf("the hook did not block: %+v", res)
+		}
+		h.Dispose()
+		if _, res := e.invoke("a", nil); res.Error != nil {
+			t.Errorf("%s: a disposed before-hook still blocks (%+v)", bug, res.Error)
+		}
+	})
+}
+
+// The stages of the pipeline in order (PLING.md §4.2): each test makes two
+// stages fail and expects the earlier one.
+func TestPipelineOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		act   Action
+		input map[string]any
+		opts  []Option
+		want  perr.Code
+	}{
+		{"params before availability", Action{Available: func(context.Context, string) Availability { return Unavailable("closed") }},
+			map[string]any{"x": 1}, nil, perr.InvalidParams},
+		{"availability before policy", Action{Available: func(context.Context, string) Availability { return Unavailable("closed") }},
+			nil, []Option{WithPolicy(func(context.Context, *Call) string { return "no" })}, perr.ActionUnavailable},
+		{"policy before approval", Action{Approval: true}, nil,
+			[]Option{WithPolicy(func(context.Context, *Call) string { return "no" }), WithApprover(&scriptApprover{mode: "approve"}, 0)}, perr.PermissionDenied},
+		{"availability with an empty reason", Action{Available: func(context.Context, string) Availability { return Availability{} }},
+			nil, nil, perr.ActionUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.opts...)
+			var ran atomic.Int64
+			tt.act.ID, tt.act.Title, tt.act.Run = "a", "A", counter(&ran, nil)
+			mustDeclare(t, e.rt, tt.act)
+			_, res := e.invoke("a", tt.input)
+			if res.Error == nil || res.Error.Code != string(tt.want) {
+				t.Errorf("result %+v, want %s", res.Error, tt.want)
+			}
+			if ran.Load() != 0 {
+				t.Errorf("handler ran")
+			}
+		})
+	}
+}
+
+// Availability reasons come from page code: they are redacted and cut, and
+// an unavailable action is described with its reason.
+func TestAvailabilityReason(t *testing.T) {
+	e := newEnv(t)
+	reason := "Out of stock " + strings.Repeat("y", 300)
+	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Available: func(context.Context, string) Availability { return Unavailable(reason) }})
+	d := e.describe("")
+	u := unavailableByID(d, "a")
+	if u == nil || len([]rune(u.Reason)) != 200 || !strings.HasSuffix(u.Reason, "…") {
+		t.Errorf("unavailable = %+v", d.Context.Unavailable)
+	}
+	_, res := e.invoke("a", nil)
+	if res.Error == nil || res.Error.Code != string(perr.ActionUnavailable) || len([]rune(res.Error.Message)) != 200 {
+		t.Errorf("result %+v", res.Error)
+	}
+}
+
+// Record-aware availability: Available is asked with the record id.
+func TestAvailabilityPerRecord(t *testing.T) {
+	e := newEnv(t)
+	orderRecords(t, e.rt, 2)
+	var asked []string
+	var mu sync.Mutex
+	mustDeclare(t, e.rt, Action{ID: "ship", Title: "Ship", Record: &RecordRef{Kind: "order"},
+		Available: func(_ context.Context, rec string) Availability {
+			mu.Lock()
+			asked = append(asked, rec)
+			mu.Unlock()
+			if rec == "ord_2" {
+				return Unavailable("Already shipped")
+			}
+			return Available
+		}})
+	e.describe("")
+	if got := outcome(t, first(e.invoke("ship@order", map[string]any{"record": "ord_1"}))); got != "ok" {
+		t.Errorf("ord_1: %s", got)
+	}
+	if got := outcome(t, first(e.invoke("ship@order", map[string]any{"record": "ord_2"}))); got != string(perr.ActionUnavailable) {
+		t.Errorf("ord_2: %s", got)
+	}
+	if asked[0] != "" {
+		t.Errorf("describe asked with %q, want \"\"", asked[0])
+	}
+}
+
+// sessionKeyOf mirrors the gate's session key (a digest of the token).
+func sessionKeyOf(token string) string {
+	s, _ := (&gate{cfg: &config{clock: NewFakeClock(0), gate: gateConfig{verifier: SessionVerifierFunc(
+		func(context.Context, string, int64) (schema.SurfaceSession, error) {
+			return schema.SurfaceSession{Scope: []string{"*"}, ExpiresAtMs: 1}, nil
+		})}}}).session(context.Background(), &schema.Request{Session: token, HasSession: true})
+	return s.key
+}
+
+// A handler that declares or disposes capabilities (a page navigating, a
+// dialog opening) is seen in the observation: capabilitiesChanged and the
+// new revision. Declaring from inside a handler must not deadlock.
+func TestObservationCapabilitiesChanged(t *testing.T) {
+	e := newEnv(t, limits(func(l *Limits) { l.MaxStates = 1 }))
+	e.rt.DeclareState(newVar(0).state("a"))
+	b, c := newVar(0), newVar(0)
+	e.rt.DeclareState(b.state("b"))
+	e.rt.DeclareState(c.state("c"))
+	var h *Handle
+	mustDeclare(t, e.rt, Action{ID: "open", Title: "Open", Run: func(context.Context, *Call) (any, error) {
+		b.add(1)
+		c.add(1)
+		var err error
+		h, err = e.rt.DeclareAction(Action{ID: "dialog.ok", Title: "OK"})
+		return nil, err
+	}})
+	before := e.describe("").Revision
+	_, res := e.invoke("open", nil)
+	if res.Error != nil {
+		t.Fatal(res.Error)
+	}
+	after := e.describe("").Revision
+	if !res.Observation.CapabilitiesChanged || res.Observation.Revision != after || after == before {
+		t.Errorf("observation %+v, revisions %s → %s", res.Observation, before, after)
+	}
+	want := map[string]schema.StateChange{"b": {Before: num("0"), After: num("1")}}
+	if diff := cmp.Diff(want, res.Observation.States); diff != "" || !res.Observation.Truncated {
+		t.Errorf("observation states bounded by MaxStates, truncated=%v (-want +got):\n%s", res.Observation.Truncated, diff)
+	}
+	h.Dispose()
+	if e.describe("").Revision != before {
+		t.Errorf("revision after disposing is not the one before")
+	}
+}

@@ -1,0 +1,214 @@
+package runtime
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func TestToolName(t *testing.T) {
+	tests := []struct{ id, want string }{
+		{"cart.add", "cart_add"},
+		{"approve@order", "approve__order"},
+		{"a-b_c", "a-b_c"},
+		{"a:b~c", "a-b-c"},
+		{strings.Repeat("x", 100), strings.Repeat("x", 64)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			if got := ToolName(tt.id); got != tt.want {
+				t.Errorf("ToolName(%q) = %q, want %q", tt.id, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTools(t *testing.T) {
+	e := newEnv(t, WithExpose("cart.*", "approve@order", "hidden.*"), WithSessions(sessions(map[string]schema.SurfaceSession{
+		"cart": {Subject: "a", Scope: []string{"cart.*"}, ExpiresAtMs: 1 << 40},
+	}), false))
+	orderRecords(t, e.rt, 2)
+	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add to cart", Description: "Adds one item",
+		Params: map[string]Param{"sku": {Type: "string", Required: true}}})
+	mustDeclare(t, e.rt, Action{ID: "approve", Title: "Approve", Record: &RecordRef{Kind: "order"},
+		Params: map[string]Param{"note": {Type: "string", Required: true}}})
+	mustDeclare(t, e.rt, Action{ID: "cart.closed", Title: "Closed", Available: func(context.Context, string) Availability { return Unavailable("no") }})
+	mustDeclare(t, e.rt, Action{ID: "admin.wipe", Title: "Wipe"}) // not exposed by the site
+
+	tools, err := e.rt.Tools(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := false
+	want := []Tool{
+		{Name: "approve__order", Description: "Approve", Capability: "approve@order", Parameters: schema.JsonSchema{
+			Type: "object", AdditionalProperties: &f, Required: []string{"record", "note"},
+			Properties: map[string]*schema.PropertySchema{"note": {Type: "string"},
+				"record": {Type: "string", Description: "The id of the order record to act on"}}}},
+		{Name: "cart_add", Description: "Add to cart. Adds one item", Capability: "cart.add", Parameters: schema.JsonSchema{
+			Type: "object", AdditionalProperties: &f, Required: []string{"sku"},
+			Properties: map[string]*schema.PropertySchema{"sku": {Type: "string"}}}},
+	}
+	if diff := cmp.Diff(want, tools); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	for _, tl := range tools {
+		if !toolNameRe.MatchString(tl.Name) {
+			t.Errorf("tool name %q", tl.Name)
+		}
+	}
+	scoped, err := e.rt.Tools(context.Background(), "cart")
+	if err != nil || len(scoped) != 1 || scoped[0].Capability != "cart.add" {
+		t.Errorf("session-scoped tools = %+v, %v", scoped, err)
+	}
+	if _, err := e.rt.Tools(context.Background(), "bad"); perrCode(t, err) != perr.SessionInvalid {
+		t.Errorf("a bad session gets tools: %v", err)
+	}
+}
+
+// Every tool name is valid for model APIs and unique, whatever the ids.
+func TestToolNamesValidAndUnique(t *testing.T) {
+	tests := []struct {
+		name string
+		ids  []string
+	}{
+		{"'.' and '_' collide", []string{"a.b", "a_b"}},
+		{"a suffixed name collides with a real one", []string{"a.b", "a_b", "a_b_2"}},
+		{"'@' and '__' collide", []string{"x__y", "x.y.z"}},
+		{"long ids that share 64 chars", []string{strings.Repeat("a", 64) + "1", strings.Repeat("a", 64) + "2", strings.Repeat("a", 64) + "3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			for _, id := range tt.ids {
+				mustDeclare(t, e.rt, Action{ID: id, Title: id})
+			}
+			tools, err := e.rt.Tools(context.Background(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]string{}
+			for _, tl := range tools {
+				if !toolNameRe.MatchString(tl.Name) {
+					t.Errorf("BUG: tools.go Tools: name %q (%d chars) for %s is not ^[A-Za-z0-9_-]{1,64}$: the collision suffix is added after ToolName cut the name to 64",
+						tl.Name, len(tl.Name), tl.Capability)
+				}
+				if other, dup := seen[tl.Name]; dup {
+					t.Errorf("BUG: tools.go Tools: %s and %s share the tool name %q: the collision suffix is not checked against the names already used",
+						other, tl.Capability, tl.Name)
+				}
+				seen[tl.Name] = tl.Capability
+			}
+			// Each tool calls its own capability.
+			for _, tl := range tools {
+				resp := decodeResponse(t, e.rt.CallTool(context.Background(), "", tl.Name, "{}"))
+				res := invokeResult(t, resp)
+				if res.Evidence == nil || res.Evidence.Capability != tl.Capability {
+					t.Errorf("tool %q is listed for %s but called %+v", tl.Name, tl.Capability, res)
+				}
+			}
+		})
+	}
+}
+
+func TestCallTool(t *testing.T) {
+	e := newEnv(t)
+	var ran atomic.Int64
+	var got map[string]any
+	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add", Params: map[string]Param{"sku": {Type: "string"}, "qty": {Type: "integer"}},
+		Run: func(_ context.Context, c *Call) (any, error) { ran.Add(1); got = c.Input; return "added", nil }})
+	mustDeclare(t, e.rt, Action{ID: "noop", Title: "Noop", Run: counter(&ran, nil)})
+
+	invalid := []struct{ name, args string }{
+		{"not JSON", "not json"},
+		{"an array", "[1]"},
+		{"null", "null"},
+		{"a string", `"x"`},
+		{"a number", "1"},
+		{"trailing text", `{"a":1} extra`},
+		{"two objects", `{} {}`},
+		{"a trailing brace", `{}}`},
+		{"a trailing bracket", `{}]`},
+		{"truncated", `{"sku":`},
+	}
+	for _, tt := range invalid {
+		t.Run(tt.name, func(t *testing.T) {
+			before := ran.Load()
+			out := e.rt.CallTool(context.Background(), "", "noop", tt.args)
+			resp := decodeResponse(t, out)
+			if !resp.OK {
+				t.Fatalf("a bad argument text is a protocol failure: %s", out)
+			}
+			res := invokeResult(t, resp)
+			if res.Error == nil || res.Error.Code != string(perr.InvalidArgs) {
+				msg := ""
+				if strings.HasPrefix(tt.name, "a trailing") {
+					msg = "BUG: tools.go CallTool: json.Decoder.More() is false before a '}' or ']', so trailing text starting with one is accepted; check dec.Token() == io.EOF instead. "
+				}
+				t.Errorf("%sresult = %s, want INVALID_ARGS", msg, out)
+			}
+			if ran.Load() != before {
+				t.Errorf("the handler ran on invalid arguments")
+			}
+			if !strings.HasPrefix(*resp.ID, "tool_") {
+				t.Errorf("id = %q", *resp.ID)
+			}
+		})
+	}
+
+	out := e.rt.CallTool(context.Background(), "", "cart_add", ` {"sku":"A1","qty":2} `)
+	if res := invokeResult(t, decodeResponse(t, out)); res.Error != nil || res.Value != "added" {
+		t.Fatalf("valid call: %s", out)
+	}
+	if diff := cmp.Diff(map[string]any{"sku": "A1", "qty": num("2")}, got); diff != "" {
+		t.Errorf("input (-want +got):\n%s", diff)
+	}
+	// Empty arguments are an empty object.
+	if res := invokeResult(t, decodeResponse(t, e.rt.CallTool(context.Background(), "", "noop", "  "))); res.Error != nil {
+		t.Errorf("empty arguments: %+v", res.Error)
+	}
+	// Arguments that are an object but break the schema are INVALID_PARAMS.
+	if res := invokeResult(t, decodeResponse(t, e.rt.CallTool(context.Background(), "", "cart_add", `{"qty":"x"}`))); res.Error == nil || res.Error.Code != string(perr.InvalidParams) {
+		t.Errorf("schema violation: %+v", res.Error)
+	}
+	// An unknown tool goes through the gate and the executor.
+	if resp := decodeResponse(t, e.rt.CallTool(context.Background(), "", "nope", "{}")); outcome(t, resp) != string(perr.ActionNotFound) {
+		t.Errorf("unknown tool: %s", outcome(t, resp))
+	}
+	// Every call has a fresh id: the same call twice runs twice.
+	before := ran.Load()
+	e.rt.CallTool(context.Background(), "", "noop", "{}")
+	e.rt.CallTool(context.Background(), "", "noop", "{}")
+	if ran.Load() != before+2 {
+		t.Errorf("two tool calls ran %d times", ran.Load()-before)
+	}
+	// A failing random source: INTERNAL_ERROR, nothing runs.
+	e2 := newEnv(t, WithRandom(strings.NewReader("")))
+	if got := outcome(t, decodeResponse(t, e2.rt.CallTool(context.Background(), "", "noop", "{}"))); got != "protocol:INTERNAL_ERROR" {
+		t.Errorf("no randomness: %s", got)
+	}
+}
+
+// A folded tool takes record like any argument.
+func TestCallToolFolded(t *testing.T) {
+	e := newEnv(t)
+	orderRecords(t, e.rt, 2)
+	mustDeclare(t, e.rt, Action{ID: "approve", Title: "Approve", Record: &RecordRef{Kind: "order"},
+		Run: func(_ context.Context, c *Call) (any, error) { return c.Record, nil }})
+	out := e.rt.CallTool(context.Background(), "", "approve__order", `{"record":"ord_2"}`)
+	if res := invokeResult(t, decodeResponse(t, out)); res.Value != "ord_2" {
+		t.Errorf("folded tool call: %s", out)
+	}
+	out = e.rt.CallTool(context.Background(), "", "approve__order", `{}`)
+	if res := invokeResult(t, decodeResponse(t, out)); res.Error == nil || res.Error.Code != string(perr.InvalidParams) {
+		t.Errorf("no record: %s", out)
+	}
+}
