@@ -119,6 +119,18 @@ func (v regionView) blocked(region string) (hidden bool, reason string) {
 
 // describe builds the SurfaceDescription, encoded.
 func (rt *Runtime) describe(ctx context.Context, exp exposure, maxRecords int) ([]byte, error) {
+	parts, err := rt.describeParts(ctx, exp, maxRecords)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Join(parts, nil), nil
+}
+
+// describeParts builds the SurfaceDescription as the pieces of its
+// encoding, in order. The capabilities piece is the cached encoding
+// itself: joined once into the response (resultBytes), a repeated describe
+// copies it once and allocates no buffer it has to zero.
+func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords int) ([][]byte, error) {
 	lim := rt.cfg.limits
 	if maxRecords < 0 {
 		maxRecords = lim.MaxRecordIDs
@@ -172,24 +184,15 @@ func (rt *Runtime) describe(ctx context.Context, exp exposure, maxRecords int) (
 	reasons = append(reasons, caps.reasons...)
 	revision := rt.revision(exp.key(), snap.gen, listed)
 
-	var b bytes.Buffer
-	b.Grow(len(caps.bytes) + len(ctxJSON) + 128)
-	b.WriteString(`{"revision":"`)
-	b.WriteString(revision)
-	b.WriteString(`","capabilities":`)
-	b.Write(caps.bytes)
-	b.WriteString(`,"context":`)
-	b.Write(ctxJSON)
+	parts := [][]byte{[]byte(`{"revision":"` + revision + `","capabilities":`), caps.bytes, []byte(`,"context":`), ctxJSON}
 	if len(reasons) > 0 {
 		t, err := schema.Encode(schema.Truncation{Reasons: reasons, OmittedCapabilities: caps.omitted})
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(`,"truncated":`)
-		b.Write(t)
+		parts = append(parts, []byte(`,"truncated":`), t)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(parts, []byte{'}'}), nil
 }
 
 // listing returns the capabilities this exposure lists now, sorted by id,

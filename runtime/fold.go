@@ -156,22 +156,22 @@ func (rt *Runtime) snapshot() *snapshot {
 // occurrence of an id kept. Rows with an invalid id are skipped: a row id
 // must be usable in a concrete action id.
 func readRecords(ctx context.Context, decls []Records) ([]RecordItem, error) {
-	var out []RecordItem
-	seen := map[string]bool{}
+	if len(decls) == 1 {
+		items, err := decls[0].Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return uniqueRecords(items, len(items)), nil
+	}
+	var all []RecordItem
 	for _, d := range decls {
 		items, err := d.Read(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, it := range items {
-			if seen[it.ID] || !recordIDRe.MatchString(it.ID) {
-				continue
-			}
-			seen[it.ID] = true
-			out = append(out, it)
-		}
+		all = append(all, items...)
 	}
-	return out, nil
+	return uniqueRecords(all, len(all)), nil
 }
 
 // foldRows returns the rows a fold applies to, in id order, each with
@@ -264,4 +264,33 @@ func (f *foldView) resolveRow(record string) (Action, bool) {
 		return f.template, true
 	}
 	return Action{}, false
+}
+
+// uniqueRecords keeps the first occurrence of each valid row id.
+func uniqueRecords(items []RecordItem, n int) []RecordItem {
+	out := make([]RecordItem, 0, n)
+	seen := make(map[string]struct{}, n)
+	for _, it := range items {
+		if _, dup := seen[it.ID]; dup || !validRecordID(it.ID) {
+			continue
+		}
+		seen[it.ID] = struct{}{}
+		out = append(out, it)
+	}
+	return out
+}
+
+// validRecordID is recordIDRe without the regexp: 1–128 chars of
+// [A-Za-z0-9._~:-]. It runs once per row per describe.
+func validRecordID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '~' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

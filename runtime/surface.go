@@ -98,13 +98,13 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		if req.Options.MaxRecords != nil {
 			maxRecords = *req.Options.MaxRecords
 		}
-		desc, err := rt.describe(ctx, exp, maxRecords)
+		desc, err := rt.describeParts(ctx, exp, maxRecords)
 		if err != nil {
 			panic(err) // a record or state reader failed: INTERNAL_ERROR
 		}
 		record(ReplayRecord{OK: true})
 		rt.audit(start, &id, req.Method, "", schema.OutcomeOK, "")
-		return resultBytes(id, desc)
+		return resultBytes(id, desc...)
 	default:
 		// Step 9: exposure.
 		if !exp.allows(req.Capability) {
@@ -151,17 +151,15 @@ func (rt *Runtime) audit(start int64, id *string, method schema.Method, capabili
 }
 
 // resultBytes writes an ok:true response around already-encoded result
-// bytes, without re-encoding them.
-func resultBytes(id string, result []byte) []byte {
+// bytes (the pieces of one result, in order), without re-encoding them:
+// one allocation, one copy.
+func resultBytes(id string, result ...[]byte) []byte {
 	idJSON, _ := json.Marshal(id)
-	var b bytes.Buffer
-	b.Grow(len(result) + len(id) + 64)
-	b.WriteString(`{"protocol":"` + schema.Protocol + `","id":`)
-	b.Write(idJSON)
-	b.WriteString(`,"ok":true,"result":`)
-	b.Write(result)
-	b.WriteByte('}')
-	return b.Bytes()
+	parts := make([][]byte, 0, len(result)+4)
+	parts = append(parts, []byte(`{"protocol":"`+schema.Protocol+`","id":`), idJSON, []byte(`,"ok":true,"result":`))
+	parts = append(parts, result...)
+	parts = append(parts, []byte{'}'})
+	return bytes.Join(parts, nil)
 }
 
 func mustEncode(v any) []byte {
