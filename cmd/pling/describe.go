@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/schema"
+)
+
+func init() {
+	register(command{"describe", "describe what a page lets an agent do", runDescribe})
+}
+
+func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("describe", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	session := fl.String("session", "", "the session token to send")
+	asJSON := fl.Bool("json", false, "print the description (or the failure) as JSON, for programs")
+	maxRecords := fl.Int("max-records", -1, "list at most this many record ids per kind (-1: the page's bound)")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pling describe TARGET [--session TOKEN] [--json] [--max-records N]")
+		fmt.Fprintln(stderr, "Describes the capabilities a page exposes to the session, and its context (PLING.md §3.4).")
+		fmt.Fprintln(stderr, "TARGET is fixture:PATH (a fixture page); URLs are not yet supported.")
+		fmt.Fprintln(stderr, "Exit status: 0 described, 1 the page refused or failed, 2 usage.")
+		fl.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "pling describe: want one TARGET, got %d arguments\n", len(pos))
+		fl.Usage()
+		return 2
+	}
+	if *maxRecords < -1 || *maxRecords > 10000 {
+		fmt.Fprintf(stderr, "pling describe: --max-records must be -1…10000, not %d\n", *maxRecords)
+		return 2
+	}
+	t, err := transportFor(ctx, pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "pling describe: %v\n", err)
+		return targetExit(err)
+	}
+	defer closeTransport(t)
+
+	var opts *schema.DescribeOptions
+	if *maxRecords >= 0 {
+		opts = &schema.DescribeOptions{MaxRecords: maxRecords}
+	}
+	d, err := agent.New(t, agent.WithSession(*session)).Describe(ctx, opts)
+	if err != nil {
+		if *asJSON {
+			writeIndentedJSON(stdout, map[string]any{"error": failureJSON(err)})
+		} else {
+			printFailure(stderr, "describe", err)
+		}
+		return 1
+	}
+	if *asJSON {
+		writeIndentedJSON(stdout, d)
+		return 0
+	}
+	printDescription(stdout, d)
+	return 0
+}
+
+// writeIndentedJSON prints v as indented JSON without HTML escaping.
+func writeIndentedJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// printDescription renders a description for people: the page, the
+// capabilities with their inputs, then the context.
+func printDescription(w io.Writer, d *schema.SurfaceDescription) {
+	cx := d.Context
+	if p := cx.Page; p != nil && (p.Title != "" || p.URL != "") {
+		fmt.Fprintln(w, strings.TrimSpace(p.Title+"  "+p.URL))
+	}
+	fmt.Fprintf(w, "revision %s\n", d.Revision)
+
+	fmt.Fprintf(w, "\nCapabilities (%d)\n", len(d.Capabilities))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range d.Capabilities {
+		var flags []string
+		if c.Approval {
+			flags = append(flags, "needs approval")
+		}
+		if c.Handoff {
+			flags = append(flags, "hands off to a person")
+		}
+		if c.Steps > 0 {
+			flags = append(flags, fmt.Sprintf("%d steps", c.Steps))
+		}
+		title := c.Title
+		if len(flags) > 0 {
+			title += " (" + strings.Join(flags, ", ") + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.ID, c.Risk, title)
+		if c.Description != "" {
+			fmt.Fprintf(tw, "  \t\t%s\n", c.Description)
+		}
+		if r := c.Record; r != nil {
+			fmt.Fprintf(tw, "  \t\trecord: %s\n", recordLine(r))
+		}
+		if in := inputLine(c.InputSchema); in != "" {
+			fmt.Fprintf(tw, "  \t\tinput: %s\n", in)
+		}
+	}
+	tw.Flush()
+
+	if len(cx.Unavailable) > 0 {
+		fmt.Fprintln(w, "\nUnavailable")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, u := range cx.Unavailable {
+			why := u.Reason
+			if u.Code != "" {
+				why = strings.TrimSpace(u.Code + " " + why)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", u.ID, why)
+		}
+		tw.Flush()
+	}
+	if len(cx.States) > 0 {
+		fmt.Fprintln(w, "\nStates")
+		for _, k := range keysSorted(cx.States) {
+			b, _ := schema.Encode(cx.States[k])
+			fmt.Fprintf(w, "  %s = %s\n", k, b)
+		}
+	}
+	if len(cx.Records) > 0 {
+		fmt.Fprintln(w, "\nRecords")
+		for _, k := range keysSorted(cx.Records) {
+			rs := cx.Records[k]
+			var items []string
+			for _, it := range rs.Items {
+				s := it.ID
+				if it.Label != "" {
+					s += " " + fmt.Sprintf("%q", it.Label)
+				}
+				if it.Offscreen {
+					s += " (offscreen)"
+				}
+				items = append(items, s)
+			}
+			more := ""
+			if rs.Truncated {
+				more = ", …"
+			}
+			fmt.Fprintf(w, "  %s: %d total: %s%s\n", k, rs.Total, strings.Join(items, ", "), more)
+		}
+	}
+	if len(cx.Regions) > 0 {
+		fmt.Fprintln(w, "\nRegions")
+		for _, r := range cx.Regions {
+			state := "inactive"
+			if r.Active {
+				state = "active"
+			}
+			if r.Modal {
+				state += ", modal"
+			}
+			fmt.Fprintf(w, "  %s %s (%s)\n", r.ID, r.Title, state)
+		}
+	}
+	if len(cx.Feedback) > 0 {
+		fmt.Fprintln(w, "\nFeedback")
+		for _, f := range cx.Feedback {
+			fmt.Fprintf(w, "  %s: %s\n", f.Level, f.Message)
+		}
+	}
+	if len(cx.Guides) > 0 {
+		fmt.Fprintln(w, "\nGuides")
+		for _, g := range cx.Guides {
+			fmt.Fprintf(w, "  %s %s\n", g.Target, g.Label)
+		}
+	}
+	if t := d.Truncated; t != nil {
+		fmt.Fprintf(w, "\nTruncated by: %s", strings.Join(t.Reasons, ", "))
+		if t.OmittedCapabilities > 0 {
+			fmt.Fprintf(w, " (%d capabilities omitted)", t.OmittedCapabilities)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func recordLine(r *schema.RecordTemplate) string {
+	s := fmt.Sprintf("%s, %d total; pass input.record", r.Kind, r.Total)
+	if len(r.Visible) > 0 {
+		more := ""
+		if r.Truncated {
+			more = ", …"
+		}
+		s += "; visible " + strings.Join(r.Visible, ", ") + more
+	}
+	if r.Offscreen > 0 {
+		s += fmt.Sprintf("; %d offscreen", r.Offscreen)
+		if r.AllowOffscreen {
+			s += " (allowed)"
+		}
+	}
+	return s
+}
+
+func inputLine(s schema.JsonSchema) string {
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	var parts []string
+	for _, k := range keysSorted(s.Properties) {
+		p := s.Properties[k]
+		part := k
+		if p != nil && p.Type != "" {
+			part += " " + p.Type
+		}
+		if required[k] {
+			part += " (required)"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func keysSorted[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

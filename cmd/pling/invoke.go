@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/schema"
+)
+
+func init() {
+	register(command{"invoke", "invoke one capability of a page", runInvoke})
+}
+
+func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("invoke", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	inputText := fl.String("input", "{}", "the input as one JSON object")
+	record := fl.String("record", "", "the record to act on (a folded capability's input.record)")
+	session := fl.String("session", "", "the session token to send")
+	id := fl.String("id", "", "send under this request id (an idempotency key: resending an intent under its first id runs it at most once)")
+	resume := fl.String("resume", "", "continue a composite action from its failed step with this STEP_FAILED resume token")
+	asJSON := fl.Bool("json", false, "print the result (or the failure) as JSON, for programs")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN] [--json]")
+		fmt.Fprintln(stderr, "Invokes one capability (PLING.md §3.5) through the agent client, which applies the recovery")
+		fmt.Fprintln(stderr, "rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends")
+		fmt.Fprintln(stderr, "a call whose outcome is unconfirmed.")
+		fmt.Fprintln(stderr, "TARGET is fixture:PATH (a fixture page); URLs are not yet supported.")
+		fmt.Fprintln(stderr, "Exit status: 0 success, 1 a business or protocol failure, 2 usage.")
+		fl.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 2 {
+		fmt.Fprintf(stderr, "pling invoke: want TARGET and CAPABILITY, got %d arguments\n", len(pos))
+		fl.Usage()
+		return 2
+	}
+	input, err := parseInput(*inputText)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling invoke: --input: %v\n", err)
+		return 2
+	}
+	if *record != "" {
+		if r, ok := input["record"]; ok && r != *record {
+			fmt.Fprintf(stderr, "pling invoke: --record %s and --input's record %v disagree\n", *record, r)
+			return 2
+		}
+		input["record"] = *record
+	}
+	if *id != "" && !schema.ValidID(*id) {
+		fmt.Fprintf(stderr, "pling invoke: --id %q is not 1–128 chars of [A-Za-z0-9._:-]\n", *id)
+		return 2
+	}
+	t, err := transportFor(ctx, pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "pling invoke: %v\n", err)
+		return targetExit(err)
+	}
+	defer closeTransport(t)
+
+	var opts []agent.InvokeOption
+	if *id != "" {
+		opts = append(opts, agent.WithRequestID(*id))
+	}
+	if *resume != "" {
+		opts = append(opts, agent.WithResume(*resume))
+	}
+	res, err := agent.New(t, agent.WithSession(*session)).Invoke(ctx, pos[1], input, opts...)
+	if err != nil {
+		if *asJSON {
+			writeIndentedJSON(stdout, map[string]any{"ok": false, "error": failureJSON(err)})
+		} else {
+			printFailure(stderr, "invoke", err)
+		}
+		return 1
+	}
+	if *asJSON {
+		writeIndentedJSON(stdout, map[string]any{"ok": true, "requestId": res.RequestID, "result": res.Raw})
+		return 0
+	}
+	printResult(stdout, res)
+	return 0
+}
+
+// parseInput reads --input: one JSON object, numbers kept as written.
+func parseInput(text string) (map[string]any, error) {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("not a JSON object: null")
+	}
+	if d.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	return m, nil
+}
+
+// printResult renders a successful invoke for people.
+func printResult(w io.Writer, r *agent.Result) {
+	fmt.Fprintf(w, "ok: %s (request %s)\n", r.Capability, r.RequestID)
+	if len(r.Value) > 0 {
+		var b bytes.Buffer
+		if json.Indent(&b, r.Value, "", "  ") != nil {
+			b.Reset()
+			b.Write(r.Value)
+		}
+		fmt.Fprintf(w, "value: %s\n", b.String())
+	}
+	if e := r.Evidence; e != nil {
+		if e.Summary != "" {
+			fmt.Fprintf(w, "evidence: %s\n", e.Summary)
+		}
+		for _, x := range e.Expectations {
+			mark := "met"
+			if !x.Met {
+				mark = "not met"
+			}
+			before, _ := schema.Encode(x.Before)
+			after, _ := schema.Encode(x.After)
+			fmt.Fprintf(w, "  expected %s to %s: %s → %s, %s\n", x.State, x.Condition, before, after, mark)
+		}
+		if e.Approval != "" {
+			fmt.Fprintf(w, "  approval: %s\n", e.Approval)
+		}
+		if e.Handoff != "" {
+			fmt.Fprintf(w, "  handoff: %s\n", e.Handoff)
+		}
+	}
+	if o := r.Observation; o != nil {
+		for _, k := range keysSorted(o.States) {
+			before, _ := schema.Encode(o.States[k].Before)
+			after, _ := schema.Encode(o.States[k].After)
+			fmt.Fprintf(w, "changed: %s %s → %s\n", k, before, after)
+		}
+		for _, f := range o.Feedback {
+			fmt.Fprintf(w, "feedback: %s: %s\n", f.Level, f.Message)
+		}
+		if n := o.Navigation; n != nil {
+			fmt.Fprintf(w, "navigated: %s → %s\n", n.From, n.To)
+		}
+		if o.CapabilitiesChanged {
+			fmt.Fprintf(w, "capabilities changed: revision %s (describe again)\n", o.Revision)
+		}
+	}
+}

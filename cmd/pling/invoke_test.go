@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestInvokeCommand(t *testing.T) {
+	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
+	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
+	tests := []struct {
+		name       string
+		args       []string
+		wantExit   int
+		wantOut    []string
+		wantErrOut []string
+	}{
+		{name: "readable", args: []string{"invoke", shop, "cart.add", "--input", `{"sku":"A1"}`}, wantOut: []string{
+			"ok: cart.add (request agent-", "value: {", `"added": true`, "evidence: cart.add ran",
+			"expected cart.count to increase: 0 → 1, met", "changed: cart.count 0 → 1"}},
+		{name: "flags first", args: []string{"invoke", "--input", `{"sku":"A1"}`, shop, "cart.add"}, wantOut: []string{"ok: cart.add"}},
+		{name: "--record", args: []string{"invoke", shop, "approve@order", "--record", "ord_1"}, wantOut: []string{"ok: approve@order", `"approved": true`}},
+		{name: "business failure", args: []string{"invoke", shop, "cart.clear"}, wantExit: 1, wantErrOut: []string{
+			"EXECUTION_FAILED", "the cart is locked", "next: Observe the page", "observed states: {\"cart.count\":0}"}},
+		{name: "no such record", args: []string{"invoke", shop, "approve@order", "--record", "ord_9"}, wantExit: 1,
+			wantErrOut: []string{"ACTION_NOT_FOUND", "next: The page or declaration changed; describe again."}},
+		{name: "invalid params", args: []string{"invoke", shop, "cart.add"}, wantExit: 1, wantErrOut: []string{"INVALID_PARAMS", "details:"}},
+		{name: "session", args: []string{"invoke", sess, "cart.add", "--session", "tok_a"}, wantOut: []string{"ok: cart.add", "value: 1"}},
+		{name: "outside the session's scope", args: []string{"invoke", sess, "order.refund", "--session", "tok_a"}, wantExit: 1,
+			wantErrOut: []string{"CAPABILITY_NOT_EXPOSED", "next: Describe again; do not try a similar id."}},
+		{name: "no session", args: []string{"invoke", sess, "cart.add"}, wantExit: 1, wantErrOut: []string{"SESSION_REQUIRED"}},
+		{name: "help", args: []string{"invoke", "-h"}, wantErrOut: []string{"Usage: pling invoke TARGET CAPABILITY"}},
+		{name: "no capability", args: []string{"invoke", shop}, wantExit: 2, wantErrOut: []string{"want TARGET and CAPABILITY"}},
+		{name: "input not JSON", args: []string{"invoke", shop, "cart.add", "--input", "{sku"}, wantExit: 2, wantErrOut: []string{"--input: not a JSON object"}},
+		{name: "input not an object", args: []string{"invoke", shop, "cart.add", "--input", "[1]"}, wantExit: 2},
+		{name: "input null", args: []string{"invoke", shop, "cart.add", "--input", "null"}, wantExit: 2},
+		{name: "record disagrees", args: []string{"invoke", shop, "approve@order", "--input", `{"record":"ord_2"}`, "--record", "ord_1"}, wantExit: 2},
+		{name: "bad id", args: []string{"invoke", shop, "cart.add", "--id", "a b"}, wantExit: 2},
+		{name: "URL", args: []string{"invoke", "https://shop.example/", "cart.add"}, wantExit: 1, wantErrOut: []string{"not yet supported"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, tt.args...)
+			if code != tt.wantExit {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantExit, out, errOut)
+			}
+			for _, s := range tt.wantOut {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.wantErrOut {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestInvokeCommandJSON(t *testing.T) {
+	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
+	tests := []struct {
+		name     string
+		args     []string
+		wantExit int
+		check    func(t *testing.T, v map[string]any)
+	}{
+		{name: "success", args: []string{"invoke", "--json", shop, "cart.add", "--input", `{"sku":"A1"}`, "--id", "buy-1"},
+			check: func(t *testing.T, v map[string]any) {
+				res := v["result"].(map[string]any)
+				if v["ok"] != true || v["requestId"] != "buy-1" || res["value"].(map[string]any)["added"] != true {
+					t.Errorf("got %v", v)
+				}
+			}},
+		{name: "business failure", args: []string{"invoke", "--json", shop, "cart.clear"}, wantExit: 1,
+			check: func(t *testing.T, v map[string]any) {
+				e := v["error"].(map[string]any)
+				if v["ok"] != false || e["class"] != "business" || e["code"] != "EXECUTION_FAILED" || e["observed"] == nil {
+					t.Errorf("got %v", v)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, tt.args...)
+			if code != tt.wantExit {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.wantExit, out, errOut)
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+			}
+			tt.check(t, v)
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/runtime/agent"
+	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
+	"github.com/pling-go/pling/schema"
+)
+
+func init() {
+	register(command{"mcp", "serve a page's capabilities as MCP tools over stdio", runMCP})
+}
+
+// mcpStdin is where pling mcp reads JSON-RPC from; tests replace it.
+var mcpStdin io.Reader = os.Stdin
+
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fixturePath := fl.String("fixture", "", "serve this fixture page (the same as TARGET fixture:PATH)")
+	session := fl.String("session", "", "the session token to send with every request")
+	poll := fl.Duration("poll", 5*time.Second, "describe the page this often to follow changes made without an invoke (0: only on tools/list and after invokes)")
+	verbose := fl.Bool("verbose", false, "log every exchange to stderr")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN] [--poll DURATION]")
+		fmt.Fprintln(stderr, "Serves the capabilities the page exposes to the session as Model Context Protocol tools")
+		fmt.Fprintln(stderr, "over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through")
+		fmt.Fprintln(stderr, "the agent client and its recovery rules; the tool list follows the page, with")
+		fmt.Fprintln(stderr, "notifications/tools/list_changed.")
+		fmt.Fprintln(stderr, "TARGET is fixture:PATH (a fixture page); URLs are not yet supported.")
+		fl.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fl, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	var target string
+	switch {
+	case *fixturePath != "" && len(pos) == 0:
+		target = "fixture:" + *fixturePath
+	case *fixturePath == "" && len(pos) == 1:
+		target = pos[0]
+	default:
+		fmt.Fprintln(stderr, "pling mcp: give one page: --fixture PATH or TARGET")
+		fl.Usage()
+		return 2
+	}
+	if *poll < 0 {
+		fmt.Fprintf(stderr, "pling mcp: --poll must not be negative\n")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	t, err := transportFor(ctx, target)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+		return targetExit(err)
+	}
+	defer closeTransport(t)
+
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	client := agent.New(t, agent.WithSession(*session), agent.WithLogger(logger))
+	bridge := plingmcp.NewBridge(client, plingmcp.WithImplementation("pling", schema.Protocol), plingmcp.WithLogger(logger))
+	// Load the tools before serving: a page the session cannot describe
+	// fails here, plainly, instead of in the first tools/list.
+	if _, err := bridge.Refresh(ctx); err != nil {
+		printFailure(stderr, "mcp", err)
+		return 1
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if *poll > 0 {
+		go bridge.Watch(ctx, *poll)
+	}
+	err = bridge.Server().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(mcpStdin), Writer: nopWriteCloser{stdout}})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, sdk.ErrConnectionClosed) {
+		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPCommand runs pling mcp on pipes and talks to it with the Go SDK's
+// client, as an MCP host would over the process's stdio.
+func TestMCPCommand(t *testing.T) {
+	shop := writeFixture(t, "shop.json", shopFixture)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	old := mcpStdin
+	mcpStdin = inR
+	t.Cleanup(func() { mcpStdin = old })
+
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runMCP(context.Background(), []string{"--fixture", shop, "--poll", "0"}, outW, &stderr)
+		outW.Close()
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	if got := cs.InitializeResult().ServerInfo.Name; got != "pling" {
+		t.Errorf("server name %q", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "A1"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"value":{"added":true}`) {
+		t.Errorf("structured content %s", b)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "cart_clear"})
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Content[0].(*sdk.TextContent).Text, "EXECUTION_FAILED: ") {
+		t.Errorf("failing call: %v %+v", err, res)
+	}
+
+	cs.Close()
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, stderr: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("pling mcp did not stop when stdin closed")
+	}
+}
+
+func TestMCPCommandUsage(t *testing.T) {
+	shop := writeFixture(t, "shop.json", shopFixture)
+	sess := writeFixture(t, "session.json", sessionFixture)
+	tests := []struct {
+		name       string
+		args       []string
+		wantExit   int
+		wantErrOut string
+	}{
+		{"help", []string{"mcp", "--help"}, 0, "Usage: pling mcp"},
+		{"no page", []string{"mcp"}, 2, "give one page"},
+		{"two pages", []string{"mcp", "--fixture", shop, "fixture:" + shop}, 2, "give one page"},
+		{"negative poll", []string{"mcp", "--fixture", shop, "--poll", "-1s"}, 2, "--poll"},
+		{"URL", []string{"mcp", "https://shop.example/"}, 1, "not yet supported"},
+		{"the session cannot describe", []string{"mcp", "--fixture", sess, "--session", "nope"}, 1, "SESSION_INVALID"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCmd(t, tt.args...)
+			if code != tt.wantExit || !strings.Contains(errOut, tt.wantErrOut) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.wantExit, tt.wantErrOut)
+			}
+		})
+	}
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/runtime/fixture"
+	"github.com/pling-go/pling/schema"
+)
+
+// transportFor turns a command's TARGET into the Surface transport to its
+// page; describe, invoke and mcp all go through it, so a new kind of target
+// is one more case here.
+//
+//	fixture:PATH   a fixture page (PLING.md §7.1: the page object, or a
+//	               whole conformance case, whose page is used), run in this
+//	               process
+//	http(s)://…    a real page in headless Chromium over CDP — not yet
+//	               supported
+//
+// A transport that holds resources (a browser) implements io.Closer; the
+// command closes it with closeTransport.
+func transportFor(ctx context.Context, target string) (agent.Transport, error) {
+	scheme, rest, ok := strings.Cut(target, ":")
+	switch {
+	case target == "":
+		return nil, &targetError{"no target: give fixture:PATH"}
+	case ok && scheme == "fixture":
+		if rest == "" {
+			return nil, &targetError{"fixture: needs a path: fixture:PATH"}
+		}
+		return fixtureTransport(rest)
+	case ok && (scheme == "http" || scheme == "https"):
+		return nil, fmt.Errorf("%s: URL targets (a page in headless Chromium over CDP) are not yet supported; use fixture:PATH", target)
+	case ok && len(scheme) > 1:
+		return nil, &targetError{fmt.Sprintf("%s: unknown kind of target %q (have: fixture:PATH)", target, scheme)}
+	default:
+		if _, err := os.Stat(target); err == nil {
+			return nil, &targetError{fmt.Sprintf("%s: a file target needs its kind: fixture:%s", target, target)}
+		}
+		return nil, &targetError{fmt.Sprintf("%s: not a target (have: fixture:PATH)", target)}
+	}
+}
+
+// targetError is a TARGET the command cannot read: a usage error (exit 2).
+type targetError struct{ msg string }
+
+func (e *targetError) Error() string { return e.msg }
+
+// targetExit is the exit status for a transportFor error: 2 when the
+// target is malformed, 1 when it could not be opened.
+func targetExit(err error) int {
+	var te *targetError
+	if errors.As(err, &te) {
+		return 2
+	}
+	return 1
+}
+
+func closeTransport(t agent.Transport) {
+	if c, ok := t.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+// fixtureTransport loads a fixture page and serves it in process. A
+// fixture page runs on a fake clock that starts at 0; here it follows the
+// wall clock (each request first advances it by the time that passed), so
+// rate-limit windows refill and tokens expire as the fixture says, in real
+// time, while expectation polling still takes no time.
+func fixtureTransport(path string) (agent.Transport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	page, err := loadFixturePage(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &wallClockFixture{page: page, inner: agent.InProcess(page.Runtime()), start: time.Now()}, nil
+}
+
+// loadFixturePage reads a fixture page, or the page of a conformance case
+// (an object with "page" and "steps").
+func loadFixturePage(data []byte) (*fixture.Page, error) {
+	var probe struct {
+		Page  json.RawMessage `json:"page"`
+		Steps json.RawMessage `json:"steps"`
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	if err := d.Decode(&probe); err != nil {
+		return nil, fmt.Errorf("not a fixture page: %w", err)
+	}
+	if len(probe.Page) > 0 && len(probe.Steps) > 0 {
+		data = probe.Page
+	}
+	return fixture.Load(data)
+}
+
+type wallClockFixture struct {
+	page  *fixture.Page
+	inner agent.Transport
+	start time.Time
+
+	mu       sync.Mutex
+	advanced int64
+}
+
+func (f *wallClockFixture) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
+	f.mu.Lock()
+	if now := time.Since(f.start).Milliseconds(); now > f.advanced {
+		f.page.Advance(now - f.advanced)
+		f.advanced = now
+	}
+	f.mu.Unlock()
+	return f.inner.RoundTrip(ctx, request)
+}
+
+// The rest is shared by the agent-side commands (describe, invoke, mcp).
+
+// parseInterspersed parses flags that come before, between or after the
+// positional arguments ("pling invoke TARGET CAP --input {}"), which the
+// flag package alone stops at; "--" ends the flags.
+func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fl.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fl.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// failureJSON is an agent error for programs: its class (protocol,
+// business, unconfirmed, replay, transport), the stable code and what
+// comes with it.
+func failureJSON(err error) map[string]any {
+	var (
+		ue *agent.UnconfirmedError
+		re *agent.ReplayError
+		be *agent.BusinessError
+		pe *agent.ProtocolError
+	)
+	out := map[string]any{}
+	switch {
+	case errors.As(err, &ue):
+		out["class"] = "unconfirmed"
+		out["requestId"] = ue.RequestID
+		if ue.Protocol != nil {
+			out["code"] = string(ue.Protocol.Code)
+		}
+	case errors.As(err, &re):
+		out["class"] = "replay"
+		out["code"] = string(re.Code)
+		out["requestId"] = re.RequestID
+		out["previous"] = map[string]any{"completed": re.Previous.Completed, "ok": re.Previous.OK, "code": string(re.Previous.Code)}
+	case errors.As(err, &be):
+		out["class"] = "business"
+		out["code"] = string(be.Code)
+		out["requestId"] = be.RequestID
+		if len(be.Details) > 0 {
+			out["details"] = be.Details
+		}
+		if be.Resume != "" {
+			out["resume"] = be.Resume
+		}
+		if be.Observation != nil {
+			out["observation"] = be.Observation
+		}
+		if be.Observed != nil {
+			out["observed"] = be.Observed
+		}
+	case errors.As(err, &pe):
+		out["class"] = "protocol"
+		out["code"] = string(pe.Code)
+		if pe.RequestID != "" {
+			out["requestId"] = pe.RequestID
+		}
+		if pe.RetryAfterMs > 0 {
+			out["retryAfterMs"] = pe.RetryAfterMs
+		}
+		if len(pe.Details) > 0 {
+			out["details"] = pe.Details
+		}
+	default:
+		out["class"] = "transport"
+	}
+	out["message"] = err.Error()
+	return out
+}
+
+// printFailure is an agent error for people: the error, then the
+// registry's next step for its code and what helps to take it.
+func printFailure(w io.Writer, cmd string, err error) {
+	fmt.Fprintf(w, "pling %s: %s\n", cmd, strings.TrimPrefix(err.Error(), "pling: "))
+	f := failureJSON(err)
+	if code, _ := f["code"].(string); code != "" {
+		if e, ok := perr.Lookup(perr.Code(code)); ok {
+			fmt.Fprintf(w, "  next: %s\n", e.Action.En)
+		}
+	}
+	if d, ok := f["details"]; ok {
+		b, _ := schema.Encode(d)
+		fmt.Fprintf(w, "  details: %s\n", b)
+	}
+	if r, ok := f["resume"].(string); ok {
+		fmt.Fprintf(w, "  resume: continue with --resume %s\n", r)
+	}
+	var be *agent.BusinessError
+	if errors.As(err, &be) && be.Observed != nil && len(be.Observed.Context.States) > 0 {
+		b, _ := schema.Encode(be.Observed.Context.States)
+		fmt.Fprintf(w, "  observed states: %s\n", b)
+	}
+	if f["class"] == "unconfirmed" {
+		fmt.Fprintln(w, "  observe with: pling describe TARGET")
+	}
+}

@@ -1,0 +1,431 @@
+// Package mcp bridges a Pling page to the Model Context Protocol
+// (PLING.md §8): NewServer returns an MCP server (the official Go SDK's
+// *mcp.Server) whose tools are the capabilities the page exposes to the
+// client's session, each tool call an invoke through the agent.Client — so
+// the recovery rules of seed 001 apply to every call a model makes.
+//
+// Tools are named as runtime.Tools names them (runtime.ToolName, with the
+// same numeric suffix for names that collide); a folded capability's input
+// schema gains the required "record" property. The list follows the page:
+// the bridge describes again on every tools/list, after an invoke whose
+// observation reports a new revision (or capabilitiesChanged, or a
+// describe-again code), and on Bridge.Refresh or Bridge.Watch; when tools
+// come, go or change, the SDK sends notifications/tools/list_changed.
+//
+// Results: a success is a tool result with the value, evidence and
+// observation as structured content; a business failure (result.error) is a
+// tool result with isError and the stable code, so the model can read it
+// and choose a next step; a protocol failure (ok:false, an unconfirmed call,
+// a broken transport) is a JSON-RPC error whose data carries the code.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/schema"
+)
+
+// CodeSurfaceFailure is the JSON-RPC error code of a Surface protocol
+// failure (server-defined range); data.code holds the Surface code.
+const CodeSurfaceFailure = -32001
+
+// Option configures a Bridge.
+type Option func(*options)
+
+type options struct {
+	impl         *sdk.Implementation
+	logger       *slog.Logger
+	instructions string
+}
+
+// WithImplementation names the server in the MCP handshake (default
+// "pling").
+func WithImplementation(name, version string) Option {
+	return func(o *options) { o.impl = &sdk.Implementation{Name: name, Version: version} }
+}
+
+// WithLogger sets where the bridge logs (default: nowhere). Over stdio,
+// never stdout.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithInstructions sets the instructions sent to the client.
+func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
+
+// Bridge keeps an MCP server's tool list in step with a page.
+type Bridge struct {
+	client *agent.Client
+	server *sdk.Server
+	log    *slog.Logger
+
+	mu       sync.Mutex // serializes refreshes
+	loaded   bool
+	revision string
+	tools    map[string]toolEntry // by tool name
+}
+
+type toolEntry struct {
+	capability string
+	spec       []byte // the tool's JSON, to tell a changed tool from the same one
+}
+
+// NewServer returns an MCP server exposing the page behind c as tools. It is
+// NewBridge(c, opts...).Server().
+func NewServer(c *agent.Client, opts ...Option) *sdk.Server {
+	return NewBridge(c, opts...).Server()
+}
+
+// NewBridge returns a bridge to the page behind c. Its tool list is loaded
+// by the first tools/list or tools/call, or by Refresh.
+func NewBridge(c *agent.Client, opts ...Option) *Bridge {
+	o := options{impl: &sdk.Implementation{Name: "pling", Version: schema.Protocol}}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}}
+	b.server = sdk.NewServer(o.impl, &sdk.ServerOptions{
+		Logger:       o.logger,
+		Instructions: o.instructions,
+		// Tools with listChanged even before the first tool: a page may
+		// declare its capabilities after the client connected.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+	})
+	b.server.AddReceivingMiddleware(b.middleware)
+	return b
+}
+
+// Server returns the MCP server.
+func (b *Bridge) Server() *sdk.Server { return b.server }
+
+// Revision returns the page revision the tool list was built from ("" before
+// the first load).
+func (b *Bridge) Revision() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.revision
+}
+
+// middleware describes the page before tools/list (on-demand refresh), and
+// before the first tools/call of a client that did not list.
+func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/list":
+			if _, err := b.Refresh(ctx); err != nil {
+				if !b.isLoaded() {
+					return nil, rpcError(err)
+				}
+				// A stale list is better than none; the failure is logged.
+				b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describe failed; serving the last tool list",
+					slog.String("error", err.Error()))
+			}
+		case "tools/call":
+			if !b.isLoaded() {
+				if _, err := b.Refresh(ctx); err != nil {
+					return nil, rpcError(err)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (b *Bridge) isLoaded() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.loaded
+}
+
+// Refresh describes the page and brings the tool list up to date: tools
+// that left are removed, new and changed ones added. changed reports
+// whether the list changed (the SDK then notifies clients with
+// notifications/tools/list_changed).
+func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, err := b.client.Describe(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	if b.loaded && d.Revision == b.revision {
+		return false, nil
+	}
+	tools, err := Tools(d)
+	if err != nil {
+		return false, err
+	}
+	next := make(map[string]toolEntry, len(tools))
+	var removed []string
+	for _, t := range tools {
+		spec, _ := json.Marshal(t.Tool)
+		next[t.Tool.Name] = toolEntry{capability: t.Capability, spec: spec}
+	}
+	for name := range b.tools {
+		if _, ok := next[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(removed)
+	if len(removed) > 0 {
+		b.server.RemoveTools(removed...)
+		changed = true
+	}
+	for _, t := range tools {
+		if old, ok := b.tools[t.Tool.Name]; ok && old.capability == t.Capability && bytes.Equal(old.spec, next[t.Tool.Name].spec) {
+			continue
+		}
+		b.server.AddTool(t.Tool, b.handler(t.Capability))
+		changed = true
+	}
+	b.tools, b.revision, b.loaded = next, d.Revision, true
+	if changed {
+		b.log.LogAttrs(ctx, slog.LevelInfo, "pling mcp: tool list changed", slog.String("revision", d.Revision),
+			slog.Int("tools", len(next)))
+	}
+	return changed, nil
+}
+
+// Watch refreshes the tool list every interval until ctx is done, for
+// pages that change without being invoked. Describe failures are logged
+// and the watch goes on. It returns ctx's error.
+func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if _, err := b.Refresh(ctx); err != nil && ctx.Err() == nil {
+				b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describe failed", slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
+// Tool is one capability as an MCP tool.
+type Tool struct {
+	Tool       *sdk.Tool
+	Capability string
+}
+
+// Tools renders a description's capabilities as MCP tools, in capability
+// order, named and shaped as runtime.Tools renders them in the page.
+func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
+	out := make([]Tool, 0, len(d.Capabilities))
+	used := map[string]int{}
+	for _, c := range d.Capabilities {
+		name := runtime.ToolName(c.ID)
+		if n := used[name]; n > 0 {
+			used[name]++
+			name = fmt.Sprintf("%s_%d", name, n+1)
+		} else {
+			used[name] = 1
+		}
+		desc := c.Title
+		if c.Description != "" {
+			desc += ". " + c.Description
+		}
+		params := c.InputSchema
+		params.Type = "object"
+		if c.Record != nil {
+			props := make(map[string]*schema.PropertySchema, len(params.Properties)+1)
+			for k, v := range params.Properties {
+				props[k] = v
+			}
+			props["record"] = &schema.PropertySchema{Type: "string",
+				Description: fmt.Sprintf("The id of the %s record to act on", c.Record.Kind)}
+			params.Properties = props
+			params.Required = append([]string{"record"}, params.Required...)
+		}
+		in, err := schema.Encode(params)
+		if err != nil {
+			return nil, fmt.Errorf("pling mcp: input schema of %s: %w", c.ID, err)
+		}
+		destructive := c.Risk == schema.RiskDestructive
+		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
+			Name:        name,
+			Title:       c.Title,
+			Description: desc,
+			InputSchema: json.RawMessage(in),
+			Annotations: &sdk.ToolAnnotations{
+				Title:           c.Title,
+				ReadOnlyHint:    c.Risk == schema.RiskRead,
+				DestructiveHint: &destructive,
+			},
+		}})
+	}
+	return out, nil
+}
+
+// handler is the tool handler of one capability: an invoke through the
+// client.
+func (b *Bridge) handler(capability string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		input, ok := arguments(req.Params.Arguments)
+		if !ok {
+			e := perr.New(perr.InvalidArgs, "The arguments are not one JSON object", nil)
+			return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: capability}), nil
+		}
+		res, err := b.client.Invoke(ctx, capability, input)
+		b.follow(ctx, res, err)
+		if err == nil {
+			return successResult(res), nil
+		}
+		var be *agent.BusinessError
+		if errors.As(err, &be) {
+			return businessResult(be), nil
+		}
+		return nil, rpcError(err)
+	}
+}
+
+// follow refreshes the tool list when an invoke says the page changed.
+func (b *Bridge) follow(ctx context.Context, res *agent.Result, err error) {
+	var obs *schema.SurfaceObservation
+	stale := false
+	if res != nil {
+		obs = res.Observation
+	}
+	var be *agent.BusinessError
+	if errors.As(err, &be) {
+		obs = be.Observation
+		stale = be.Recovery() == perr.RecoverDescribe
+	}
+	var pe *agent.ProtocolError
+	if errors.As(err, &pe) && pe.Recovery() == perr.RecoverDescribe {
+		stale = true
+	}
+	if obs != nil && (obs.CapabilitiesChanged || obs.Revision != b.Revision()) {
+		stale = true
+	}
+	if !stale {
+		return
+	}
+	if _, err := b.Refresh(ctx); err != nil {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describe after invoke failed", slog.String("error", err.Error()))
+	}
+}
+
+// arguments reads tool-call arguments: absent or null is {}; anything but
+// one JSON object is not accepted (INVALID_ARGS, PLING.md §4.2).
+func arguments(raw json.RawMessage) (map[string]any, bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return map[string]any{}, true
+	}
+	d := json.NewDecoder(bytes.NewReader(t))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil || m == nil || d.More() {
+		return nil, false
+	}
+	return m, true
+}
+
+func successResult(r *agent.Result) *sdk.CallToolResult {
+	sc := map[string]any{"requestId": r.RequestID}
+	if r.Value != nil {
+		sc["value"] = r.Value
+	}
+	if r.Evidence != nil {
+		sc["evidence"] = r.Evidence
+	}
+	if r.Observation != nil {
+		sc["observation"] = r.Observation
+	}
+	text, _ := schema.Encode(sc)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}, StructuredContent: sc}
+}
+
+// businessResult is a business failure as a tool result with isError: the
+// code first, then the message and the registry's next step for people.
+func businessResult(e *agent.BusinessError) *sdk.CallToolResult {
+	failure := map[string]any{"code": string(e.Code), "message": e.Message}
+	if len(e.Details) > 0 {
+		failure["details"] = e.Details
+	}
+	if e.Resume != "" {
+		failure["resume"] = e.Resume
+	}
+	sc := map[string]any{"error": failure}
+	if e.RequestID != "" {
+		sc["requestId"] = e.RequestID
+	}
+	if rec := e.Recovery(); rec != perr.RecoverNone {
+		sc["recovery"] = rec.String()
+	}
+	if e.Observation != nil {
+		sc["observation"] = e.Observation
+	}
+	if e.Observed != nil {
+		sc["observed"] = e.Observed
+	}
+	var text strings.Builder
+	text.WriteString(string(e.Code) + ": " + e.Message)
+	if entry, ok := perr.Lookup(e.Code); ok {
+		text.WriteString("\nNext: " + entry.Action.En)
+	}
+	if len(e.Details) > 0 {
+		d, _ := schema.Encode(e.Details)
+		text.WriteString("\nDetails: " + string(d))
+	}
+	if e.Resume != "" {
+		text.WriteString("\nResume token: " + e.Resume)
+	}
+	if e.Observed != nil {
+		if s, _ := schema.Encode(e.Observed.Context.States); len(e.Observed.Context.States) > 0 {
+			text.WriteString("\nObserved states: " + string(s))
+		}
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}, StructuredContent: sc}
+}
+
+// rpcError is a protocol failure as a JSON-RPC error: data carries the
+// Surface code, so a program branches on it, never on the message.
+func rpcError(err error) error {
+	data := map[string]any{}
+	var ue *agent.UnconfirmedError
+	var pe *agent.ProtocolError
+	switch {
+	case errors.As(err, &ue):
+		data["unconfirmed"] = true
+		data["requestId"] = ue.RequestID
+		if ue.Protocol != nil {
+			data["code"] = string(ue.Protocol.Code)
+		}
+	case errors.As(err, &pe):
+		data["code"] = string(pe.Code)
+		data["message"] = pe.Message
+		if pe.RetryAfterMs > 0 {
+			data["retryAfterMs"] = pe.RetryAfterMs
+		}
+		if len(pe.Details) > 0 {
+			data["details"] = pe.Details
+		}
+		if pe.RequestID != "" {
+			data["requestId"] = pe.RequestID
+		}
+	default:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	raw, _ := schema.Encode(data)
+	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: err.Error(), Data: raw}
+}

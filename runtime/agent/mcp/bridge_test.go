@@ -1,0 +1,441 @@
+package mcp_test
+
+import (
+	stdcmp "cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/runtime/agent"
+	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
+	"github.com/pling-go/pling/schema"
+)
+
+// page is a small shop: a cart, a folded row action, a read, and a failing
+// action.
+type page struct {
+	rt    *runtime.Runtime
+	count atomic.Int64
+	runs  atomic.Int64
+}
+
+func newPage(t *testing.T, opts ...runtime.Option) *page {
+	t.Helper()
+	p := &page{rt: runtime.New(append([]runtime.Option{runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0))}, opts...)...)}
+	must := func(_ *runtime.Handle, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(p.rt.DeclareState(runtime.State{Key: "cart.count", Read: func(context.Context) (any, error) { return p.count.Load(), nil }}))
+	must(p.rt.DeclareRecords(runtime.Records{Kind: "order", Read: func(context.Context) ([]runtime.RecordItem, error) {
+		return []runtime.RecordItem{{ID: "ord_1", Label: "#1001"}, {ID: "ord_2", Label: "#1002", Offscreen: true}}, nil
+	}}))
+	one := 1.0
+	must(p.rt.DeclareAction(runtime.Action{ID: "cart.add", Title: "Add to cart", Description: "Adds one item",
+		Params: map[string]runtime.Param{"sku": {Type: "string", Required: true}, "qty": {Type: "integer", Minimum: &one}},
+		Run: func(context.Context, *runtime.Call) (any, error) {
+			p.runs.Add(1)
+			return map[string]any{"count": p.count.Add(1)}, nil
+		},
+		Expect: &runtime.Expectation{State: "cart.count", Change: "increase"}}))
+	must(p.rt.DeclareAction(runtime.Action{ID: "approve", Title: "Approve order", Record: &runtime.RecordRef{Kind: "order"},
+		Params: map[string]runtime.Param{"note": {Type: "string"}},
+		Run: func(_ context.Context, c *runtime.Call) (any, error) {
+			p.runs.Add(1)
+			return "approved " + c.Record, nil
+		}}))
+	must(p.rt.DeclareAction(runtime.Action{ID: "cart.view", Title: "View cart", Risk: schema.RiskRead,
+		Run: func(context.Context, *runtime.Call) (any, error) { return p.count.Load(), nil }}))
+	must(p.rt.DeclareAction(runtime.Action{ID: "cart.clear", Title: "Clear cart", Risk: schema.RiskDestructive,
+		Run: func(context.Context, *runtime.Call) (any, error) {
+			p.runs.Add(1)
+			return nil, errors.New("the cart is locked")
+		}}))
+	return p
+}
+
+// counting counts the describes a transport carries.
+type counting struct {
+	next      agent.Transport
+	describes atomic.Int64
+}
+
+func (c *counting) RoundTrip(ctx context.Context, raw []byte) ([]byte, error) {
+	var m struct{ Method string }
+	_ = json.Unmarshal(raw, &m)
+	if m.Method == "describe" {
+		c.describes.Add(1)
+	}
+	return c.next.RoundTrip(ctx, raw)
+}
+
+// session is an MCP client session connected to a bridge over in-memory
+// transports, with the tools/list_changed notifications it received.
+type session struct {
+	*sdk.ClientSession
+	changed chan struct{}
+}
+
+// connect loads the tool list first (as pling mcp does), so that the
+// notifications the client sees are the page's changes only.
+func connect(t *testing.T, b *plingmcp.Bridge) *session {
+	t.Helper()
+	return connectVersion(t, b, "")
+}
+
+// connectVersion connects a client that asks for an MCP protocol version
+// ("" for the SDK's newest, which subscribes to notifications with
+// subscriptions/listen; older ones get them on the session).
+func connectVersion(t *testing.T, b *plingmcp.Bridge, version string) *session {
+	t.Helper()
+	ctx := context.Background()
+	_, _ = b.Refresh(ctx) // a failure shows in the first tools/list
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := b.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{changed: make(chan struct{}, 16)}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.changed <- struct{}{} },
+	})
+	cs, err := client.Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ClientSession = cs
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return s
+}
+
+func (s *session) waitChanged(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/tools/list_changed")
+	}
+}
+
+func (s *session) toolNames(t *testing.T) []string {
+	t.Helper()
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func toJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The bridge lists what runtime.Tools lists in the page: the same names,
+// descriptions and parameters (record included for folded capabilities).
+func TestListToolsMatchesRuntimeTools(t *testing.T) {
+	p := newPage(t)
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.rt.Tools(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tool struct {
+		Name, Description string
+		Schema            any
+	}
+	var got, exp []tool
+	for _, tl := range res.Tools {
+		got = append(got, tool{tl.Name, tl.Description, toJSON(t, tl.InputSchema)})
+	}
+	for _, tl := range want {
+		exp = append(exp, tool{tl.Name, tl.Description, toJSON(t, tl.Parameters)})
+	}
+	if diff := cmp.Diff(exp, got); diff != "" {
+		t.Errorf("tools (-runtime.Tools +MCP):\n%s", diff)
+	}
+	annotations := map[string][2]bool{} // name → readOnly, destructive
+	for _, tl := range res.Tools {
+		annotations[tl.Name] = [2]bool{tl.Annotations.ReadOnlyHint, *tl.Annotations.DestructiveHint}
+	}
+	if diff := cmp.Diff(map[string][2]bool{"approve__order": {}, "cart_add": {}, "cart_clear": {false, true}, "cart_view": {true, false}}, annotations); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+	approve := toJSON(t, res.Tools[0].InputSchema).(map[string]any)
+	if diff := cmp.Diff([]any{"record"}, approve["required"]); diff != "" {
+		t.Errorf("approve@order requires (-want +got):\n%s", diff)
+	}
+}
+
+func TestCallTool(t *testing.T) {
+	p := newPage(t)
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+
+	tests := []struct {
+		name      string
+		tool      string
+		args      any
+		wantValue any
+	}{
+		{"plain", "cart_add", map[string]any{"sku": "A1", "qty": 2}, map[string]any{"count": float64(1)}},
+		{"folded, with record", "approve__order", map[string]any{"record": "ord_1", "note": "ok"}, "approved ord_1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("isError: %v", res.Content)
+			}
+			sc := toJSON(t, res.StructuredContent).(map[string]any)
+			if diff := cmp.Diff(tt.wantValue, sc["value"]); diff != "" {
+				t.Errorf("value (-want +got):\n%s", diff)
+			}
+			if sc["evidence"] == nil || sc["observation"] == nil || sc["requestId"] == nil {
+				t.Errorf("structured content lacks evidence, observation or requestId: %v", sc)
+			}
+			if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, `"value"`) {
+				t.Errorf("text %q", text)
+			}
+		})
+	}
+	if n := p.runs.Load(); n != 2 {
+		t.Errorf("runs = %d, want 2", n)
+	}
+}
+
+// A business failure is a tool result with isError and the stable code, in
+// the text and in the structured content.
+func TestBusinessFailureIsAToolError(t *testing.T) {
+	p := newPage(t)
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+
+	tests := []struct {
+		name     string
+		tool     string
+		args     any
+		code     perr.Code
+		observed bool
+	}{
+		{"handler failed", "cart_clear", nil, perr.ExecutionFailed, true},
+		{"bad params", "cart_add", map[string]any{"qty": 0}, perr.InvalidParams, false},
+		{"no such record", "approve__order", map[string]any{"record": "ord_404"}, perr.ActionNotFound, true},
+		{"arguments not an object", "cart_add", []any{1}, perr.InvalidArgs, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			if err != nil {
+				t.Fatalf("a business failure became a protocol error: %v", err)
+			}
+			if !res.IsError {
+				t.Fatalf("isError is false: %v", res.Content)
+			}
+			if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, string(tt.code)+": ") {
+				t.Errorf("text %q does not start with the code %s", text, tt.code)
+			}
+			sc := toJSON(t, res.StructuredContent).(map[string]any)
+			if got := sc["error"].(map[string]any)["code"]; got != string(tt.code) {
+				t.Errorf("structured code %v, want %s", got, tt.code)
+			}
+			if _, ok := sc["observed"]; ok != tt.observed {
+				t.Errorf("observed present %v, want %v (the client observes after %s)", ok, tt.observed, tt.code)
+			}
+		})
+	}
+}
+
+// A protocol failure is a JSON-RPC error whose data carries the Surface
+// code.
+func TestProtocolFailureIsAnRPCError(t *testing.T) {
+	t.Run("RATE_LIMITED on call", func(t *testing.T) {
+		p := newPage(t, runtime.WithLimiter(refuseInvokes{}))
+		s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt), agent.WithMaxRetryWait(0))))
+		_, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_view"})
+		checkRPC(t, err, perr.RateLimited)
+	})
+	t.Run("SESSION_INVALID on list", func(t *testing.T) {
+		verifier := runtime.SessionVerifierFunc(func(context.Context, string, int64) (schema.SurfaceSession, error) {
+			return schema.SurfaceSession{}, perr.New(perr.SessionInvalid, "", nil)
+		})
+		p := newPage(t, runtime.WithSessions(verifier, true))
+		s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt), agent.WithSession("bad"))))
+		_, err := s.ListTools(context.Background(), nil)
+		checkRPC(t, err, perr.SessionInvalid)
+	})
+	t.Run("INTERNAL_ERROR on call: unconfirmed", func(t *testing.T) {
+		p := newPage(t)
+		inner := agent.InProcess(p.rt)
+		tr := agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
+			resp, err := inner.RoundTrip(ctx, raw)
+			var m struct{ ID, Method string }
+			_ = json.Unmarshal(raw, &m)
+			if m.Method == "invoke" {
+				b, _ := schema.Encode(schema.FailureResponse(&m.ID, perr.New(perr.InternalError, "", nil)))
+				return b, nil
+			}
+			return resp, err
+		})
+		s := connect(t, plingmcp.NewBridge(agent.New(tr)))
+		_, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "A"}})
+		data := checkRPC(t, err, perr.InternalError)
+		if data["unconfirmed"] != true {
+			t.Errorf("data %v lacks unconfirmed", data)
+		}
+		if n := p.runs.Load(); n != 1 {
+			t.Errorf("runs = %d, want 1 (never resent)", n)
+		}
+	})
+}
+
+// refuseInvokes is a limiter that refuses every invoke for a minute.
+type refuseInvokes struct{}
+
+func (refuseInvokes) Allow(_ context.Context, _ string, m schema.Method, _ int64) (bool, int64, error) {
+	return m != schema.MethodInvoke, 60_000, nil
+}
+
+func checkRPC(t *testing.T, err error, code perr.Code) map[string]any {
+	t.Helper()
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		t.Fatalf("err = %v (%T), want a JSON-RPC error", err, err)
+	}
+	if we.Code != plingmcp.CodeSurfaceFailure {
+		t.Errorf("JSON-RPC code %d, want %d", we.Code, plingmcp.CodeSurfaceFailure)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(we.Data, &data); err != nil {
+		t.Fatalf("data %s: %v", we.Data, err)
+	}
+	if data["code"] != string(code) {
+		t.Errorf("data.code = %v, want %s", data["code"], code)
+	}
+	return data
+}
+
+// A capability added to the page reaches the client as
+// notifications/tools/list_changed, and the new tool is listed.
+func TestListChanged(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25", "2025-06-18"} {
+		t.Run("an invoke changes the page, MCP "+stdcmp.Or(version, "newest"), func(t *testing.T) {
+			p := newPage(t)
+			var once sync.Once
+			p.rt.DeclareAction(runtime.Action{ID: "wizard.open", Title: "Open the wizard", Run: func(context.Context, *runtime.Call) (any, error) {
+				once.Do(func() {
+					p.rt.DeclareAction(runtime.Action{ID: "wizard.next", Title: "Next step", Run: func(context.Context, *runtime.Call) (any, error) { return "next", nil }})
+				})
+				return "opened", nil
+			}})
+			s := connectVersion(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))), version)
+			if names := s.toolNames(t); contains(names, "wizard_next") {
+				t.Fatalf("wizard_next listed before it exists: %v", names)
+			}
+			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "wizard_open"})
+			if err != nil || res.IsError {
+				t.Fatalf("call: %v %v", err, res)
+			}
+			if obs := toJSON(t, res.StructuredContent).(map[string]any)["observation"].(map[string]any); obs["capabilitiesChanged"] != true {
+				t.Errorf("observation %v does not report the change", obs)
+			}
+			s.waitChanged(t)
+			if names := s.toolNames(t); !contains(names, "wizard_next") {
+				t.Errorf("wizard_next not listed after the notification: %v", names)
+			}
+			res, err = s.CallTool(context.Background(), &sdk.CallToolParams{Name: "wizard_next"})
+			if err != nil || res.IsError {
+				t.Fatalf("call the new tool: %v %v", err, res)
+			}
+		})
+	}
+	t.Run("the page changes on its own: Refresh, then Watch", func(t *testing.T) {
+		p := newPage(t)
+		b := plingmcp.NewBridge(agent.New(agent.InProcess(p.rt)))
+		s := connect(t, b)
+		s.toolNames(t)
+
+		h, _ := p.rt.DeclareAction(runtime.Action{ID: "coupon.apply", Title: "Apply coupon"})
+		if changed, err := b.Refresh(context.Background()); err != nil || !changed {
+			t.Fatalf("Refresh = %v, %v; want a change", changed, err)
+		}
+		s.waitChanged(t)
+		if names := s.toolNames(t); !contains(names, "coupon_apply") {
+			t.Errorf("coupon_apply not listed: %v", names)
+		}
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go b.Watch(ctx, 10*time.Millisecond)
+		h.Dispose()
+		s.waitChanged(t)
+		if names := s.toolNames(t); contains(names, "coupon_apply") {
+			t.Errorf("coupon_apply still listed after it left: %v", names)
+		}
+	})
+	t.Run("nothing changed: no describe after an invoke, no notification", func(t *testing.T) {
+		p := newPage(t)
+		tr := &counting{next: agent.InProcess(p.rt)}
+		b := plingmcp.NewBridge(agent.New(tr))
+		s := connect(t, b)
+		s.toolNames(t)
+		before := tr.describes.Load()
+		if _, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_view"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := tr.describes.Load() - before; n != 0 {
+			t.Errorf("%d describes after an invoke that changed nothing, want 0", n)
+		}
+		if changed, err := b.Refresh(context.Background()); err != nil || changed {
+			t.Errorf("Refresh = %v, %v; want no change", changed, err)
+		}
+		select {
+		case <-s.changed:
+			t.Errorf("a list_changed notification without a change")
+		case <-time.After(50 * time.Millisecond):
+		}
+	})
+}
+
+func contains(names []string, name string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

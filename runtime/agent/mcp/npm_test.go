@@ -1,0 +1,221 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// npmSDKVersion is the TypeScript MCP SDK the end-to-end test installs; it
+// declares engines node >=18 and runs on the project's Node 20.
+const npmSDKVersion = "1.32.2"
+
+// npmFixture is the page `pling mcp` serves to the npm client. wizard.next
+// becomes available (and so listed) once wizard.open ran: the page's
+// revision changes and the client must get tools/list_changed.
+const npmFixture = `{
+  "title": "Shop",
+  "states": {"cart.count": 0, "wizard.open": false},
+  "records": {"order": [{"id": "ord_1", "label": "#1001", "visible": true}]},
+  "actions": [
+    {"id": "cart.add", "title": "Add to cart", "params": {"sku": {"type": "string", "required": true}},
+     "run": {"set": {"cart.count": {"add": 1}}, "return": {"added": true}},
+     "expect": {"state": "cart.count", "change": "increase"}},
+    {"id": "approve", "title": "Approve order", "record": {"kind": "order"}, "run": {"return": {"approved": true}}},
+    {"id": "cart.clear", "title": "Clear cart", "risk": "destructive", "run": {"throw": "the cart is locked"}},
+    {"id": "wizard.open", "title": "Open the wizard", "run": {"set": {"wizard.open": true}, "return": "opened"}},
+    {"id": "wizard.next", "title": "Next step", "available": {"state": "wizard.open", "equals": true},
+     "run": {"return": "next"}}
+  ]
+}`
+
+// npmClient is an MCP host written against the npm SDK: it spawns
+// `pling mcp --fixture FILE` over stdio and prints what it saw as JSON.
+const npmClient = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const [bin, fixture] = process.argv.slice(2);
+const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--fixture", fixture, "--poll", "0"], stderr: "inherit" });
+const client = new Client({ name: "pling-npm-e2e", version: "1.0.0" });
+let notified;
+const listChanged = new Promise((resolve) => { notified = resolve; });
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => notified(true));
+await client.connect(transport);
+
+const names = async () => (await client.listTools()).tools.map((t) => t.name);
+const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const out = { server: client.getServerVersion(), capabilities: client.getServerCapabilities() };
+const listed = await client.listTools();
+out.tools = listed.tools.map((t) => t.name);
+out.approveSchema = listed.tools.find((t) => t.name === "approve__order").inputSchema;
+const add = await client.callTool({ name: "cart_add", arguments: { sku: "A1" } });
+out.add = { isError: add.isError ?? false, structured: add.structuredContent };
+const clear = await client.callTool({ name: "cart_clear", arguments: {} });
+out.clear = { isError: clear.isError ?? false, text: text(clear), structured: clear.structuredContent };
+const approve = await client.callTool({ name: "approve__order", arguments: { record: "ord_1" } });
+out.approve = { isError: approve.isError ?? false, value: approve.structuredContent?.value };
+await client.callTool({ name: "wizard_open", arguments: {} });
+out.listChanged = await Promise.race([listChanged, new Promise((r) => setTimeout(() => r(false), 10000))]);
+out.toolsAfter = await names();
+const next = await client.callTool({ name: "wizard_next", arguments: {} });
+out.next = { isError: next.isError ?? false, value: next.structuredContent?.value };
+await client.close();
+process.stdout.write(JSON.stringify(out));
+`
+
+// TestNPMClient drives `pling mcp` with the official TypeScript SDK's
+// client: list tools, call them, see a business failure as isError with
+// its code, and follow a tools/list_changed notification. It runs when
+// node and npm are present; it skips (with the reason) only when npm cannot
+// reach the registry, and even then fails when PLING_REQUIRE_NPM=1 (CI).
+func TestNPMClient(t *testing.T) {
+	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
+	skip := func(format string, args ...any) {
+		t.Helper()
+		if require {
+			t.Fatalf("PLING_REQUIRE_NPM=1: "+format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("node is not installed: %v", err)
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		skip("npm is not installed: %v", err)
+	}
+	if testing.Short() && !require {
+		t.Skip("installs an npm package: not in -short mode")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	dir := t.TempDir()
+	install := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir,
+		"@modelcontextprotocol/sdk@"+npmSDKVersion)
+	if out, err := install.CombinedOutput(); err != nil {
+		if unreachable(string(out)) {
+			skip("npm cannot reach the registry to install @modelcontextprotocol/sdk@%s: %v\n%s", npmSDKVersion, err, out)
+		}
+		t.Fatalf("npm install @modelcontextprotocol/sdk@%s: %v\n%s", npmSDKVersion, err, out)
+	}
+
+	bin := filepath.Join(t.TempDir(), "pling")
+	if goruntime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(goruntime.GOROOT(), "bin", "go")
+	}
+	if out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/pling-go/pling/cmd/pling").CombinedOutput(); err != nil {
+		t.Fatalf("go build pling: %v\n%s", err, out)
+	}
+	fixture := filepath.Join(dir, "shop.json")
+	script := filepath.Join(dir, "client.mjs") // beside node_modules, so the import resolves
+	if err := os.WriteFile(fixture, []byte(npmFixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte(npmClient), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	run := exec.CommandContext(ctx, node, script, bin, fixture)
+	run.Stdout, run.Stderr = &stdout, &stderr
+	if err := run.Run(); err != nil {
+		t.Fatalf("node client: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	var got struct {
+		Server struct {
+			Name, Version string
+		}
+		Capabilities struct {
+			Tools struct {
+				ListChanged bool
+			}
+		}
+		Tools         []string
+		ApproveSchema map[string]any
+		Add           struct {
+			IsError    bool
+			Structured map[string]any
+		}
+		Clear struct {
+			IsError    bool
+			Text       string
+			Structured map[string]any
+		}
+		Approve, Next struct {
+			IsError bool
+			Value   any
+		}
+		ListChanged bool
+		ToolsAfter  []string
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("client output: %v\n%s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("npm @modelcontextprotocol/sdk@%s on node %s: %s", npmSDKVersion, nodeVersion(node), stdout.String())
+
+	if got.Server.Name != "pling" || !got.Capabilities.Tools.ListChanged {
+		t.Errorf("server %+v, capabilities %+v", got.Server, got.Capabilities)
+	}
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "wizard_open"}, got.Tools); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"record"}, got.ApproveSchema["required"]); diff != "" {
+		t.Errorf("approve__order required (-want +got):\n%s", diff)
+	}
+	if got.Add.IsError || cmp.Diff(map[string]any{"added": true}, got.Add.Structured["value"]) != "" {
+		t.Errorf("cart_add: %+v", got.Add)
+	}
+	if !got.Clear.IsError || !strings.HasPrefix(got.Clear.Text, "EXECUTION_FAILED: ") ||
+		got.Clear.Structured["error"].(map[string]any)["code"] != "EXECUTION_FAILED" {
+		t.Errorf("cart_clear: %+v", got.Clear)
+	}
+	if got.Approve.IsError || cmp.Diff(map[string]any{"approved": true}, got.Approve.Value) != "" {
+		t.Errorf("approve__order: %+v", got.Approve)
+	}
+	if !got.ListChanged {
+		t.Errorf("no notifications/tools/list_changed after wizard_open")
+	}
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "wizard_next", "wizard_open"}, got.ToolsAfter); diff != "" {
+		t.Errorf("tools after the change (-want +got):\n%s", diff)
+	}
+	if got.Next.IsError || got.Next.Value != "next" {
+		t.Errorf("wizard_next: %+v", got.Next)
+	}
+}
+
+// unreachable reports npm output that says the registry could not be
+// reached (as opposed to a package that does not install).
+func unreachable(out string) bool {
+	for _, s := range []string{"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH",
+		"EHOSTUNREACH", "network request", "request to https://registry", "proxy"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func nodeVersion(node string) string {
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
+}
