@@ -11,6 +11,8 @@ import (
 )
 
 func TestDescribeCommand(t *testing.T) {
+	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
+
 	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
 	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
 	tests := []struct {
@@ -32,7 +34,7 @@ func TestDescribeCommand(t *testing.T) {
 		{name: "two targets", args: []string{"describe", shop, shop}, wantExit: 2},
 		{name: "unknown flag", args: []string{"describe", "--nope", shop}, wantExit: 2},
 		{name: "bad target", args: []string{"describe", "shop"}, wantExit: 2, wantErrOut: []string{"not a target"}},
-		{name: "URL", args: []string{"describe", "https://shop.example/"}, wantExit: 1, wantErrOut: []string{"not yet supported"}},
+		{name: "URL", args: []string{"describe", "https://shop.example/"}, wantExit: 1, wantErrOut: []string{"no browser at"}},
 		{name: "session required", args: []string{"describe", sess}, wantExit: 1,
 			wantErrOut: []string{"SESSION_REQUIRED", "next: Reauthenticate"}},
 	}

@@ -7,6 +7,8 @@ import (
 )
 
 func TestInvokeCommand(t *testing.T) {
+	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
+
 	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
 	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
 	tests := []struct {
@@ -37,7 +39,7 @@ func TestInvokeCommand(t *testing.T) {
 		{name: "input null", args: []string{"invoke", shop, "cart.add", "--input", "null"}, wantExit: 2},
 		{name: "record disagrees", args: []string{"invoke", shop, "approve@order", "--input", `{"record":"ord_2"}`, "--record", "ord_1"}, wantExit: 2},
 		{name: "bad id", args: []string{"invoke", shop, "cart.add", "--id", "a b"}, wantExit: 2},
-		{name: "URL", args: []string{"invoke", "https://shop.example/", "cart.add"}, wantExit: 1, wantErrOut: []string{"not yet supported"}},
+		{name: "URL", args: []string{"invoke", "https://shop.example/", "cart.add"}, wantExit: 1, wantErrOut: []string{"no browser at"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

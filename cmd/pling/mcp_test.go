@@ -77,6 +77,8 @@ func TestMCPCommand(t *testing.T) {
 }
 
 func TestMCPCommandUsage(t *testing.T) {
+	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
+
 	shop := writeFixture(t, "shop.json", shopFixture)
 	sess := writeFixture(t, "session.json", sessionFixture)
 	tests := []struct {
@@ -89,7 +91,7 @@ func TestMCPCommandUsage(t *testing.T) {
 		{"no page", []string{"mcp"}, 2, "give one page"},
 		{"two pages", []string{"mcp", "--fixture", shop, "fixture:" + shop}, 2, "give one page"},
 		{"negative poll", []string{"mcp", "--fixture", shop, "--poll", "-1s"}, 2, "--poll"},
-		{"URL", []string{"mcp", "https://shop.example/"}, 1, "not yet supported"},
+		{"URL", []string{"mcp", "https://shop.example/"}, 1, "no browser at"},
 		{"the session cannot describe", []string{"mcp", "--fixture", sess, "--session", "nope"}, 1, "SESSION_INVALID"},
 	}
 	for _, tt := range tests {

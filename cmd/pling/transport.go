@@ -15,6 +15,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/runtime/agent/cdp"
 	"github.com/pling-go/pling/runtime/fixture"
 	"github.com/pling-go/pling/schema"
 )
@@ -26,8 +27,9 @@ import (
 //	fixture:PATH   a fixture page (PLING.md §7.1: the page object, or a
 //	               whole conformance case, whose page is used), run in this
 //	               process
-//	http(s)://…    a real page in headless Chromium over CDP — not yet
-//	               supported
+//	http(s)://…    a real page in headless Chromium over CDP (launched from
+//	               $PLING_CHROMIUM or /usr/bin/chromium, or attached to
+//	               the debugging endpoint in $PLING_CDP)
 //
 // A transport that holds resources (a browser) implements io.Closer; the
 // command closes it with closeTransport.
@@ -42,7 +44,7 @@ func transportFor(ctx context.Context, target string) (agent.Transport, error) {
 		}
 		return fixtureTransport(rest)
 	case ok && (scheme == "http" || scheme == "https"):
-		return nil, fmt.Errorf("%s: URL targets (a page in headless Chromium over CDP) are not yet supported; use fixture:PATH", target)
+		return cdp.Open(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Progress: progressOut})
 	case ok && len(scheme) > 1:
 		return nil, &targetError{fmt.Sprintf("%s: unknown kind of target %q (have: fixture:PATH)", target, scheme)}
 	default:
@@ -52,6 +54,10 @@ func transportFor(ctx context.Context, target string) (agent.Transport, error) {
 		return nil, &targetError{fmt.Sprintf("%s: not a target (have: fixture:PATH)", target)}
 	}
 }
+
+// progressOut receives progress lines while a browser starts (stderr, so
+// that --json output stays clean).
+var progressOut io.Writer = os.Stderr
 
 // targetError is a TARGET the command cannot read: a usage error (exit 2).
 type targetError struct{ msg string }

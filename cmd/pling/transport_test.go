@@ -55,6 +55,8 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestTransportFor(t *testing.T) {
+	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
+
 	shop := writeFixture(t, "shop.json", shopFixture)
 	caseFile := writeFixture(t, "case.json", `{"name": "a case", "page": `+shopFixture+`, "steps": []}`)
 	tests := []struct {
@@ -68,8 +70,8 @@ func TestTransportFor(t *testing.T) {
 		{name: "fixture without path", target: "fixture:", wantErr: "needs a path", wantExit: 2},
 		{name: "missing file", target: "fixture:" + filepath.Join(t.TempDir(), "nope.json"), wantErr: "no such file", wantExit: 1},
 		{name: "not a page", target: "fixture:" + writeFixture(t, "bad.json", `[1,2]`), wantErr: "fixture", wantExit: 1},
-		{name: "https URL", target: "https://shop.example/", wantErr: "not yet supported", wantExit: 1},
-		{name: "http URL", target: "http://localhost:8080/shop/", wantErr: "not yet supported", wantExit: 1},
+		{name: "https URL", target: "https://shop.example/", wantErr: "no browser at", wantExit: 1},
+		{name: "http URL", target: "http://localhost:8080/shop/", wantErr: "no browser at", wantExit: 1},
 		{name: "unknown scheme", target: "ws://x", wantErr: "unknown kind of target", wantExit: 2},
 		{name: "a bare file", target: shop, wantErr: "fixture:" + shop, wantExit: 2},
 		{name: "nonsense", target: "shop", wantErr: "not a target", wantExit: 2},
