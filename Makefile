@@ -3,25 +3,30 @@ GO       ?= go
 NODE     ?= node
 FUZZTIME ?= 60s
 DIST     := dist
+# The browser of the Chromium conformance host (Debian's chromium package).
+PLING_CHROMIUM ?= /usr/bin/chromium
+export PLING_CHROMIUM
+SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help all build wasm test test-go test-node conform vet generate check-generated fuzz bench clean
+.PHONY: help all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
 
-all: build wasm ## build the pling command and the module
+all: wasm build ## build the module and the pling command (which embeds it)
 
 build: ## build every package and the pling command into bin/
 	$(GO) build ./...
 	$(GO) build -o bin/pling ./cmd/pling
 
-wasm: ## build dist/pling.wasm reproducibly and copy the loader files beside it
+wasm: ## build dist/pling.wasm reproducibly, copy the loader files beside it and into the pling serve embed
 	@mkdir -p $(DIST)
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling.wasm ./wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
-	cp js-shim/pling.js $(DIST)/pling.js
-	@$(NODE) -e 'const z=require("zlib"),fs=require("fs");for(const f of ["pling.wasm","pling.js"]){const b=fs.readFileSync("$(DIST)/"+f);console.log(f.padEnd(11),"raw",b.length,"gzip",z.gzipSync(b,{level:9}).length,"brotli",z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)}'
+	cp js-shim/pling.js js-shim/ui.js js-shim/webmcp.js $(DIST)/
+	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/ui.js $(DIST)/webmcp.js $(SITEDIST)/
+	@$(NODE) -e 'const z=require("zlib"),fs=require("fs");for(const f of ["pling.wasm","pling.js","ui.js","webmcp.js"]){const b=fs.readFileSync("$(DIST)/"+f);console.log(f.padEnd(11),"raw",b.length,"gzip",z.gzipSync(b,{level:9}).length,"brotli",z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)}'
 
 vet: ## go vet (native and GOOS=js) and gofmt
 	$(GO) vet ./...
@@ -35,7 +40,17 @@ generate: ## regenerate schema/surface.schema.json and js-shim/pling.d.ts
 check-generated: generate ## fail when the generated artifacts are stale
 	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts
 
-test: vet wasm test-go test-node ## the whole suite: Go tests, every host, Node tests (what CI runs)
+deps: ## install what the tests need when it is missing: Chromium (apt-get install chromium, as root)
+	@if [ -x "$(PLING_CHROMIUM)" ]; then :; \
+	elif [ "$(PLING_CHROMIUM)" = /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "deps: installing Chromium (apt-get install chromium)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "deps: no browser at $(PLING_CHROMIUM); the Chromium conformance host needs one, so its tests will fail."; \
+	  echo "deps: install it (as root: apt-get install chromium) or set PLING_CHROMIUM to a Chromium or Chrome binary."; \
+	fi
+
+test: deps vet wasm test-go test-node ## the whole suite: Go tests, every host, Node tests (what CI runs)
 
 test-go: wasm ## Go tests, including the conformance suite on every host
 	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -count=1 ./...
@@ -46,6 +61,7 @@ test-node: wasm ## Node tests of the shim against the module
 conform: build wasm ## run the conformance suite on each host with a readable report
 	./bin/pling conform --host native e2e/conformance
 	./bin/pling conform --host node --dist $(DIST) e2e/conformance
+	./bin/pling conform --host chromium --dist $(DIST) e2e/conformance
 
 fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./schema/
@@ -57,3 +73,4 @@ bench: ## benchmarks, reported as ratios measured side by side
 
 clean: ## remove build outputs
 	rm -rf bin $(DIST)
+	find $(SITEDIST) -type f ! -name .keep -delete

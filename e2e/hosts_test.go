@@ -80,7 +80,9 @@ func startHosts(t *testing.T, d string) ([]conform.Host, error) {
 		return nil, err
 	}
 	t.Logf("chromium started in %v", time.Since(start).Round(time.Millisecond))
-	return []conform.Host{conform.Native{}, n, c}, nil
+	w := &conform.Wazero{Dist: d, CacheDir: filepath.Join(os.TempDir(), "pling-e2e-wazero-cache")}
+	shared.close = append(shared.close, w.Close)
+	return []conform.Host{conform.Native{}, w, n, c}, nil
 }
 
 // TestConformanceEveryHost runs every case on every host: each must pass,

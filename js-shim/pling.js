@@ -6,12 +6,13 @@
   "use strict";
 
   // createPling builds a pling object. load() must resolve to the module's
-  // bridge (globalThis.__plingBridge once the Go module has started).
-  function createPling(load, defaults) {
+  // bridge (globalThis.__plingBridge once the Go module has started);
+  // defaultHooks are the hooks used unless the page configures its own.
+  function createPling(load, defaults, defaultHooks) {
     var bridge = null, loading = null, configured = false, started = false;
     var config = Object.assign({ expose: [] }, defaults || {});
-    var hooks = {};
-    var queue = [];
+    var hooks = Object.assign({}, defaultHooks);
+    var queue = [], watchers = [];
 
     function start() {
       if (!loading) {
@@ -96,6 +97,12 @@
       return typeof res === "string" ? JSON.parse(res) : res;
     }
 
+    // seen shows every response to the watchers (the WebMCP mirror).
+    function seen(res) {
+      watchers.forEach(function (f) { try { f(res); } catch (e) { /* a watcher never breaks a call */ } });
+      return res;
+    }
+
     var api = {
       action: action,
       state: function (key, read, opts) {
@@ -118,10 +125,12 @@
       hook: function (def) { return declare("hook", {}, { before: def.before, after: def.after }); },
       configure: function (c) {
         if (loading) throw new Error("pling.configure: the configuration is fixed once the module starts");
-        ["handoff", "approve", "page", "feedback"].forEach(function (k) {
-          if (typeof c[k] === "function") { hooks[k] = c[k]; }
+        var hk = ["handoff", "approve", "page", "feedback"];
+        hk.forEach(function (k) {
+          if (typeof c[k] === "function") hooks[k] = c[k];
+          else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
         });
-        for (var k in c) if (typeof c[k] !== "function") config[k] = c[k];
+        for (var k in c) if (hk.indexOf(k) < 0) config[k] = c[k];
         configured = true;
         return { dispose: function () {} };
       },
@@ -129,18 +138,19 @@
       surface: {
         handle: function (req) {
           var text = typeof req === "string" ? req : JSON.stringify(req);
-          return start().then(function () { return bridge.handle(text); }).then(parse);
+          return start().then(function () { return bridge.handle(text); }).then(parse).then(seen);
         }
       },
       tools: function (session) {
         return start().then(function () { return bridge.tools(session || ""); }).then(parse);
       },
       callTool: function (name, args, session) {
-        return start().then(function () { return bridge.callTool(session || "", name, args === undefined ? "" : String(args)); }).then(parse);
+        return start().then(function () { return bridge.callTool(session || "", name, args === undefined ? "" : String(args)); }).then(parse).then(seen);
       }
     };
     Object.defineProperty(api, "ready", { get: start, enumerable: true });
     Object.defineProperty(api, "configured", { get: function () { return configured; } });
+    Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
     return api;
   }
 
@@ -176,10 +186,50 @@
       return inst.then(function (r) { go.run(r.instance); return ready; });
     });
   }
-  var pling = createPling(load, defaults);
+  function visible(el) { return !!(el.offsetParent || el.getClientRects().length); }
+  // The default handoff and approval UI (ui.js) is loaded the first time
+  // one is shown. If it cannot load, the answer is cancel / deny: a person
+  // who cannot be asked has not agreed.
+  var ui = null;
+  function overlay(kind) {
+    return function (req, signal) {
+      ui = ui || loadScript(data.ui || base + "ui.js").then(function () { return root.__plingUI; });
+      return ui.then(function (u) { return u[kind](req, signal); }, function (e) {
+        ui = null;
+        if (root.console) console.error(e.message);
+        return kind === "approve" ? { binding: req.binding, approved: false } : "cancel";
+      });
+    };
+  }
+  var pling = createPling(load, defaults, {
+    handoff: overlay("handoff"),
+    approve: overlay("approve"),
+    page: function () { return { url: location.href, title: document.title }; },
+    // Errors the page shows to the person (role=alert) are the agent's
+    // feedback too; data-pling-level overrides "error".
+    feedback: function () {
+      var out = [];
+      document.querySelectorAll("[role=alert]").forEach(function (el) {
+        var m = visible(el) && el.textContent.trim();
+        if (m) out.push({ level: el.getAttribute("data-pling-level") || "error", message: m.slice(0, 500) });
+      });
+      return out;
+    }
+  });
   root.pling = pling;
   if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
+
+  // WebMCP: where the browser (or a polyfill) offers a model context, the
+  // exposed capabilities are mirrored there as tools (webmcp.js).
+  var mirrored = data.webmcp === "off";
+  function webmcp() {
+    if (mirrored || !(document.modelContext || navigator.modelContext)) return;
+    mirrored = true;
+    loadScript(data.webmcpSrc || base + "webmcp.js").catch(function (e) { if (root.console) console.error(e.message); });
+  }
+  webmcp();
+  root.addEventListener("load", webmcp);
 
   // Declarative markup: data-pling-action on buttons and forms (with
   // data-pling-param inputs), data-pling-state, data-pling-guide,
@@ -191,7 +241,6 @@
     var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region]";
     var live = new Map();
     function attr(el, n) { return el.getAttribute("data-pling-" + n); }
-    function visible(el) { return !!(el.offsetParent || el.getClientRects().length); }
     function params(form) {
       var ps = {};
       form.querySelectorAll("[data-pling-param]").forEach(function (i) {

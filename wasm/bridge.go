@@ -571,3 +571,40 @@ func abortSignal(ctx context.Context) safejs.Value {
 	}()
 	return obj
 }
+
+// uiText is the default handoff and approval UI's own strings
+// (js-shim/ui.js); everything else it shows comes from the error registry.
+// {time} is replaced by the time left.
+var uiText = map[string]perr.Text{
+	"ui.handoffTitle":  {En: "Your turn", Zh: "需要您来操作"},
+	"ui.approvalTitle": {En: "Approve this action?", Zh: "是否批准此操作？"},
+	"ui.done":          {En: "Done", Zh: "完成"},
+	"ui.cancel":        {En: "Cancel", Zh: "取消"},
+	"ui.approve":       {En: "Approve", Zh: "批准"},
+	"ui.deny":          {En: "Deny", Zh: "拒绝"},
+	"ui.timeLeft":      {En: "Time left: {time}", Zh: "剩余时间：{time}"},
+	"ui.expired":       {En: "Time is up", Zh: "时间已到"},
+}
+
+// messages(lang) → JSON text: every i18n key of the error registry
+// (errors.<CODE> and errors.<CODE>.action) and the UI strings, in lang, a
+// BCP 47 tag (Text.In: Chinese tags get Chinese, anything else English).
+func messages(args []safejs.Value) (any, error) {
+	lang, _ := argString(args, 0)
+	out := make(map[string]string, len(uiText)+128)
+	for _, ns := range perr.Namespaces() {
+		for _, c := range perr.Codes(ns) {
+			e, ok := perr.Lookup(c)
+			if !ok {
+				continue
+			}
+			out[e.MessageKey()] = e.Message.In(lang)
+			out[e.ActionKey()] = e.Action.In(lang)
+		}
+	}
+	for k, t := range uiText {
+		out[k] = t.In(lang)
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}

@@ -15,6 +15,7 @@
 //	handle(requestText[, cb])        → Promise<responseText>
 //	tools(session[, cb])             → Promise<toolsJSON>
 //	callTool(session, name, args[, cb]) → Promise<responseText>
+//	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
 //	                                 the conformance entry (synchronous)
 package main
@@ -38,10 +39,11 @@ func main() {
 		panic(err)
 	}
 	bridge, err := newObject(map[string]any{
-		"version": schema.Protocol,
-		"init":    fnOf("init", initPage).Value(),
-		"declare": fnOf("declare", declare).Value(),
-		"dispose": fnOf("dispose", dispose).Value(),
+		"version":  schema.Protocol,
+		"init":     fnOf("init", initPage).Value(),
+		"declare":  fnOf("declare", declare).Value(),
+		"dispose":  fnOf("dispose", dispose).Value(),
+		"messages": fnOf("messages", messages).Value(),
 		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
 			req, err := argString(args, 0)
 			if err != nil {

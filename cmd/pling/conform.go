@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/pling-go/pling/runtime/conform"
@@ -17,7 +18,7 @@ func init() {
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	host := fs.String("host", "native", "the host to run on: native, node, chromium")
+	host := fs.String("host", "native", "the host to run on: native, wazero, node, chromium")
 	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
 	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
 	chromium := fs.String("chromium", "", "the browser binary (chromium host; default $PLING_CHROMIUM, else "+conform.DefaultChromium+")")
@@ -48,8 +49,12 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		c := &conform.Chromium{Dist: *dist, ExecPath: *chromium}
 		defer c.Close()
 		h = c
+	case "wazero":
+		w := &conform.Wazero{Dist: *dist, CacheDir: wazeroCacheDir()}
+		defer w.Close()
+		h = w
 	default:
-		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node, chromium)\n", *host)
+		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node, chromium, wazero)\n", *host)
 		return 2
 	}
 	cases, err := conform.LoadDir(paths...)
@@ -77,4 +82,12 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// wazeroCacheDir is where wazero keeps compiled code between runs.
+func wazeroCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "pling", "wazero")
+	}
+	return ""
 }

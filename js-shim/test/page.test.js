@@ -1,0 +1,141 @@
+// The page-side additions of the shim without a browser: default hooks and
+// their replacement, the response watchers, the module's messages(lang),
+// and the WebMCP mirror's sync against a fake model context.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("fs");
+const path = require("path");
+const vm = require("vm");
+const { createPling } = require("../pling.js");
+const { loadModule } = require("../node.js");
+
+const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+
+// fakeBridge records what init got and answers handle/callTool.
+function fakeBridge(answers = {}) {
+  const b = {
+    init(config, hooks) { b.config = JSON.parse(config); b.hooks = hooks; return true; },
+    declare() { return { handle: 1 }; },
+    dispose() {},
+    handle: (text) => Promise.resolve(answers.handle ? answers.handle(JSON.parse(text)) : "{}"),
+    tools: () => Promise.resolve(JSON.stringify(answers.tools ? answers.tools() : [])),
+    callTool: (s, name, args) => Promise.resolve(JSON.stringify(answers.callTool(name, JSON.parse(args)))),
+  };
+  return b;
+}
+
+test("default hooks reach init; configure replaces or removes them; hooks never enter the config", async () => {
+  const b = fakeBridge();
+  const defaults = { handoff: () => "done", approve: () => ({}), feedback: () => [] };
+  const pling = createPling(() => b, { expose: ["*"] }, defaults);
+  const mine = () => "cancel";
+  pling.configure({ handoff: mine, approve: false, handoffTimeoutMs: 1000 });
+  await pling.ready;
+  assert.equal(b.hooks.handoff, mine);
+  assert.equal(b.hooks.approve, undefined);
+  assert.equal(b.hooks.feedback, defaults.feedback);
+  assert.deepEqual(b.config, { expose: ["*"], handoffTimeoutMs: 1000 });
+});
+
+test("watchers see every response of handle and callTool", async () => {
+  const b = fakeBridge({
+    handle: (req) => JSON.stringify({ id: req.id, ok: true, result: { revision: "r1" } }),
+    callTool: (name) => ({ id: "t", ok: true, result: { value: name } }),
+  });
+  const pling = createPling(() => b, {});
+  const seen = [];
+  pling._watch((r) => seen.push(r.id));
+  pling._watch(() => { throw new Error("a broken watcher changes nothing"); });
+  const res = await pling.surface.handle({ id: "a" });
+  assert.equal(res.result.revision, "r1");
+  await pling.callTool("x", "{}");
+  assert.deepEqual(seen, ["a", "t"]);
+  assert.equal(Object.keys(pling).includes("_watch"), false, "_watch is not part of the enumerable API");
+});
+
+test("messages(lang) gives every registry i18n key and the UI strings, in English or Chinese", async (t) => {
+  if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
+  const bridge = await loadModule(dist);
+  const en = JSON.parse(bridge.messages("en-US"));
+  const zh = JSON.parse(bridge.messages("zh-CN"));
+  for (const key of ["errors.HANDOFF_TIMEOUT", "errors.HANDOFF_TIMEOUT.action", "errors.RATE_LIMITED", "errors.PERMISSION_DENIED.action",
+    "ui.done", "ui.cancel", "ui.approve", "ui.deny", "ui.timeLeft", "ui.handoffTitle", "ui.approvalTitle", "ui.expired"]) {
+    assert.ok(en[key], "en lacks " + key);
+    assert.ok(zh[key], "zh lacks " + key);
+  }
+  assert.deepEqual(Object.keys(en).sort(), Object.keys(zh).sort());
+  assert.equal(en["errors.HANDOFF_CANCELLED"], "The person cancelled the handoff");
+  assert.equal(zh["errors.HANDOFF_CANCELLED"], "用户取消人工接力");
+  assert.match(en["ui.timeLeft"], /\{time\}/);
+  assert.match(zh["ui.timeLeft"], /\{time\}/);
+  assert.deepEqual(JSON.parse(bridge.messages("fr")), en, "anything not Chinese is English");
+});
+
+// webmcp runs js-shim/webmcp.js against a fake page: a pling whose tools
+// the test controls and a model context with registerTool(tool, {signal}).
+function webmcp(tools) {
+  const registered = new Map();
+  const listeners = {};
+  const watchers = [];
+  const calls = [];
+  const pling = {
+    tools: () => Promise.resolve(tools()),
+    callTool: (name, args) => { calls.push([name, args]); return Promise.resolve({ ok: true, result: { value: 1 } }); },
+    _watch: (f) => watchers.push(f),
+  };
+  const mc = {
+    registerTool(tool, opts) {
+      if (registered.has(tool.name)) return Promise.reject(new Error("duplicate " + tool.name));
+      registered.set(tool.name, tool);
+      opts.signal.addEventListener("abort", () => { if (registered.get(tool.name) === tool) registered.delete(tool.name); });
+      return Promise.resolve();
+    },
+  };
+  const document = { modelContext: mc, addEventListener: (t, f) => { listeners[t] = f; } };
+  const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, JSON, Promise });
+  ctx.globalThis = ctx;
+  vm.runInContext(fs.readFileSync(path.join(__dirname, "..", "webmcp.js"), "utf8"), ctx);
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+  return { registered, watchers, calls, listeners, settle, pling };
+}
+
+test("webmcp: registers the tools, executes through callTool, follows revisions", async () => {
+  let list = [{ name: "cart_add", description: "Add to cart", parameters: { type: "object" }, capability: "cart.add" }];
+  const w = webmcp(() => list);
+  await w.settle();
+  assert.deepEqual([...w.registered.keys()], ["cart_add"]);
+  const tool = w.registered.get("cart_add");
+  assert.deepEqual(tool.inputSchema, { type: "object" });
+  const out = await tool.execute({ sku: "A1" });
+  assert.deepEqual(w.calls, [["cart_add", '{"sku":"A1"}']]);
+  assert.equal(out.isError, false);
+  assert.deepEqual(out.structuredContent, { ok: true, result: { value: 1 } });
+  assert.deepEqual(JSON.parse(out.content[0].text), out.structuredContent);
+
+  // An invoke that changed the capabilities: removed tools go, new ones come.
+  list = [{ name: "checkout", description: "Check out", parameters: { type: "object" }, capability: "checkout" }];
+  w.watchers.forEach((f) => f({ ok: true, result: { observation: { capabilitiesChanged: true, revision: "r2" } } }));
+  await w.settle();
+  assert.deepEqual([...w.registered.keys()], ["checkout"]);
+
+  // A changed description re-registers the tool under the same name.
+  list = [{ name: "checkout", description: "Check out and pay", parameters: { type: "object" }, capability: "checkout" }];
+  w.watchers.forEach((f) => f({ ok: true, result: { revision: "r3" } }));
+  await w.settle();
+  assert.equal(w.registered.get("checkout").description, "Check out and pay");
+
+  // The same revision again does nothing; a protocol failure does nothing.
+  list = [];
+  w.watchers.forEach((f) => f({ ok: true, result: { revision: "r3" } }));
+  w.watchers.forEach((f) => f({ ok: false, error: { code: "RATE_LIMITED" } }));
+  await w.settle();
+  assert.deepEqual([...w.registered.keys()], ["checkout"]);
+
+  // A person's change on the page resyncs shortly after.
+  w.listeners.click();
+  await new Promise((r) => setTimeout(r, 350));
+  assert.deepEqual([...w.registered.keys()], []);
+  assert.ok(w.pling._webmcp, "the mirror is reachable for debugging");
+});
