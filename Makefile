@@ -9,10 +9,13 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean
+.PHONY: help demo all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
+
+demo: wasm build deps ## the main job: serve the demo site, open it in headless Chromium, run a scripted agent session
+	./bin/pling demo
 
 all: wasm build ## build the module and the pling command (which embeds it)
 
