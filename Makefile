@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help demo all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean
+.PHONY: help demo bench-hosts all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -70,6 +70,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzTokenVerify$$' -fuzztime=$(FUZZTIME) ./runtime/
 	$(GO) test -run='^$$' -fuzz='^FuzzMatch$$' -fuzztime=$(FUZZTIME) ./runtime/
+
+bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
+	$(GO) run ./cmd/pling bench --dist $(DIST)
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...
