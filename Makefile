@@ -56,13 +56,13 @@ deps: ## install what the tests need when it is missing: Chromium (apt-get insta
 test: deps vet wasm test-go test-node ## the whole suite: Go tests, every host, Node tests (what CI runs)
 
 test-go: wasm ## Go tests, including the conformance suite on every host
-	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -count=1 ./...
+	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 ./...
 
 test-node: wasm ## Node tests of the shim against the module
 	PLING_DIST=$(CURDIR)/$(DIST) $(NODE) --test js-shim/test/
 
 conform: build wasm ## run the conformance suite on each host with a readable report
-	./bin/pling conform --host native e2e/conformance
+	./bin/pling conform --strict --host native e2e/conformance
 	./bin/pling conform --host node --dist $(DIST) e2e/conformance
 	./bin/pling conform --host chromium --dist $(DIST) e2e/conformance
 

@@ -89,7 +89,7 @@ func startHosts(t *testing.T, d string) ([]conform.Host, error) {
 // and every host must answer every step with the same bytes as native.
 func TestConformanceEveryHost(t *testing.T) {
 	hs := hosts(t)
-	cases, err := conform.LoadDir("conformance")
+	cases, err := conform.LoadDirStrict("conformance")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ func init() {
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	strict := fs.Bool("strict", false, "refuse cases with unknown fields (our own suite is strict)")
 	host := fs.String("host", "native", "the host to run on: native, wazero, node, chromium")
 	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
 	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
@@ -57,7 +58,11 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "pling conform: unknown host %q (have: native, node, chromium, wazero)\n", *host)
 		return 2
 	}
-	cases, err := conform.LoadDir(paths...)
+	load := conform.LoadDir
+	if *strict {
+		load = conform.LoadDirStrict
+	}
+	cases, err := load(paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling conform: %v\n", err)
 		return 2

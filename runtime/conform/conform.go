@@ -93,8 +93,13 @@ type Result struct {
 }
 
 // LoadDir reads every *.json case under the given files or directories,
-// sorted by path.
-func LoadDir(paths ...string) ([]*Case, error) {
+// sorted by path, tolerantly (ParseCase).
+func LoadDir(paths ...string) ([]*Case, error) { return loadDir(ParseCase, paths) }
+
+// LoadDirStrict is LoadDir with ParseCaseStrict.
+func LoadDirStrict(paths ...string) ([]*Case, error) { return loadDir(ParseCaseStrict, paths) }
+
+func loadDir(parse func([]byte) (*Case, error), paths []string) ([]*Case, error) {
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -125,7 +130,7 @@ func LoadDir(paths ...string) ([]*Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := ParseCase(b)
+		c, err := parse(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
@@ -137,28 +142,46 @@ func LoadDir(paths ...string) ([]*Case, error) {
 
 // ParseCase parses one case file strictly: unknown fields of the case and
 // its steps are errors, so a typo cannot silently skip a check.
-func ParseCase(b []byte) (*Case, error) {
+func ParseCase(b []byte) (*Case, error) { return parseCase(b, false) }
+
+// ParseCaseStrict is ParseCase that also refuses unknown fields in the case
+// and its steps, so a typo in our own suite cannot silently skip a check.
+// Cases from elsewhere are read tolerantly (PLING.md §6: readers ignore
+// what they do not know).
+func ParseCaseStrict(b []byte) (*Case, error) { return parseCase(b, true) }
+
+func parseCase(b []byte, strict bool) (*Case, error) {
 	var c Case
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(&c); err != nil {
 		return nil, err
 	}
-	if c.Name == "" || c.Rule == "" {
-		return nil, fmt.Errorf("a case needs a name and the rule it checks")
+	if c.Name == "" {
+		return nil, fmt.Errorf("a case needs a name")
+	}
+	if strict && c.Rule == "" {
+		return nil, fmt.Errorf("a case needs the rule it checks")
 	}
 	if len(c.Page) == 0 {
 		c.Page = json.RawMessage(`{}`)
 	}
 	for i, s := range c.Steps {
+		// advanceMs may stand with an action (the clock moves first); a
+		// step with only calls checks the counts.
 		kinds := 0
-		for _, set := range []bool{len(s.Request) > 0, s.Raw != nil, s.AdvanceMs != 0, len(s.Declare) > 0, len(s.Dispose) > 0, s.ToolCall != nil} {
+		for _, set := range []bool{len(s.Request) > 0, s.Raw != nil, len(s.Declare) > 0, len(s.Dispose) > 0, s.ToolCall != nil} {
 			if set {
 				kinds++
 			}
 		}
-		if kinds != 1 {
-			return nil, fmt.Errorf("step %d: exactly one of request, raw, advanceMs, declare, dispose, toolCall", i+1)
+		if kinds > 1 {
+			return nil, fmt.Errorf("step %d: at most one of request, raw, declare, dispose, toolCall", i+1)
+		}
+		if kinds == 0 && s.AdvanceMs == 0 && s.Calls == nil && len(s.Expect) > 0 {
+			return nil, fmt.Errorf("step %d: expect without a request", i+1)
 		}
 	}
 	return &c, nil
@@ -183,11 +206,14 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 	for i, s := range c.Steps {
 		n := i + 1
 		res.Responses = append(res.Responses, nil)
-		switch {
-		case s.AdvanceMs != 0:
+		if s.AdvanceMs != 0 {
 			if err := page.Advance(ctx, s.AdvanceMs); err != nil {
 				failf("step %d: advance: %v", n, err)
 			}
+		}
+		switch {
+		case len(s.Request) == 0 && s.Raw == nil && len(s.Declare) == 0 && len(s.Dispose) == 0 && s.ToolCall == nil:
+			// Only a clock move or a calls check.
 		case len(s.Declare) > 0:
 			out, err := page.Declare(ctx, s.Declare)
 			if err != nil {

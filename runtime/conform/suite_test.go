@@ -16,7 +16,7 @@ const suiteDir = "../../e2e/conformance"
 // TestSuiteNative runs the whole conformance suite on the native host, one
 // subtest per case.
 func TestSuiteNative(t *testing.T) {
-	cases, err := conform.LoadDir(suiteDir)
+	cases, err := conform.LoadDirStrict(suiteDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSuiteNative(t *testing.T) {
 // TestSuiteDeterministic runs every case twice and requires identical
 // response bytes: equal pages give equal bytes.
 func TestSuiteDeterministic(t *testing.T) {
-	cases, err := conform.LoadDir(suiteDir)
+	cases, err := conform.LoadDirStrict(suiteDir)
 	if err != nil {
 		t.Fatal(err)
 	}
