@@ -203,6 +203,7 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 	}
 	defer page.Close()
 	byID := map[string]map[string]any{}
+	vars := map[string]any{}
 	for i, s := range c.Steps {
 		n := i + 1
 		res.Responses = append(res.Responses, nil)
@@ -221,7 +222,7 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 				continue
 			}
 			if len(s.ExpectDeclare) > 0 {
-				for _, m := range match(s.ExpectDeclare, out) {
+				for _, m := range match(s.ExpectDeclare, out, vars) {
 					failf("step %d: declare outcome: %s", n, m)
 				}
 			}
@@ -261,7 +262,7 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 				byID[reqID] = got
 			}
 			if len(s.Expect) > 0 {
-				if ms := match(s.Expect, resp); len(ms) > 0 {
+				if ms := match(s.Expect, resp, vars); len(ms) > 0 {
 					for _, m := range ms {
 						failf("step %d: %s", n, m)
 					}
@@ -342,7 +343,7 @@ const Any = "<any>"
 // field given must be present and match; arrays match element by element
 // and have the same length; "<any>" matches any present value; numbers
 // compare by value. It returns one line per mismatch.
-func match(want, got []byte) []string {
+func match(want, got []byte, vars map[string]any) []string {
 	var w, g any
 	if err := decode(want, &w); err != nil {
 		return []string{fmt.Sprintf("bad expectation: %v", err)}
@@ -351,14 +352,52 @@ func match(want, got []byte) []string {
 		return []string{fmt.Sprintf("bad response: %v", err)}
 	}
 	var out []string
-	matchValue("$", w, g, true, &out)
+	m := matcher{vars: vars, out: &out}
+	m.value("$", w, g, true)
 	return out
 }
 
-func matchValue(path string, w, g any, present bool, out *[]string) {
+// matcher carries the values saved by "<save:NAME>" across the steps of a
+// case. An extension of the format: an expectation string
+// "<save:NAME>" matches any present value and keeps it; "<eq:NAME>" and
+// "<ne:NAME>" match a value equal to (or different from) the one saved;
+// directives combine with commas, e.g. "<save:r2,ne:r1>". It lets a case
+// say "the revision changed" without writing a revision down.
+type matcher struct {
+	vars map[string]any
+	out  *[]string
+}
+
+func (m matcher) value(path string, w, g any, present bool) {
+	out := m.out
 	if s, ok := w.(string); ok && s == Any {
 		if !present {
 			*out = append(*out, path+": missing (want any value)")
+		}
+		return
+	}
+	if s, ok := w.(string); ok && len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>' && strings.Contains(s, ":") {
+		if !present {
+			*out = append(*out, fmt.Sprintf("%s: missing, want %s", path, s))
+			return
+		}
+		for _, d := range strings.Split(s[1:len(s)-1], ",") {
+			op, name, _ := strings.Cut(strings.TrimSpace(d), ":")
+			saved, have := m.vars[name]
+			switch op {
+			case "save":
+				m.vars[name] = g
+			case "eq":
+				if !have || !cmp.Equal(saved, g) {
+					*out = append(*out, fmt.Sprintf("%s: got %s, want the value saved as %s (%s)", path, show(g), name, show(saved)))
+				}
+			case "ne":
+				if !have || cmp.Equal(saved, g) {
+					*out = append(*out, fmt.Sprintf("%s: got %s, want a value other than the one saved as %s", path, show(g), name))
+				}
+			default:
+				*out = append(*out, fmt.Sprintf("%s: unknown directive %q", path, d))
+			}
 		}
 		return
 	}
@@ -375,7 +414,7 @@ func matchValue(path string, w, g any, present bool, out *[]string) {
 		}
 		for _, k := range sortedKeys(wv) {
 			e, has := gv[k]
-			matchValue(path+"."+k, wv[k], e, has, out)
+			m.value(path+"."+k, wv[k], e, has)
 		}
 	case []any:
 		gv, ok := g.([]any)
@@ -388,7 +427,7 @@ func matchValue(path string, w, g any, present bool, out *[]string) {
 			return
 		}
 		for i := range wv {
-			matchValue(fmt.Sprintf("%s[%d]", path, i), wv[i], gv[i], true, out)
+			m.value(fmt.Sprintf("%s[%d]", path, i), wv[i], gv[i], true)
 		}
 	case json.Number:
 		gn, ok := g.(json.Number)
