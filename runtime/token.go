@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
@@ -62,10 +64,72 @@ func (f RevocationFunc) Revoked(ctx context.Context, id, subject string) (bool, 
 // TokenVerifier verifies delegation tokens: signature by a known key,
 // audience equal to the page origin, scope patterns well formed,
 // revocation, expiry, and not-before with ClockSkewMs of allowance.
+//
+// What cannot change for a given token — its signature, key, shape and
+// audience — is checked once: the claims of a token that verified are kept
+// in a small bounded cache keyed by the SHA-256 of the whole token, so a
+// session's every request does not pay an Ed25519 verification. What can
+// change — revocation, expiry, not-before — is checked on every call, hit
+// or miss.
 type TokenVerifier struct {
 	keys     map[string]ed25519.PublicKey
 	audience string
 	revoked  RevocationChecker
+	cache    verifiedCache
+}
+
+// VerifiedCacheSize bounds the tokens a TokenVerifier remembers as
+// verified.
+const VerifiedCacheSize = 1024
+
+// ed25519Verify is the signature check; a variable so that tests can count
+// the verifications the cache saves.
+var ed25519Verify = ed25519.Verify
+
+// verifiedCache maps the SHA-256 of a token to its verified claims. The
+// claims are never modified once stored. Memory is bounded: at
+// VerifiedCacheSize entries, expired tokens are dropped, then arbitrary
+// ones (a dropped token is verified again on its next use: the cache only
+// ever saves work, it never decides).
+type verifiedCache struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]*Claims
+}
+
+func (c *verifiedCache) get(k [sha256.Size]byte) *Claims {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *verifiedCache) put(k [sha256.Size]byte, claims *Claims, nowMs int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[[sha256.Size]byte]*Claims)
+	}
+	if len(c.m) >= VerifiedCacheSize {
+		for k, e := range c.m {
+			if nowMs >= e.ExpiresAtMs {
+				delete(c.m, k)
+			}
+		}
+		// Still full of live tokens: drop a quarter at once (amortized).
+		for k := range c.m {
+			if len(c.m) < VerifiedCacheSize*3/4 {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
+	c.m[k] = claims
+}
+
+// size is the number of tokens held (tests).
+func (c *verifiedCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }
 
 // NewTokenVerifier returns a verifier for tokens signed by keys (by kid) and
@@ -86,6 +150,18 @@ func NewTokenVerifier(keys map[string]ed25519.PublicKey, audience string, revoke
 		return nil, errors.New("pling: a token verifier needs at least one key")
 	}
 	return &TokenVerifier{keys: ks, audience: audience, revoked: revoked}, nil
+}
+
+// tokenAlphabet reports whether s has only the characters of a token:
+// base64url and '.'. It makes a token's spelling canonical.
+func tokenAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func validKid(kid string) bool {
@@ -111,46 +187,20 @@ func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (
 	if len(token) > MaxTokenLen {
 		return none, invalid("The session token is too long")
 	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 4 || parts[0] != tokenPrefix || !validKid(parts[1]) {
+	if !tokenAlphabet(token) {
+		// encoding/base64 skips '\r' and '\n' even in Strict mode: without
+		// this check, CR/LF inserted into the signature would give one
+		// valid token endless spellings, each a new session key, so a new
+		// rate-limit budget and a new set of replay ids.
 		return none, invalid("The session token is malformed")
 	}
-	key, ok := v.keys[parts[1]]
-	if !ok {
-		return none, invalid("The session token was signed by an unknown key")
-	}
-	sig, err := b64.DecodeString(parts[3])
-	if err != nil || len(sig) != ed25519.SignatureSize {
-		return none, invalid("The session token is malformed")
-	}
-	signed := token[:len(token)-len(parts[3])-1]
-	if !ed25519.Verify(key, []byte(signed), sig) {
-		return none, invalid("The session token's signature does not verify")
-	}
-	payload, err := b64.DecodeString(parts[2])
-	if err != nil {
-		return none, invalid("The session token is malformed")
-	}
-	var c Claims
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	if err := dec.Decode(&c); err != nil || dec.More() {
-		return none, invalid("The session token's claims are malformed")
-	}
-	switch {
-	case c.Subject == "" || len(c.Subject) > 256:
-		return none, invalid("The session token names no subject")
-	case c.Audience != v.audience:
-		return none, invalid("The session token is bound to another origin")
-	case c.ExpiresAtMs <= 0:
-		return none, invalid("The session token has no expiry")
-	case c.ID == "" || len(c.ID) > 128:
-		return none, invalid("The session token has no id")
-	case len(c.Scope) == 0 || len(c.Scope) > 64:
-		return none, invalid("The session token's scope is empty or too long")
-	}
-	for _, p := range c.Scope {
-		if !validPattern(p) {
-			return none, invalid("The session token's scope has a malformed pattern")
+	sum := sha256.Sum256([]byte(token))
+	c := v.cache.get(sum)
+	hit := c != nil
+	if !hit {
+		var err error
+		if c, err = v.verifySigned(token); err != nil {
+			return none, err
 		}
 	}
 	if v.revoked != nil {
@@ -168,8 +218,61 @@ func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (
 	if c.NotBeforeMs > nowMs+ClockSkewMs {
 		return none, invalid("The session token is not valid yet")
 	}
+	if !hit {
+		// Only a token that verified in full is remembered.
+		v.cache.put(sum, c, nowMs)
+	}
 	return schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience, Scope: append([]string(nil), c.Scope...),
 		IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs}, nil
+}
+
+// verifySigned checks what depends on the token alone: its form, its
+// signature by a known key, the shape of its claims and its audience, and
+// returns the claims.
+func (v *TokenVerifier) verifySigned(token string) (*Claims, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 4 || parts[0] != tokenPrefix || !validKid(parts[1]) {
+		return nil, invalid("The session token is malformed")
+	}
+	key, ok := v.keys[parts[1]]
+	if !ok {
+		return nil, invalid("The session token was signed by an unknown key")
+	}
+	sig, err := b64.DecodeString(parts[3])
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return nil, invalid("The session token is malformed")
+	}
+	signed := token[:len(token)-len(parts[3])-1]
+	if !ed25519Verify(key, []byte(signed), sig) {
+		return nil, invalid("The session token's signature does not verify")
+	}
+	payload, err := b64.DecodeString(parts[2])
+	if err != nil {
+		return nil, invalid("The session token is malformed")
+	}
+	var c Claims
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if err := dec.Decode(&c); err != nil || dec.More() {
+		return nil, invalid("The session token's claims are malformed")
+	}
+	switch {
+	case c.Subject == "" || len(c.Subject) > 256:
+		return nil, invalid("The session token names no subject")
+	case c.Audience != v.audience:
+		return nil, invalid("The session token is bound to another origin")
+	case c.ExpiresAtMs <= 0:
+		return nil, invalid("The session token has no expiry")
+	case c.ID == "" || len(c.ID) > 128:
+		return nil, invalid("The session token has no id")
+	case len(c.Scope) == 0 || len(c.Scope) > 64:
+		return nil, invalid("The session token's scope is empty or too long")
+	}
+	for _, p := range c.Scope {
+		if !validPattern(p) {
+			return nil, invalid("The session token's scope has a malformed pattern")
+		}
+	}
+	return &c, nil
 }
 
 // validPattern is the syntax of an exposure pattern: 1–256 chars of the

@@ -3,8 +3,10 @@ package runtime_test
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	perr "github.com/pling-go/pling/errors"
@@ -196,4 +198,49 @@ func FuzzTokenVerify(f *testing.F) {
 			t.Fatalf("an unsigned or altered token verified: %q → %+v", tok, s)
 		}
 	})
+}
+
+// A valid token has one spelling. encoding/base64 ignores '\r' and '\n'
+// even in Strict mode, so a CR or LF inserted into the signature used to
+// leave it verifying (found by FuzzTokenVerify, testdata/fuzz/
+// FuzzTokenVerify/c7857da06e7dd439) — and every spelling was a new session
+// key: a new rate-limit budget and a new set of replay ids.
+func TestTokenHasOneSpelling(t *testing.T) {
+	key := testKey(5)
+	v, err := runtime.NewTokenVerifier(map[string]ed25519.PublicKey{"k1": key.Public().(ed25519.PublicKey)}, origin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := mint(t, key, "k1", claims())
+	if _, err := v.Verify(context.Background(), good, 2000); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i <= len(good); i++ {
+		for _, ins := range []string{"\r", "\n", "\r\n", " ", "\t", "=", "+", "/", "\x00"} {
+			bad := good[:i] + ins + good[i:]
+			var pe *perr.Error
+			if _, err := v.Verify(context.Background(), bad, 2000); !errors.As(err, &pe) || pe.Code() != perr.SessionInvalid {
+				t.Fatalf("%q inserted at %d: %v, want SESSION_INVALID", ins, i, err)
+			}
+		}
+	}
+
+	// Through Handle: another spelling of the token does not open a second
+	// replay namespace or rate-limit budget.
+	rt := runtime.New(runtime.WithClock(runtime.NewFakeClock(5000)), runtime.WithExpose("*"),
+		runtime.WithSessions(v, true), runtime.WithOrigin(origin),
+		runtime.WithRateLimit(runtime.RateLimit{Invoke: runtime.Bucket{Burst: 10}}))
+	var runs atomic.Int64
+	if _, err := rt.DeclareAction(runtime.Action{ID: "cart.pay", Title: "Pay",
+		Run: func(context.Context, *runtime.Call) (any, error) { runs.Add(1); return "paid", nil }}); err != nil {
+		t.Fatal(err)
+	}
+	cut := strings.LastIndexByte(good, '.') + 10
+	for _, tok := range []string{good, good[:cut] + "\r" + good[cut:], good[:cut] + "\n" + good[cut:]} {
+		sj, _ := json.Marshal(tok)
+		rt.Handle(context.Background(), []byte(`{"protocol":"pling.surface/0.1","id":"same-id","method":"invoke","session":`+string(sj)+`,"capability":"cart.pay"}`))
+	}
+	if runs.Load() != 1 {
+		t.Errorf("one request id ran %d times under spellings of one token, want once", runs.Load())
+	}
 }
