@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
@@ -15,11 +16,30 @@ import (
 // rate limit, replay guard, exposure, executor — and anything unexpected at
 // steps 6–10 is INTERNAL_ERROR.
 func (rt *Runtime) Handle(ctx context.Context, raw []byte) []byte {
+	return bytes.Join(rt.handleParts(ctx, raw), nil)
+}
+
+// HandleTo is Handle writing the response to w instead of returning it: a
+// server writes a large description straight to its connection, and a
+// repeated describe then copies its cached bytes once, into w, without a
+// response-sized allocation.
+func (rt *Runtime) HandleTo(ctx context.Context, raw []byte, w io.Writer) error {
+	for _, p := range rt.handleParts(ctx, raw) {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handleParts answers a request as the pieces of the response text, in
+// order.
+func (rt *Runtime) handleParts(ctx context.Context, raw []byte) [][]byte {
 	start := rt.cfg.clock.NowMs()
 	req, rej := schema.DecodeRequest(raw)
 	if rej != nil {
 		rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
-		return mustEncode(rej.Response())
+		return [][]byte{mustEncode(rej.Response())}
 	}
 	return rt.serve(ctx, req, start)
 }
@@ -33,11 +53,12 @@ func (rt *Runtime) HandleValue(ctx context.Context, v any) []byte {
 		rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
 		return mustEncode(rej.Response())
 	}
-	return rt.serve(ctx, req, start)
+	return bytes.Join(rt.serve(ctx, req, start), nil)
 }
 
-// serve runs steps 6–10 for a decoded request.
-func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) (out []byte) {
+// serve runs steps 6–10 for a decoded request and returns the response as
+// pieces.
+func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) (out [][]byte) {
 	id := req.ID
 	capability := ""
 	if req.Method == schema.MethodInvoke {
@@ -104,7 +125,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		}
 		record(ReplayRecord{OK: true})
 		rt.audit(start, &id, req.Method, "", schema.OutcomeOK, "")
-		return resultBytes(id, desc...)
+		return resultParts(id, desc...)
 	default:
 		// Step 9: exposure.
 		if !exp.allows(req.Capability) {
@@ -123,17 +144,17 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		}
 		record(ReplayRecord{OK: true, Code: string(code)})
 		rt.audit(start, &id, req.Method, capability, outcome, code)
-		return resultBytes(id, b)
+		return resultParts(id, b)
 	}
 }
 
-func (rt *Runtime) protocolFailure(start int64, id *string, req *schema.Request, e *perr.Error) []byte {
+func (rt *Runtime) protocolFailure(start int64, id *string, req *schema.Request, e *perr.Error) [][]byte {
 	capability := ""
 	if req.Method == schema.MethodInvoke {
 		capability = req.Capability
 	}
 	rt.audit(start, id, req.Method, capability, schema.OutcomeProtocolError, e.Code())
-	return mustEncode(schema.FailureResponse(id, e))
+	return [][]byte{mustEncode(schema.FailureResponse(id, e))}
 }
 
 func (rt *Runtime) audit(start int64, id *string, method schema.Method, capability, outcome string, code perr.Code) {
@@ -154,12 +175,16 @@ func (rt *Runtime) audit(start int64, id *string, method schema.Method, capabili
 // bytes (the pieces of one result, in order), without re-encoding them:
 // one allocation, one copy.
 func resultBytes(id string, result ...[]byte) []byte {
+	return bytes.Join(resultParts(id, result...), nil)
+}
+
+// resultParts is resultBytes as pieces.
+func resultParts(id string, result ...[]byte) [][]byte {
 	idJSON, _ := json.Marshal(id)
 	parts := make([][]byte, 0, len(result)+4)
 	parts = append(parts, []byte(`{"protocol":"`+schema.Protocol+`","id":`), idJSON, []byte(`,"ok":true,"result":`))
 	parts = append(parts, result...)
-	parts = append(parts, []byte{'}'})
-	return bytes.Join(parts, nil)
+	return append(parts, []byte{'}'})
 }
 
 func mustEncode(v any) []byte {
