@@ -175,7 +175,9 @@
     id: "checkout", title: "Check out and pay",
     description: "Pays for the cart. The person confirms the payment with their bank (3-D Secure); the agent waits.",
     available: function () { return cart.length > 0 || "The cart is empty"; },
-    handoff: { prompt: "Your bank needs you to confirm this payment. Enter the code in the bank's window, confirm, then press Done.", timeoutMs: 180000 },
+    // Three minutes, unless ?handoffTimeoutMs= (site.js) asks for another
+    // time: the action's own timeout wins over the configured default.
+    handoff: { prompt: "Your bank needs you to confirm this payment. Enter the code in the bank's window, confirm, then press Done.", timeoutMs: Number(new URLSearchParams(location.search).get("handoffTimeoutMs")) || 180000 },
     run: startPayment,
     expect: { state: "checkout.status", equals: "paid" },
   });

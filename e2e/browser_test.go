@@ -1,0 +1,979 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/png"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/pling-go/pling/cmd/pling/siteserver"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/runtime/agent/cdp"
+	"github.com/pling-go/pling/schema"
+)
+
+// The browser tests: the demo site of pling serve, served in-process by
+// the very handler the command runs (siteserver), driven in one headless
+// Chromium the way an agent and a person would at once — the agent through
+// pling.surface.handle (the Go client over the CDP transport), the person
+// by clicking the page and the Pling overlay with chromedp.
+
+// waitLimit bounds every wait for the page: a condition that takes longer
+// has failed.
+const waitLimit = 15 * time.Second
+
+// browserSite is the server and the browser the subtests share.
+type browserSite struct {
+	url    string // http://127.0.0.1:port, the demo site
+	remote string // the browser's DevTools websocket; each page is a tab in it
+}
+
+// startBrowserSite serves the demo site with the module from dist and
+// starts one Chromium with a debugging port. extra routes (test-only
+// pages) are tried before the site.
+func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux) *browserSite {
+	t.Helper()
+	bin := os.Getenv("PLING_CHROMIUM")
+	if bin == "" {
+		bin = cdp.DefaultChromium
+	}
+	// As for the conformance hosts: once the module is built, a missing
+	// browser is a failure, not a skip (make deps installs it).
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		t.Fatalf("no browser at %s: the browser tests need Chromium (apt-get install chromium, or set PLING_CHROMIUM)", bin)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := siteserver.New(ctx, os.DirFS(dist), siteserver.Demo(), siteserver.Options{Brotli: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := srv.Missing(); len(m) > 0 {
+		t.Fatalf("%s lacks %v: run make wasm", dist, m)
+	}
+	mux := http.NewServeMux()
+	if extra != nil {
+		mux.Handle("/test/", extra)
+		mux.Handle("/shop/webmcp.html", extra)
+	}
+	mux.Handle("/", srv)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+
+	// One browser for every page, with a debugging port (remote.WebSocket)
+	// that each cdp.Open attaches to. chromedp gives it a temporary profile
+	// and removes it when the browser stops.
+	ws := &devToolsURL{}
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 900),
+		remote.WebSocket,
+		chromedp.CombinedOutput(ws),
+	)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { bcancel(); acancel() })
+	start := time.Now()
+	timer := time.AfterFunc(time.Minute, acancel) // the first Run binds the browser to bctx: no deadline on it
+	err = chromedp.Do(bctx)
+	timer.Stop()
+	if err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	url := ws.get()
+	if url == "" {
+		t.Fatal("the browser printed no DevTools address")
+	}
+	t.Logf("chromium started in %v; site %s", time.Since(start).Round(time.Millisecond), ts.URL)
+	return &browserSite{url: ts.URL, remote: url}
+}
+
+// devToolsURL takes the browser's websocket address from its output
+// ("DevTools listening on ws://…", which chromedp forwards once it read
+// it) and drops the rest.
+type devToolsURL struct {
+	mu   sync.Mutex
+	line []byte
+	url  string
+}
+
+func (d *devToolsURL) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.url != "" {
+		return len(p), nil
+	}
+	d.line = append(d.line, p...)
+	for {
+		i := bytes.IndexByte(d.line, '\n')
+		if i < 0 {
+			break
+		}
+		if rest, ok := strings.CutPrefix(string(d.line[:i]), "DevTools listening on "); ok {
+			d.url, d.line = strings.TrimSpace(rest), nil
+			break
+		}
+		d.line = d.line[i+1:]
+	}
+	return len(p), nil
+}
+
+func (d *devToolsURL) get() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.url
+}
+
+// tab is one page of the site in its own browser tab, with the agent's
+// client, as seen from one test: its helpers fail that test.
+type tab struct {
+	t *testing.T
+	*pageConn
+}
+
+type pageConn struct {
+	page   *cdp.Page
+	agent  *agent.Client
+	ctx    context.Context // the tab's chromedp context
+	mu     sync.Mutex
+	output []string // the page's console, shown when the test fails
+}
+
+// on is the same page for the subtest t.
+func (tb *tab) on(t *testing.T) *tab { return &tab{t: t, pageConn: tb.pageConn} }
+
+// open loads path in a new tab of the shared browser and waits for Pling.
+func (s *browserSite) open(t *testing.T, path string) *tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	p, err := cdp.Open(ctx, s.url+path, cdp.Options{Remote: s.remote, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
+	msgs := chromedp.Console(tb.ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			tb.mu.Lock()
+			tb.output = append(tb.output, m.String())
+			tb.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			tb.mu.Lock()
+			if len(tb.output) > 0 {
+				t.Logf("console of %s:\n  %s", path, strings.Join(tb.output, "\n  "))
+			}
+			tb.mu.Unlock()
+		}
+		p.Close()
+	})
+	t.Logf("opened %s in %v", path, time.Since(start).Round(time.Millisecond))
+	return tb
+}
+
+// do runs chromedp actions in the tab, bounded by waitLimit.
+func (tb *tab) do(actions ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		tb.t.Fatalf("chromedp: %v", err)
+	}
+}
+
+// eval evaluates expr in the page (awaiting a promise) into a T.
+func eval[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitJS waits until expr is truthy in the page.
+func (tb *tab) waitJS(expr string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, waitLimit+time.Second)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
+		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(waitLimit)))
+	if err != nil {
+		tb.t.Fatalf("waiting for %s: %v", expr, err)
+	}
+}
+
+func (tb *tab) describe() *schema.SurfaceDescription {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.t.Context(), waitLimit)
+	defer cancel()
+	d, err := tb.agent.Describe(ctx, nil)
+	if err != nil {
+		tb.t.Fatalf("describe: %v", err)
+	}
+	return d
+}
+
+// describeUntil describes the page until ok accepts the description: the
+// page's markup and availability follow the DOM a moment later.
+func (tb *tab) describeUntil(what string, ok func(*schema.SurfaceDescription) bool) *schema.SurfaceDescription {
+	tb.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		d := tb.describe()
+		if ok(d) {
+			return d
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatalf("describe never showed %s; last: %v", what, ids(d))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (tb *tab) invoke(capability string, input map[string]any) (*agent.Result, error) {
+	ctx, cancel := context.WithTimeout(tb.t.Context(), 30*time.Second)
+	defer cancel()
+	return tb.agent.Invoke(ctx, capability, input)
+}
+
+// mustInvoke invokes and fails the test unless it succeeded.
+func (tb *tab) mustInvoke(capability string, input map[string]any) *agent.Result {
+	tb.t.Helper()
+	r, err := tb.invoke(capability, input)
+	if err != nil {
+		tb.t.Fatalf("invoke %s: %v", capability, err)
+	}
+	return r
+}
+
+// invokeAsync starts an invoke that waits for a person (handoff,
+// approval); the test acts as the person meanwhile.
+func (tb *tab) invokeAsync(capability string, input map[string]any) <-chan invokeOutcome {
+	ch := make(chan invokeOutcome, 1)
+	go func() {
+		start := time.Now()
+		r, err := tb.invoke(capability, input)
+		ch <- invokeOutcome{r, err, time.Since(start)}
+	}()
+	return ch
+}
+
+type invokeOutcome struct {
+	res  *agent.Result
+	err  error
+	took time.Duration
+}
+
+func (tb *tab) outcome(ch <-chan invokeOutcome) invokeOutcome {
+	tb.t.Helper()
+	select {
+	case o := <-ch:
+		return o
+	case <-time.After(40 * time.Second):
+		tb.t.Fatal("the invoke did not return")
+	}
+	return invokeOutcome{}
+}
+
+// wantCode checks that err is a business failure with code.
+func wantCode(t *testing.T, err error, code perr.Code) *agent.BusinessError {
+	t.Helper()
+	var be *agent.BusinessError
+	if !errors.As(err, &be) {
+		t.Fatalf("got %v, want the business failure %s", err, code)
+	}
+	if be.Code != code {
+		t.Fatalf("got %s (%s), want %s", be.Code, be.Message, code)
+	}
+	return be
+}
+
+func ids(d *schema.SurfaceDescription) []string {
+	var out []string
+	for _, c := range d.Capabilities {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+func capability(d *schema.SurfaceDescription, id string) *schema.SurfaceCapability {
+	for i := range d.Capabilities {
+		if d.Capabilities[i].ID == id {
+			return &d.Capabilities[i]
+		}
+	}
+	return nil
+}
+
+func mustCapability(t *testing.T, d *schema.SurfaceDescription, id string) *schema.SurfaceCapability {
+	t.Helper()
+	c := capability(d, id)
+	if c == nil {
+		t.Fatalf("describe lacks %s; it has %v", id, ids(d))
+	}
+	return c
+}
+
+// num reads a JSON number the client decoded (json.Number) as a float.
+func num(t *testing.T, v any) float64 {
+	t.Helper()
+	n, ok := v.(json.Number)
+	if !ok {
+		t.Fatalf("%v (%T) is not a number", v, v)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// expectationsMet checks the evidence lists met expectations, state by
+// state.
+func expectationsMet(t *testing.T, r *agent.Result, states ...string) {
+	t.Helper()
+	if r.Evidence == nil {
+		t.Fatalf("%s: no evidence", r.Capability)
+	}
+	got := map[string]bool{}
+	for _, e := range r.Evidence.Expectations {
+		if !e.Met {
+			t.Errorf("%s: expectation on %s (%s) not met: %v → %v", r.Capability, e.State, e.Condition, e.Before, e.After)
+		}
+		got[e.State] = true
+	}
+	for _, s := range states {
+		if !got[s] {
+			t.Errorf("%s: evidence has no expectation on %s: %+v", r.Capability, s, r.Evidence.Expectations)
+		}
+	}
+}
+
+const (
+	handoffDialog = `dialog.pling-ui[data-pling-ui=handoff]`
+	approveDialog = `dialog.pling-ui[data-pling-ui=approve]`
+	answerYes     = ` [data-pling-ui-answer=yes]`
+	answerNo      = ` [data-pling-ui-answer=no]`
+)
+
+// TestBrowser runs the demo site in headless Chromium: every subtest
+// opens its own tab of one browser.
+func TestBrowser(t *testing.T) {
+	d := dist(t)
+	start := time.Now()
+	extra := http.NewServeMux()
+	site := startBrowserSite(t, d, extra)
+	t.Cleanup(func() { t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond)) })
+
+	t.Run("shop", func(t *testing.T) { testShop(t, site) })
+	t.Run("orders", func(t *testing.T) { testOrders(t, site) })
+	t.Run("settings", func(t *testing.T) { testSettings(t, site) })
+	t.Run("handler-throws", func(t *testing.T) {
+		tb := site.open(t, "/settings/")
+		// A declaration is queued until the module runs; pling.ready
+		// starts it (the page has not been described yet).
+		ok := eval[bool](tb, `(async () => {
+  const h = pling.action({ id: "x.throws", title: "Throws", run() { throw new Error("boom from the test"); } });
+  await pling.ready;
+  return (await h.declared).ok;
+})()`)
+		if !ok {
+			t.Fatal("pling.action did not declare x.throws")
+		}
+		_, err := tb.invoke("x.throws", nil)
+		be := wantCode(t, err, perr.ExecutionFailed)
+		if be.Observed == nil {
+			t.Error("the client did not describe the page after EXECUTION_FAILED")
+		}
+		t.Logf("EXECUTION_FAILED: %s", be.Message)
+	})
+	t.Run("webmcp", func(t *testing.T) { testWebMCP(t, site, extra) })
+}
+
+func testShop(t *testing.T, site *browserSite) {
+	t.Run("describe", func(t *testing.T) {
+		tb := site.open(t, "/shop/")
+		d := tb.describe()
+		// On an empty cart only cart.add can run; cart.remove and checkout
+		// are listed as unavailable, with the page's reason.
+		if got := ids(d); !slices.Equal(got, []string{"cart.add"}) {
+			t.Errorf("capabilities %v, want [cart.add]", got)
+		}
+		unavailable := map[string]string{}
+		for _, u := range d.Context.Unavailable {
+			unavailable[u.ID] = u.Reason
+		}
+		for _, id := range []string{"cart.remove", "checkout"} {
+			if unavailable[id] != "The cart is empty" {
+				t.Errorf("%s: unavailable %q, want \"The cart is empty\" (unavailable: %v)", id, unavailable[id], unavailable)
+			}
+		}
+		add := mustCapability(t, d, "cart.add")
+		if p := add.InputSchema.Properties["sku"]; p == nil || p.Type != "string" || len(p.Enum) != 6 {
+			t.Errorf("cart.add sku: %+v", p)
+		}
+		if !slices.Contains(add.InputSchema.Required, "sku") {
+			t.Errorf("cart.add requires %v, want sku", add.InputSchema.Required)
+		}
+		if v, ok := d.Context.States["cart.count"]; !ok || num(t, v) != 0 {
+			t.Errorf("states.cart.count = %v, want 0", d.Context.States["cart.count"])
+		}
+	})
+
+	t.Run("add", func(t *testing.T) {
+		tb := site.open(t, "/shop/")
+		r := tb.mustInvoke("cart.add", map[string]any{"sku": "pack-20", "qty": 2})
+		expectationsMet(t, r, "cart.count")
+		if r.Observation == nil {
+			t.Fatal("no observation")
+		}
+		ch, ok := r.Observation.States["cart.count"]
+		if !ok || num(t, ch.Before) != 0 || num(t, ch.After) != 2 {
+			t.Errorf("observation cart.count %+v, want 0 → 2", ch)
+		}
+		if got := eval[string](tb, `document.getElementById("cart-badge").textContent`); got != "2" {
+			t.Errorf("the cart badge shows %q, want 2", got)
+		}
+		// The page changed what may be done: cart.remove and checkout are
+		// capabilities now.
+		d := tb.describe()
+		mustCapability(t, d, "cart.remove")
+		if !mustCapability(t, d, "checkout").Handoff {
+			t.Error("checkout is not marked as a handoff")
+		}
+	})
+
+	// checkout hands off to the person: the bank's 3-D Secure window and
+	// the Pling overlay, which the test answers like a person.
+	t.Run("handoff-done", func(t *testing.T) {
+		tb := site.open(t, "/shop/")
+		tb.mustInvoke("cart.add", map[string]any{"sku": "tent-2p"})
+		res := tb.invokeAsync("checkout", nil)
+		tb.do(chromedp.WaitVisible(chromedp.CSS(handoffDialog)), chromedp.WaitVisible(chromedp.CSS("#tds")))
+		tb.waitJS(`/\d:\d\d/.test(document.querySelector("` + handoffDialog + ` [role=timer]").textContent)`)
+		saveScreenshot(t, tb, "handoff-overlay.png")
+		tb.do(
+			chromedp.SendKeys(chromedp.CSS("#tds-code"), "123456"),
+			chromedp.Click(chromedp.CSS("#tds-confirm")),
+		)
+		tb.waitJS(`!document.getElementById("tds").open`)
+		tb.do(chromedp.Click(chromedp.CSS(handoffDialog + answerYes)))
+		o := tb.outcome(res)
+		if o.err != nil {
+			t.Fatalf("checkout: %v", o.err)
+		}
+		if o.res.Evidence == nil || o.res.Evidence.Handoff != "done" {
+			t.Errorf("evidence %+v, want handoff done", o.res.Evidence)
+		}
+		expectationsMet(t, o.res, "checkout.status")
+		tb.do(chromedp.WaitNotPresent(chromedp.CSS(handoffDialog)))
+		if got := eval[string](tb, `document.getElementById("shop-status").textContent`); !strings.Contains(got, "placed") {
+			t.Errorf("shop status %q, want the order placed", got)
+		}
+		t.Logf("handoff done after %v", o.took.Round(time.Millisecond))
+	})
+
+	t.Run("handoff-cancel", func(t *testing.T) {
+		tb := site.open(t, "/shop/")
+		tb.mustInvoke("cart.add", map[string]any{"sku": "lamp-head"})
+		res := tb.invokeAsync("checkout", nil)
+		tb.do(
+			chromedp.WaitVisible(chromedp.CSS(handoffDialog)),
+			chromedp.Click(chromedp.CSS(handoffDialog+answerNo)),
+		)
+		o := tb.outcome(res)
+		wantCode(t, o.err, perr.HandoffCancelled)
+		tb.do(chromedp.WaitNotPresent(chromedp.CSS(handoffDialog)))
+	})
+
+	t.Run("handoff-timeout", func(t *testing.T) {
+		const ms = 1500
+		tb := site.open(t, fmt.Sprintf("/shop/?handoffTimeoutMs=%d", ms))
+		tb.mustInvoke("cart.add", map[string]any{"sku": "bottle-1l"})
+		res := tb.invokeAsync("checkout", nil)
+		tb.do(chromedp.WaitVisible(chromedp.CSS(handoffDialog)))
+		// The overlay counts the page's short time down, not the
+		// action's three minutes. (On a slow machine it may have run out
+		// or closed already; then there is no clock to check.)
+		timer := eval[string](tb, `(document.querySelector("`+handoffDialog+` [role=timer]") || {}).textContent || ""`)
+		if clock := regexp.MustCompile(`\d+:\d\d`).FindString(timer); clock != "" && !strings.HasPrefix(clock, "0:0") {
+			t.Errorf("the overlay shows %q, want at most %dms", timer, ms)
+		}
+		o := tb.outcome(res)
+		be := wantCode(t, o.err, perr.HandoffTimeout)
+		if o.took < ms*time.Millisecond {
+			t.Errorf("timed out after %v, before the %dms the page set", o.took, ms)
+		}
+		if v, ok := be.Details["timeoutMs"]; !ok || num(t, v) != ms {
+			t.Errorf("details %v, want timeoutMs %d", be.Details, ms)
+		}
+		// Nobody clicked: the overlay closed itself when the runtime
+		// stopped waiting.
+		tb.waitJS(`!document.querySelector("dialog.pling-ui")`)
+		t.Logf("HANDOFF_TIMEOUT after %v", o.took.Round(time.Millisecond))
+	})
+}
+
+// saveScreenshot saves the viewport as a test artifact in e2e/artifacts.
+func saveScreenshot(t *testing.T, tb *tab, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
+	defer cancel()
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	if err := os.MkdirAll("artifacts", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := filepath.Abs(filepath.Join("artifacts", name))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %dx%d saved to %s", img.Bounds().Dx(), img.Bounds().Dy(), path)
+}
+
+func testOrders(t *testing.T, site *browserSite) {
+	tb := site.open(t, "/orders/")
+	max := 500
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	d, err := tb.agent.Describe(ctx, &schema.DescribeOptions{MaxRecords: &max})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := map[string]schema.RecordItem{}
+	for _, it := range d.Context.Records["order"].Items {
+		items[it.ID] = it
+	}
+	status := func(t *testing.T, id string) string {
+		// The label is "#1001 · Ada Jensen · pending · €12.00".
+		parts := strings.Split(items[id].Label, " · ")
+		if len(parts) != 4 {
+			t.Fatalf("label of %s: %q", id, items[id].Label)
+		}
+		return parts[2]
+	}
+	// pick finds orders in the given statuses, visible or offscreen, that
+	// no other subtest took.
+	taken := map[string]bool{}
+	pick := func(t *testing.T, visible bool, statuses ...string) string {
+		t.Helper()
+		for i := 1; i <= 500; i++ {
+			id := fmt.Sprintf("ord_%d", i)
+			it, ok := items[id]
+			if ok && !taken[id] && it.Offscreen != visible && slices.Contains(statuses, status(t, id)) {
+				taken[id] = true
+				return id
+			}
+		}
+		t.Fatalf("no %v order (visible %v) in %d records", statuses, visible, len(items))
+		return ""
+	}
+	rowStatus := func(tb *tab, id string) string {
+		return eval[string](tb, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
+	}
+
+	t.Run("describe", func(t *testing.T) {
+		for _, id := range []string{"approve@order", "refund@order", "open@order"} {
+			c := mustCapability(t, d, id)
+			if c.Record == nil || c.Record.Kind != "order" {
+				t.Fatalf("%s is not folded over orders: %+v", id, c.Record)
+			}
+			if c.Record.Total != 500 {
+				t.Errorf("%s: total %d, want 500", id, c.Record.Total)
+			}
+			if n := len(c.Record.Visible); n < 18 || n > 23 {
+				t.Errorf("%s: %d visible, want about 20 (the 640px viewport holds 20 rows)", id, n)
+			}
+			if c.Record.Offscreen != c.Record.Total-len(c.Record.Visible) {
+				t.Errorf("%s: offscreen %d + visible %d ≠ total %d", id, c.Record.Offscreen, len(c.Record.Visible), c.Record.Total)
+			}
+			if _, has := c.InputSchema.Properties["record"]; has {
+				t.Errorf("%s repeats record among its visible properties", id)
+			}
+			t.Logf("%s: template %s, total %d, visible %d, offscreen %d", id, c.Record.Template, c.Record.Total, len(c.Record.Visible), c.Record.Offscreen)
+		}
+		if !mustCapability(t, d, "open@order").Record.AllowOffscreen {
+			t.Error("open@order does not allow offscreen records")
+		}
+		if rs := d.Context.Records["order"]; rs.Total != 500 || len(rs.Items) != 500 {
+			t.Errorf("records.order: total %d, %d items; want 500 and 500 (maxRecords 500)", rs.Total, len(rs.Items))
+		}
+		if c := mustCapability(t, d, "refund@order"); !c.Approval || c.Risk != schema.RiskDestructive {
+			t.Errorf("refund@order: approval %v, risk %s", c.Approval, c.Risk)
+		}
+	})
+
+	t.Run("approve-visible", func(t *testing.T) {
+		tb := tb.on(t)
+		id := pick(t, true, "pending")
+		r := tb.mustInvoke("approve@order", map[string]any{"record": id, "note": "checked by e2e"})
+		expectationsMet(t, r, "orders.pending")
+		if r.Evidence.Record != id {
+			t.Errorf("evidence record %q, want %s", r.Evidence.Record, id)
+		}
+		if got := rowStatus(tb, id); got != "approved" {
+			t.Errorf("row %s shows %q, want approved", id, got)
+		}
+	})
+
+	t.Run("approve-offscreen", func(t *testing.T) {
+		tb := tb.on(t)
+		id := pick(t, false, "pending")
+		_, err := tb.invoke("approve@order", map[string]any{"record": id})
+		be := wantCode(t, err, perr.ActionUnavailable)
+		t.Logf("%s: %s", id, be.Message)
+	})
+
+	t.Run("refund-approved", func(t *testing.T) {
+		tb := tb.on(t)
+		id := pick(t, true, "approved", "shipped")
+		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "damaged"})
+		tb.do(chromedp.WaitVisible(chromedp.CSS(approveDialog)))
+		if text := eval[string](tb, `document.querySelector("`+approveDialog+`").textContent`); !strings.Contains(text, "Refund order") {
+			t.Errorf("the approval dialog does not name the action: %q", text)
+		}
+		tb.do(chromedp.Click(chromedp.CSS(approveDialog + answerYes)))
+		o := tb.outcome(res)
+		if o.err != nil {
+			t.Fatalf("refund: %v", o.err)
+		}
+		expectationsMet(t, o.res, "orders.refunded")
+		if got := rowStatus(tb, id); got != "refunded" {
+			t.Errorf("row %s shows %q, want refunded", id, got)
+		}
+		tb.do(chromedp.WaitNotPresent(chromedp.CSS(approveDialog)))
+	})
+
+	t.Run("refund-denied", func(t *testing.T) {
+		tb := tb.on(t)
+		id := pick(t, true, "approved", "shipped")
+		before := rowStatus(tb, id)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "late"})
+		tb.do(
+			chromedp.WaitVisible(chromedp.CSS(approveDialog)),
+			chromedp.Click(chromedp.CSS(approveDialog+answerNo)),
+		)
+		o := tb.outcome(res)
+		wantCode(t, o.err, perr.PermissionDenied)
+		if got := rowStatus(tb, id); got != before {
+			t.Errorf("row %s shows %q after a denied refund, want %q", id, got, before)
+		}
+		tb.do(chromedp.WaitNotPresent(chromedp.CSS(approveDialog)))
+	})
+}
+
+func testSettings(t *testing.T, site *browserSite) {
+	tb := site.open(t, "/settings/")
+
+	t.Run("describe", func(t *testing.T) {
+		tb := tb.on(t)
+		d := tb.describe()
+		save := mustCapability(t, d, "settings.save")
+		if save.Title != "Save settings" {
+			t.Errorf("title %q", save.Title)
+		}
+		props := save.InputSchema.Properties
+		for name, typ := range map[string]string{"displayName": "string", "email": "string", "language": "string",
+			"pageSize": "integer", "weeklyDigest": "boolean", "refundAlerts": "boolean"} {
+			if p := props[name]; p == nil || p.Type != typ {
+				t.Errorf("settings.save param %s: %+v, want type %s", name, p, typ)
+			}
+		}
+		if p := props["pageSize"]; p != nil && (p.Minimum == nil || *p.Minimum != 10 || p.Maximum == nil || *p.Maximum != 100) {
+			t.Errorf("pageSize bounds %v..%v, want 10..100", p.Minimum, p.Maximum)
+		}
+		if p := props["language"]; p != nil && !slices.Equal(p.Enum, []any{"en", "zh-CN"}) {
+			t.Errorf("language enum %v", p.Enum)
+		}
+		if p := props["email"]; p != nil && p.Description != "Where notifications go" {
+			t.Errorf("email description %q", p.Description)
+		}
+		if len(save.InputSchema.Required) != 0 {
+			t.Errorf("required %v, want none (every field is filled in)", save.InputSchema.Required)
+		}
+		mustCapability(t, d, "team.openInvite")
+		for _, id := range []string{"team.invite", "team.closeInvite"} {
+			if capability(d, id) != nil {
+				t.Errorf("%s is listed while its dialog is closed", id)
+			}
+		}
+		if v := d.Context.States["settings.revision"]; v != "1" {
+			t.Errorf("settings.revision %v, want \"1\"", v)
+		}
+		t.Logf("capabilities %v", ids(d))
+	})
+
+	t.Run("save", func(t *testing.T) {
+		tb := tb.on(t)
+		r := tb.mustInvoke("settings.save", map[string]any{"displayName": "Robin Ops", "pageSize": 30, "refundAlerts": true})
+		expectationsMet(t, r, "settings.revision")
+		if got := eval[string](tb, `document.getElementById("p-name").textContent`); got != "Robin Ops" {
+			t.Errorf("saved name %q", got)
+		}
+		if got := eval[string](tb, `((f) => [f.pageSize.value, f.refundAlerts.checked].join())(document.getElementById("settings").elements)`); got != "30,true" {
+			t.Errorf("the form holds %q, want 30,true", got)
+		}
+		if ch := r.Observation.States["profile.displayName"]; ch.After != "Robin Ops" {
+			t.Errorf("observation profile.displayName %+v", ch)
+		}
+	})
+
+	t.Run("modal", func(t *testing.T) {
+		tb := tb.on(t)
+		tb.do(chromedp.Click(chromedp.CSS("#invite-open")))
+		tb.waitJS(`document.getElementById("invite").open`)
+		d := tb.describeUntil("only the invite dialog's actions", func(d *schema.SurfaceDescription) bool {
+			return capability(d, "settings.save") == nil
+		})
+		if got := ids(d); !slices.Equal(got, []string{"team.closeInvite", "team.invite"}) {
+			t.Errorf("with the modal open, describe lists %v, want only the dialog's actions", got)
+		}
+		if p := mustCapability(t, d, "team.invite").InputSchema.Properties["email"]; p == nil {
+			t.Error("team.invite has no email param")
+		}
+		_, err := tb.invoke("settings.save", map[string]any{"displayName": "Behind the modal"})
+		wantCode(t, err, perr.ActionUnavailable)
+		if got := eval[string](tb, `document.getElementById("p-name").textContent`); got != "Robin Ops" {
+			t.Errorf("the form behind the modal was saved: %q", got)
+		}
+		tb.do(chromedp.Click(chromedp.CSS("#invite-cancel")))
+		tb.waitJS(`!document.getElementById("invite").open`)
+		tb.describeUntil("settings.save again", func(d *schema.SurfaceDescription) bool {
+			return capability(d, "settings.save") != nil && capability(d, "team.invite") == nil
+		})
+	})
+
+	t.Run("markup-added-removed", func(t *testing.T) {
+		tb := tb.on(t)
+		eval[bool](tb, `(() => {
+  const b = document.createElement("button");
+  b.type = "button"; b.id = "x-added";
+  b.setAttribute("data-pling-action", "x.added");
+  b.setAttribute("data-pling-title", "Added");
+  b.textContent = "Added at runtime";
+  b.onclick = () => { b.dataset.clicks = String(Number(b.dataset.clicks || 0) + 1); };
+  document.querySelector(".team").appendChild(b);
+  return true;
+})()`)
+		d := tb.describeUntil("x.added", func(d *schema.SurfaceDescription) bool { return capability(d, "x.added") != nil })
+		if c := capability(d, "x.added"); c.Title != "Added" {
+			t.Errorf("x.added title %q", c.Title)
+		}
+		tb.mustInvoke("x.added", nil)
+		if got := eval[string](tb, `document.getElementById("x-added").dataset.clicks`); got != "1" {
+			t.Errorf("the added button was clicked %q times, want 1", got)
+		}
+		eval[bool](tb, `(document.getElementById("x-added").remove(), true)`)
+		tb.describeUntil("x.added gone", func(d *schema.SurfaceDescription) bool { return capability(d, "x.added") == nil })
+		_, err := tb.invoke("x.added", nil)
+		wantCode(t, err, perr.ActionNotFound)
+	})
+}
+
+// testWebMCP mirrors the shop into the WebMCP polyfill from npm and calls
+// a tool through the polyfill's API.
+func testWebMCP(t *testing.T, site *browserSite, extra *http.ServeMux) {
+	bundle := installPolyfill(t)
+	page, err := fs.ReadFile(siteserver.Demo(), "shop/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := `<script src="/pling/pling.js"`
+	if !bytes.Contains(page, []byte(tag)) {
+		t.Fatal("the shop page does not load pling.js as expected")
+	}
+	// The polyfill runs first (a classic script, before the deferred
+	// pling.js), so pling.js finds document.modelContext.
+	page = bytes.Replace(page, []byte(tag), []byte(`<script src="/test/webmcp-polyfill.js"></script>`+"\n"+tag), 1)
+	serve := func(ctype string, b []byte) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ctype)
+			w.Header().Set("Cache-Control", "no-store")
+			w.Write(b)
+		}
+	}
+	extra.Handle("/test/webmcp-polyfill.js", serve("text/javascript; charset=utf-8", bundle))
+	extra.Handle("/shop/webmcp.html", serve("text/html; charset=utf-8", page))
+
+	tb := site.open(t, "/shop/webmcp.html")
+	// names lists the mirrored tools and pling.tools(), both sorted.
+	const names = `(async () => {
+  const mc = document.modelContext;
+  const mirrored = (await mc.getTools()).map((t) => t.name).sort();
+  const tools = (await pling.tools()).map((t) => t.name).sort();
+  return JSON.stringify({ mirrored, tools, ok: !!pling._webmcp && mirrored.join() === tools.join() });
+})()`
+	type lists struct {
+		Mirrored, Tools []string
+		OK              bool
+	}
+	waitMirror := func(what string, want func(lists) bool) lists {
+		t.Helper()
+		var l lists
+		for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+			if err := json.Unmarshal([]byte(eval[string](tb, names)), &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.OK && want(l) {
+				return l
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the WebMCP mirror never showed %s: mirrored %v, pling.tools %v", what, l.Mirrored, l.Tools)
+			}
+		}
+	}
+	l := waitMirror("cart_add", func(l lists) bool { return slices.Contains(l.Tools, "cart_add") })
+	t.Logf("mirrored tools: %v", l.Mirrored)
+
+	// The tool of cart.add, found by its capability, called through the
+	// polyfill's executeTool.
+	out := eval[string](tb, `(async () => {
+  const name = (await pling.tools()).find((t) => t.capability === "cart.add").name;
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === name);
+  return await document.modelContext.executeTool(tool, JSON.stringify({ sku: "socks-wool", qty: 3 }));
+})()`)
+	var resp struct {
+		Content []struct {
+			Type, Text string
+		}
+		StructuredContent struct {
+			OK     bool `json:"ok"`
+			Result struct {
+				Evidence    schema.Evidence           `json:"evidence"`
+				Observation schema.SurfaceObservation `json:"observation"`
+				Error       *schema.ActionFailure     `json:"error"`
+			} `json:"result"`
+		} `json:"structuredContent"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal([]byte(out), &resp); err != nil {
+		t.Fatalf("executeTool answered %s: %v", out, err)
+	}
+	sc := resp.StructuredContent
+	if resp.IsError || !sc.OK || sc.Result.Error != nil {
+		t.Fatalf("the tool call failed: %s", out)
+	}
+	if sc.Result.Evidence.Capability != "cart.add" || len(sc.Result.Evidence.Expectations) == 0 || !sc.Result.Evidence.Expectations[0].Met {
+		t.Errorf("evidence %+v", sc.Result.Evidence)
+	}
+	if len(resp.Content) != 1 || resp.Content[0].Type != "text" || !strings.Contains(resp.Content[0].Text, `"cart.add"`) {
+		t.Errorf("content %+v", resp.Content)
+	}
+	// The agent sees the same cart.
+	if v := tb.describe().Context.States["cart.count"]; num(t, v) != 3 {
+		t.Errorf("cart.count %v after the tool call, want 3", v)
+	}
+	// The call changed what may be done; the mirror follows.
+	l = waitMirror("cart_remove and checkout", func(l lists) bool {
+		return slices.Contains(l.Tools, "cart_remove") && slices.Contains(l.Tools, "checkout")
+	})
+	t.Logf("mirrored tools after the call: %v", l.Mirrored)
+}
+
+// installPolyfill installs @mcp-b/webmcp-polyfill from npm into a
+// temporary directory and returns its script (IIFE) bundle. Without npm or
+// the registry the test skips, unless PLING_REQUIRE_NPM=1.
+func installPolyfill(t *testing.T) []byte {
+	t.Helper()
+	const pkg = "@mcp-b/webmcp-polyfill@5.1.0"
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if os.Getenv("PLING_REQUIRE_NPM") == "1" {
+			t.Fatalf("PLING_REQUIRE_NPM=1: %s", msg)
+		}
+		t.Skipf("skipping the WebMCP test (PLING_REQUIRE_NPM=1 makes this a failure): %s", msg)
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		unavailable("npm is not installed")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	start := time.Now()
+	// Few, short retries: without the registry, npm's defaults wait over a
+	// minute before giving up.
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund",
+		"--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000",
+		"--prefix", dir, pkg)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		unavailable("npm install %s failed: %v: %s", pkg, err, lastLines(out.String(), 5))
+	}
+	root := filepath.Join(dir, "node_modules", "@mcp-b", "webmcp-polyfill")
+	// The script bundle is the package's "./iife" export.
+	var meta struct {
+		Version string `json:"version"`
+		Exports map[string]json.RawMessage
+	}
+	b, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &meta)
+	}
+	if err != nil {
+		t.Fatalf("%s: package.json: %v", pkg, err)
+	}
+	var iife struct{ Script, Default string }
+	if err := json.Unmarshal(meta.Exports["./iife"], &iife); err != nil || iife.Default == "" {
+		t.Fatalf("%s has no ./iife export: %s", pkg, b)
+	}
+	bundle, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(iife.Default)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("installed %s (%s, %d bytes) in %v", pkg, iife.Default, len(bundle), time.Since(start).Round(time.Millisecond))
+	return bundle
+}
+
+func lastLines(s string, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
