@@ -116,7 +116,10 @@
     (host || doc.body).appendChild(d);
     if (host) host.addEventListener("close", function () { if (!done) doc.body.appendChild(d); }, { once: true });
     if (o.modal) d.showModal(); else d.show();
-    (o.focus === "no" ? no : d).focus();
+    // A modal takes focus; a handoff only when the page has none, so a
+    // person already typing in the page (the bank's code field) keeps it.
+    var busy = doc.activeElement && doc.activeElement !== doc.body && !d.contains(doc.activeElement);
+    if (o.modal || !busy) (o.focus === "no" ? no : d).focus();
     if (o.ms) { tick(); iv = setInterval(tick, 500); }
     return new Promise(function (r) { resolve = r; });
   }
