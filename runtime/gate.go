@@ -119,7 +119,10 @@ func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *per
 	if gc.verifier == nil || req.Session == "" {
 		return nil, perr.New(perr.SessionInvalid, "", nil)
 	}
-	ss, err := gc.verifier.Verify(ctx, req.Session, now)
+	// The token's digest keys the session; the built-in verifier's cache
+	// uses the same digest, so it is computed once and handed down.
+	sum := sha256.Sum256([]byte(req.Session))
+	ss, err := gc.verifier.Verify(context.WithValue(ctx, tokenDigestKey{}, tokenDigest{req.Session, sum}), req.Session, now)
 	if err != nil {
 		var pe *perr.Error
 		if errors.As(err, &pe) {
@@ -142,7 +145,6 @@ func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *per
 	case gc.origin != "" && ss.Audience != gc.origin:
 		return nil, perr.New(perr.SessionInvalid, "The session is bound to another origin", nil)
 	}
-	sum := sha256.Sum256([]byte(req.Session))
 	return &Session{SurfaceSession: ss, key: "s:" + hex.EncodeToString(sum[:16])}, nil
 }
 
@@ -205,4 +207,14 @@ func Match(p, id string) bool {
 		pi++
 	}
 	return pi == len(p)
+}
+
+// tokenDigestKey carries a token's SHA-256 from the gate to the built-in
+// verifier, with the token it belongs to, so the verifier never trusts a
+// digest of another token.
+type tokenDigestKey struct{}
+
+type tokenDigest struct {
+	token string
+	sum   [sha256.Size]byte
 }

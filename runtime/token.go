@@ -194,7 +194,12 @@ func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (
 		// rate-limit budget and a new set of replay ids.
 		return none, invalid("The session token is malformed")
 	}
-	sum := sha256.Sum256([]byte(token))
+	var sum [sha256.Size]byte
+	if d, ok := ctx.Value(tokenDigestKey{}).(tokenDigest); ok && d.token == token {
+		sum = d.sum
+	} else {
+		sum = sha256.Sum256([]byte(token))
+	}
 	c := v.cache.get(sum)
 	hit := c != nil
 	if !hit {
