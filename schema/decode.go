@@ -1,11 +1,9 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"unicode/utf8"
 
@@ -323,79 +321,22 @@ func parseObject(data []byte) (map[string]any, string) {
 	if hasLoneSurrogate(data) {
 		return nil, "invalid_unicode_escape"
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := readValue(dec, 0)
+	v, err := parseJSON(data)
 	switch {
 	case errors.Is(err, errDuplicateKey):
 		return nil, "duplicate_key"
 	case errors.Is(err, errTooDeep):
 		return nil, "too_deep"
+	case errors.Is(err, errTrailing):
+		return nil, "trailing_data"
 	case err != nil:
 		return nil, "malformed_json"
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, "trailing_data"
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, "not_an_object"
 	}
 	return obj, ""
-}
-
-func readValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil
-	}
-	if depth >= MaxDepth {
-		return nil, errTooDeep
-	}
-	switch d {
-	case '{':
-		m := map[string]any{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k, ok := kt.(string)
-			if !ok {
-				return nil, errors.New("object key is not a string")
-			}
-			if _, dup := m[k]; dup {
-				return nil, errDuplicateKey
-			}
-			v, err := readValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
-		}
-		return m, nil
-	case '[':
-		a := []any{}
-		for dec.More() {
-			v, err := readValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, v)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
-		}
-		return a, nil
-	}
-	return nil, fmt.Errorf("unexpected delimiter %v", d)
 }
 
 // hasLoneSurrogate reports a \uD800–\uDFFF escape that is not part of a

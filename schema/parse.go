@@ -1,0 +1,288 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// parser is a strict RFC 8259 parser for request text: one pass, no
+// reflection, values as map[string]any, []any, string, json.Number, bool
+// and nil (what encoding/json gives with UseNumber), duplicate keys and
+// nesting beyond MaxDepth refused. Request decoding is on every call's
+// path; encoding/json's token API spent most of an invoke's time here.
+// FuzzParse checks it against encoding/json.
+type parser struct {
+	data []byte
+	pos  int
+}
+
+var errSyntax = errors.New("syntax error")
+
+// parseJSON parses exactly one JSON value filling data (surrounding white
+// space allowed).
+func parseJSON(data []byte) (any, error) {
+	p := parser{data: data}
+	p.space()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.pos != len(p.data) {
+		return nil, errTrailing
+	}
+	return v, nil
+}
+
+var errTrailing = errors.New("trailing data")
+
+func (p *parser) space() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if p.pos >= len(p.data) {
+		return nil, errSyntax
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		if depth >= MaxDepth {
+			return nil, errTooDeep
+		}
+		return p.object(depth)
+	case c == '[':
+		if depth >= MaxDepth {
+			return nil, errTooDeep
+		}
+		return p.array(depth)
+	case c == '"':
+		return p.string()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return nil, errSyntax
+}
+
+func (p *parser) literal(s string) error {
+	if len(p.data)-p.pos < len(s) || string(p.data[p.pos:p.pos+len(s)]) != s {
+		return errSyntax
+	}
+	p.pos += len(s)
+	return nil
+}
+
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // {
+	m := map[string]any{}
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, errSyntax
+		}
+		k, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[k]; dup {
+			return nil, errDuplicateKey
+		}
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, errSyntax
+		}
+		p.pos++
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, errSyntax
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return m, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // [
+	a := []any{}
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return a, nil
+	}
+	for {
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, errSyntax
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return a, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
+// string reads a string at p.pos (which is '"'). The text was checked to be
+// UTF-8 before parsing; a lone surrogate escape becomes U+FFFD, as
+// encoding/json does (DecodeRequest refuses those first).
+func (p *parser) string() (string, error) {
+	p.pos++ // "
+	start := p.pos
+	// Fast path: no escapes.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", errSyntax
+		}
+		p.pos++
+	}
+	buf := append([]byte(nil), p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", errSyntax
+		case c != '\\':
+			buf = append(buf, c)
+			p.pos++
+			continue
+		}
+		// An escape.
+		if p.pos+1 >= len(p.data) {
+			return "", errSyntax
+		}
+		e := p.data[p.pos+1]
+		p.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(p.data, p.pos)
+			if !ok {
+				return "", errSyntax
+			}
+			p.pos += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if p.pos+6 <= len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					if x, ok := hex4(p.data, p.pos+2); ok {
+						r2 = x
+					}
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					p.pos += 6
+					r = dec
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", errSyntax
+		}
+	}
+	return "", errSyntax
+}
+
+// number reads a number by the RFC 8259 grammar and keeps its text.
+func (p *parser) number() (any, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.pos >= len(p.data) {
+		return nil, errSyntax
+	}
+	if p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, errSyntax
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, errSyntax
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, errSyntax
+		}
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}
