@@ -183,6 +183,18 @@ func invalid(msg string) error { return perr.New(perr.SessionInvalid, msg, nil) 
 
 // Verify implements SessionVerifier.
 func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (schema.SurfaceSession, error) {
+	ss, err := v.verify(ctx, token, nil, nowMs)
+	if err != nil {
+		return ss, err
+	}
+	ss.Scope = append([]string(nil), ss.Scope...) // the caller's own copy
+	return ss, nil
+}
+
+// verify is Verify for the gate: sum, when not nil, is the token's SHA-256
+// the gate computed already, and the returned Scope is shared with the
+// cache (the gate only reads it).
+func (v *TokenVerifier) verify(ctx context.Context, token string, digest *[sha256.Size]byte, nowMs int64) (schema.SurfaceSession, error) {
 	var none schema.SurfaceSession
 	if len(token) > MaxTokenLen {
 		return none, invalid("The session token is too long")
@@ -195,8 +207,8 @@ func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (
 		return none, invalid("The session token is malformed")
 	}
 	var sum [sha256.Size]byte
-	if d, ok := ctx.Value(tokenDigestKey{}).(tokenDigest); ok && d.token == token {
-		sum = d.sum
+	if digest != nil {
+		sum = *digest
 	} else {
 		sum = sha256.Sum256([]byte(token))
 	}
@@ -227,7 +239,7 @@ func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (
 		// Only a token that verified in full is remembered.
 		v.cache.put(sum, c, nowMs)
 	}
-	return schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience, Scope: append([]string(nil), c.Scope...),
+	return schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience, Scope: c.Scope,
 		IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs}, nil
 }
 
