@@ -27,7 +27,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling describe TARGET [--session TOKEN] [--json] [--max-records N]")
 		fmt.Fprintln(stderr, "Describes the capabilities a page exposes to the session, and its context (PLING.md §3.4).")
-		fmt.Fprintln(stderr, "TARGET is fixture:PATH (a fixture page); URLs are not yet supported.")
+		fmt.Fprintln(stderr, targetHelp)
 		fmt.Fprintln(stderr, "Exit status: 0 described, 1 the page refused or failed, 2 usage.")
 		fl.PrintDefaults()
 	}

@@ -31,7 +31,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "Invokes one capability (PLING.md §3.5) through the agent client, which applies the recovery")
 		fmt.Fprintln(stderr, "rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends")
 		fmt.Fprintln(stderr, "a call whose outcome is unconfirmed.")
-		fmt.Fprintln(stderr, "TARGET is fixture:PATH (a fixture page); URLs are not yet supported.")
+		fmt.Fprintln(stderr, targetHelp)
 		fmt.Fprintln(stderr, "Exit status: 0 success, 1 a business or protocol failure, 2 usage.")
 		fl.PrintDefaults()
 	}

@@ -39,7 +39,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through")
 		fmt.Fprintln(stderr, "the agent client and its recovery rules; the tool list follows the page, with")
 		fmt.Fprintln(stderr, "notifications/tools/list_changed.")
-		fmt.Fprintln(stderr, "TARGET is fixture:PATH (a fixture page); URLs are not yet supported.")
+		fmt.Fprintln(stderr, targetHelp)
 		fl.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fl, args)

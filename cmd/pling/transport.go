@@ -55,6 +55,10 @@ func transportFor(ctx context.Context, target string) (agent.Transport, error) {
 	}
 }
 
+// targetHelp is the TARGET line of every command's usage.
+const targetHelp = "TARGET is a page URL (opened in headless Chromium: $PLING_CHROMIUM or /usr/bin/chromium, or the\n" +
+	"browser at the debugging endpoint $PLING_CDP) or fixture:PATH (a fixture page, run in this process)."
+
 // progressOut receives progress lines while a browser starts (stderr, so
 // that --json output stays clean).
 var progressOut io.Writer = os.Stderr
