@@ -38,6 +38,16 @@ func fixturePage(args []safejs.Value) (*fixture.Page, error) {
 	return p, nil
 }
 
+// pageAndText reads the (page id, text) arguments most fixture calls take.
+func pageAndText(args []safejs.Value) (*fixture.Page, string, error) {
+	p, err := fixturePage(args)
+	if err != nil {
+		return nil, "", err
+	}
+	text, err := argString(args, 1)
+	return p, text, err
+}
+
 func fixtureAPI() map[string]any {
 	return map[string]any{
 		"load": fnOf("fixture.load", func(args []safejs.Value) (any, error) {
@@ -56,11 +66,7 @@ func fixtureAPI() map[string]any {
 			return fixtures.next, nil
 		}).Value(),
 		"handle": fnOf("fixture.handle", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
-			req, err := argString(args, 1)
+			p, req, err := pageAndText(args)
 			if err != nil {
 				return nil, err
 			}
@@ -87,11 +93,7 @@ func fixtureAPI() map[string]any {
 			return string(b), err
 		}).Value(),
 		"declare": fnOf("fixture.declare", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
-			d, err := argString(args, 1)
+			p, d, err := pageAndText(args)
 			if err != nil {
 				return nil, err
 			}
@@ -103,22 +105,14 @@ func fixtureAPI() map[string]any {
 			return string(b), err
 		}).Value(),
 		"dispose": fnOf("fixture.dispose", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
-			d, err := argString(args, 1)
+			p, d, err := pageAndText(args)
 			if err != nil {
 				return nil, err
 			}
 			return true, p.Dispose([]byte(d))
 		}).Value(),
 		"callTool": fnOf("fixture.callTool", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
-			d, err := argString(args, 1)
+			p, d, err := pageAndText(args)
 			if err != nil {
 				return nil, err
 			}
