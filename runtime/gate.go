@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"strings"
 
@@ -120,26 +118,24 @@ func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *per
 		return nil, perr.New(perr.SessionInvalid, "", nil)
 	}
 	// The token's digest keys the session; the built-in verifier's cache
-	// uses the same digest, so it is computed once and handed to it.
-	sum := sha256.Sum256([]byte(req.Session))
-	var ss schema.SurfaceSession
-	var err error
+	// uses the same digest, so it is computed once and handed to it, and
+	// a cache hit gives the session ready-made.
+	sum := tokenDigest(req.Session)
+	var sess *Session
 	if tv, ok := gc.verifier.(*TokenVerifier); ok {
-		ss, err = tv.verify(ctx, req.Session, &sum, now)
-	} else {
-		ss, err = gc.verifier.Verify(ctx, req.Session, now)
-	}
-	if err != nil {
-		var pe *perr.Error
-		if errors.As(err, &pe) {
-			switch pe.Code() {
-			case perr.SessionInvalid, perr.SessionExpired, perr.SessionRevoked:
-				return nil, perr.New(pe.Code(), "", nil)
-			}
+		e, err := tv.verify(ctx, req.Session, sum, now)
+		if err != nil {
+			return nil, sessionError(err)
 		}
-		return nil, perr.New(perr.InternalError, "The session could not be verified", nil)
+		sess = e.sess
+	} else {
+		ss, err := gc.verifier.Verify(ctx, req.Session, now)
+		if err != nil {
+			return nil, sessionError(err)
+		}
+		sess = &Session{SurfaceSession: ss, key: sessionKey(&sum)}
 	}
-	switch {
+	switch ss := &sess.SurfaceSession; {
 	case ss.Revoked:
 		return nil, perr.New(perr.SessionRevoked, "", nil)
 	case ss.ExpiresAtMs <= 0:
@@ -151,7 +147,20 @@ func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *per
 	case gc.origin != "" && ss.Audience != gc.origin:
 		return nil, perr.New(perr.SessionInvalid, "The session is bound to another origin", nil)
 	}
-	return &Session{SurfaceSession: ss, key: "s:" + hex.EncodeToString(sum[:16])}, nil
+	return sess, nil
+}
+
+// sessionError is the protocol error for a verifier's failure: its own
+// session code, or INTERNAL_ERROR for anything else (never its message).
+func sessionError(err error) *perr.Error {
+	var pe *perr.Error
+	if errors.As(err, &pe) {
+		switch pe.Code() {
+		case perr.SessionInvalid, perr.SessionExpired, perr.SessionRevoked:
+			return perr.New(pe.Code(), "", nil)
+		}
+	}
+	return perr.New(perr.InternalError, "The session could not be verified", nil)
 }
 
 // exposureOf is the site allowlist ∩ the session scope.

@@ -39,7 +39,7 @@ var ErrReplayGuardFull = errors.New("pling: replay guard is full")
 type MemoryReplayGuard struct {
 	capacity int
 	mu       sync.Mutex
-	m        map[replayKey]*replayEntry
+	m        map[replayKey]replayEntry
 	nextGC   int64
 }
 
@@ -52,7 +52,7 @@ type replayEntry struct {
 
 // NewMemoryReplayGuard returns a guard that remembers at most capacity ids.
 func NewMemoryReplayGuard(capacity int) *MemoryReplayGuard {
-	return &MemoryReplayGuard{capacity: capacity, m: map[replayKey]*replayEntry{}}
+	return &MemoryReplayGuard{capacity: capacity, m: map[replayKey]replayEntry{}}
 }
 
 // Consume implements ReplayGuard.
@@ -70,7 +70,7 @@ func (g *MemoryReplayGuard) Consume(_ context.Context, session, id string, expir
 	if len(g.m) >= g.capacity {
 		return nil, ErrReplayGuardFull
 	}
-	g.m[k] = &replayEntry{expiresMs: expiresAtMs}
+	g.m[k] = replayEntry{expiresMs: expiresAtMs}
 	return nil, nil
 }
 
@@ -78,9 +78,11 @@ func (g *MemoryReplayGuard) Consume(_ context.Context, session, id string, expir
 func (g *MemoryReplayGuard) Complete(_ context.Context, session, id string, outcome ReplayRecord) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if e, ok := g.m[replayKey{session, id}]; ok {
+	k := replayKey{session, id}
+	if e, ok := g.m[k]; ok {
 		outcome.Completed = true
 		e.rec = outcome
+		g.m[k] = e
 	}
 }
 

@@ -6,11 +6,13 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
@@ -86,31 +88,40 @@ const VerifiedCacheSize = 1024
 // the verifications the cache saves.
 var ed25519Verify = ed25519.Verify
 
-// verifiedCache maps the SHA-256 of a token to its verified claims. The
-// claims are never modified once stored. Memory is bounded: at
-// VerifiedCacheSize entries, expired tokens are dropped, then arbitrary
-// ones (a dropped token is verified again on its next use: the cache only
-// ever saves work, it never decides).
+// verifiedCache maps the SHA-256 of a token to its verified claims and the
+// gate's view of its session, built once. Entries are never modified once
+// stored. Memory is bounded: at VerifiedCacheSize entries, expired tokens
+// are dropped, then arbitrary ones (a dropped token is verified again on
+// its next use: the cache only ever saves work, it never decides).
 type verifiedCache struct {
 	mu sync.Mutex
-	m  map[[sha256.Size]byte]*Claims
+	m  map[[sha256.Size]byte]*verified
 }
 
-func (c *verifiedCache) get(k [sha256.Size]byte) *Claims {
+// verified is one cached token: its claims, and the *Session the gate
+// hands to the pipeline (read-only there; the session key is the digest's
+// first half, the same for every verifier).
+type verified struct {
+	claims *Claims
+	sess   *Session
+}
+
+func (c *verifiedCache) get(k [sha256.Size]byte) *verified {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[k]
+	e := c.m[k]
+	c.mu.Unlock()
+	return e
 }
 
-func (c *verifiedCache) put(k [sha256.Size]byte, claims *Claims, nowMs int64) {
+func (c *verifiedCache) put(k [sha256.Size]byte, e *verified, nowMs int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[[sha256.Size]byte]*Claims)
+		c.m = make(map[[sha256.Size]byte]*verified)
 	}
 	if len(c.m) >= VerifiedCacheSize {
 		for k, e := range c.m {
-			if nowMs >= e.ExpiresAtMs {
+			if nowMs >= e.claims.ExpiresAtMs {
 				delete(c.m, k)
 			}
 		}
@@ -122,7 +133,7 @@ func (c *verifiedCache) put(k [sha256.Size]byte, claims *Claims, nowMs int64) {
 			delete(c.m, k)
 		}
 	}
-	c.m[k] = claims
+	c.m[k] = e
 }
 
 // size is the number of tokens held (tests).
@@ -183,64 +194,73 @@ func invalid(msg string) error { return perr.New(perr.SessionInvalid, msg, nil) 
 
 // Verify implements SessionVerifier.
 func (v *TokenVerifier) Verify(ctx context.Context, token string, nowMs int64) (schema.SurfaceSession, error) {
-	ss, err := v.verify(ctx, token, nil, nowMs)
+	e, err := v.verify(ctx, token, tokenDigest(token), nowMs)
 	if err != nil {
-		return ss, err
+		return schema.SurfaceSession{}, err
 	}
+	ss := e.sess.SurfaceSession
 	ss.Scope = append([]string(nil), ss.Scope...) // the caller's own copy
 	return ss, nil
 }
 
-// verify is Verify for the gate: sum, when not nil, is the token's SHA-256
-// the gate computed already, and the returned Scope is shared with the
-// cache (the gate only reads it).
-func (v *TokenVerifier) verify(ctx context.Context, token string, digest *[sha256.Size]byte, nowMs int64) (schema.SurfaceSession, error) {
-	var none schema.SurfaceSession
+// tokenDigest is the SHA-256 of a token, without copying it first.
+func tokenDigest(token string) [sha256.Size]byte {
+	return sha256.Sum256(unsafe.Slice(unsafe.StringData(token), len(token))) // read only
+}
+
+// sessionKey is the key of the session a token opens: the first half of
+// its digest, never the token.
+func sessionKey(sum *[sha256.Size]byte) string {
+	return "s:" + hex.EncodeToString(sum[:16])
+}
+
+// verify is Verify for the gate, given the token's digest: the cached
+// entry (shared: the gate only reads it) after the checks that can change
+// between calls — revocation, expiry, not-before — which run on every
+// call, hit or miss.
+func (v *TokenVerifier) verify(ctx context.Context, token string, sum [sha256.Size]byte, nowMs int64) (*verified, error) {
 	if len(token) > MaxTokenLen {
-		return none, invalid("The session token is too long")
+		return nil, invalid("The session token is too long")
 	}
-	if !tokenAlphabet(token) {
-		// encoding/base64 skips '\r' and '\n' even in Strict mode: without
-		// this check, CR/LF inserted into the signature would give one
-		// valid token endless spellings, each a new session key, so a new
-		// rate-limit budget and a new set of replay ids.
-		return none, invalid("The session token is malformed")
-	}
-	var sum [sha256.Size]byte
-	if digest != nil {
-		sum = *digest
-	} else {
-		sum = sha256.Sum256([]byte(token))
-	}
-	c := v.cache.get(sum)
-	hit := c != nil
+	e := v.cache.get(sum)
+	hit := e != nil
 	if !hit {
-		var err error
-		if c, err = v.verifySigned(token); err != nil {
-			return none, err
+		// A hit is a token with the digest of one that passed all this.
+		if !tokenAlphabet(token) {
+			// encoding/base64 skips '\r' and '\n' even in Strict mode:
+			// without this check, CR/LF inserted into the signature would
+			// give one valid token endless spellings, each a new session
+			// key, so a new rate-limit budget and a new set of replay ids.
+			return nil, invalid("The session token is malformed")
 		}
+		c, err := v.verifySigned(token)
+		if err != nil {
+			return nil, err
+		}
+		e = &verified{claims: c, sess: &Session{SurfaceSession: schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience,
+			Scope: c.Scope, IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs}, key: sessionKey(&sum)}}
 	}
+	c := e.claims
 	if v.revoked != nil {
 		r, err := v.revoked.Revoked(ctx, c.ID, c.Subject)
 		if err != nil {
-			return none, fmt.Errorf("pling: revocation check failed: %w", err)
+			return nil, fmt.Errorf("pling: revocation check failed: %w", err)
 		}
 		if r {
-			return none, perr.New(perr.SessionRevoked, "", nil)
+			return nil, perr.New(perr.SessionRevoked, "", nil)
 		}
 	}
 	if nowMs >= c.ExpiresAtMs {
-		return none, perr.New(perr.SessionExpired, "", nil)
+		return nil, perr.New(perr.SessionExpired, "", nil)
 	}
 	if c.NotBeforeMs > nowMs+ClockSkewMs {
-		return none, invalid("The session token is not valid yet")
+		return nil, invalid("The session token is not valid yet")
 	}
 	if !hit {
 		// Only a token that verified in full is remembered.
-		v.cache.put(sum, c, nowMs)
+		v.cache.put(sum, e, nowMs)
 	}
-	return schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience, Scope: c.Scope,
-		IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs}, nil
+	return e, nil
 }
 
 // verifySigned checks what depends on the token alone: its form, its

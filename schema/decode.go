@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -318,7 +319,7 @@ func parseObject(data []byte) (map[string]any, string) {
 	if !utf8.Valid(data) {
 		return nil, "invalid_utf8"
 	}
-	if hasLoneSurrogate(data) {
+	if bytes.Contains(data, []byte(`\u`)) && hasLoneSurrogate(data) {
 		return nil, "invalid_unicode_escape"
 	}
 	v, err := parseJSON(data)

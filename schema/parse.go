@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"unicode/utf16"
@@ -170,7 +171,11 @@ func (p *parser) array(depth int) (any, error) {
 func (p *parser) string() (string, error) {
 	p.pos++ // "
 	start := p.pos
-	// Fast path: no escapes.
+	// Fast path: no escapes. Eight bytes at a time while none of them is
+	// '"', '\\' or a control character (tokens and ids are long plain runs).
+	for p.pos+8 <= len(p.data) && plain8(binary.LittleEndian.Uint64(p.data[p.pos:])) {
+		p.pos += 8
+	}
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
@@ -285,4 +290,19 @@ func (p *parser) number() (any, error) {
 		}
 	}
 	return json.Number(p.data[start:p.pos]), nil
+}
+
+// plain8 reports whether none of the eight bytes in x is '"', '\\' or below
+// 0x20 (the classic "has a byte less than n" / "has a zero byte" tests).
+// Bytes >= 0x80 count as plain: UTF-8 validity is checked before parsing.
+func plain8(x uint64) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	less20 := (x - ones*0x20) &^ x & highs
+	return hasZero(quote)|hasZero(slash)|less20 == 0
 }

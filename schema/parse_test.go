@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -107,4 +108,29 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlain8 checks the eight-bytes-at-a-time scan against the byte-wise
+// definition: every byte value at every position, among plain and
+// non-ASCII neighbours.
+func TestPlain8(t *testing.T) {
+	plain := func(b byte) bool { return b != '"' && b != '\\' && b >= 0x20 }
+	for _, filler := range []byte{'a', 0x20, 0x7f, 0x80, 0xff, 0x21, 0x5d} {
+		for pos := 0; pos < 8; pos++ {
+			for v := 0; v < 256; v++ {
+				var w [8]byte
+				for i := range w {
+					w[i] = filler
+				}
+				w[pos] = byte(v)
+				want := true
+				for _, b := range w {
+					want = want && plain(b)
+				}
+				if got := plain8(binary.LittleEndian.Uint64(w[:])); got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
 }
