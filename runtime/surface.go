@@ -3,7 +3,6 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 
 	perr "github.com/pling-go/pling/errors"
@@ -180,7 +179,7 @@ func resultBytes(id string, result ...[]byte) []byte {
 
 // resultParts is resultBytes as pieces.
 func resultParts(id string, result ...[]byte) [][]byte {
-	idJSON, _ := json.Marshal(id)
+	idJSON := schema.AppendQuoted(nil, id, true)
 	parts := make([][]byte, 0, len(result)+4)
 	parts = append(parts, []byte(`{"protocol":"`+schema.Protocol+`","id":`), idJSON, []byte(`,"ok":true,"result":`))
 	parts = append(parts, result...)

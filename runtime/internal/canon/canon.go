@@ -13,6 +13,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/pling-go/pling/schema"
 )
 
 // Marshal returns the canonical JSON of v. Go values are first encoded with
@@ -68,8 +70,7 @@ func write(buf *bytes.Buffer, v any) error {
 			buf.WriteString("false")
 		}
 	case string:
-		b, _ := json.Marshal(x)
-		buf.Write(b)
+		buf.Write(schema.AppendQuoted(buf.AvailableBuffer(), x, true))
 	case json.Number:
 		return writeNumber(buf, string(x))
 	case float64:
@@ -85,8 +86,7 @@ func write(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b, _ := json.Marshal(k)
-			buf.Write(b)
+			buf.Write(schema.AppendQuoted(buf.AvailableBuffer(), k, true))
 			buf.WriteByte(':')
 			n, err := normalize(x[k])
 			if err != nil {
