@@ -15,8 +15,9 @@ import (
 // path; encoding/json's token API spent most of an invoke's time here.
 // FuzzParse checks it against encoding/json.
 type parser struct {
-	data []byte
-	pos  int
+	data     []byte
+	pos      int
+	maxDepth int
 }
 
 var errSyntax = errors.New("syntax error")
@@ -24,7 +25,23 @@ var errSyntax = errors.New("syntax error")
 // parseJSON parses exactly one JSON value filling data (surrounding white
 // space allowed).
 func parseJSON(data []byte) (any, error) {
-	p := parser{data: data}
+	return parseDepth(data, MaxDepth)
+}
+
+// ParseValue parses exactly one JSON value as the request parser does
+// (objects as map[string]any, numbers as json.Number, duplicate keys
+// refused), allowing nesting up to maxDepth. It is for text that
+// encoding/json wrote, where it gives what a json.Decoder with UseNumber
+// gives, without the decoder's reflection and buffers.
+func ParseValue(data []byte, maxDepth int) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("schema: invalid UTF-8")
+	}
+	return parseDepth(data, maxDepth)
+}
+
+func parseDepth(data []byte, maxDepth int) (any, error) {
+	p := parser{data: data, maxDepth: maxDepth}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -56,12 +73,12 @@ func (p *parser) value(depth int) (any, error) {
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
-		if depth >= MaxDepth {
+		if depth >= p.maxDepth {
 			return nil, errTooDeep
 		}
 		return p.object(depth)
 	case c == '[':
-		if depth >= MaxDepth {
+		if depth >= p.maxDepth {
 			return nil, errTooDeep
 		}
 		return p.array(depth)

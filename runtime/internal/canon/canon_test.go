@@ -212,3 +212,15 @@ func FuzzMarshal(f *testing.F) {
 		}
 	})
 }
+
+// A json.RawMessage may carry duplicate keys, which the fast parser
+// refuses: canon then decodes as encoding/json does (the last key wins).
+func TestRawMessageWithDuplicateKeys(t *testing.T) {
+	got, err := Marshal(map[string]any{"v": json.RawMessage(`{"a":1,"b":[true],"a":2}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"v":{"a":2,"b":[true]}}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
