@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/hack-pad/safejs"
@@ -95,16 +96,18 @@ func initPage(args []safejs.Value) (any, error) {
 			opts = append(opts, runtime.WithApprover(jsApprover{f}, c.ApprovalTTLMs))
 		}
 		if f, err := hooks.Get("page"); err == nil && f.Type() == safejs.TypeFunction {
+			r := newHookReader(f)
 			opts = append(opts, runtime.WithPage(func(context.Context) schema.PageInfo {
 				var p schema.PageInfo
-				readInto(f, &p)
+				r.readInto(&p)
 				return p
 			}))
 		}
 		if f, err := hooks.Get("feedback"); err == nil && f.Type() == safejs.TypeFunction {
+			r := newHookReader(f)
 			opts = append(opts, runtime.WithFeedback(func(context.Context) []schema.Feedback {
 				var fb []schema.Feedback
-				readInto(f, &fb)
+				r.readInto(&fb)
 				return fb
 			}))
 		}
@@ -119,18 +122,176 @@ func initPage(args []safejs.Value) (any, error) {
 	return true, nil
 }
 
-// readInto calls a JS function with no arguments and decodes its JSON.
-func readInto(f safejs.Value, dst any) {
-	v, err := f.Invoke()
-	if err != nil {
-		return
+// hookReader reads what a page hook (page, feedback) returns, as JSON. The
+// runtime reads both hooks before and after every invoke, so this is on
+// the invoke path, and each JS value or string that crosses costs: where
+// JSON.stringify honours toJSON, as every JS engine does,
+// JSON.stringify({toJSON: hook}) calls the hook and serializes its value in
+// one call into JS; and where Object.is exists, text equal to the last
+// read (the page rarely changes between reads) is compared in JS instead
+// of being copied into Go again.
+type hookReader struct {
+	fn     safejs.Value
+	holder safejs.Value // {toJSON: fn bound to undefined}, or undefined
+
+	mu   sync.Mutex
+	last safejs.Value // the last text read, a JS string, or undefined
+	text string       // its copy in Go
+}
+
+func newHookReader(fn safejs.Value) *hookReader {
+	r := &hookReader{fn: fn, holder: safejs.Undefined(), last: safejs.Undefined()}
+	if !stringifyCallsToJSON() {
+		return r
 	}
-	s, err := jsJSON.Call("stringify", v)
+	// Bound, the hook runs with the this it has when called directly.
+	bound, err := fn.Call("bind", safejs.Undefined())
+	if err != nil || bound.Type() != safejs.TypeFunction {
+		return r
+	}
+	if h, err := newObject(map[string]any{"toJSON": bound}); err == nil {
+		r.holder = h
+	}
+	return r
+}
+
+// stringifyCallsToJSON reports whether this host's JSON.stringify calls a
+// toJSON method (a Go host's JSON may not).
+var stringifyCallsToJSON = sync.OnceValue(func() bool {
+	probe, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any { return "ok" })
+	if err != nil {
+		return false
+	}
+	defer probe.Release()
+	h, err := newObject(map[string]any{"toJSON": probe.Value()})
+	if err != nil {
+		return false
+	}
+	s, err := jsStringify.Invoke(h)
 	if err != nil || s.Type() != safejs.TypeString {
-		return
+		return false
 	}
 	text, _ := s.String()
+	return text == `"ok"`
+})
+
+// readInto calls the hook with no arguments and decodes its JSON.
+func (r *hookReader) readInto(dst any) {
+	var s safejs.Value
+	if r.holder.Type() == safejs.TypeObject {
+		var err error
+		if s, err = jsStringify.Invoke(r.holder); err != nil {
+			return
+		}
+	} else {
+		v, err := r.fn.Invoke()
+		if err != nil {
+			return
+		}
+		if s, err = jsStringify.Invoke(v); err != nil {
+			return
+		}
+	}
+	if s.Type() != safejs.TypeString {
+		return
+	}
+	text := r.textOf(s)
+	switch d := dst.(type) {
+	case *schema.PageInfo:
+		if decodePageInfo(text, d) {
+			return
+		}
+	case *[]schema.Feedback:
+		if text == "[]" {
+			*d = []schema.Feedback{}
+			return
+		}
+	}
 	_ = json.Unmarshal([]byte(text), dst)
+}
+
+// textOf gives the Go text of the JS string s, copied only if it differs
+// from the last one.
+func (r *hookReader) textOf(s safejs.Value) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last.Type() == safejs.TypeString && jsObjectIs.Type() == safejs.TypeFunction {
+		if same, err := jsObjectIs.Invoke(r.last, s); err == nil {
+			if b, _ := same.Bool(); b {
+				return r.text
+			}
+		}
+	}
+	text, err := s.String()
+	if err != nil {
+		return ""
+	}
+	r.last, r.text = s, text
+	return text
+}
+
+// decodePageInfo decodes what JSON.stringify makes of the usual page hook
+// value, {"url":"…","title":"…"} with plain strings, as json.Unmarshal
+// would, without reflection. Anything else (another key, an escape, a
+// non-string) is left to json.Unmarshal: it reports false and leaves p.
+func decodePageInfo(text string, p *schema.PageInfo) bool {
+	var out schema.PageInfo
+	if len(text) < 2 || text[0] != '{' {
+		return false
+	}
+	i := 1
+	if text[i] == '}' {
+		i++
+	} else {
+		for {
+			key, j, ok := plainString(text, i)
+			if !ok || j >= len(text) || text[j] != ':' {
+				return false
+			}
+			val, k, ok := plainString(text, j+1)
+			if !ok || k >= len(text) {
+				return false
+			}
+			switch key {
+			case "url":
+				out.URL = val
+			case "title":
+				out.Title = val
+			default:
+				return false
+			}
+			i = k + 1
+			if text[k] == '}' {
+				break
+			}
+			if text[k] != ',' {
+				return false
+			}
+		}
+	}
+	if i != len(text) {
+		return false
+	}
+	*p = out
+	return true
+}
+
+// plainString reads a JSON string at text[i] that has no escapes and no
+// control characters, and returns it and the index after its closing
+// quote.
+func plainString(text string, i int) (string, int, bool) {
+	if i >= len(text) || text[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(text); j++ {
+		switch c := text[j]; {
+		case c == '"':
+			return text[i+1 : j], j + 1, true
+		case c == '\\' || c < 0x20:
+			return "", 0, false
+		}
+	}
+	return "", 0, false
 }
 
 // declare(kind, specJSON, fns) → {"handle": n} or {"handle": n, "code": …}
@@ -235,7 +396,7 @@ func declare(args []safejs.Value) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			s, err := jsJSON.Call("stringify", v)
+			s, err := jsStringify.Invoke(v)
 			if err != nil {
 				return nil, err
 			}
@@ -263,7 +424,7 @@ func declare(args []safejs.Value) (any, error) {
 		hk := runtime.Hook{}
 		if !before.IsUndefined() {
 			hk.Before = func(_ context.Context, c *runtime.Call) string {
-				v, err := callFn(before, mustJS(callInfo(c)))
+				v, err := callFn(before, callInfoJS(c))
 				if err != nil {
 					return "The hook failed"
 				}
@@ -281,7 +442,7 @@ func declare(args []safejs.Value) (any, error) {
 		}
 		if !after.IsUndefined() {
 			hk.After = func(_ context.Context, c *runtime.Call, value any) {
-				_, _ = callFn(after, mustJS(callInfo(c)), mustJS(value))
+				_, _ = callFn(after, callInfoJS(c), mustJS(value))
 			}
 		}
 		h, err = rt.AddHook(hk)
@@ -344,16 +505,36 @@ func mustJS(v any) safejs.Value {
 	return j
 }
 
-// callInfo is the second argument of a JS handler: who calls what.
-func callInfo(c *runtime.Call) map[string]any {
-	m := map[string]any{"capability": c.Capability, "action": c.Action, "requestId": c.RequestID, "step": c.Step}
+// callInfoJS is the second argument of a JS handler and of a hook, who
+// calls what: {action, capability, record?, requestId, step, subject?}, the
+// object JSON.parse makes of json.Marshal's text of that map (keys in
+// order), here written without reflection.
+func callInfoJS(c *runtime.Call) safejs.Value {
+	v, err := jsParse.Invoke(string(appendCallInfo(nil, c)))
+	if err != nil {
+		return safejs.Undefined()
+	}
+	return v
+}
+
+func appendCallInfo(b []byte, c *runtime.Call) []byte {
+	b = append(b, `{"action":`...)
+	b = schema.AppendQuoted(b, c.Action, false)
+	b = append(b, `,"capability":`...)
+	b = schema.AppendQuoted(b, c.Capability, false)
 	if c.Record != "" {
-		m["record"] = c.Record
+		b = append(b, `,"record":`...)
+		b = schema.AppendQuoted(b, c.Record, false)
 	}
+	b = append(b, `,"requestId":`...)
+	b = schema.AppendQuoted(b, c.RequestID, false)
+	b = append(b, `,"step":`...)
+	b = strconv.AppendInt(b, int64(c.Step), 10)
 	if c.Subject != "" {
-		m["subject"] = c.Subject
+		b = append(b, `,"subject":`...)
+		b = schema.AppendQuoted(b, c.Subject, false)
 	}
-	return m
+	return append(b, '}')
 }
 
 // actionSpec is the data half of pling.action(); the functions come in
@@ -493,11 +674,7 @@ func jsHandler(fn safejs.Value) runtime.Handler {
 		if c.Record != "" {
 			input["record"] = c.Record
 		}
-		in, err := toJS(input)
-		if err != nil {
-			return nil, err
-		}
-		v, err := callFn(fn, in, mustJS(callInfo(c)))
+		v, err := callHandler(fn, input, c)
 		if err != nil {
 			var je safejs.Error
 			if errors.As(err, &je) {
@@ -507,6 +684,41 @@ func jsHandler(fn safejs.Value) runtime.Handler {
 		}
 		return toGo(v)
 	}
+}
+
+// callHandler calls fn(input, call) and waits for its value. Where the
+// host has Reflect.apply, both arguments come from one JSON.parse of
+// [input, call] and the call is one more hop into JS; else each argument is
+// parsed on its own and fn invoked with them.
+func callHandler(fn safejs.Value, input map[string]any, c *runtime.Call) (safejs.Value, error) {
+	inJSON := []byte("{}") // json.Marshal's text of an empty map
+	if len(input) > 0 {
+		var err error
+		if inJSON, err = json.Marshal(input); err != nil {
+			return safejs.Undefined(), err
+		}
+	}
+	if jsApply.Type() != safejs.TypeFunction {
+		in, err := jsParse.Invoke(string(inJSON))
+		if err != nil {
+			return safejs.Undefined(), err
+		}
+		return callFn(fn, in, callInfoJS(c))
+	}
+	b := make([]byte, 0, len(inJSON)+160)
+	b = append(b, '[')
+	b = append(b, inJSON...)
+	b = append(b, ',')
+	b = append(appendCallInfo(b, c), ']')
+	args, err := jsParse.Invoke(string(b))
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	v, err := jsApply.Invoke(fn, safejs.Undefined(), args)
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return await(v)
 }
 
 // jsHandoff is the shim's handoff UI: handoff(requestJSON) resolves to

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hack-pad/safejs"
 )
@@ -16,26 +19,62 @@ import (
 
 var (
 	global  = safejs.Global()
-	jsJSON  safejs.Value
 	jsError safejs.Value
+	// JSON.stringify and JSON.parse, invoked as functions: a method call
+	// would look the name up (and decode it) on every call.
+	jsStringify, jsParse safejs.Value
+	jsPromise            safejs.Value // undefined on hosts without Promise
+	jsApply              safejs.Value // Reflect.apply, or undefined on hosts without it
+	jsObjectIs           safejs.Value // Object.is, or undefined on hosts without it
 )
 
 func initJS() error {
-	var err error
-	if jsJSON, err = global.Get("JSON"); err != nil {
+	jsJSON, err := global.Get("JSON")
+	if err != nil {
 		return err
 	}
-	jsError, err = global.Get("Error")
-	return err
+	if jsStringify, err = jsJSON.Get("stringify"); err != nil {
+		return err
+	}
+	if jsParse, err = jsJSON.Get("parse"); err != nil {
+		return err
+	}
+	if jsError, err = global.Get("Error"); err != nil {
+		return err
+	}
+	if jsPromise, err = global.Get("Promise"); err != nil {
+		return err
+	}
+	jsObjectIs = safejs.Undefined()
+	if object, err := global.Get("Object"); err == nil && object.Type() == safejs.TypeFunction {
+		if f, err := object.Get("is"); err == nil && f.Type() == safejs.TypeFunction {
+			jsObjectIs = f
+		}
+	}
+	jsApply = safejs.Undefined()
+	if reflect, err := global.Get("Reflect"); err == nil && reflect.Type() == safejs.TypeObject {
+		if f, err := reflect.Get("apply"); err == nil && f.Type() == safejs.TypeFunction {
+			jsApply = f
+		}
+	}
+	return nil
 }
 
 // toGo converts a JS value to Go values through JSON.stringify. undefined
 // (and functions, which JSON drops) become nil; numbers stay json.Number.
+// null, booleans and strings, which a handler commonly returns, are read
+// directly: the same Go value as through JSON (a lone surrogate becomes
+// U+FFFD either way), without the round trip.
 func toGo(v safejs.Value) (any, error) {
-	if v.IsUndefined() || v.Type() == safejs.TypeFunction {
+	switch v.Type() {
+	case safejs.TypeUndefined, safejs.TypeFunction, safejs.TypeNull:
 		return nil, nil
+	case safejs.TypeBoolean:
+		return v.Bool()
+	case safejs.TypeString:
+		return v.String()
 	}
-	s, err := jsJSON.Call("stringify", v)
+	s, err := jsStringify.Invoke(v)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +104,7 @@ func toJS(v any) (safejs.Value, error) {
 	if err != nil {
 		return safejs.Undefined(), err
 	}
-	return jsJSON.Call("parse", string(b))
+	return jsParse.Invoke(string(b))
 }
 
 // callFn calls a JS function and, when it returns a thenable, waits for it
@@ -187,44 +226,169 @@ func argInt(args []safejs.Value, i int) (int, error) {
 	return args[i].Int()
 }
 
-// promise runs work in a goroutine and returns a JS Promise of its string
-// result; with a trailing callback argument cb(error, result) instead, it
-// calls back and returns undefined (for hosts without Promise).
+// promise runs work and gives JS its string result: the text, or a Promise
+// of it, or, with a trailing callback argument cb(error, result) instead, a
+// call of cb and undefined (for hosts without Promise).
+//
+// The work runs on a worker goroutine, never on the JS callback itself: it
+// may wait for a JS promise (a handler's), and a callback that blocks
+// would block the event loop (PLING.md §10). The callback yields once so
+// that the worker runs at once; when the work finishes without waiting for
+// JS — the common case, a handler that returns a plain value — the result
+// is returned from the same call (the text itself, or cb called before the
+// call returns), without a Promise or a second hop from JS into Go. An
+// error is a rejected Promise. Otherwise the result is a Promise the worker
+// settles when the work finishes.
 func promise(args []safejs.Value, work func() (string, error)) (any, error) {
+	var cb safejs.Value
+	hasCB := false
 	if n := len(args); n > 0 && args[n-1].Type() == safejs.TypeFunction {
-		cb := args[n-1]
-		go func() {
-			s, err := safeWork(work)
+		cb, hasCB = args[n-1], true
+	}
+	if !hasCB && jsPromise.Type() != safejs.TypeFunction {
+		return nil, errors.New("pling: this host has no Promise; pass a callback")
+	}
+	t := &task{work: work}
+	t.dispatch()
+	s, err, done := t.wait()
+	if hasCB {
+		settle := func(s string, err error) {
 			if err != nil {
 				_, _ = cb.Invoke(err.Error(), safejs.Undefined())
 				return
 			}
 			_, _ = cb.Invoke(safejs.Null(), s)
-		}()
+		}
+		if done {
+			settle(s, err)
+		} else {
+			t.later(settle)
+		}
 		return nil, nil
 	}
-	ctor, err := global.Get("Promise")
-	if err != nil {
-		return nil, err
+	if done {
+		if err != nil {
+			return jsPromise.Call("reject", errorValue(err))
+		}
+		// The text itself: every JS value Go makes or gets (a Promise
+		// too) costs a reference with a finalizer, and the shim's then
+		// takes a value as well as a Promise.
+		return s, nil
 	}
-	var exec safejs.Func
-	exec, err = safejs.FuncOf(func(_ safejs.Value, pargs []safejs.Value) any {
-		resolve, reject := pargs[0], pargs[1]
-		go func() {
-			defer exec.Release()
-			s, err := safeWork(work)
-			if err != nil {
-				_, _ = reject.Invoke(errorValue(err))
-				return
-			}
-			_, _ = resolve.Invoke(s)
-		}()
+	var resolve, reject safejs.Value
+	exec, err := safejs.FuncOf(func(_ safejs.Value, pargs []safejs.Value) any {
+		resolve, reject = pargs[0], pargs[1]
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ctor.New(exec.Value())
+	p, err := jsPromise.New(exec.Value())
+	exec.Release()
+	if err != nil {
+		return nil, err
+	}
+	t.later(func(s string, err error) {
+		if err != nil {
+			_, _ = reject.Invoke(errorValue(err))
+			return
+		}
+		_, _ = resolve.Invoke(s)
+	})
+	return p, nil
+}
+
+// task is one piece of promise work on a worker goroutine.
+type task struct {
+	work func() (string, error)
+
+	mu      sync.Mutex
+	started bool
+	done    bool
+	out     string
+	err     error
+	settle  func(string, error) // set by later when the caller returned without the result
+}
+
+// idle hands a task to a worker goroutine waiting for one; idleWorkers
+// counts them. A worker that finds maxIdleWorkers others idle ends, so a
+// burst of calls that wait on JS (handoffs, approvals) leaves few behind.
+var (
+	idle        = make(chan *task)
+	idleWorkers atomic.Int32
+)
+
+const maxIdleWorkers = 2
+
+// dispatch gives t to an idle worker, or starts one.
+func (t *task) dispatch() {
+	select {
+	case idle <- t:
+	default:
+		go worker(t)
+	}
+}
+
+func worker(t *task) {
+	for {
+		t.run()
+		if idleWorkers.Add(1) > maxIdleWorkers {
+			idleWorkers.Add(-1)
+			return
+		}
+		t = <-idle
+		idleWorkers.Add(-1)
+	}
+}
+
+func (t *task) run() {
+	t.mu.Lock()
+	t.started = true
+	t.mu.Unlock()
+	s, err := safeWork(t.work)
+	t.mu.Lock()
+	t.done, t.out, t.err = true, s, err
+	settle := t.settle
+	t.mu.Unlock()
+	if settle != nil {
+		settle(s, err)
+	}
+}
+
+// wait yields to the worker until it has started t. js/wasm has one
+// thread, so when the caller runs again the work has finished or has
+// stopped: it waits for JS, a timer or a lock (or, rarely, was preempted),
+// and then the caller leaves the result to later. It reports the result if
+// the work finished.
+func (t *task) wait() (string, error, bool) {
+	for range 8 {
+		goruntime.Gosched()
+		t.mu.Lock()
+		started, done := t.started, t.done
+		s, err := t.out, t.err
+		t.mu.Unlock()
+		if done {
+			return s, err, true
+		}
+		if started {
+			break
+		}
+	}
+	return "", nil, false
+}
+
+// later has settle called with the result: now if the work has finished
+// in the meantime, else by the worker when it does.
+func (t *task) later(settle func(string, error)) {
+	t.mu.Lock()
+	if !t.done {
+		t.settle = settle
+		t.mu.Unlock()
+		return
+	}
+	s, err := t.out, t.err
+	t.mu.Unlock()
+	settle(s, err)
 }
 
 // safeWork runs work; a panic becomes an error, and the module keeps

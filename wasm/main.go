@@ -12,12 +12,16 @@
 //	init(configJSON, hooks)          build the page runtime once
 //	declare(kind, specJSON, fns)     → {handle, code?, message?, error?}
 //	dispose(handle)
-//	handle(requestText[, cb])        → Promise<responseText>
-//	tools(session[, cb])             → Promise<toolsJSON>
-//	callTool(session, name, args[, cb]) → Promise<responseText>
+//	handle(requestText[, cb])        → responseText or Promise<responseText>
+//	tools(session[, cb])             → toolsJSON or Promise<toolsJSON>
+//	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
 //	                                 the conformance entry (synchronous)
+//
+// handle, tools and callTool give the text at once when the work finishes
+// without waiting for JS (a handler that returns a plain value), else a
+// Promise of it; the shim takes either through then.
 package main
 
 import (
