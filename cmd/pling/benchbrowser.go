@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -122,9 +124,51 @@ type bbVisit struct {
 	// and V8 serialized it for the cache (v8.wasm.cachedModule).
 	CacheHit     bool `json:"cacheHit,omitempty"`
 	CacheWritten bool `json:"cacheWritten,omitempty"`
+	// Timer is what V8's code-caching timer did on a traced visit.
+	Timer *bbCachingTimer `json:"cachingTimer,omitempty"`
 	// Before are the /pling/ files the page had fetched before the
 	// describe, with their encoded (on the wire) body sizes.
 	Before map[string]int `json:"before,omitempty"`
+}
+
+// bbCachingTimer is V8's code-caching timer on one traced visit
+// (src/wasm/module-compiler.cc). Once 1,000 B of top-tier code exist,
+// V8 posts a task 2 s ahead (--wasm-caching-timeout-ms); when it runs it
+// caches if no top-tier code was published in the last 2 s, and else
+// re-posts itself for the time left, handing the milliseconds to
+// CallDelayedOnWorkerThread, which takes seconds: the re-armed timer
+// fires 1,000× later. RearmS is that predicted delay, from the
+// top-tier publications seen before the first run.
+type bbCachingTimer struct {
+	TopTierBatches int       `json:"topTierBatches"`          // wasm.OnFinishedUnits
+	TopTierSpanMs  float64   `json:"topTierSpanMs"`           // first to last publication
+	Runs           int       `json:"runs"`                    // the task ran (ThreadPool_RunTask)
+	FirstRunMs     float64   `json:"firstRunMs"`              // after the first publication
+	FirstDelayMs   float64   `json:"firstDelayMs"`            // the delay it was posted with
+	LaterDelaysMs  []float64 `json:"laterDelaysMs,omitempty"` // re-posted tasks that ran
+	RearmS         float64   `json:"rearmS"`                  // 0: it cached on its first run
+	Chunks         int       `json:"chunks"`                  // wasm.CompilationChunkFinished
+}
+
+func (c *bbCachingTimer) String() string {
+	if c == nil {
+		return "no top-tier code"
+	}
+	s := fmt.Sprintf("%d top-tier batches over %.2f s", c.TopTierBatches, c.TopTierSpanMs/1000)
+	switch {
+	case c.Runs == 0 && c.Chunks > 0:
+		return s + fmt.Sprintf("; %d caching events without the timer (no timeout, or 1 MB of top-tier code)", c.Chunks)
+	case c.Runs == 0:
+		return s + "; timer never ran"
+	case c.Chunks > 0 && c.RearmS == 0:
+		return s + fmt.Sprintf("; ran +%.2f s, cached", c.FirstRunMs/1000)
+	default:
+		s += fmt.Sprintf("; ran +%.2f s, re-armed for %.0f s (meant: %.0f ms)", c.FirstRunMs/1000, c.RearmS, c.RearmS)
+		if c.Chunks > 0 {
+			s += fmt.Sprintf(", %d caching events", c.Chunks)
+		}
+		return s
+	}
 }
 
 type bbVisits struct {
@@ -736,6 +780,7 @@ func (b *bbBrowser) visit(url string, trace bool) (*bbVisit, func(), error) {
 			names := tr.stop(tctx)
 			v.CacheHit = names["v8.wasm.moduleCacheHit"] > 0
 			v.CacheWritten = names["v8.wasm.cachedModule"] > 0
+			v.Timer = tr.cachingTimer()
 		}
 		cancel()
 	}
@@ -748,6 +793,46 @@ type tracer struct {
 	mu    sync.Mutex
 	names map[string]int
 	done  chan struct{}
+	// published are the top-tier publications (wasm.OnFinishedUnits),
+	// chunks the caching events, timer the runs of V8's caching task:
+	// trace timestamps in µs.
+	published, chunks []float64
+	timer             []timerRun
+}
+
+type timerRun struct{ ts, delayUs float64 }
+
+// cachingTimer reads V8's caching timer out of a visit's trace.
+func (t *tracer) cachingTimer() *bbCachingTimer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.published) == 0 {
+		return nil
+	}
+	pub := slices.Sorted(slices.Values(t.published))
+	runs := slices.SortedFunc(slices.Values(t.timer), func(a, b timerRun) int { return cmp.Compare(a.ts, b.ts) })
+	c := &bbCachingTimer{TopTierBatches: len(pub), TopTierSpanMs: (pub[len(pub)-1] - pub[0]) / 1000, Runs: len(runs), Chunks: len(t.chunks)}
+	if len(runs) == 0 {
+		return c
+	}
+	first := runs[0]
+	c.FirstRunMs = (first.ts - pub[0]) / 1000
+	c.FirstDelayMs = first.delayUs / 1000
+	for _, r := range runs[1:] {
+		c.LaterDelaysMs = append(c.LaterDelaysMs, r.delayUs/1000)
+	}
+	// The timer's mark: when it was posted, moved by every publication
+	// until the first run.
+	mark := first.ts - first.delayUs
+	for _, p := range pub {
+		if p <= first.ts && p > mark {
+			mark = p
+		}
+	}
+	if left := (mark + first.delayUs - first.ts) / 1000; left >= 0.5 {
+		c.RearmS = math.Ceil(left) // milliseconds, taken as seconds
+	}
+	return c
 }
 
 func startTrace(tctx context.Context) (*tracer, error) {
@@ -759,9 +844,29 @@ func startTrace(tctx context.Context) (*tracer, error) {
 			t.mu.Lock()
 			for _, raw := range e.Value {
 				var x struct {
-					Name string `json:"name"`
+					Name string  `json:"name"`
+					Ts   float64 `json:"ts"`
+					Args struct {
+						Task struct {
+							DelayUs float64 `json:"task_delay_us"`
+						} `json:"chrome_task_annotator"`
+						Func string `json:"src_func"`
+					} `json:"args"`
 				}
-				if json.Unmarshal([]byte(raw), &x) == nil && strings.Contains(x.Name, "wasm") {
+				if json.Unmarshal([]byte(raw), &x) != nil {
+					continue
+				}
+				switch {
+				case x.Name == "ThreadPool_RunTask":
+					if strings.Contains(x.Args.Func, "CompilationStateImpl::TriggerOutstandingCallbacks") || strings.Contains(x.Args.Func, "CompilationStateImpl::TriggerCachingAfterTimeout") {
+						t.timer = append(t.timer, timerRun{x.Ts, x.Args.Task.DelayUs})
+					}
+				case x.Name == "wasm.OnFinishedUnits":
+					t.published = append(t.published, x.Ts)
+				case x.Name == "wasm.CompilationChunkFinished":
+					t.chunks = append(t.chunks, x.Ts)
+				}
+				if strings.Contains(x.Name, "wasm") {
 					t.names[x.Name]++
 				}
 			}
@@ -774,7 +879,7 @@ func startTrace(tctx context.Context) (*tracer, error) {
 		return nil, err
 	}
 	_, err = chromedp.Call(tctx, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
-		IncludedCategories: []string{"v8.wasm", "disabled-by-default-devtools.timeline"},
+		IncludedCategories: []string{"v8.wasm", "disabled-by-default-v8.wasm.detailed", "disabled-by-default-devtools.timeline", "toplevel"},
 	}})
 	return t, err
 }
@@ -1337,9 +1442,9 @@ func printVisits(tw io.Writer, title string, v *bbVisits) {
 }
 
 func printCaching(tw io.Writer, title string, cs []bbCaching) {
-	fmt.Fprintf(tw, "%s\tCache-Control\tstreaming\tfirst\tsecond\tsecond ÷ first\twritten\thit on second\n", title)
+	fmt.Fprintf(tw, "%s\tCache-Control\tstreaming\tfirst\tsecond\tsecond ÷ first\twritten\thit on second\tV8 caching timer (first visit)\n", title)
 	for _, c := range cs {
-		fmt.Fprintf(tw, "   %s (stayed %.1f s)\t%s\t%v\t%s\t%s\t%.2f×\t%v\t%v\n", c.Name, c.StayMs/1000, c.CacheControl, c.Streaming, fmtMs(c.First.Ms), fmtMs(c.Second.Ms), c.SecondOverFst, c.CacheWritten, c.HitOnSecond)
+		fmt.Fprintf(tw, "   %s (stayed %.1f s)\t%s\t%v\t%s\t%s\t%.2f×\t%v\t%v\t%s\n", c.Name, c.StayMs/1000, c.CacheControl, c.Streaming, fmtMs(c.First.Ms), fmtMs(c.Second.Ms), c.SecondOverFst, c.CacheWritten, c.HitOnSecond, c.First.Timer.String())
 	}
 	fmt.Fprintln(tw)
 }
