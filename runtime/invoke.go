@@ -26,6 +26,7 @@ type invocation struct {
 	statesBefore map[string]any
 	revBefore    string
 	feedback     []schema.Feedback
+	valueJSON    []byte // Encode's text of the last handler's value
 	pageBefore   schema.PageInfo
 	ran          bool
 	offscreen    bool
@@ -62,6 +63,9 @@ func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *Sessio
 		return res, e.Code()
 	}
 	res.Value, res.Evidence = value, ev
+	if value != nil && in.valueJSON != nil {
+		res.Value = schema.Compact(in.valueJSON)
+	}
 	return res, ""
 }
 
@@ -259,6 +263,7 @@ func (in *invocation) before(ctx context.Context) {
 // runHandler runs page code: an error or a panic is EXECUTION_FAILED (or
 // the Action code the handler chose).
 func (in *invocation) runHandler(ctx context.Context, h Handler) (v any, f *failure) {
+	in.valueJSON = nil
 	if h == nil {
 		return nil, nil
 	}
@@ -271,9 +276,14 @@ func (in *invocation) runHandler(ctx context.Context, h Handler) (v any, f *fail
 	if err != nil {
 		return nil, handlerFailure(err, in.rt.cfg.limits.MaxTextLen)
 	}
-	if _, err := schema.Encode(v); err != nil {
+	b, err := schema.Encode(v)
+	if err != nil {
 		return nil, fail(perr.ExecutionFailed, "The handler returned a value that is not JSON", nil)
 	}
+	// The result's value is always the last handler's (steps, handoff or
+	// plain run): its text is kept so that the response does not encode
+	// it a second time.
+	in.valueJSON = b
 	return v, nil
 }
 

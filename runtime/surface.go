@@ -133,7 +133,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		}
 		// Step 10: the executor.
 		res, code := rt.invoke(ctx, req, sess, exp)
-		b, err := schema.Encode(res)
+		b, err := schema.AppendInvokeResult(nil, &res)
 		if err != nil {
 			panic(err)
 		}

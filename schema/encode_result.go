@@ -1,0 +1,222 @@
+package schema
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+)
+
+// AppendInvokeResult appends the JSON of r exactly as Encode writes it,
+// without reflection for the result's own structure. Values typed any
+// (a handler's value, state values, details) take Encode's way unless they
+// are nil, a string, a bool or a json.RawMessage from Encode (which is
+// compact); an error is Encode's.
+func AppendInvokeResult(dst []byte, r *SurfaceInvokeResult) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	first := true
+	field := func(name string) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, '"')
+		dst = append(dst, name...)
+		dst = append(dst, '"', ':')
+	}
+	if r.Value != nil {
+		field("value")
+		if dst, err = appendAny(dst, r.Value); err != nil {
+			return nil, err
+		}
+	}
+	if e := r.Evidence; e != nil {
+		field("evidence")
+		if dst, err = appendEvidence(dst, e); err != nil {
+			return nil, err
+		}
+	}
+	if f := r.Error; f != nil {
+		field("error")
+		dst = append(dst, `{"code":`...)
+		dst = AppendQuoted(dst, f.Code, false)
+		dst = append(dst, `,"message":`...)
+		dst = AppendQuoted(dst, f.Message, false)
+		if len(f.Details) > 0 {
+			dst = append(dst, `,"details":`...)
+			if dst, err = appendAny(dst, f.Details); err != nil {
+				return nil, err
+			}
+		}
+		if f.Resume != "" {
+			dst = append(dst, `,"resume":`...)
+			dst = AppendQuoted(dst, f.Resume, false)
+		}
+		dst = append(dst, '}')
+	}
+	if o := r.Observation; o != nil {
+		field("observation")
+		if dst, err = appendObservation(dst, o); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+func appendEvidence(dst []byte, e *Evidence) ([]byte, error) {
+	var err error
+	dst = append(dst, `{"capability":`...)
+	dst = AppendQuoted(dst, e.Capability, false)
+	if e.Record != "" {
+		dst = append(dst, `,"record":`...)
+		dst = AppendQuoted(dst, e.Record, false)
+	}
+	if len(e.Records) > 0 {
+		dst = append(dst, `,"records":[`...)
+		for i, s := range e.Records {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendQuoted(dst, s, false)
+		}
+		dst = append(dst, ']')
+	}
+	if len(e.Expectations) > 0 {
+		dst = append(dst, `,"expectations":[`...)
+		for i := range e.Expectations {
+			x := &e.Expectations[i]
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"state":`...)
+			dst = AppendQuoted(dst, x.State, false)
+			dst = append(dst, `,"condition":`...)
+			dst = AppendQuoted(dst, x.Condition, false)
+			if x.Before != nil {
+				dst = append(dst, `,"before":`...)
+				if dst, err = appendAny(dst, x.Before); err != nil {
+					return nil, err
+				}
+			}
+			if x.After != nil {
+				dst = append(dst, `,"after":`...)
+				if dst, err = appendAny(dst, x.After); err != nil {
+					return nil, err
+				}
+			}
+			dst = append(dst, `,"met":`...)
+			dst = strconv.AppendBool(dst, x.Met)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	if e.Steps != 0 {
+		dst = append(dst, `,"steps":`...)
+		dst = strconv.AppendInt(dst, int64(e.Steps), 10)
+	}
+	for _, f := range [...]struct{ name, v string }{{"handoff", e.Handoff}, {"approval", e.Approval}, {"summary", e.Summary}} {
+		if f.v != "" {
+			dst = append(dst, ',', '"')
+			dst = append(dst, f.name...)
+			dst = append(dst, '"', ':')
+			dst = AppendQuoted(dst, f.v, false)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+func appendObservation(dst []byte, o *SurfaceObservation) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	if len(o.States) > 0 {
+		dst = append(dst, `"states":{`...)
+		keys := make([]string, 0, len(o.States))
+		for k := range o.States {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // encoding/json writes map keys sorted
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendQuoted(dst, k, false)
+			c := o.States[k]
+			dst = append(dst, `:{"before":`...)
+			if dst, err = appendAny(dst, c.Before); err != nil {
+				return nil, err
+			}
+			dst = append(dst, `,"after":`...)
+			if dst, err = appendAny(dst, c.After); err != nil {
+				return nil, err
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, '}', ',')
+	}
+	if len(o.Feedback) > 0 {
+		dst = append(dst, `"feedback":[`...)
+		for i, f := range o.Feedback {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"level":`...)
+			dst = AppendQuoted(dst, f.Level, false)
+			dst = append(dst, `,"message":`...)
+			dst = AppendQuoted(dst, f.Message, false)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']', ',')
+	}
+	if n := o.Navigation; n != nil {
+		dst = append(dst, `"navigation":{`...)
+		if n.From != "" {
+			dst = append(dst, `"from":`...)
+			dst = AppendQuoted(dst, n.From, false)
+		}
+		if n.To != "" {
+			if n.From != "" {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"to":`...)
+			dst = AppendQuoted(dst, n.To, false)
+		}
+		dst = append(dst, '}', ',')
+	}
+	dst = append(dst, `"capabilitiesChanged":`...)
+	dst = strconv.AppendBool(dst, o.CapabilitiesChanged)
+	dst = append(dst, `,"revision":`...)
+	dst = AppendQuoted(dst, o.Revision, false)
+	if o.Truncated {
+		dst = append(dst, `,"truncated":true`...)
+	}
+	return append(dst, '}'), nil
+}
+
+// Compact marks bytes that Encode wrote: valid, compact JSON that
+// AppendInvokeResult copies as they are (a json.RawMessage would be
+// validated and compacted again by encoding/json; the output is the same).
+type Compact []byte
+
+// MarshalJSON implements json.Marshaler for Encode's way.
+func (c Compact) MarshalJSON() ([]byte, error) { return c, nil }
+
+// appendAny appends a value typed any as Encode writes it.
+func appendAny(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return AppendQuoted(dst, x, false), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case Compact:
+		return append(dst, x...), nil
+	}
+	b, err := Encode(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+var _ json.Marshaler = Compact(nil)
