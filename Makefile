@@ -70,6 +70,8 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzTokenVerify$$' -fuzztime=$(FUZZTIME) ./runtime/
 	$(GO) test -run='^$$' -fuzz='^FuzzMatch$$' -fuzztime=$(FUZZTIME) ./runtime/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./schema/
+	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
 	$(GO) run ./cmd/pling bench --dist $(DIST)
