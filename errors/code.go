@@ -87,14 +87,14 @@ func (c *Code) UnmarshalText(b []byte) error {
 
 // Known reports whether c is a canonical or reserved code of the registry.
 func (c Code) Known() bool {
-	_, ok := defaultRegistry.entries[c]
+	_, ok := defaultRegistry().entries[c]
 	return ok
 }
 
 // Namespace returns the namespace of a known code, and false for an unknown
 // one.
 func (c Code) Namespace() (Namespace, bool) {
-	e, ok := defaultRegistry.entries[c]
+	e, ok := defaultRegistry().entries[c]
 	if !ok {
 		return 0, false
 	}
@@ -105,7 +105,7 @@ func (c Code) Namespace() (Namespace, bool) {
 // code; known reports whether the result is in the registry. An unknown code
 // is returned unchanged with known false, so callers can keep and forward it.
 func ParseCode(s string) (c Code, known bool) {
-	return defaultRegistry.parse(s)
+	return defaultRegistry().parse(s)
 }
 
 // Canonical returns the code that is written for c: an alias becomes its
@@ -113,7 +113,7 @@ func ParseCode(s string) (c Code, known bool) {
 // documented before they ship and are never produced until then). Unknown
 // codes are returned unchanged.
 func Canonical(c Code) Code {
-	return defaultRegistry.canonical(c)
+	return defaultRegistry().canonical(c)
 }
 
 // Executed says whether a request that failed with a protocol code entered
@@ -268,8 +268,8 @@ func (e Entry) ActionKey() string { return "errors." + string(e.Code) + ".action
 // Lookup returns the metadata of a canonical or reserved code. An alias is
 // resolved first.
 func Lookup(c Code) (Entry, bool) {
-	c, _ = defaultRegistry.parse(string(c))
-	e, ok := defaultRegistry.entries[c]
+	c, _ = defaultRegistry().parse(string(c))
+	e, ok := defaultRegistry().entries[c]
 	return e, ok
 }
 
@@ -277,8 +277,8 @@ func Lookup(c Code) (Entry, bool) {
 // order.
 func Codes(ns Namespace) []Code {
 	var out []Code
-	for _, c := range defaultRegistry.order {
-		if defaultRegistry.entries[c].Namespace == ns {
+	for _, c := range defaultRegistry().order {
+		if defaultRegistry().entries[c].Namespace == ns {
 			out = append(out, c)
 		}
 	}
@@ -288,8 +288,8 @@ func Codes(ns Namespace) []Code {
 // Aliases returns the historical aliases as alias → canonical code. They are
 // read, never written.
 func Aliases() map[string]Code {
-	out := make(map[string]Code, len(defaultRegistry.aliases))
-	for k, v := range defaultRegistry.aliases {
+	out := make(map[string]Code, len(defaultRegistry().aliases))
+	for k, v := range defaultRegistry().aliases {
 		out[k] = v
 	}
 	return out

@@ -46,7 +46,7 @@ func RenderGateway(e *Error) (status int, body []byte) {
 	code, msg := e.Code(), e.Message()
 	if ns, ok := code.Namespace(); !ok || ns != Gateway {
 		code = GatewayMisconfigured
-		msg = defaultRegistry.entries[code].Message.En
+		msg = defaultRegistry().entries[code].Message.En
 	}
 	b, _ := json.Marshal(GatewayBody{Error: GatewayBodyError{Message: msg, Type: GatewayErrorType(code), Code: code}})
 	return GatewayHTTPStatus(code), b

@@ -1,6 +1,9 @@
 package errors
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // registry is a closed code set with its metadata. The package holds one,
 // built from the tables in codes.go; tests build others to exercise the
@@ -69,7 +72,10 @@ func (r *registry) canonical(c Code) Code {
 	return c
 }
 
-var defaultRegistry = mustRegistry(allEntries(), historicalAliases)
+// defaultRegistry is built on first use rather than at init: a page's
+// module starts sooner, and a page meets no error code before its first
+// failure.
+var defaultRegistry = sync.OnceValue(func() *registry { return mustRegistry(allEntries(), historicalAliases) })
 
 func mustRegistry(entries []Entry, aliases map[string]Code) *registry {
 	r, err := newRegistry(entries, aliases)

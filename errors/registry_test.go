@@ -588,8 +588,8 @@ func TestNamespacesDisjoint(t *testing.T) {
 			seen[c] = ns
 		}
 	}
-	if len(seen) != len(defaultRegistry.entries) {
-		t.Errorf("namespaces hold %d codes, the registry %d", len(seen), len(defaultRegistry.entries))
+	if len(seen) != len(defaultRegistry().entries) {
+		t.Errorf("namespaces hold %d codes, the registry %d", len(seen), len(defaultRegistry().entries))
 	}
 	for _, ns := range []Namespace{0, Gateway + 1} {
 		if got := Codes(ns); got != nil {
