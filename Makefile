@@ -57,6 +57,7 @@ test: deps vet wasm test-go test-node ## the whole suite: Go tests, every host, 
 
 test-go: wasm ## Go tests, including the conformance suite on every host
 	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 ./...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/
 
 test-node: wasm ## Node tests of the shim against the module
 	PLING_DIST=$(CURDIR)/$(DIST) $(NODE) --test js-shim/test/

@@ -91,6 +91,9 @@ type regionView struct {
 }
 
 func (rt *Runtime) regions(ctx context.Context, s *snapshot) regionView {
+	if len(s.regions) == 0 {
+		return regionView{} // nil maps read as empty
+	}
 	v := regionView{active: map[string]bool{}, modal: map[string]bool{}}
 	for _, r := range s.regions {
 		act := r.Active == nil || r.Active(ctx)
@@ -160,11 +163,8 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 		if err != nil {
 			return nil, err
 		}
-		meta, err := schema.Encode(recordTemplate(c, foldRows(c.fold, rs), maxRecords))
-		if err != nil {
-			return nil, err
-		}
-		foldMeta[i] = meta
+		t := recordTemplate(c, foldRows(c.fold, rs), maxRecords)
+		foldMeta[i] = schema.AppendRecordTemplate(nil, &t)
 	}
 	for _, k := range snap.stateConflicts {
 		unavailable = append(unavailable, schema.Unavailable{ID: k, Code: string(perr.DuplicateStateKey), Reason: "Two different states are declared under this key"})
@@ -342,8 +342,40 @@ func sameListing(e *capsEncoding, listed []*capEntry, foldMeta [][]byte) bool {
 // report now. Invoke uses it for the observation.
 func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
 	snap := rt.snapshot()
+	key := exp.key()
+	static := snap.listingStatic()
+	if static {
+		if v, ok := snap.revs.Load(key); ok {
+			return v.(string)
+		}
+	}
 	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
-	return rt.revision(exp.key(), snap.gen, listed)
+	rev := rt.revision(key, snap.gen, listed)
+	if static && snap.nrevs.Add(1) <= 64 { // many distinct scopes: stop caching
+		snap.revs.Store(key, rev)
+	}
+	return rev
+}
+
+// listingStatic reports whether listing s asks no page code: no region has
+// an Active check and no capability an Available one. Its listing for an
+// exposure is then the same for the whole generation, and so is its
+// revision.
+func (s *snapshot) listingStatic() bool {
+	s.staticOnce.Do(func() {
+		s.static = true
+		for _, r := range s.regions {
+			if r.Active != nil {
+				s.static = false
+			}
+		}
+		for _, c := range s.caps {
+			if c.action.Available != nil {
+				s.static = false
+			}
+		}
+	})
+	return s.static
 }
 
 // encodeStatic encodes everything of a capability but a fold's record
@@ -354,7 +386,7 @@ func encodeStatic(c *capEntry) []byte {
 		ID: c.id, Title: a.Title, Description: a.Description, Risk: riskOf(a),
 		InputSchema: inputSchema(a.Params), Approval: a.Approval, Handoff: a.Handoff != nil, Steps: len(a.Steps),
 	}
-	b, err := schema.Encode(sc)
+	b, err := schema.AppendCapability(nil, &sc)
 	if err != nil {
 		// Declarations were checked to encode; keep the id at least.
 		b, _ = schema.Encode(schema.SurfaceCapability{ID: c.id, Title: a.Title, Risk: riskOf(a), InputSchema: schema.JsonSchema{Type: "object"}})
@@ -459,7 +491,7 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 		}
 		sc.Guides = append(sc.Guides, schema.Guide{Target: g.Target, Label: g.Label})
 	}
-	b, err := schema.Encode(sc)
+	b, err := schema.AppendContext(nil, &sc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -469,7 +501,7 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	cutBytes := false
 	for len(b) > budget && shrinkContext(&sc) {
 		cutBytes = true
-		if b, err = schema.Encode(sc); err != nil {
+		if b, err = schema.AppendContext(b[:0], &sc); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -544,7 +576,7 @@ func (rt *Runtime) boundedState(ctx context.Context, s State) any {
 	if err != nil {
 		return nil
 	}
-	b, err := schema.Encode(v)
+	b, err := schema.AppendValue(nil, v)
 	if err != nil {
 		return nil
 	}

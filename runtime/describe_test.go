@@ -230,3 +230,62 @@ func TestCheckOrder(t *testing.T) {
 		t.Errorf("steps 1–9 ran page code %d times", pageCalls.Load())
 	}
 }
+
+// The revision an invoke reports is cached per generation only where the
+// listing asks no page code; where an Available or a region's Active
+// check is declared it follows them within one generation, and a new
+// declaration changes it either way.
+func TestRevisionOfFollowsPageChecks(t *testing.T) {
+	ctx := context.Background()
+	var open, active atomic.Bool
+	open.Store(true)
+	active.Store(true)
+	exp := &patternExposure{site: []string{"*"}, scope: []string{"*"}}
+	tests := []struct {
+		name   string
+		decl   func(rt *Runtime)
+		toggle func()
+		same   bool // the revision stays after toggle
+	}{
+		{"static", func(rt *Runtime) {
+			mustDeclare(t, rt, Action{ID: "a", Title: "A"})
+		}, func() { open.Store(!open.Load()) }, true},
+		{"available", func(rt *Runtime) {
+			mustDeclare(t, rt, Action{ID: "a", Title: "A", Available: func(context.Context, string) Availability {
+				if open.Load() {
+					return Available
+				}
+				return Unavailable("closed")
+			}})
+		}, func() { open.Store(!open.Load()) }, false},
+		{"region", func(rt *Runtime) {
+			if _, err := rt.DeclareRegion(Region{ID: "r", Title: "R", Active: func(context.Context) bool { return active.Load() }}); err != nil {
+				t.Fatal(err)
+			}
+			mustDeclare(t, rt, Action{ID: "a", Title: "A", Region: "r"})
+		}, func() { active.Store(!active.Load()) }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := newEnv(t).rt
+			tc.decl(rt)
+			r1 := rt.revisionOf(ctx, exp)
+			if r := rt.revisionOf(ctx, exp); r != r1 {
+				t.Fatalf("revision changed with nothing changed: %s, then %s", r1, r)
+			}
+			tc.toggle()
+			r2 := rt.revisionOf(ctx, exp)
+			tc.toggle()
+			if got := r2 == r1; got != tc.same {
+				t.Errorf("after the toggle: same revision %v, want %v (%s, %s)", got, tc.same, r1, r2)
+			}
+			if r := rt.revisionOf(ctx, exp); r != r1 {
+				t.Errorf("toggled back: revision %s, want %s", r, r1)
+			}
+			mustDeclare(t, rt, Action{ID: "b", Title: "B"})
+			if r := rt.revisionOf(ctx, exp); r == r1 {
+				t.Errorf("a new declaration left the revision at %s", r)
+			}
+		})
+	}
+}

@@ -47,6 +47,13 @@ type snapshot struct {
 	// patterns allow: patterns do not change within a generation.
 	exposed  sync.Map // string → []*capEntry
 	nexposed atomic.Int32
+
+	// revs caches, per exposure key, the revision of a listing that asks
+	// no page code (listingStatic).
+	revs       sync.Map // string → string
+	nrevs      atomic.Int32
+	staticOnce sync.Once
+	static     bool
 }
 
 // exposedCaps returns the capabilities exp allows, in id order.

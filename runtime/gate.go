@@ -103,10 +103,9 @@ func newGate(cfg *config) *gate {
 // anonRetentionMs is how long an anonymous request id stays consumed.
 const anonRetentionMs = 24 * 60 * 60 * 1000
 
-// session is step 6.
-func (g *gate) session(ctx context.Context, req *schema.Request) (*Session, *perr.Error) {
+// session is step 6, at now.
+func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Session, *perr.Error) {
 	gc := &g.cfg.gate
-	now := g.cfg.clock.NowMs()
 	if !req.HasSession {
 		if gc.sessionRequired {
 			return nil, perr.New(perr.SessionRequired, "", nil)

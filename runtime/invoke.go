@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,10 +79,10 @@ func (in *invocation) run(ctx context.Context) (any, *schema.Evidence, *failure)
 		return nil, nil, f
 	}
 	rt := in.rt
-	loopKey, fp := in.loopKey(ctx)
+	loopKey, fp, detect := in.loopKey(ctx)
 	// A resume continues a failed execution; its single-use token already
 	// bounds it, so it is not a repeat of the call.
-	if !in.req.HasResume && rt.loops.check(loopKey, fp, rt.cfg.clock.NowMs()) {
+	if detect && !in.req.HasResume && rt.loops.check(loopKey, fp, rt.cfg.clock.NowMs()) {
 		return nil, nil, fail(perr.LoopDetected, "The same call repeated without any observed change", map[string]any{"repeats": rt.cfg.loop.Repeats})
 	}
 	if f := in.available(ctx); f != nil {
@@ -110,7 +112,7 @@ func (in *invocation) run(ctx context.Context) (any, *schema.Evidence, *failure)
 		startStep = step
 	}
 	in.before(ctx)
-	if !in.req.HasResume {
+	if detect && !in.req.HasResume {
 		rt.loops.ran(loopKey, fp, rt.cfg.clock.NowMs())
 	}
 	rt.countRun(in.act.ID)
@@ -210,20 +212,39 @@ func (in *invocation) params() *failure {
 }
 
 // loopKey is the identity of the call for loop detection, and the
-// fingerprint of the page's states now.
-func (in *invocation) loopKey(ctx context.Context) (string, string) {
-	b, _ := canon.Marshal(in.input)
-	key := in.sess.key + "\x00" + in.cap.id + "\x00" + in.call.Record + "\x00" + string(b)
-	vals := map[string]any{}
+// fingerprint of the page's states now; detect is false, and the two are
+// not computed, when loop detection is off. The states are read either
+// way.
+func (in *invocation) loopKey(ctx context.Context) (key, fp string, detect bool) {
+	detect = in.rt.cfg.loop.Repeats > 0
+	var vals map[string]any
+	if detect {
+		vals = make(map[string]any, len(in.snap.states))
+	}
 	for _, s := range in.snap.states {
 		v, err := readState(ctx, s)
+		if !detect {
+			continue
+		}
 		if err != nil {
 			v = "\x00error"
 		}
 		vals[s.Key] = v
 	}
-	fp, _ := canon.Digest(vals)
-	return key, fp
+	if !detect {
+		return "", "", false
+	}
+	b, _ := canon.Marshal(in.input)
+	key = in.sess.key + "\x00" + in.cap.id + "\x00" + in.call.Record + "\x00" + string(b)
+	// Equal fingerprints are equal canonical texts: a short one is its own
+	// fingerprint (it starts with '{', a digest does not), a long one its
+	// digest.
+	fb, _ := canon.Marshal(vals)
+	if len(fb) <= 64 {
+		return key, string(fb), true
+	}
+	sum := sha256.Sum256(fb)
+	return key, "sha256:" + hex.EncodeToString(sum[:]), true
 }
 
 func (in *invocation) available(ctx context.Context) *failure {
@@ -252,12 +273,24 @@ func (in *invocation) before(ctx context.Context) {
 		in.statesBefore[s.Key] = rt.boundedState(ctx, s)
 	}
 	in.revBefore = rt.revisionOf(ctx, in.exp)
+	in.feedback, in.pageBefore, _, _ = rt.readPage(ctx)
+}
+
+// readPage reads the page's feedback, then its URL and title, through
+// WithPageFeedback's reader if set, else through those of WithFeedback and
+// WithPage; hasFeedback and hasPage say whether a reader of each was set.
+func (rt *Runtime) readPage(ctx context.Context) (fb []schema.Feedback, page schema.PageInfo, hasFeedback, hasPage bool) {
+	if rt.cfg.pageFeedback != nil {
+		fb, page = rt.cfg.pageFeedback(ctx)
+		return fb, page, true, true
+	}
 	if rt.cfg.feedback != nil {
-		in.feedback = rt.cfg.feedback(ctx)
+		fb = rt.cfg.feedback(ctx)
 	}
 	if rt.cfg.page != nil {
-		in.pageBefore = rt.cfg.page(ctx)
+		page = rt.cfg.page(ctx)
 	}
+	return fb, page, rt.cfg.feedback != nil, rt.cfg.page != nil
 }
 
 // runHandler runs page code: an error or a panic is EXECUTION_FAILED (or
@@ -433,12 +466,13 @@ func (in *invocation) observation(ctx context.Context) *schema.SurfaceObservatio
 		obs.States[s.Key] = schema.StateChange{Before: before, After: after}
 		n++
 	}
-	if rt.cfg.feedback != nil {
-		seen := map[string]bool{}
+	fbAfter, pageAfter, hasFeedback, hasPage := rt.readPage(ctx)
+	if hasFeedback && len(fbAfter) > 0 {
+		seen := make(map[string]bool, len(in.feedback))
 		for _, f := range in.feedback {
 			seen[f.Level+"\x00"+f.Message] = true
 		}
-		for _, f := range rt.cfg.feedback(ctx) {
+		for _, f := range fbAfter {
 			if seen[f.Level+"\x00"+f.Message] {
 				continue
 			}
@@ -449,10 +483,8 @@ func (in *invocation) observation(ctx context.Context) *schema.SurfaceObservatio
 			obs.Feedback = append(obs.Feedback, schema.Feedback{Level: f.Level, Message: cut(f.Message, rt.cfg.limits.MaxTextLen)})
 		}
 	}
-	if rt.cfg.page != nil {
-		if after := rt.cfg.page(ctx); after.URL != in.pageBefore.URL {
-			obs.Navigation = &schema.Navigation{From: cut(in.pageBefore.URL, 2048), To: cut(after.URL, 2048)}
-		}
+	if hasPage && pageAfter.URL != in.pageBefore.URL {
+		obs.Navigation = &schema.Navigation{From: cut(in.pageBefore.URL, 2048), To: cut(pageAfter.URL, 2048)}
 	}
 	return obs
 }

@@ -1103,7 +1103,7 @@ func sessionKeyOf(token string) string {
 	s, _ := (&gate{cfg: &config{clock: NewFakeClock(0), gate: gateConfig{verifier: SessionVerifierFunc(
 		func(context.Context, string, int64) (schema.SurfaceSession, error) {
 			return schema.SurfaceSession{Scope: []string{"*"}, ExpiresAtMs: 1}, nil
-		})}}}).session(context.Background(), &schema.Request{Session: token, HasSession: true})
+		})}}}).session(context.Background(), &schema.Request{Session: token, HasSession: true}, 0)
 	return s.key
 }
 
@@ -1140,5 +1140,78 @@ func TestObservationCapabilitiesChanged(t *testing.T) {
 	h.Dispose()
 	if e.describe("").Revision != before {
 		t.Errorf("revision after disposing is not the one before")
+	}
+}
+
+// WithPageFeedback reads feedback and page together where an invoke reads
+// them one after the other: once before the run and once for the
+// observation, instead of the separate readers, which describe still uses.
+// The observation is the one the separate readers give.
+func TestPageFeedbackReader(t *testing.T) {
+	type page struct {
+		fb  []schema.Feedback
+		url string
+	}
+	var mu sync.Mutex
+	cur := page{fb: []schema.Feedback{{Level: "info", Message: "Welcome"}}, url: "https://shop.example/cart"}
+	read := func() page {
+		mu.Lock()
+		defer mu.Unlock()
+		return page{fb: append([]schema.Feedback(nil), cur.fb...), url: cur.url}
+	}
+	var calls []string
+	separate := []Option{
+		WithFeedback(func(context.Context) []schema.Feedback { calls = append(calls, "feedback"); return read().fb }),
+		WithPage(func(context.Context) schema.PageInfo {
+			calls = append(calls, "page")
+			return schema.PageInfo{URL: read().url, Title: "Shop"}
+		}),
+	}
+	pair := WithPageFeedback(func(context.Context) ([]schema.Feedback, schema.PageInfo) {
+		calls = append(calls, "pair")
+		p := read()
+		return p.fb, schema.PageInfo{URL: p.url, Title: "Shop"}
+	})
+	tests := []struct {
+		name      string
+		opts      []Option
+		wantCalls []string
+	}{
+		{"separate", separate, []string{"feedback", "page", "feedback", "page"}},
+		{"together", append(separate[:2:2], pair), []string{"pair", "pair"}},
+		{"together alone", []Option{pair}, []string{"pair", "pair"}},
+	}
+	var want *schema.SurfaceObservation
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			cur = page{fb: []schema.Feedback{{Level: "info", Message: "Welcome"}}, url: "https://shop.example/cart"}
+			mu.Unlock()
+			e := newEnv(t, tc.opts...)
+			mustDeclare(t, e.rt, Action{ID: "checkout", Title: "Check out", Run: func(context.Context, *Call) (any, error) {
+				mu.Lock()
+				cur.fb = append(cur.fb, schema.Feedback{Level: "success", Message: "Placed"})
+				cur.url = "https://shop.example/thanks"
+				mu.Unlock()
+				return true, nil
+			}})
+			calls = nil
+			resp, res := e.invoke("checkout", nil)
+			if !resp.OK || res.Error != nil {
+				t.Fatalf("invoke failed: %+v %+v", resp.Error, res.Error)
+			}
+			if diff := cmp.Diff(tc.wantCalls, calls); diff != "" {
+				t.Errorf("reads (-want +got):\n%s", diff)
+			}
+			res.Observation.Revision = ""
+			if want == nil {
+				want = res.Observation
+				if want.Navigation == nil || len(want.Feedback) != 1 {
+					t.Fatalf("observation %+v: want a navigation and one feedback", want)
+				}
+			} else if diff := cmp.Diff(want, res.Observation); diff != "" {
+				t.Errorf("observation (-separate +%s):\n%s", tc.name, diff)
+			}
+		})
 	}
 }

@@ -55,6 +55,7 @@ type config struct {
 	policy           func(ctx context.Context, call *Call) (deny string)
 	page             func(ctx context.Context) schema.PageInfo
 	feedback         func(ctx context.Context) []schema.Feedback
+	pageFeedback     func(ctx context.Context) ([]schema.Feedback, schema.PageInfo)
 	gate             gateConfig
 	random           io.Reader
 }
@@ -154,6 +155,19 @@ func WithPage(f func(ctx context.Context) schema.PageInfo) Option {
 // WithFeedback sets the reader of the page's feedback (alerts, toasts).
 func WithFeedback(f func(ctx context.Context) []schema.Feedback) Option {
 	return func(cfg *config) { cfg.feedback = f }
+}
+
+// WithPageFeedback sets one reader of both the page's feedback and its URL
+// and title, for a host that reads them together for less than apart (the
+// browser bridge reads both hooks in one call into JS). Invoke reads the two
+// one after the other at two points, before the run and for the
+// observation; when this is set it reads them there through it instead of
+// through the readers of WithFeedback and WithPage: once at each point, as
+// many times as before, and the observation reports feedback and
+// navigation as with both of those set. Describe, which reads the page and
+// the feedback apart, still uses WithPage and WithFeedback.
+func WithPageFeedback(f func(ctx context.Context) ([]schema.Feedback, schema.PageInfo)) Option {
+	return func(cfg *config) { cfg.pageFeedback = f }
 }
 
 // WithResumeTTL sets how long a STEP_FAILED resume token stays valid.

@@ -79,13 +79,13 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		}
 	}()
 
-	// Step 6: session.
-	sess, e := rt.gate.session(ctx, req)
+	// Step 6: session. Steps 6 to 8 read the clock once.
+	now := rt.cfg.clock.NowMs()
+	sess, e := rt.gate.session(ctx, req, now)
 	if e != nil {
 		return rt.protocolFailure(start, &id, req, e)
 	}
 	// Step 7: rate limit.
-	now := rt.cfg.clock.NowMs()
 	ok, retry, err := rt.cfg.gate.limiter.Allow(ctx, sess.key, req.Method, now)
 	if err != nil {
 		return rt.protocolFailure(start, &id, req, perr.New(perr.RateLimitUnavailable, "", nil))

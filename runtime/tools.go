@@ -53,7 +53,7 @@ func ToolName(id string) string {
 // in capability order. session is the session token, "" for none; a
 // session that does not verify gets no tools.
 func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
-	sess, e := rt.gate.session(ctx, &schema.Request{Session: session, HasSession: session != ""})
+	sess, e := rt.gate.session(ctx, &schema.Request{Session: session, HasSession: session != ""}, rt.cfg.clock.NowMs())
 	if e != nil {
 		return nil, e
 	}

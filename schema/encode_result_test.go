@@ -24,7 +24,7 @@ func TestAppendInvokeResult(t *testing.T) {
 			SurfaceInvokeResult{Value: v, Evidence: &Evidence{Capability: "cart.add"}},
 			SurfaceInvokeResult{Evidence: &Evidence{Capability: "c", Record: "r<1>", Records: []string{"a", "b"},
 				Expectations: []ExpectationResult{{State: "cart.count", Condition: "increases", Before: v, After: v, Met: true}, {State: "s", Condition: "c"}},
-				Steps: 3, Handoff: "done", Approval: "approved", Summary: "cart.add ran"}},
+				Steps:        3, Handoff: "done", Approval: "approved", Summary: "cart.add ran"}},
 			SurfaceInvokeResult{Error: &ActionFailure{Code: "EXPECTATION_FAILED", Message: "m\n", Details: map[string]any{"v": v}, Resume: "rt"}},
 			SurfaceInvokeResult{Observation: &SurfaceObservation{States: map[string]StateChange{"b": {Before: v, After: 1}, "a": {}},
 				Feedback: []Feedback{{Level: "info", Message: "saved & done"}}, Navigation: &Navigation{From: "/a", To: "/b"},

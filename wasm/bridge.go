@@ -15,6 +15,7 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/wasm/internal/jsonmap"
 )
 
 // The page bridge: the shim's window.pling calls these with JSON text and
@@ -59,8 +60,11 @@ func initPage(args []safejs.Value) (any, error) {
 		return nil, err
 	}
 	var c pageConfig
-	if err := json.Unmarshal([]byte(text), &c); err != nil {
-		return nil, fmt.Errorf("pling: bad configuration: %w", err)
+	if !c.decodeFast(text) {
+		c = pageConfig{}
+		if err := json.Unmarshal([]byte(text), &c); err != nil {
+			return nil, fmt.Errorf("pling: bad configuration: %w", err)
+		}
 	}
 	hooks := safejs.Undefined()
 	if len(args) > 1 {
@@ -95,21 +99,25 @@ func initPage(args []safejs.Value) (any, error) {
 		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction {
 			opts = append(opts, runtime.WithApprover(jsApprover{f}, c.ApprovalTTLMs))
 		}
+		var pageR, fbR *hookReader
 		if f, err := hooks.Get("page"); err == nil && f.Type() == safejs.TypeFunction {
-			r := newHookReader(f)
+			pageR = newHookReader(f)
 			opts = append(opts, runtime.WithPage(func(context.Context) schema.PageInfo {
 				var p schema.PageInfo
-				r.readInto(&p)
+				pageR.readInto(&p)
 				return p
 			}))
 		}
 		if f, err := hooks.Get("feedback"); err == nil && f.Type() == safejs.TypeFunction {
-			r := newHookReader(f)
+			fbR = newHookReader(f)
 			opts = append(opts, runtime.WithFeedback(func(context.Context) []schema.Feedback {
 				var fb []schema.Feedback
-				r.readInto(&fb)
+				fbR.readInto(&fb)
 				return fb
 			}))
+		}
+		if pr := newPairReader(fbR, pageR); pr != nil {
+			opts = append(opts, runtime.WithPageFeedback(pr.read))
 		}
 	}
 	page.Lock()
@@ -127,9 +135,9 @@ func initPage(args []safejs.Value) (any, error) {
 // the invoke path, and each JS value or string that crosses costs: where
 // JSON.stringify honours toJSON, as every JS engine does,
 // JSON.stringify({toJSON: hook}) calls the hook and serializes its value in
-// one call into JS; and where Object.is exists, text equal to the last
-// read (the page rarely changes between reads) is compared in JS instead
-// of being copied into Go again.
+// one call into JS; and text equal to the last read (the page rarely
+// changes between reads) is recognised (sameText) instead of being copied
+// into Go again.
 type hookReader struct {
 	fn     safejs.Value
 	holder safejs.Value // {toJSON: fn bound to undefined}, or undefined
@@ -195,7 +203,12 @@ func (r *hookReader) readInto(dst any) {
 	if s.Type() != safejs.TypeString {
 		return
 	}
-	text := r.textOf(s)
+	decodeHookText(r.textOf(s), dst)
+}
+
+// decodeHookText decodes a hook's JSON text into dst as json.Unmarshal
+// would, the usual values (a plain page, no feedback) without reflection.
+func decodeHookText(text string, dst any) {
 	switch d := dst.(type) {
 	case *schema.PageInfo:
 		if decodePageInfo(text, d) {
@@ -210,17 +223,109 @@ func (r *hookReader) readInto(dst any) {
 	_ = json.Unmarshal([]byte(text), dst)
 }
 
+// pairReader reads the feedback and page hooks together, where an invoke
+// reads them one after the other (runtime.WithPageFeedback): one
+// JSON.stringify([feedbackHolder, pageHolder]) calls both, in that order,
+// and serializes their values, one call into JS instead of two. Each hook
+// then gets its index, "0" or "1", as toJSON's argument where a holder of
+// its own passes "". Text equal to the last read (sameText) is not copied
+// again, and its decoded values are given again; they are only read. A read that
+// throws reads the two hooks apart instead, so that one failing hook does
+// not hide the other's value.
+type pairReader struct {
+	fb, page *hookReader
+	holder   safejs.Value // [fb.holder, page.holder]
+
+	mu   sync.Mutex
+	last safejs.Value // the last text read, a JS string, or undefined
+	fbv  []schema.Feedback
+	pgv  schema.PageInfo
+}
+
+// newPairReader returns nil where the two cannot be read together: a hook
+// is missing, or the host's JSON.stringify does not call toJSON.
+func newPairReader(fb, page *hookReader) *pairReader {
+	if fb == nil || page == nil || fb.holder.Type() != safejs.TypeObject || page.holder.Type() != safejs.TypeObject {
+		return nil
+	}
+	arr, err := jsParse.Invoke("[0,0]")
+	if err != nil || arr.SetIndex(0, fb.holder) != nil || arr.SetIndex(1, page.holder) != nil {
+		return nil
+	}
+	return &pairReader{fb: fb, page: page, holder: arr, last: safejs.Undefined()}
+}
+
+func (r *pairReader) read(context.Context) ([]schema.Feedback, schema.PageInfo) {
+	s, err := jsStringify.Invoke(r.holder)
+	if err == nil && s.Type() == safejs.TypeString {
+		r.mu.Lock()
+		if sameText(r.last, s) {
+			fb, p := r.fbv, r.pgv
+			r.mu.Unlock()
+			return fb, p
+		}
+		r.mu.Unlock()
+		if text, err := s.String(); err == nil {
+			if a, b, ok := splitPair(text); ok {
+				var fb []schema.Feedback
+				var p schema.PageInfo
+				decodeHookText(a, &fb)
+				decodeHookText(b, &p)
+				r.mu.Lock()
+				r.last, r.fbv, r.pgv = s, fb, p
+				r.mu.Unlock()
+				return fb, p
+			}
+		}
+	}
+	var fb []schema.Feedback
+	var p schema.PageInfo
+	r.fb.readInto(&fb)
+	r.page.readInto(&p)
+	return fb, p
+}
+
+// splitPair splits JSON.stringify's text of a two-element array, [a,b]
+// (no whitespace), into the texts of a and b.
+func splitPair(text string) (a, b string, ok bool) {
+	if len(text) < 5 || text[0] != '[' || text[len(text)-1] != ']' {
+		return "", "", false
+	}
+	depth, inString := 0, false
+	for i := 1; i < len(text)-1; i++ {
+		c := text[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				return text[1:i], text[i+1 : len(text)-1], true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // textOf gives the Go text of the JS string s, copied only if it differs
 // from the last one.
 func (r *hookReader) textOf(s safejs.Value) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.last.Type() == safejs.TypeString && jsObjectIs.Type() == safejs.TypeFunction {
-		if same, err := jsObjectIs.Invoke(r.last, s); err == nil {
-			if b, _ := same.Bool(); b {
-				return r.text
-			}
-		}
+	if sameText(r.last, s) {
+		return r.text
 	}
 	text, err := s.String()
 	if err != nil {
@@ -317,8 +422,11 @@ func declare(args []safejs.Value) (any, error) {
 	switch kind {
 	case "action":
 		var a actionSpec
-		if err := json.Unmarshal([]byte(text), &a); err != nil {
-			return nil, fmt.Errorf("pling.action: %w", err)
+		if !a.decodeFast(text) {
+			a = actionSpec{}
+			if err := json.Unmarshal([]byte(text), &a); err != nil {
+				return nil, fmt.Errorf("pling.action: %w", err)
+			}
 		}
 		decl, err := a.toAction(fns)
 		if err != nil {
@@ -327,13 +435,12 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareAction(decl)
 		return outcome(h, err)
 	case "state":
-		var s struct {
-			Key         string `json:"key"`
-			Description string `json:"description"`
-			Identity    any    `json:"identity"`
-		}
-		if err := json.Unmarshal([]byte(text), &s); err != nil {
-			return nil, fmt.Errorf("pling.state: %w", err)
+		var s stateSpec
+		if !s.decodeFast(text) {
+			s = stateSpec{}
+			if err := json.Unmarshal([]byte(text), &s); err != nil {
+				return nil, fmt.Errorf("pling.state: %w", err)
+			}
 		}
 		read := fnField(fns, "read")
 		h, err = rt.DeclareState(runtime.State{Key: s.Key, Description: s.Description, Identity: s.Identity, Read: func(context.Context) (any, error) {
@@ -383,9 +490,12 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareRegion(r)
 		return outcome(h, err)
 	case "records":
-		var spec struct{ Kind string }
-		if err := json.Unmarshal([]byte(text), &spec); err != nil {
-			return nil, fmt.Errorf("pling.records: %w", err)
+		var spec recordsSpec
+		if !spec.decodeFast(text) {
+			spec = recordsSpec{}
+			if err := json.Unmarshal([]byte(text), &spec); err != nil {
+				return nil, fmt.Errorf("pling.records: %w", err)
+			}
 		}
 		read := fnField(fns, "read")
 		h, err = rt.DeclareRecords(runtime.Records{Kind: spec.Kind, Read: func(context.Context) ([]runtime.RecordItem, error) {
@@ -404,12 +514,10 @@ func declare(args []safejs.Value) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			var rows []struct {
-				ID      string `json:"id"`
-				Label   string `json:"label"`
-				Visible *bool  `json:"visible"`
-			}
-			if err := json.Unmarshal([]byte(text), &rows); err != nil {
+			// As json.Unmarshal would read them, without its reflection
+			// when the rows are plain (jsonmap.Rows).
+			rows, err := jsonmap.Rows(text)
+			if err != nil {
 				return nil, err
 			}
 			out := make([]runtime.RecordItem, len(rows))

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/hack-pad/safejs"
+
+	"github.com/pling-go/pling/schema"
 )
 
 // The JS boundary: every value crosses as JSON text, every call goes
@@ -26,6 +28,10 @@ var (
 	jsPromise            safejs.Value // undefined on hosts without Promise
 	jsApply              safejs.Value // Reflect.apply, or undefined on hosts without it
 	jsObjectIs           safejs.Value // Object.is, or undefined on hosts without it
+	// stringRefsShared: the host gives a JS string equal to one Go holds
+	// that one's reference (wasm_exec.js keeps one per value), so that
+	// Equal, a comparison in Go, tells whether two such strings are equal.
+	stringRefsShared bool
 )
 
 func initJS() error {
@@ -51,6 +57,9 @@ func initJS() error {
 			jsObjectIs = f
 		}
 	}
+	a, errA := jsParse.Invoke(`"pling"`)
+	b, errB := jsParse.Invoke(`"pling"`)
+	stringRefsShared = errA == nil && errB == nil && a.Type() == safejs.TypeString && a.Equal(b)
 	jsApply = safejs.Undefined()
 	if reflect, err := global.Get("Reflect"); err == nil && reflect.Type() == safejs.TypeObject {
 		if f, err := reflect.Get("apply"); err == nil && f.Type() == safejs.TypeFunction {
@@ -58,6 +67,27 @@ func initJS() error {
 		}
 	}
 	return nil
+}
+
+// sameText reports whether a, a JS string Go holds, and the JS string b
+// are equal: with no call into JS where the host shares string references
+// (stringRefsShared), else through Object.is; false where that is missing.
+func sameText(a, b safejs.Value) bool {
+	if a.Type() != safejs.TypeString || b.Type() != safejs.TypeString {
+		return false
+	}
+	if a.Equal(b) {
+		return true
+	}
+	if stringRefsShared || jsObjectIs.Type() != safejs.TypeFunction {
+		return false
+	}
+	same, err := jsObjectIs.Invoke(a, b)
+	if err != nil {
+		return false
+	}
+	eq, _ := same.Bool()
+	return eq
 }
 
 // toGo converts a JS value to Go values through JSON.stringify. undefined
@@ -89,6 +119,13 @@ func toGo(v safejs.Value) (any, error) {
 }
 
 func decodeJSON(b []byte) (any, error) {
+	// The one-pass parser gives what the decoder gives with UseNumber
+	// (schema's FuzzParse checks it), without the decoder's reflection;
+	// text it refuses (duplicate keys, anything after the value) takes the
+	// decoder's way.
+	if v, err := schema.ParseValue(b, 10000); err == nil {
+		return v, nil
+	}
 	var out any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

@@ -1,0 +1,146 @@
+package schema
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// describeAnys are values typed any of every kind the describe encoders
+// meet, plain and not.
+func describeAnys() []any {
+	type point struct {
+		X int `json:"x"`
+	}
+	var nilPoint *point
+	return []any{nil, "a<b>&\u2028\"\x01\xff", true, false, json.Number("1.50"), json.Number("-0"), json.Number("1e+30"), json.Number(""),
+		3.25, 1e21, 1e20, 1e-6, 1e-7, 123456789.0, -0.0, 5e-324, math.MaxFloat64, 42, int64(-7), uint8(3), float32(0.1),
+		[]any{1.0, "x", nil, []any{}}, []any(nil), map[string]any(nil),
+		map[string]any{"b": 1.0, "a": map[string]any{"z": []any{}}, "é": "\u2029", "<": json.Number("7")},
+		point{7}, nilPoint, []string(nil), map[string]any{}, map[string]int{"k": 1}, Compact(`{"k":[1,2]}`)}
+}
+
+func TestAppendCapability(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	n := func(x int) *int { return &x }
+	no, yes := false, true
+	var cases []SurfaceCapability
+	cases = append(cases,
+		SurfaceCapability{},
+		SurfaceCapability{ID: "a", Title: "A", Risk: "read", InputSchema: JsonSchema{Type: "object"}},
+		SurfaceCapability{ID: "approve@order", Title: "Approve <order>", Description: "d\n&", Risk: "write", Approval: true, Handoff: true, Steps: 3,
+			InputSchema: JsonSchema{Type: "object", Required: []string{"a", "b"}, AdditionalProperties: &no, Properties: map[string]*PropertySchema{
+				"b": {Type: "string", Description: "x", MinLength: n(0), MaxLength: n(200), Pattern: `^\d+$`, MinItems: n(-1), MaxItems: n(9)},
+				"a": {Enum: []any{"x", 1.0, nil}, Minimum: f(-0.0), Maximum: f(1e21), Items: &PropertySchema{Type: "number", Minimum: f(1e-7)}},
+				"c": nil,
+				"d": {},
+			}},
+			Record: &RecordTemplate{Kind: "order", Template: "approve:{record}", Total: 500, Visible: []string{"o-1", "o-2"}, Offscreen: 480, AllowOffscreen: true, Truncated: true}},
+		SurfaceCapability{ID: "x", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{}, Required: []string{}, AdditionalProperties: &yes},
+			Record: &RecordTemplate{Visible: []string{}}},
+		SurfaceCapability{ID: "x", Record: &RecordTemplate{}},
+	)
+	for _, v := range describeAnys() {
+		cases = append(cases, SurfaceCapability{ID: "v", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{
+			"p": {Default: v, Enum: []any{v}}}}})
+	}
+	for _, x := range []float64{0.1, 1e-6, 1e-7, 1e21, 1e20, -1e-9, 123.456, 9007199254740993, math.SmallestNonzeroFloat64} {
+		cases = append(cases, SurfaceCapability{ID: "f", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x), Maximum: f(-x)}}}})
+	}
+	for i, c := range cases {
+		want, werr := Encode(c)
+		got, gerr := AppendCapability(nil, &c)
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("case %d: error %v, Encode's %v", i, gerr, werr)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("case %d (-Encode +AppendCapability):\n%s", i, diff)
+		}
+	}
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		c := SurfaceCapability{ID: "f", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x)}}}}
+		if _, err := AppendCapability(nil, &c); err == nil {
+			t.Errorf("%v encoded", x)
+		}
+	}
+}
+
+func TestAppendContext(t *testing.T) {
+	var cases []SurfaceContext
+	cases = append(cases,
+		SurfaceContext{},
+		SurfaceContext{Page: &PageInfo{}},
+		SurfaceContext{Page: &PageInfo{URL: "/a?b&c"}},
+		SurfaceContext{Page: &PageInfo{Title: "T"}},
+		SurfaceContext{Page: &PageInfo{URL: "u", Title: "T<>"},
+			Regions: []Region{{ID: "r"}, {ID: "m", Title: "Modal", Active: true, Modal: true}},
+			Records: map[string]RecordSet{
+				"order": {Total: 2, Items: []RecordItem{{ID: "o-1", Label: "Order 1 — €5"}, {ID: "o-2", Offscreen: true}}, Truncated: true},
+				"empty": {Items: []RecordItem{}},
+				"nil":   {},
+			},
+			States:      map[string]any{"b": json.Number("3"), "a": "x", "c": nil},
+			Feedback:    []Feedback{{Level: "info", Message: "ok & done"}, {}},
+			Unavailable: []Unavailable{{ID: "u"}, {ID: "v", Reason: "r", Code: "C"}, {ID: "w", Code: "C"}},
+			Guides:      []Guide{{Target: "t"}, {Target: "g", Label: "L"}},
+		},
+		SurfaceContext{Regions: []Region{}, Records: map[string]RecordSet{}, States: map[string]any{}, Feedback: []Feedback{}, Unavailable: []Unavailable{}, Guides: []Guide{}},
+	)
+	for _, v := range describeAnys() {
+		cases = append(cases, SurfaceContext{States: map[string]any{"s": v, "t": []any{v}}})
+	}
+	for i, c := range cases {
+		want, werr := Encode(c)
+		got, gerr := AppendContext(nil, &c)
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("case %d: error %v, Encode's %v", i, gerr, werr)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("case %d (-Encode +AppendContext):\n%s", i, diff)
+		}
+	}
+	bad := SurfaceContext{States: map[string]any{"f": func() {}}}
+	if _, err := AppendContext(nil, &bad); err == nil {
+		t.Error("a func value encoded")
+	}
+}
+
+func TestAppendValue(t *testing.T) {
+	for i, v := range append(describeAnys(), math.NaN(), json.Number("0x10"), json.Number(" 1"), func() {}) {
+		want, werr := Encode(v)
+		got, gerr := AppendValue(nil, v)
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("case %d (%#v): error %v, Encode's %v", i, v, gerr, werr)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("case %d (-Encode +AppendValue):\n%s", i, diff)
+		}
+	}
+}
+
+// FuzzAppendValue checks AppendValue against Encode on what the parser
+// reads and on float64s.
+func FuzzAppendValue(f *testing.F) {
+	f.Add([]byte(`{"a":[1,2.5e-7,"x\u2028"],"b":null,"c":true}`), 1.5)
+	f.Add([]byte(`-0.0`), 1e21)
+	f.Fuzz(func(t *testing.T, data []byte, x float64) {
+		for _, v := range []any{x, []any{x, -x}} {
+			want, werr := Encode(v)
+			got, gerr := AppendValue(nil, v)
+			if (werr != nil) != (gerr != nil) || string(want) != string(got) {
+				t.Fatalf("%v: %q %v, Encode %q %v", v, got, gerr, want, werr)
+			}
+		}
+		v, err := ParseValue(data, 100)
+		if err != nil {
+			return
+		}
+		want, werr := Encode(v)
+		got, gerr := AppendValue(nil, v)
+		if (werr != nil) != (gerr != nil) || string(want) != string(got) {
+			t.Fatalf("%s: %q %v, Encode %q %v", data, got, gerr, want, werr)
+		}
+	})
+}
