@@ -79,25 +79,16 @@ func appendProperty(dst []byte, p *PropertySchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	first := true
-	field := func(name string) {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"', ':')
-	}
 	if p.Type != "" {
-		field("type")
+		dst = appendKey(dst, &first, "type")
 		dst = AppendQuoted(dst, p.Type, false)
 	}
 	if p.Description != "" {
-		field("description")
+		dst = appendKey(dst, &first, "description")
 		dst = AppendQuoted(dst, p.Description, false)
 	}
 	if len(p.Enum) > 0 {
-		field("enum")
+		dst = appendKey(dst, &first, "enum")
 		if dst, err = AppendValue(dst, p.Enum); err != nil {
 			return nil, err
 		}
@@ -107,7 +98,7 @@ func appendProperty(dst []byte, p *PropertySchema) ([]byte, error) {
 		v    *float64
 	}{{"minimum", p.Minimum}, {"maximum", p.Maximum}} {
 		if f.v != nil {
-			field(f.name)
+			dst = appendKey(dst, &first, f.name)
 			if dst, err = appendFloat(dst, *f.v); err != nil {
 				return nil, err
 			}
@@ -118,16 +109,16 @@ func appendProperty(dst []byte, p *PropertySchema) ([]byte, error) {
 		v    *int
 	}{{"minLength", p.MinLength}, {"maxLength", p.MaxLength}} {
 		if f.v != nil {
-			field(f.name)
+			dst = appendKey(dst, &first, f.name)
 			dst = strconv.AppendInt(dst, int64(*f.v), 10)
 		}
 	}
 	if p.Pattern != "" {
-		field("pattern")
+		dst = appendKey(dst, &first, "pattern")
 		dst = AppendQuoted(dst, p.Pattern, false)
 	}
 	if p.Items != nil {
-		field("items")
+		dst = appendKey(dst, &first, "items")
 		if dst, err = appendProperty(dst, p.Items); err != nil {
 			return nil, err
 		}
@@ -137,12 +128,12 @@ func appendProperty(dst []byte, p *PropertySchema) ([]byte, error) {
 		v    *int
 	}{{"minItems", p.MinItems}, {"maxItems", p.MaxItems}} {
 		if f.v != nil {
-			field(f.name)
+			dst = appendKey(dst, &first, f.name)
 			dst = strconv.AppendInt(dst, int64(*f.v), 10)
 		}
 	}
 	if p.Default != nil {
-		field("default")
+		dst = appendKey(dst, &first, "default")
 		if dst, err = AppendValue(dst, p.Default); err != nil {
 			return nil, err
 		}
@@ -180,17 +171,8 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	first := true
-	field := func(name string) {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"', ':')
-	}
 	if p := c.Page; p != nil {
-		field("page")
+		dst = appendKey(dst, &first, "page")
 		dst = append(dst, '{')
 		if p.URL != "" {
 			dst = append(dst, `"url":`...)
@@ -206,7 +188,7 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	if len(c.Regions) > 0 {
-		field("regions")
+		dst = appendKey(dst, &first, "regions")
 		for i, r := range c.Regions {
 			dst = appendSep(dst, i)
 			dst = append(dst, `{"id":`...)
@@ -225,7 +207,7 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 		dst = append(dst, ']')
 	}
 	if len(c.Records) > 0 {
-		field("records")
+		dst = appendKey(dst, &first, "records")
 		dst = append(dst, '{')
 		for i, k := range sortedKeys(c.Records) {
 			if i > 0 {
@@ -265,25 +247,17 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	if len(c.States) > 0 {
-		field("states")
+		dst = appendKey(dst, &first, "states")
 		if dst, err = AppendValue(dst, c.States); err != nil {
 			return nil, err
 		}
 	}
 	if len(c.Feedback) > 0 {
-		field("feedback")
-		for i, f := range c.Feedback {
-			dst = appendSep(dst, i)
-			dst = append(dst, `{"level":`...)
-			dst = AppendQuoted(dst, f.Level, false)
-			dst = append(dst, `,"message":`...)
-			dst = AppendQuoted(dst, f.Message, false)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
+		dst = appendKey(dst, &first, "feedback")
+		dst = appendFeedback(dst, c.Feedback)
 	}
 	if len(c.Unavailable) > 0 {
-		field("unavailable")
+		dst = appendKey(dst, &first, "unavailable")
 		for i, u := range c.Unavailable {
 			dst = appendSep(dst, i)
 			dst = append(dst, `{"id":`...)
@@ -301,7 +275,7 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 		dst = append(dst, ']')
 	}
 	if len(c.Guides) > 0 {
-		field("guides")
+		dst = appendKey(dst, &first, "guides")
 		for i, g := range c.Guides {
 			dst = appendSep(dst, i)
 			dst = append(dst, `{"target":`...)

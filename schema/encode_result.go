@@ -15,29 +15,20 @@ func AppendInvokeResult(dst []byte, r *SurfaceInvokeResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	first := true
-	field := func(name string) {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"', ':')
-	}
 	if r.Value != nil {
-		field("value")
+		dst = appendKey(dst, &first, "value")
 		if dst, err = appendAny(dst, r.Value); err != nil {
 			return nil, err
 		}
 	}
 	if e := r.Evidence; e != nil {
-		field("evidence")
+		dst = appendKey(dst, &first, "evidence")
 		if dst, err = appendEvidence(dst, e); err != nil {
 			return nil, err
 		}
 	}
 	if f := r.Error; f != nil {
-		field("error")
+		dst = appendKey(dst, &first, "error")
 		dst = append(dst, `{"code":`...)
 		dst = AppendQuoted(dst, f.Code, false)
 		dst = append(dst, `,"message":`...)
@@ -55,7 +46,7 @@ func AppendInvokeResult(dst []byte, r *SurfaceInvokeResult) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	if o := r.Observation; o != nil {
-		field("observation")
+		dst = appendKey(dst, &first, "observation")
 		if dst, err = appendObservation(dst, o); err != nil {
 			return nil, err
 		}
@@ -154,18 +145,8 @@ func appendObservation(dst []byte, o *SurfaceObservation) ([]byte, error) {
 		dst = append(dst, '}', ',')
 	}
 	if len(o.Feedback) > 0 {
-		dst = append(dst, `"feedback":[`...)
-		for i, f := range o.Feedback {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"level":`...)
-			dst = AppendQuoted(dst, f.Level, false)
-			dst = append(dst, `,"message":`...)
-			dst = AppendQuoted(dst, f.Message, false)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']', ',')
+		dst = append(dst, `"feedback":`...)
+		dst = append(appendFeedback(dst, o.Feedback), ',')
 	}
 	if n := o.Navigation; n != nil {
 		dst = append(dst, `"navigation":{`...)
@@ -220,3 +201,31 @@ func appendAny(dst []byte, v any) ([]byte, error) {
 }
 
 var _ json.Marshaler = Compact(nil)
+
+// appendKey appends "name": to an object being written, after a comma
+// unless it is the object's first key.
+func appendKey(dst []byte, first *bool, name string) []byte {
+	if !*first {
+		dst = append(dst, ',')
+	}
+	*first = false
+	dst = append(dst, '"')
+	dst = append(dst, name...)
+	return append(dst, '"', ':')
+}
+
+// appendFeedback appends a feedback list as an array.
+func appendFeedback(dst []byte, fb []Feedback) []byte {
+	dst = append(dst, '[')
+	for i, f := range fb {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"level":`...)
+		dst = AppendQuoted(dst, f.Level, false)
+		dst = append(dst, `,"message":`...)
+		dst = AppendQuoted(dst, f.Message, false)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
