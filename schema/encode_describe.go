@@ -173,19 +173,7 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 	first := true
 	if p := c.Page; p != nil {
 		dst = appendKey(dst, &first, "page")
-		dst = append(dst, '{')
-		if p.URL != "" {
-			dst = append(dst, `"url":`...)
-			dst = AppendQuoted(dst, p.URL, false)
-		}
-		if p.Title != "" {
-			if p.URL != "" {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `"title":`...)
-			dst = AppendQuoted(dst, p.Title, false)
-		}
-		dst = append(dst, '}')
+		dst = appendStringFields(dst, "url", p.URL, "title", p.Title)
 	}
 	if len(c.Regions) > 0 {
 		dst = appendKey(dst, &first, "regions")

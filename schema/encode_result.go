@@ -149,19 +149,8 @@ func appendObservation(dst []byte, o *SurfaceObservation) ([]byte, error) {
 		dst = append(appendFeedback(dst, o.Feedback), ',')
 	}
 	if n := o.Navigation; n != nil {
-		dst = append(dst, `"navigation":{`...)
-		if n.From != "" {
-			dst = append(dst, `"from":`...)
-			dst = AppendQuoted(dst, n.From, false)
-		}
-		if n.To != "" {
-			if n.From != "" {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `"to":`...)
-			dst = AppendQuoted(dst, n.To, false)
-		}
-		dst = append(dst, '}', ',')
+		dst = append(dst, `"navigation":`...)
+		dst = append(appendStringFields(dst, "from", n.From, "to", n.To), ',')
 	}
 	dst = append(dst, `"capabilitiesChanged":`...)
 	dst = strconv.AppendBool(dst, o.CapabilitiesChanged)
@@ -228,4 +217,18 @@ func appendFeedback(dst []byte, fb []Feedback) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
+}
+
+// appendStringFields appends an object of string fields tagged omitempty,
+// given as name, value pairs in field order.
+func appendStringFields(dst []byte, nameValues ...string) []byte {
+	first := true
+	dst = append(dst, '{')
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		if v := nameValues[i+1]; v != "" {
+			dst = appendKey(dst, &first, nameValues[i])
+			dst = AppendQuoted(dst, v, false)
+		}
+	}
+	return append(dst, '}')
 }

@@ -141,12 +141,7 @@ func (a *actionSpec) decodeFast(text string) bool {
 	}
 	a.Identity, o = jsonmap.Any(f[11])
 	oks = append(oks, o)
-	for _, o := range oks {
-		if !o {
-			return false
-		}
-	}
-	return true
+	return allTrue(oks[:])
 }
 
 // expectFast reads an expect object; one with an equals (kept as raw
@@ -210,12 +205,7 @@ func paramFast(v any, p *runtime.Param) bool {
 	p.MinItems, oks[10] = jsonmap.IntPtr(f[10])
 	p.MaxItems, oks[11] = jsonmap.IntPtr(f[11])
 	p.Default, oks[12] = jsonmap.Any(f[12])
-	for _, o := range oks {
-		if !o {
-			return false
-		}
-	}
-	return true
+	return allTrue(oks[:])
 }
 
 // decodeFast reads the usual configuration; one with a rate limit or a
@@ -238,6 +228,11 @@ func (c *pageConfig) decodeFast(text string) bool {
 	c.ExpectTimeoutMs, oks[4] = jsonmap.Int64(f[6])
 	c.HandoffTimeoutMs, oks[5] = jsonmap.Int64(f[7])
 	c.ApprovalTTLMs, oks[6] = jsonmap.Int64(f[8])
+	return allTrue(oks[:])
+}
+
+// allTrue reports whether every field was read.
+func allTrue(oks []bool) bool {
 	for _, o := range oks {
 		if !o {
 			return false
