@@ -319,6 +319,8 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return AppendQuoted(dst, x, false), nil
 	case bool:
 		return strconv.AppendBool(dst, x), nil
+	case Compact:
+		return append(dst, x...), nil
 	case json.Number:
 		// Encode writes a valid number as it is spelled ("" as 0) and
 		// refuses an invalid one.

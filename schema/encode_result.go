@@ -8,16 +8,15 @@ import (
 
 // AppendInvokeResult appends the JSON of r exactly as Encode writes it,
 // without reflection for the result's own structure. Values typed any
-// (a handler's value, state values, details) take Encode's way unless they
-// are nil, a string, a bool or a json.RawMessage from Encode (which is
-// compact); an error is Encode's.
+// (a handler's value, state values, details) are written by AppendValue;
+// an error is Encode's.
 func AppendInvokeResult(dst []byte, r *SurfaceInvokeResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	first := true
 	if r.Value != nil {
 		dst = appendKey(dst, &first, "value")
-		if dst, err = appendAny(dst, r.Value); err != nil {
+		if dst, err = AppendValue(dst, r.Value); err != nil {
 			return nil, err
 		}
 	}
@@ -35,7 +34,7 @@ func AppendInvokeResult(dst []byte, r *SurfaceInvokeResult) ([]byte, error) {
 		dst = AppendQuoted(dst, f.Message, false)
 		if len(f.Details) > 0 {
 			dst = append(dst, `,"details":`...)
-			if dst, err = appendAny(dst, f.Details); err != nil {
+			if dst, err = AppendValue(dst, f.Details); err != nil {
 				return nil, err
 			}
 		}
@@ -85,13 +84,13 @@ func appendEvidence(dst []byte, e *Evidence) ([]byte, error) {
 			dst = AppendQuoted(dst, x.Condition, false)
 			if x.Before != nil {
 				dst = append(dst, `,"before":`...)
-				if dst, err = appendAny(dst, x.Before); err != nil {
+				if dst, err = AppendValue(dst, x.Before); err != nil {
 					return nil, err
 				}
 			}
 			if x.After != nil {
 				dst = append(dst, `,"after":`...)
-				if dst, err = appendAny(dst, x.After); err != nil {
+				if dst, err = AppendValue(dst, x.After); err != nil {
 					return nil, err
 				}
 			}
@@ -133,11 +132,11 @@ func appendObservation(dst []byte, o *SurfaceObservation) ([]byte, error) {
 			dst = AppendQuoted(dst, k, false)
 			c := o.States[k]
 			dst = append(dst, `:{"before":`...)
-			if dst, err = appendAny(dst, c.Before); err != nil {
+			if dst, err = AppendValue(dst, c.Before); err != nil {
 				return nil, err
 			}
 			dst = append(dst, `,"after":`...)
-			if dst, err = appendAny(dst, c.After); err != nil {
+			if dst, err = AppendValue(dst, c.After); err != nil {
 				return nil, err
 			}
 			dst = append(dst, '}')
@@ -163,31 +162,12 @@ func appendObservation(dst []byte, o *SurfaceObservation) ([]byte, error) {
 }
 
 // Compact marks bytes that Encode wrote: valid, compact JSON that
-// AppendInvokeResult copies as they are (a json.RawMessage would be
+// AppendValue copies as they are (a json.RawMessage would be
 // validated and compacted again by encoding/json; the output is the same).
 type Compact []byte
 
 // MarshalJSON implements json.Marshaler for Encode's way.
 func (c Compact) MarshalJSON() ([]byte, error) { return c, nil }
-
-// appendAny appends a value typed any as Encode writes it.
-func appendAny(dst []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...), nil
-	case string:
-		return AppendQuoted(dst, x, false), nil
-	case bool:
-		return strconv.AppendBool(dst, x), nil
-	case Compact:
-		return append(dst, x...), nil
-	}
-	b, err := Encode(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
-}
 
 var _ json.Marshaler = Compact(nil)
 

@@ -349,11 +349,11 @@ func decodePageInfo(text string, p *schema.PageInfo) bool {
 		i++
 	} else {
 		for {
-			key, j, ok := plainString(text, i)
+			key, j, ok := jsonmap.PlainString(text, i)
 			if !ok || j >= len(text) || text[j] != ':' {
 				return false
 			}
-			val, k, ok := plainString(text, j+1)
+			val, k, ok := jsonmap.PlainString(text, j+1)
 			if !ok || k >= len(text) {
 				return false
 			}
@@ -379,24 +379,6 @@ func decodePageInfo(text string, p *schema.PageInfo) bool {
 	}
 	*p = out
 	return true
-}
-
-// plainString reads a JSON string at text[i] that has no escapes and no
-// control characters, and returns it and the index after its closing
-// quote.
-func plainString(text string, i int) (string, int, bool) {
-	if i >= len(text) || text[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(text); j++ {
-		switch c := text[j]; {
-		case c == '"':
-			return text[i+1 : j], j + 1, true
-		case c == '\\' || c < 0x20:
-			return "", 0, false
-		}
-	}
-	return "", 0, false
 }
 
 // declare(kind, specJSON, fns) → {"handle": n} or {"handle": n, "code": …}

@@ -255,7 +255,7 @@ func scanRows(text string) ([]Row, bool) {
 			i++
 		} else {
 			for {
-				key, j, ok := plainString(s, i)
+				key, j, ok := PlainString(s, i)
 				if !ok || j >= len(s) || s[j] != ':' {
 					return nil, false
 				}
@@ -266,7 +266,7 @@ func scanRows(text string) ([]Row, bool) {
 					if key == "label" {
 						k = 1
 					}
-					v, j, ok := plainString(s, i)
+					v, j, ok := PlainString(s, i)
 					if !ok || seen[k] {
 						return nil, false
 					}
@@ -323,10 +323,10 @@ func scanRows(text string) ([]Row, bool) {
 	}
 }
 
-// plainString reads a JSON string at s[i] that has no escapes and no
+// PlainString reads a JSON string at s[i] that has no escapes and no
 // control characters, and returns it and the index after its closing
 // quote.
-func plainString(s string, i int) (string, int, bool) {
+func PlainString(s string, i int) (string, int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return "", 0, false
 	}
