@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -243,8 +241,7 @@ func (in *invocation) loopKey(ctx context.Context) (key, fp string, detect bool)
 	if len(fb) <= 64 {
 		return key, string(fb), true
 	}
-	sum := sha256.Sum256(fb)
-	return key, "sha256:" + hex.EncodeToString(sum[:]), true
+	return key, canon.Sum(fb), true
 }
 
 func (in *invocation) available(ctx context.Context) *failure {

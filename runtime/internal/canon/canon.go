@@ -37,8 +37,14 @@ func Digest(v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return Sum(b), nil
+}
+
+// Sum is Digest for canonical JSON already written: "sha256:" and the hex
+// SHA-256 of b.
+func Sum(b []byte) string {
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func normalize(v any) (any, error) {
