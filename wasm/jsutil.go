@@ -157,6 +157,13 @@ func callFn(fn safejs.Value, args ...any) (safejs.Value, error) {
 
 // await resolves a thenable by attaching then/catch callbacks that send on
 // a channel; a non-thenable is returned as it is.
+//
+// Page code may write a then that calls its callbacks more than once, or
+// both, now or later. The first settlement wins and the rest are ignored:
+// where the host has Promise, the callbacks go to Promise.resolve(v).then,
+// whose resolving functions settle once, so each Go callback runs at most
+// once and none runs after it is released; the Go side also keeps only
+// the first settlement, and never blocks a JS callback on the channel.
 func await(v safejs.Value) (safejs.Value, error) {
 	if v.Type() != safejs.TypeObject {
 		return v, nil
@@ -170,12 +177,18 @@ func await(v safejs.Value) (safejs.Value, error) {
 		err error
 	}
 	ch := make(chan result, 1)
+	var settled atomic.Bool
+	settle := func(r result) {
+		if settled.CompareAndSwap(false, true) {
+			ch <- r // the buffer holds the one result: this never blocks
+		}
+	}
 	ok, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		r := safejs.Undefined()
 		if len(args) > 0 {
 			r = args[0]
 		}
-		ch <- result{v: r}
+		settle(result{v: r})
 		return nil
 	})
 	if err != nil {
@@ -187,15 +200,22 @@ func await(v safejs.Value) (safejs.Value, error) {
 		if len(args) > 0 {
 			msg = describeJSError(args[0])
 		}
-		ch <- result{err: errors.New(msg)}
+		settle(result{err: errors.New(msg)})
 		return nil
 	})
 	if err != nil {
 		return safejs.Undefined(), err
 	}
 	defer fail.Release()
+	if jsPromise.Type() == safejs.TypeFunction {
+		p, err := jsPromise.Call("resolve", v)
+		if err != nil {
+			return safejs.Undefined(), err
+		}
+		v = p
+	}
 	if _, err := v.Call("then", ok.Value(), fail.Value()); err != nil {
-		return safejs.Undefined(), err
+		settle(result{err: err})
 	}
 	r := <-ch
 	return r.v, r.err
