@@ -421,6 +421,7 @@ func TestBrowser(t *testing.T) {
 		t.Logf("EXECUTION_FAILED: %s", be.Message)
 	})
 	t.Run("webmcp", func(t *testing.T) { testWebMCP(t, site, extra) })
+	t.Run("request-text", func(t *testing.T) { testRequestText(t, site) })
 }
 
 func testShop(t *testing.T, site *browserSite) {

@@ -137,10 +137,12 @@ func TestHostEdges(t *testing.T) {
 		"{\"protocol\":\"pling.surface/0.1\",\"id\":\"\u00e9\u4e2d\U0001F600\\ud800\",\"method\":\"invoke\",\"capability\":\"a.b\"}",
 		"\x00 \x7f",
 		"",
+		// Bytes that are not UTF-8: every host carries a request's exact
+		// bytes (a Uint8Array on the JS hosts), so each answers
+		// invalid_utf8 as native does, none U+FFFD in their place.
+		"{\"protocol\":\"pling.surface/0.1\",\"id\":\"r1\",\"method\":\"invoke\",\"capability\":\"a.b\",\"input\":{\"x\":\"\xff\"}}",
+		"\xed\xa0\x80",
 	}
-	// Not here: text that is not UTF-8. A page gets requests as JS strings,
-	// so the JS hosts cannot carry it (their JSON turns it into U+FFFD), and
-	// native alone answers invalid_utf8.
 	var ref [][]byte
 	for _, h := range hs {
 		p, err := h.Load(ctx, page)

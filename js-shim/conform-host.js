@@ -1,7 +1,9 @@
 // The Node conformance host: runs the module's fixture entry and speaks
 // JSON lines on stdin/stdout, one command a line:
 //   {"op":"load","page":"…"} → {"ok":true,"value":1}
-//   {"op":"handle","page":1,"text":"…"} → {"ok":true,"value":"…"}
+//   {"op":"handle","page":1,"bytes":"<base64>"} → {"ok":true,"value":"…"}
+// (a request travels as its exact bytes, which a JSON string could not
+// hold when they are not UTF-8, and reaches the module as a Uint8Array)
 // ops: load, handle, advance, calls, declare, dispose, callTool, close.
 // Used by `pling conform --host node`.
 "use strict";
@@ -27,7 +29,7 @@ loadModule(dir).then((bridge) => {
     try {
       switch (cmd.op) {
         case "load": v = fx.load(cmd.page); break;
-        case "handle": v = fx.handle(cmd.page, cmd.text); break;
+        case "handle": v = fx.handle(cmd.page, "bytes" in cmd ? new Uint8Array(Buffer.from(cmd.bytes, "base64")) : cmd.text); break;
         case "advance": v = fx.advance(cmd.page, cmd.ms); break;
         case "calls": v = fx.calls(cmd.page); break;
         case "declare": v = fx.declare(cmd.page, cmd.text); break;

@@ -137,7 +137,8 @@
       load: start,
       surface: {
         handle: function (req) {
-          var text = typeof req === "string" ? req : JSON.stringify(req);
+          // Text, or its exact bytes as a Uint8Array; anything else is a request object.
+          var text = typeof req === "string" || req instanceof Uint8Array ? req : JSON.stringify(req);
           // Called without a this: one JS value less for Go to take in.
           return start().then(function () { var h = bridge.handle; return h(text); }).then(parse).then(seen);
         }

@@ -51,8 +51,13 @@ func ToolName(id string) string {
 
 // Tools returns the capabilities a session may invoke now, as model tools,
 // in capability order. session is the session token, "" for none; a
-// session that does not verify gets no tools.
+// session that does not verify gets no tools, and one longer than
+// schema.MaxRequestBytes, which no request can carry, is SESSION_INVALID
+// unread.
 func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
+	if len(session) > schema.MaxRequestBytes {
+		return nil, perr.New(perr.SessionInvalid, "", nil)
+	}
 	sess, e := rt.gate.session(ctx, &schema.Request{Session: session, HasSession: session != ""}, rt.cfg.clock.NowMs())
 	if e != nil {
 		return nil, e
@@ -98,7 +103,16 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 // give an ok:true response whose result.error is INVALID_ARGS; otherwise the
 // call becomes an invoke request with a fresh id and takes the whole path
 // (gate included). It returns the Surface response text.
+//
+// A session, name or arguments text longer than schema.MaxRequestBytes
+// cannot fit in the request the call becomes: the call is refused as
+// Handle refuses such a request (Refuse with schema.ReasonTooLarge), before
+// anything is read or a tool call id drawn, so that a host may judge it by
+// its length alone (a JS string's UTF-16 length: UTF-8 is never shorter).
 func (rt *Runtime) CallTool(ctx context.Context, session, name, arguments string) []byte {
+	if max(len(session), len(name), len(arguments)) > schema.MaxRequestBytes {
+		return rt.Refuse(schema.ReasonTooLarge)
+	}
 	id, err := rt.toolCallID()
 	if err != nil {
 		return mustEncode(schema.FailureResponse(nil, perr.New(perr.InternalError, "", nil)))

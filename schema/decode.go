@@ -108,10 +108,24 @@ func ValidID(s string) bool {
 func DecodeRequest(data []byte) (*Request, *Rejection) {
 	obj, reason := parseObject(data)
 	if reason != "" {
-		return nil, &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: " + reason,
-			Details: map[string]any{"reason": reason}}
+		return nil, NotAnObject(reason)
 	}
 	return decodeObject(obj)
+}
+
+// The reasons of a step-1 rejection a host may give without handing the
+// text over (NotAnObject): it is longer than MaxRequestBytes, or it has no
+// UTF-8 form (a JS string with a lone surrogate).
+const (
+	ReasonTooLarge    = "too_large"
+	ReasonInvalidUTF8 = "invalid_utf8"
+)
+
+// NotAnObject is the step-1 rejection (id null) of request text that is
+// not a usable JSON object, for the reason given (details.reason).
+func NotAnObject(reason string) *Rejection {
+	return &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: " + reason,
+		Details: map[string]any{"reason": reason}}
 }
 
 // DecodeRequestValue applies the same steps to a request that arrived
@@ -314,10 +328,10 @@ var (
 // one.
 func parseObject(data []byte) (map[string]any, string) {
 	if len(data) > MaxRequestBytes {
-		return nil, "too_large"
+		return nil, ReasonTooLarge
 	}
 	if !utf8.Valid(data) {
-		return nil, "invalid_utf8"
+		return nil, ReasonInvalidUTF8
 	}
 	if bytes.Contains(data, []byte(`\u`)) && hasLoneSurrogate(data) {
 		return nil, "invalid_unicode_escape"

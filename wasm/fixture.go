@@ -11,6 +11,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"github.com/pling-go/pling/runtime/fixture"
+	"github.com/pling-go/pling/schema"
 )
 
 // The conformance entry: load a fixture page, answer requests, move the
@@ -66,11 +67,20 @@ func fixtureAPI() map[string]any {
 			return fixtures.next, nil
 		}).Value(),
 		"handle": fnOf("fixture.handle", func(args []safejs.Value) (any, error) {
-			p, req, err := pageAndText(args)
+			p, err := fixturePage(args)
 			if err != nil {
 				return nil, err
 			}
-			return string(p.Handle(context.Background(), []byte(req))), nil
+			// As the page's handle reads it: bytes as they are, text
+			// judged by its length before it is copied.
+			req, refused, err := argText(args, 1, schema.MaxRequestBytes)
+			if err != nil {
+				return nil, err
+			}
+			if refused != "" {
+				return string(p.Runtime().Refuse(refused)), nil
+			}
+			return string(p.Handle(context.Background(), req)), nil
 		}).Value(),
 		"advance": fnOf("fixture.advance", func(args []safejs.Value) (any, error) {
 			p, err := fixturePage(args)

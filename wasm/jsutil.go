@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,14 @@ var (
 	jsPromise            safejs.Value // undefined on hosts without Promise
 	jsApply              safejs.Value // Reflect.apply, or undefined on hosts without it
 	jsObjectIs           safejs.Value // Object.is, or undefined on hosts without it
+	jsUint8Array         safejs.Value // Uint8Array, or undefined on hosts without it
+	// String.prototype.isWellFormed, else encodeURIComponent (which throws
+	// on a lone surrogate), or undefined on hosts with neither.
+	jsIsWellFormed, jsEncodeURIComponent safejs.Value
+	// String.prototype.lastIndexOf, or undefined: s.lastIndexOf("") is
+	// s.length, read without copying s (syscall/js reads no property of a
+	// string).
+	jsLastIndexOf safejs.Value
 	// stringRefsShared: the host gives a JS string equal to one Go holds
 	// that one's reference (wasm_exec.js keeps one per value), so that
 	// Equal, a comparison in Go, tells whether two such strings are equal.
@@ -56,6 +65,23 @@ func initJS() error {
 		if f, err := object.Get("is"); err == nil && f.Type() == safejs.TypeFunction {
 			jsObjectIs = f
 		}
+	}
+	jsUint8Array, jsIsWellFormed, jsEncodeURIComponent, jsLastIndexOf = safejs.Undefined(), safejs.Undefined(), safejs.Undefined(), safejs.Undefined()
+	if u8, err := global.Get("Uint8Array"); err == nil && u8.Type() == safejs.TypeFunction {
+		jsUint8Array = u8
+	}
+	if str, err := global.Get("String"); err == nil && str.Type() == safejs.TypeFunction {
+		if proto, err := str.Get("prototype"); err == nil && proto.Type() == safejs.TypeObject {
+			if f, err := proto.Get("isWellFormed"); err == nil && f.Type() == safejs.TypeFunction {
+				jsIsWellFormed = f
+			}
+			if f, err := proto.Get("lastIndexOf"); err == nil && f.Type() == safejs.TypeFunction {
+				jsLastIndexOf = f
+			}
+		}
+	}
+	if f, err := global.Get("encodeURIComponent"); err == nil && f.Type() == safejs.TypeFunction {
+		jsEncodeURIComponent = f
 	}
 	a, errA := jsParse.Invoke(`"pling"`)
 	b, errB := jsParse.Invoke(`"pling"`)
@@ -157,6 +183,13 @@ func callFn(fn safejs.Value, args ...any) (safejs.Value, error) {
 
 // await resolves a thenable by attaching then/catch callbacks that send on
 // a channel; a non-thenable is returned as it is.
+//
+// Page code may write a then that calls its callbacks more than once, or
+// both, now or later. The first settlement wins and the rest are ignored:
+// where the host has Promise, the callbacks go to Promise.resolve(v).then,
+// whose resolving functions settle once, so each Go callback runs at most
+// once and none runs after it is released; the Go side also keeps only
+// the first settlement, and never blocks a JS callback on the channel.
 func await(v safejs.Value) (safejs.Value, error) {
 	if v.Type() != safejs.TypeObject {
 		return v, nil
@@ -170,12 +203,18 @@ func await(v safejs.Value) (safejs.Value, error) {
 		err error
 	}
 	ch := make(chan result, 1)
+	var settled atomic.Bool
+	settle := func(r result) {
+		if settled.CompareAndSwap(false, true) {
+			ch <- r // the buffer holds the one result: this never blocks
+		}
+	}
 	ok, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		r := safejs.Undefined()
 		if len(args) > 0 {
 			r = args[0]
 		}
-		ch <- result{v: r}
+		settle(result{v: r})
 		return nil
 	})
 	if err != nil {
@@ -187,15 +226,22 @@ func await(v safejs.Value) (safejs.Value, error) {
 		if len(args) > 0 {
 			msg = describeJSError(args[0])
 		}
-		ch <- result{err: errors.New(msg)}
+		settle(result{err: errors.New(msg)})
 		return nil
 	})
 	if err != nil {
 		return safejs.Undefined(), err
 	}
 	defer fail.Release()
+	if jsPromise.Type() == safejs.TypeFunction {
+		p, err := jsPromise.Call("resolve", v)
+		if err != nil {
+			return safejs.Undefined(), err
+		}
+		v = p
+	}
 	if _, err := v.Call("then", ok.Value(), fail.Value()); err != nil {
-		return safejs.Undefined(), err
+		settle(result{err: err})
 	}
 	r := <-ch
 	return r.v, r.err
@@ -254,6 +300,102 @@ func argString(args []safejs.Value, i int) (string, error) {
 		return "", fmt.Errorf("argument %d must be a string", i+1)
 	}
 	return args[i].String()
+}
+
+// argText reads argument i, request text: a JS string, or a Uint8Array
+// of the text's exact bytes, copied as they are (so that bytes that are
+// not UTF-8 reach the runtime unchanged, as on a Go host). Text whose
+// length alone shows it to be longer than max — a Uint8Array's length, or
+// a string's UTF-16 length, which its UTF-8 never undercuts — is not
+// copied: refused is schema.ReasonTooLarge. A string with a lone surrogate
+// has no UTF-8 form, and syscall/js would write U+FFFD in its place:
+// refused is schema.ReasonInvalidUTF8, as the runtime refuses bytes that
+// are not UTF-8 (unless the text is too large, which the runtime checks
+// first).
+func argText(args []safejs.Value, i, max int) (text []byte, refused string, err error) {
+	if i >= len(args) {
+		return nil, "", fmt.Errorf("argument %d must be a string or a Uint8Array", i+1)
+	}
+	v := args[i]
+	switch v.Type() {
+	case safejs.TypeString:
+		if stringLength(v) > max {
+			return nil, schema.ReasonTooLarge, nil
+		}
+		s, err := v.String()
+		if err != nil {
+			return nil, "", err
+		}
+		if len(s) <= max && strings.Contains(s, "\uFFFD") && !wellFormed(v) {
+			return nil, schema.ReasonInvalidUTF8, nil
+		}
+		return []byte(s), "", nil
+	case safejs.TypeObject:
+		if jsUint8Array.Type() != safejs.TypeFunction {
+			break
+		}
+		if is, err := v.InstanceOf(jsUint8Array); err != nil || !is {
+			break
+		}
+		n, err := v.Length()
+		if err != nil {
+			return nil, "", err
+		}
+		if n > max {
+			return nil, schema.ReasonTooLarge, nil
+		}
+		b := make([]byte, n)
+		if _, err := safejs.CopyBytesToGo(b, v); err != nil {
+			return nil, "", err
+		}
+		return b, "", nil
+	}
+	return nil, "", fmt.Errorf("argument %d must be a string or a Uint8Array", i+1)
+}
+
+// argStringMax is argString for text the runtime limits to max bytes: a
+// string longer than that by its UTF-16 length is not copied (tooLarge).
+func argStringMax(args []safejs.Value, i, max int) (s string, tooLarge bool, err error) {
+	if i < len(args) && args[i].Type() == safejs.TypeString && stringLength(args[i]) > max {
+		return "", true, nil
+	}
+	s, err = argString(args, i)
+	return s, false, err
+}
+
+// stringLength is the UTF-16 length of the JS string s, read in one call
+// without copying s; -1 where the host lacks String.prototype.lastIndexOf
+// (a Go host, whose strings are not copied as UTF-16 anyway).
+func stringLength(s safejs.Value) int {
+	if jsLastIndexOf.Type() != safejs.TypeFunction {
+		return -1
+	}
+	n, err := jsLastIndexOf.Call("call", s, "")
+	if err != nil || n.Type() != safejs.TypeNumber {
+		return -1
+	}
+	i, _ := n.Int()
+	return i
+}
+
+// wellFormed reports whether the JS string s is well-formed UTF-16 (no
+// lone surrogate). A host with neither isWellFormed nor
+// encodeURIComponent (a Go host, whose strings are bytes) has no lone
+// surrogates to find.
+func wellFormed(s safejs.Value) bool {
+	if jsIsWellFormed.Type() == safejs.TypeFunction {
+		ok, err := jsIsWellFormed.Call("call", s)
+		if err != nil {
+			return false
+		}
+		b, _ := ok.Bool()
+		return b
+	}
+	if jsEncodeURIComponent.Type() == safejs.TypeFunction {
+		_, err := jsEncodeURIComponent.Invoke(s)
+		return err == nil
+	}
+	return true
 }
 
 func argInt(args []safejs.Value, i int) (int, error) {

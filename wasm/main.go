@@ -12,7 +12,8 @@
 //	init(configJSON, hooks)          build the page runtime once
 //	declare(kind, specJSON, fns)     → {handle, code?, message?, error?}
 //	dispose(handle)
-//	handle(requestText[, cb])        → responseText or Promise<responseText>
+//	handle(request[, cb])            → responseText or Promise<responseText>;
+//	                                 request is text or its bytes (a Uint8Array)
 //	tools(session[, cb])             → toolsJSON or Promise<toolsJSON>
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
@@ -49,7 +50,7 @@ func main() {
 		"dispose":  fnOf("dispose", dispose).Value(),
 		"messages": fnOf("messages", messages).Value(),
 		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
-			req, err := argString(args, 0)
+			req, refused, err := argText(args, 0, schema.MaxRequestBytes)
 			if err != nil {
 				return nil, err
 			}
@@ -58,15 +59,21 @@ func main() {
 				if err != nil {
 					return "", err
 				}
+				if refused != "" {
+					return string(rt.Refuse(refused)), nil
+				}
 				return handleGuarded(rt, req), nil
 			})
 		}).Value(),
 		"tools": fnOf("tools", func(args []safejs.Value) (any, error) {
-			session, _ := argString(args, 0)
+			session, tooLarge, _ := argStringMax(args, 0, schema.MaxRequestBytes)
 			return promise(args[min(1, len(args)):], func() (string, error) {
 				rt, err := pageRuntime()
 				if err != nil {
 					return "", err
+				}
+				if tooLarge { // what Tools gives such a session, unread
+					return "", perr.New(perr.SessionInvalid, "", nil)
 				}
 				tools, err := rt.Tools(context.Background(), session)
 				if err != nil {
@@ -77,16 +84,21 @@ func main() {
 			})
 		}).Value(),
 		"callTool": fnOf("callTool", func(args []safejs.Value) (any, error) {
-			session, _ := argString(args, 0)
-			name, err := argString(args, 1)
+			// Each text is judged by its length before it is copied:
+			// CallTool refuses any longer than MaxRequestBytes unread.
+			session, big0, _ := argStringMax(args, 0, schema.MaxRequestBytes)
+			name, big1, err := argStringMax(args, 1, schema.MaxRequestBytes)
 			if err != nil {
 				return nil, err
 			}
-			arguments, _ := argString(args, 2)
+			arguments, big2, _ := argStringMax(args, 2, schema.MaxRequestBytes)
 			return promise(args[min(3, len(args)):], func() (string, error) {
 				rt, err := pageRuntime()
 				if err != nil {
 					return "", err
+				}
+				if big0 || big1 || big2 {
+					return string(rt.Refuse(schema.ReasonTooLarge)), nil
 				}
 				return string(rt.CallTool(context.Background(), session, name, arguments)), nil
 			})
@@ -117,11 +129,11 @@ func main() {
 // included) is an INTERNAL_ERROR response, and the module keeps serving.
 // globalThis.__plingTestPanic, when true, panics on purpose: the seam the
 // tests use to prove this.
-func handleGuarded(rt *runtime.Runtime, req string) (out string) {
+func handleGuarded(rt *runtime.Runtime, req []byte) (out string) {
 	defer func() {
 		if r := recover(); r != nil {
 			var id *string
-			if d, rej := schema.DecodeRequest([]byte(req)); rej == nil {
+			if d, rej := schema.DecodeRequest(req); rej == nil {
 				id = &d.ID
 			}
 			b, _ := schema.Encode(schema.FailureResponse(id, perr.New(perr.InternalError, "", nil)))
@@ -133,7 +145,7 @@ func handleGuarded(rt *runtime.Runtime, req string) (out string) {
 			panic("pling: test panic in the bridge")
 		}
 	}
-	return string(rt.Handle(context.Background(), []byte(req)))
+	return string(rt.Handle(context.Background(), req))
 }
 
 // newObject makes a JS object with the given properties.

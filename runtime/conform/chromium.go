@@ -215,12 +215,16 @@ func (c *Chromium) Load(ctx context.Context, page json.RawMessage) (Page, error)
 	}}, nil
 }
 
-// command runs one of bridgePage's commands: op, page and one of text, ms.
+// command runs one of bridgePage's commands: op, page and one of text,
+// bytes, ms.
 func (c *Chromium) command(ctx context.Context, cmd map[string]any) (json.RawMessage, error) {
 	op, _ := cmd["op"].(string)
 	args := []any{cmd["page"]}
 	if t, ok := cmd["text"]; ok {
 		args = append(args, t)
+	}
+	if b, ok := cmd["bytes"]; ok {
+		args = append(args, b)
 	}
 	if ms, ok := cmd["ms"]; ok {
 		args = append(args, ms)
@@ -237,8 +241,10 @@ var fixtureOps = map[string]bool{
 // eval calls __plingBridge.fixture[op](args…) in the page and returns its
 // value as JSON. Every argument enters the expression as a JSON literal
 // (json.Marshal escapes U+2028 and U+2029 too, so each is a valid JS
-// literal), never as spliced text. A thrown error, or a returned {error},
-// is an error, as the Node host reports them.
+// literal), never as spliced text; a []byte enters as a Uint8Array made
+// from its base64 literal, so bytes that are not UTF-8 arrive unchanged.
+// A thrown error, or a returned {error}, is an error, as the Node host
+// reports them.
 func (c *Chromium) eval(ctx context.Context, op string, args ...any) (json.RawMessage, error) {
 	if !fixtureOps[op] {
 		return nil, fmt.Errorf("chromium host: unknown op %q", op)
@@ -250,6 +256,9 @@ func (c *Chromium) eval(ctx context.Context, op string, args ...any) (json.RawMe
 			return nil, fmt.Errorf("chromium host: %s: %w", op, err)
 		}
 		lits[i] = string(b)
+		if _, ok := a.([]byte); ok { // json.Marshal gave a base64 string literal
+			lits[i] = `Uint8Array.from(atob(` + string(b) + `), (c) => c.charCodeAt(0))`
+		}
 	}
 	expr := `(() => {
   try {

@@ -9,6 +9,7 @@ package conform
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,6 +63,7 @@ type Case struct {
 type Step struct {
 	Request       json.RawMessage `json:"request,omitempty"`
 	Raw           *string         `json:"raw,omitempty"`
+	RawBase64     *string         `json:"rawBase64,omitempty"` // an extension of raw: exact bytes in base64, for bytes that are not UTF-8
 	Expect        json.RawMessage `json:"expect,omitempty"`
 	Calls         map[string]int  `json:"calls,omitempty"`
 	AdvanceMs     int64           `json:"advanceMs,omitempty"`
@@ -172,13 +174,18 @@ func parseCase(b []byte, strict bool) (*Case, error) {
 		// advanceMs may stand with an action (the clock moves first); a
 		// step with only calls checks the counts.
 		kinds := 0
-		for _, set := range []bool{len(s.Request) > 0, s.Raw != nil, len(s.Declare) > 0, len(s.Dispose) > 0, s.ToolCall != nil} {
+		for _, set := range []bool{len(s.Request) > 0, s.Raw != nil, s.RawBase64 != nil, len(s.Declare) > 0, len(s.Dispose) > 0, s.ToolCall != nil} {
 			if set {
 				kinds++
 			}
 		}
 		if kinds > 1 {
-			return nil, fmt.Errorf("step %d: at most one of request, raw, declare, dispose, toolCall", i+1)
+			return nil, fmt.Errorf("step %d: at most one of request, raw, rawBase64, declare, dispose, toolCall", i+1)
+		}
+		if s.RawBase64 != nil {
+			if _, err := base64.StdEncoding.DecodeString(*s.RawBase64); err != nil {
+				return nil, fmt.Errorf("step %d: rawBase64: %w", i+1, err)
+			}
 		}
 		if kinds == 0 && s.AdvanceMs == 0 && s.Calls == nil && len(s.Expect) > 0 {
 			return nil, fmt.Errorf("step %d: expect without a request", i+1)
@@ -213,7 +220,7 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 			}
 		}
 		switch {
-		case len(s.Request) == 0 && s.Raw == nil && len(s.Declare) == 0 && len(s.Dispose) == 0 && s.ToolCall == nil:
+		case len(s.Request) == 0 && s.Raw == nil && s.RawBase64 == nil && len(s.Declare) == 0 && len(s.Dispose) == 0 && s.ToolCall == nil:
 			// Only a clock move or a calls check.
 		case len(s.Declare) > 0:
 			out, err := page.Declare(ctx, s.Declare)
@@ -292,6 +299,10 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 func requestText(s Step, byID map[string]map[string]any) ([]byte, string, error) {
 	if s.Raw != nil {
 		return []byte(*s.Raw), "", nil
+	}
+	if s.RawBase64 != nil {
+		b, err := base64.StdEncoding.DecodeString(*s.RawBase64)
+		return b, "", err
 	}
 	if s.ResumeFrom == "" {
 		var probe map[string]any

@@ -145,8 +145,14 @@ func (p *bridgePage) str(op string, extra map[string]any) (string, error) {
 	return s, nil
 }
 
+// Handle sends the request as bytes, never as a string: a JS string
+// cannot hold bytes that are not UTF-8, and the case's exact bytes must
+// reach the module on every host.
 func (p *bridgePage) Handle(_ context.Context, req []byte) ([]byte, error) {
-	s, err := p.str("handle", map[string]any{"text": string(req)})
+	if req == nil {
+		req = []byte{} // base64 "", not JSON null
+	}
+	s, err := p.str("handle", map[string]any{"bytes": req})
 	return []byte(s), err
 }
 

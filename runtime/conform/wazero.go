@@ -103,6 +103,9 @@ func (w *Wazero) call(ctx context.Context, cmd map[string]any) (json.RawMessage,
 	if t, ok := cmd["text"]; ok {
 		args = append(args, t)
 	}
+	if b, ok := cmd["bytes"]; ok {
+		args = append(args, b) // a []byte: a Uint8Array of a copy
+	}
 	if ms, ok := cmd["ms"]; ok {
 		args = append(args, ms)
 	}
