@@ -169,6 +169,9 @@
     expose: (data.expose || "").split(/[\s,]+/).filter(Boolean),
     origin: location.origin
   };
+  // data-anonymous: what a caller without a session may reach (present but
+  // empty: nothing; absent: the runtime's default, RATIONALE.md).
+  if (data.anonymous !== undefined) defaults.anonymous = data.anonymous.split(/[\s,]+/).filter(Boolean);
   function loadScript(src) {
     return new Promise(function (ok, fail) {
       var s = document.createElement("script");
