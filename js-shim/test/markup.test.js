@@ -9,6 +9,9 @@ const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 
+const { loadModule } = require("../node.js");
+
+const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
 const SHIM = fs.readFileSync(path.join(__dirname, "..", "pling.js"), "utf8");
 
 // el is a fake element: attributes, a tag, clicks counted.
@@ -28,10 +31,10 @@ function el(tag, attrs, text) {
 
 // page runs the shim over the elements with the script tag's dataset and
 // returns what the fake module was given.
-async function page(elements, dataset = { expose: "*" }) {
+async function page(elements, dataset = { expose: "*" }, module) {
   const warnings = [];
   const got = { config: null, decls: [] };
-  const bridge = {
+  const bridge = module || {
     init(config) { got.config = JSON.parse(config); return true; },
     declare(kind, spec, fns) { got.decls.push({ kind, spec: JSON.parse(spec), fns }); return { handle: got.decls.length }; },
     dispose() {},
@@ -57,7 +60,7 @@ async function page(elements, dataset = { expose: "*" }) {
   vm.createContext(ctx);
   vm.runInContext(SHIM, ctx);
   await ctx.pling.load();
-  return { got, warnings, actions: got.decls.filter((d) => d.kind === "action") };
+  return { got, warnings, actions: got.decls.filter((d) => d.kind === "action"), pling: ctx.pling };
 }
 
 test("data-pling-record: the kind is before the first ':', the id is all the rest", async () => {
@@ -93,4 +96,28 @@ test("data-anonymous reaches the module's configuration; absent, it is left to t
   assert.deepEqual((await page([], { expose: "*", anonymous: "cart.* wish.add" })).got.config.anonymous, ["cart.*", "wish.add"]);
   assert.deepEqual((await page([], { expose: "*", anonymous: "" })).got.config.anonymous, []);
   assert.equal("anonymous" in (await page([], { expose: "*" })).got.config, false);
+});
+
+// With the module: rows whose ids contain ':' fold into one row action,
+// and invoking it on a record clicks that record's row.
+test("rows with ':' in their ids fold into open@file and each invoke clicks its own row", async (t) => {
+  if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
+  const rows = ["inbox:1", "inbox:2", "archive:2026:7"].map((id) =>
+    el("BUTTON", { "data-pling-action": "open", "data-pling-record": "file:" + id, "data-pling-title": "Open" }, "Open"));
+  const { pling, warnings } = await page(rows, { expose: "*" }, await loadModule(dist));
+  pling.records("file", ["inbox:1", "inbox:2", "archive:2026:7"].map((id) => ({ id, label: id, visible: true })));
+  let n = 0;
+  const handle = (method, extra) => pling.surface.handle(Object.assign({ protocol: "pling.surface/0.1", id: "m" + ++n, method }, extra));
+  const d = await handle("describe");
+  assert.equal(d.ok, true, JSON.stringify(d));
+  assert.deepEqual(d.result.capabilities.map((c) => c.id), ["open@file"]);
+  for (const [i, record] of [[1, "inbox:2"], [2, "archive:2026:7"], [0, "inbox:1"]]) {
+    const before = rows.map((r) => r.clicks);
+    const res = await handle("invoke", { capability: "open@file", input: { record } });
+    assert.equal(res.ok, true, JSON.stringify(res));
+    assert.equal(res.result.error, undefined, JSON.stringify(res.result.error));
+    before[i]++;
+    assert.deepEqual(rows.map((r) => r.clicks), before, "invoking " + record);
+  }
+  assert.deepEqual(warnings, []);
 });
