@@ -70,7 +70,7 @@ func readSessionFile(path string) (string, error) {
 		return "", fmt.Errorf("session file %s is not a regular file", path)
 	}
 	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("session file %s may be read by others (mode %04o); chmod 600 %s", path, st.Mode().Perm(), path)
+		return "", fmt.Errorf("session file %s is open to group or others (mode %04o): chmod 600 %s", path, st.Mode().Perm(), path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxSessionFile+1))
 	if err != nil {
