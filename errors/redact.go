@@ -31,7 +31,8 @@ const TruncatedKey = "truncated"
 //   - a header-like object {"name": "Authorization", "value": …} has its
 //     value replaced;
 //   - a string value that looks like a credential (a Bearer or Basic
-//     credential, a JWT, a key such as sk-…) is replaced wherever it is;
+//     credential, a JWT, a Pling pl1. token, a key such as sk-…) is
+//     replaced wherever it is;
 //   - values are normalized through JSON, so only JSON types remain; a value
 //     JSON cannot encode is replaced by "[unencodable]".
 //
@@ -94,13 +95,17 @@ func sensitiveKey(k string) bool {
 }
 
 // credentialPattern finds credential-looking text: HTTP auth schemes, JWTs,
-// and common API key prefixes.
+// Pling tokens, and common API key prefixes.
 // It is compiled on first use: module start-up (pling.wasm) should not pay
 // for it.
 var credentialPattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(
 		`(?i)\b(?:bearer|basic|digest)\s+[A-Za-z0-9._~+/=-]{8,}` +
 			`|\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` +
+			// Pling's own delegation token, pl1.<kid>.<payload>.<signature>,
+			// also without its signature; a short payload (pl1.cart.add)
+			// is an id, not a token.
+			`|\bpl1\.[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?` +
 			`|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}` +
 			`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
 			`|\bAKIA[0-9A-Z]{16}\b` +

@@ -153,6 +153,21 @@ func TestRedact(t *testing.T) {
 			want: map[string]any{"id": Redacted},
 		},
 		{
+			name: "Pling token",
+			in:   map[string]any{"id": "pl1.k1.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlc2lnbmF0dXJl-x_y"},
+			want: map[string]any{"id": Redacted},
+		},
+		{
+			name: "Pling token in text, and one without its signature",
+			in:   map[string]any{"log": "sent pl1.key-2026_a.eyJzdWIiOiJhbGljZSJ9.c2ln to upstream; then pl1.k1.eyJzdWIiOiJib2IifQ."},
+			want: map[string]any{"log": "sent " + Redacted + " to upstream; then " + Redacted},
+		},
+		{
+			name: "capability ids that start with pl1 are kept",
+			in:   map[string]any{"capability": "pl1.cart.add", "other": "pl1.x"},
+			want: map[string]any{"capability": "pl1.cart.add", "other": "pl1.x"},
+		},
+		{
 			name: "API keys in text",
 			in:   map[string]any{"error": "key sk-proj-abcdefghijklmnop rejected; try pk_live_abcdefghijklmnop"},
 			want: map[string]any{"error": "key " + Redacted + " rejected; try " + Redacted},
@@ -541,6 +556,7 @@ func TestRedactString(t *testing.T) {
 		{"bearer", "Authorization: Bearer abcdefghijklmnop", "Authorization: " + Redacted},
 		{"jwt and key", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abc and sk-abcdefghijklmnopq",
 			Redacted + " and " + Redacted},
+		{"pling token", "token pl1.k1.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl was refused", "token " + Redacted + " was refused"},
 		{"at the cap", strings.Repeat("a", 600), strings.Repeat("a", 600)},
 		{"over the cap", strings.Repeat("a", 601), strings.Repeat("a", 597) + "…"},
 		{"over the cap, multi-byte", strings.Repeat("汉", 300), strings.Repeat("汉", 199) + "…"},
@@ -569,6 +585,8 @@ func TestSentinelNeverLeaks(t *testing.T) {
 		"Digest " + sentinel,
 		"eyJhbGciOi." + sentinel + "." + sentinel,
 		"eyJ" + sentinel + ".eyJ" + sentinel + ".sig",
+		"pl1.k1." + sentinel + "." + sentinel,
+		"pl1.kid_2." + sentinel,
 		"sk-" + sentinel,
 		"sk_live_" + sentinel,
 		"pk-" + sentinel,

@@ -170,6 +170,9 @@
     expose: (data.expose || "").split(/[\s,]+/).filter(Boolean),
     origin: location.origin
   };
+  // data-anonymous: what a caller without a session may reach (present but
+  // empty: nothing; absent: the runtime's default, RATIONALE.md).
+  if (data.anonymous !== undefined) defaults.anonymous = data.anonymous.split(/[\s,]+/).filter(Boolean);
   function loadScript(src) {
     return new Promise(function (ok, fail) {
       var s = document.createElement("script");
@@ -273,8 +276,16 @@
     }
     function declare(el) {
       var hs = [], a = attr(el, "action"), s = attr(el, "state"), g = attr(el, "guide"), r = attr(el, "region");
+      // data-pling-record is KIND:ID: kinds have no ':', ids may, so the
+      // kind ends at the first ':'. Anything else declares no action (as a
+      // plain capability it would fold every row into one).
+      var rec = attr(el, "record"), colon = rec === null ? -1 : rec.indexOf(":");
+      if (a && rec !== null && (colon < 1 || colon === rec.length - 1)) {
+        if (root.console) console.warn("pling: data-pling-action \"" + a.slice(0, 128) + "\": data-pling-record must be KIND:ID; the action is not declared");
+        a = null;
+      }
       if (a) {
-        var isForm = el.tagName === "FORM", rec = (attr(el, "record") || "").split(":");
+        var isForm = el.tagName === "FORM";
         var def = {
           id: a, title: attr(el, "title") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200) || a,
           description: attr(el, "description") || undefined,
@@ -288,7 +299,7 @@
           }
         };
         if (isForm) def.params = params(el);
-        if (rec.length === 2) def.record = { kind: rec[0], id: rec[1] };
+        if (rec !== null) def.record = { kind: rec.slice(0, colon), id: rec.slice(colon + 1) };
         var st = attr(el, "expect-state");
         if (st) def.expect = { state: st, change: attr(el, "expect-change") || "any" };
         hs.push(pling.action(def));

@@ -49,6 +49,8 @@ const ClockSkewMs = 30_000
 
 type gateConfig struct {
 	expose          []string
+	anonymous       []string // WithAnonymous; see anonymousScope
+	anonymousSet    bool
 	sessionRequired bool
 	verifier        SessionVerifier
 	limiter         Limiter
@@ -74,6 +76,31 @@ func WithSessions(v SessionVerifier, required bool) Option {
 	return func(cfg *config) { cfg.gate.verifier, cfg.gate.sessionRequired = v, required }
 }
 
+// WithAnonymous sets the anonymous allowlist: the patterns a request
+// without a session may reach, within the site allowlist (exposure for
+// anonymous callers is WithExpose ∩ WithAnonymous). Without it, anonymous
+// callers reach the whole site allowlist when no verifier is configured,
+// and nothing once WithSessions sets one: a caller who drops a narrow
+// token must not reach more than the token allowed (RATIONALE.md "Why do
+// anonymous callers get nothing once sessions are configured?").
+// WithAnonymous() with no patterns exposes nothing to anonymous callers.
+func WithAnonymous(patterns ...string) Option {
+	return func(cfg *config) {
+		cfg.gate.anonymous, cfg.gate.anonymousSet = append([]string{}, patterns...), true
+	}
+}
+
+// anonymousScope is the scope of the anonymous session.
+func (gc *gateConfig) anonymousScope() []string {
+	switch {
+	case gc.anonymousSet:
+		return gc.anonymous
+	case gc.verifier != nil:
+		return nil
+	}
+	return []string{"*"}
+}
+
 // WithLimiter replaces the rate limiter. A limiter that fails is answered
 // with RATE_LIMIT_UNAVAILABLE (fail closed).
 func WithLimiter(l Limiter) Option { return func(cfg *config) { cfg.gate.limiter = l } }
@@ -90,14 +117,15 @@ func WithAudit(s AuditSink) Option { return func(cfg *config) { cfg.gate.audit =
 func WithOrigin(origin string) Option { return func(cfg *config) { cfg.gate.origin = origin } }
 
 type gate struct {
-	cfg *config
+	cfg       *config
+	anonScope []string // the anonymous session's scope, fixed at New
 }
 
 func newGate(cfg *config) *gate {
 	if cfg.gate.guard == nil {
 		cfg.gate.guard = NewMemoryReplayGuard(DefaultReplayCapacity)
 	}
-	return &gate{cfg: cfg}
+	return &gate{cfg: cfg, anonScope: cfg.gate.anonymousScope()}
 }
 
 // anonRetentionMs is how long an anonymous request id stays consumed.
@@ -110,7 +138,7 @@ func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Se
 		if gc.sessionRequired {
 			return nil, perr.New(perr.SessionRequired, "", nil)
 		}
-		return &Session{SurfaceSession: schema.SurfaceSession{Scope: []string{"*"}, ExpiresAtMs: now + anonRetentionMs},
+		return &Session{SurfaceSession: schema.SurfaceSession{Scope: g.anonScope, ExpiresAtMs: now + anonRetentionMs},
 			key: "anonymous", anonymous: true}, nil
 	}
 	if gc.verifier == nil || req.Session == "" {

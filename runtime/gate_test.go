@@ -511,8 +511,8 @@ func TestSessions(t *testing.T) {
 		want     string
 	}{
 		{"required and absent", true, nil, "cart.add", "protocol:SESSION_REQUIRED"},
-		{"optional and absent: anonymous", false, nil, "cart.add", "ok"},
-		{"anonymous reaches everything the site exposes", false, nil, "admin.wipe", "ok"},
+		{"optional and absent: anonymous, and a verifier: nothing exposed", false, nil, "cart.add", "protocol:CAPABILITY_NOT_EXPOSED"},
+		{"anonymous does not reach what the site exposes", false, nil, "admin.wipe", "protocol:CAPABILITY_NOT_EXPOSED"},
 		{"empty token", false, ptrS(""), "cart.add", "protocol:SESSION_INVALID"},
 		{"unknown token", true, ptrS("nope"), "cart.add", "protocol:SESSION_INVALID"},
 		{"good", true, ptrS("good"), "cart.add", "ok"},
@@ -592,7 +592,7 @@ func TestExposureInDescribe(t *testing.T) {
 		session string
 		want    []string
 	}{
-		{"", []string{"approve@order", "cart.add", "cart.clear", "ship@order"}},
+		{"", []string{}}, // anonymous: a verifier is configured (TestAnonymousExposure)
 		{"wide", []string{"approve@order", "cart.add", "cart.clear", "ship@order"}},
 		{"narrow", []string{"approve@order", "cart.add"}},
 	}
@@ -606,7 +606,7 @@ func TestExposureInDescribe(t *testing.T) {
 			revs[d.Revision] = true
 		})
 	}
-	if len(revs) != 2 {
+	if len(revs) != 3 {
 		t.Errorf("revisions %v: equal listings share a revision, different ones differ", revs)
 	}
 	// Without WithExpose nothing is exposed (fail closed).

@@ -28,11 +28,15 @@ func sessions(tokens map[string]schema.SurfaceSession) SessionVerifier {
 	})
 }
 
+// twoSessions configures two sessions that reach everything; anonymous
+// callers reach everything too (WithAnonymous), a third session the tests
+// keep apart from the other two.
 func twoSessions() Option {
-	return WithSessions(sessions(map[string]schema.SurfaceSession{
+	verifier := WithSessions(sessions(map[string]schema.SurfaceSession{
 		"tok_a": {Subject: "alice", Scope: []string{"*"}, ExpiresAtMs: 1 << 40},
 		"tok_b": {Subject: "bob", Scope: []string{"*"}, ExpiresAtMs: 1 << 40},
 	}), false)
+	return func(cfg *config) { verifier(cfg); WithAnonymous("*")(cfg) }
 }
 
 func withSession(req map[string]any, tok string) map[string]any {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	perr "github.com/pling-go/pling/errors"
@@ -25,8 +26,8 @@ type Tool struct {
 
 // ToolName maps a capability id to a tool name model APIs accept
 // (^[A-Za-z0-9_-]{1,64}$): '.' becomes '_', '@' becomes "__", anything else
-// outside the set becomes '-'. Names that collide get a numeric suffix in
-// Tools, so the mapping is resolved against the current list.
+// outside the set becomes '-'. Different ids may map to one name; name a
+// list with ToolNames, which resolves the collisions.
 func ToolName(id string) string {
 	var b strings.Builder
 	for i := 0; i < len(id); i++ {
@@ -49,6 +50,33 @@ func ToolName(id string) string {
 	return s
 }
 
+// ToolNames names a list of capability ids (in the order given) as
+// model tools: names[i] is ToolName(ids[i]), or, when an earlier id took
+// that name, the first of its numeric suffixes "_2", "_3", … that no
+// earlier name took, the base cut so the whole stays within 64 chars.
+// Names are unique and valid for model APIs whatever the ids. Tools, the
+// WebMCP mirror and the MCP bridge (runtime/agent/mcp) all name tools
+// with it, so one capability list gives the same names everywhere.
+func ToolNames(ids []string) []string {
+	names := make([]string, len(ids))
+	used := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		base := ToolName(id)
+		name := base
+		for n := 2; used[name]; n++ {
+			suffix := "_" + strconv.Itoa(n)
+			b := base
+			if len(b)+len(suffix) > 64 {
+				b = b[:64-len(suffix)]
+			}
+			name = b + suffix
+		}
+		used[name] = true
+		names[i] = name
+	}
+	return names
+}
+
 // Tools returns the capabilities a session may invoke now, as model tools,
 // in capability order. session is the session token, "" for none; a
 // session that does not verify gets no tools, and one longer than
@@ -66,20 +94,13 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 	snap := rt.snapshot()
 	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
 	tools := make([]Tool, 0, len(listed))
-	used := map[string]bool{}
-	for _, c := range listed {
-		name := ToolName(c.id)
-		// Names that collide get the first free numeric suffix, cut so
-		// that the whole name stays within 64 characters.
-		for n := 2; used[name]; n++ {
-			suffix := fmt.Sprintf("_%d", n)
-			base := ToolName(c.id)
-			if len(base)+len(suffix) > 64 {
-				base = base[:64-len(suffix)]
-			}
-			name = base + suffix
-		}
-		used[name] = true
+	ids := make([]string, len(listed))
+	for i, c := range listed {
+		ids[i] = c.id
+	}
+	names := ToolNames(ids)
+	for i, c := range listed {
+		name := names[i]
 		desc := c.action.Title
 		if c.action.Description != "" {
 			desc += ". " + c.action.Description

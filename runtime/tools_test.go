@@ -34,7 +34,7 @@ func TestToolName(t *testing.T) {
 func TestTools(t *testing.T) {
 	e := newEnv(t, WithExpose("cart.*", "approve@order", "hidden.*"), WithSessions(sessions(map[string]schema.SurfaceSession{
 		"cart": {Subject: "a", Scope: []string{"cart.*"}, ExpiresAtMs: 1 << 40},
-	}), false))
+	}), false), WithAnonymous("*"))
 	orderRecords(t, e.rt, 2)
 	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add to cart", Description: "Adds one item",
 		Params: map[string]Param{"sku": {Type: "string", Required: true}}})

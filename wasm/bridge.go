@@ -26,6 +26,7 @@ import (
 // script tag's data-* attributes).
 type pageConfig struct {
 	Expose           []string          `json:"expose"`
+	Anonymous        *[]string         `json:"anonymous"` // absent: runtime.WithAnonymous's default
 	Origin           string            `json:"origin"`
 	RequireSession   bool              `json:"requireSession"`
 	Keys             map[string]string `json:"keys"` // kid → base64url Ed25519 public key
@@ -71,6 +72,9 @@ func initPage(args []safejs.Value) (any, error) {
 		hooks = args[1]
 	}
 	opts := []runtime.Option{runtime.WithExpose(c.Expose...)}
+	if c.Anonymous != nil {
+		opts = append(opts, runtime.WithAnonymous(*c.Anonymous...))
+	}
 	if c.Origin != "" {
 		opts = append(opts, runtime.WithOrigin(c.Origin))
 	}

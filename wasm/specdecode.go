@@ -216,11 +216,17 @@ func (c *pageConfig) decodeFast(text string) bool {
 		return false
 	}
 	f, ok := jsonmap.Fields(v, "expose", "origin", "requireSession", "keys", "RateLimit", "loop",
-		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs")
+		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "anonymous")
 	if !ok || f[4] != nil || f[5] != nil {
 		return false
 	}
-	var oks [7]bool
+	var oks [8]bool
+	oks[7] = true
+	if f[9] != nil { // absent stays nil; [] is "nothing", as json.Unmarshal reads it
+		var anon []string
+		anon, oks[7] = jsonmap.Strings(f[9])
+		c.Anonymous = &anon
+	}
 	c.Expose, oks[0] = jsonmap.Strings(f[0])
 	c.Origin, oks[1] = jsonmap.String(f[1])
 	c.RequireSession, oks[2] = jsonmap.Bool(f[2])

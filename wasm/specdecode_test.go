@@ -99,6 +99,10 @@ func TestSpecDecodeFast(t *testing.T) {
 		{`{"loop":{"Repeats":3}}`, false},
 		{`{"expose":[1]}`, false},
 		{`{"keys":{"k":null}}`, false},
+		{`{"anonymous":["cart.*"]}`, true},
+		{`{"anonymous":[]}`, true},
+		{`{"anonymous":null}`, false},
+		{`{"anonymous":"cart.*"}`, false},
 	}
 	for _, c := range configs {
 		check(t, c, func(s string) (any, bool) {

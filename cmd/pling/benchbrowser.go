@@ -367,7 +367,10 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	progress("compressing the module (brotli %d, as pling serve does)", *quality)
 	sctx, stopServer := context.WithCancel(ctx)
 	defer stopServer()
-	srv, err := siteserver.New(sctx, module, demo, siteserver.Options{Brotli: *quality})
+	srv, err := siteserver.New(sctx, module, demo, siteserver.Options{Brotli: *quality,
+		// The bench pages time inline script in same-origin iframes, which
+		// the demo's policy forbids; they measure, they are not deployed.
+		CSP: "frame-ancestors 'self'"})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -107,7 +106,7 @@ func (d *demo) run(ctx context.Context, module fs.FS) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := newHTTPServer(srv)
 	go hs.Serve(ln)
 	defer hs.Close()
 	d.base = "http://" + ln.Addr().String()

@@ -21,13 +21,14 @@ func init() {
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("describe", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	session := fl.String("session", "", "the session token to send")
+	sessionFl := addSessionFlags(fl)
 	asJSON := fl.Bool("json", false, "print the description (or the failure) as JSON, for programs")
 	maxRecords := fl.Int("max-records", -1, "list at most this many record ids per kind (-1: the page's bound)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling describe TARGET [--session TOKEN] [--json] [--max-records N]")
+		fmt.Fprintln(stderr, "Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]")
 		fmt.Fprintln(stderr, "Describes the capabilities a page exposes to the session, and its context (PLING.md §3.4).")
 		fmt.Fprintln(stderr, targetHelp)
+		fmt.Fprintln(stderr, sessionHelp)
 		fmt.Fprintln(stderr, "Exit status: 0 described, 1 the page refused or failed, 2 usage.")
 		fl.PrintDefaults()
 	}
@@ -36,6 +37,10 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if err == flag.ErrHelp {
 			return 0
 		}
+		return 2
+	}
+	session, ok := sessionToken(sessionFl, "describe", stderr)
+	if !ok {
 		return 2
 	}
 	if len(pos) != 1 {
@@ -58,7 +63,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *maxRecords >= 0 {
 		opts = &schema.DescribeOptions{MaxRecords: maxRecords}
 	}
-	d, err := agent.New(t, agent.WithSession(*session)).Describe(ctx, opts)
+	d, err := agent.New(t, agent.WithSession(session)).Describe(ctx, opts)
 	if err != nil {
 		if *asJSON {
 			writeIndentedJSON(stdout, map[string]any{"error": failureJSON(err)})

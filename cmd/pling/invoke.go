@@ -22,16 +22,17 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl.SetOutput(stderr)
 	inputText := fl.String("input", "{}", "the input as one JSON object")
 	record := fl.String("record", "", "the record to act on (a folded capability's input.record)")
-	session := fl.String("session", "", "the session token to send")
+	sessionFl := addSessionFlags(fl)
 	id := fl.String("id", "", "send under this request id (an idempotency key: resending an intent under its first id runs it at most once)")
 	resume := fl.String("resume", "", "continue a composite action from its failed step with this STEP_FAILED resume token")
 	asJSON := fl.Bool("json", false, "print the result (or the failure) as JSON, for programs")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN] [--json]")
+		fmt.Fprintln(stderr, "Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH] [--json]")
 		fmt.Fprintln(stderr, "Invokes one capability (PLING.md §3.5) through the agent client, which applies the recovery")
 		fmt.Fprintln(stderr, "rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends")
 		fmt.Fprintln(stderr, "a call whose outcome is unconfirmed.")
 		fmt.Fprintln(stderr, targetHelp)
+		fmt.Fprintln(stderr, sessionHelp)
 		fmt.Fprintln(stderr, "Exit status: 0 success, 1 a business or protocol failure, 2 usage.")
 		fl.PrintDefaults()
 	}
@@ -40,6 +41,10 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err == flag.ErrHelp {
 			return 0
 		}
+		return 2
+	}
+	session, ok := sessionToken(sessionFl, "invoke", stderr)
+	if !ok {
 		return 2
 	}
 	if len(pos) != 2 {
@@ -77,7 +82,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *resume != "" {
 		opts = append(opts, agent.WithResume(*resume))
 	}
-	res, err := agent.New(t, agent.WithSession(*session)).Invoke(ctx, pos[1], input, opts...)
+	res, err := agent.New(t, agent.WithSession(session)).Invoke(ctx, pos[1], input, opts...)
 	if err != nil {
 		if *asJSON {
 			writeIndentedJSON(stdout, map[string]any{"ok": false, "error": failureJSON(err)})

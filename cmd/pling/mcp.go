@@ -30,16 +30,17 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fixturePath := fl.String("fixture", "", "serve this fixture page (the same as TARGET fixture:PATH)")
-	session := fl.String("session", "", "the session token to send with every request")
+	sessionFl := addSessionFlags(fl)
 	poll := fl.Duration("poll", 5*time.Second, "describe the page this often to follow changes made without an invoke (0: only on tools/list and after invokes)")
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN] [--poll DURATION]")
+		fmt.Fprintln(stderr, "Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH] [--poll DURATION]")
 		fmt.Fprintln(stderr, "Serves the capabilities the page exposes to the session as Model Context Protocol tools")
 		fmt.Fprintln(stderr, "over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through")
 		fmt.Fprintln(stderr, "the agent client and its recovery rules; the tool list follows the page, with")
 		fmt.Fprintln(stderr, "notifications/tools/list_changed.")
 		fmt.Fprintln(stderr, targetHelp)
+		fmt.Fprintln(stderr, sessionHelp)
 		fl.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fl, args)
@@ -47,6 +48,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == flag.ErrHelp {
 			return 0
 		}
+		return 2
+	}
+	session, ok := sessionToken(sessionFl, "mcp", stderr)
+	if !ok {
 		return 2
 	}
 	var target string
@@ -79,7 +84,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	client := agent.New(t, agent.WithSession(*session), agent.WithLogger(logger))
+	client := agent.New(t, agent.WithSession(session), agent.WithLogger(logger))
 	bridge := plingmcp.NewBridge(client, plingmcp.WithImplementation("pling", schema.Protocol), plingmcp.WithLogger(logger))
 	// Load the tools before serving: a page the session cannot describe
 	// fails here, plainly, instead of in the first tools/list.

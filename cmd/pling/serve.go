@@ -95,7 +95,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}()
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := newHTTPServer(srv)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -107,6 +107,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	return 0
+}
+
+// newHTTPServer is pling serve's HTTP server: every phase of a connection
+// is bounded, so a client that opens connections and sends nothing, sends
+// headers slowly, or reads slowly cannot hold them for ever. The write
+// bound leaves room for the whole module (6 MB unencoded) on a slow link.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // GET and HEAD only: no bodies
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
 type serveOptions struct {

@@ -43,7 +43,19 @@ var ModuleFiles = []string{"pling.js", "ui.js", "webmcp.js", "wasm_exec.js", "pl
 type Options struct {
 	// Brotli is the target brotli quality (0–11).
 	Brotli int
+	// CSP is the Content-Security-Policy of the HTML pages; "" is
+	// DefaultCSP.
+	CSP string
 }
+
+// DefaultCSP is the Content-Security-Policy of the demo pages: scripts
+// only from the site itself (no inline or eval'd script, the demo has
+// none), the module compiled with 'wasm-unsafe-eval', inline styles (the
+// pages and the handoff dialog use them; they cannot run code), and no
+// framing, so no other site can overlay the approval dialog (RATIONALE.md
+// "What does pling serve send to keep pages safe?").
+const DefaultCSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // Server serves the demo site and the module. Every file is read and
 // compressed once, when the server is built; requests only pick bytes.
@@ -54,6 +66,7 @@ type Server struct {
 	// upgraded is closed when that is done.
 	late     []*servedFile
 	upgraded chan struct{}
+	csp      string // of the HTML pages
 }
 
 // servedFile is one file with its precompressed representations.
@@ -84,7 +97,10 @@ const (
 // wasm_exec.js and the shim; a missing file is answered with 503) and the
 // demo site. ctx bounds the background brotli upgrade of big files.
 func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) {
-	s := &Server{files: map[string]*servedFile{}, upgraded: make(chan struct{})}
+	s := &Server{files: map[string]*servedFile{}, upgraded: make(chan struct{}), csp: opt.CSP}
+	if s.csp == "" {
+		s.csp = DefaultCSP
+	}
 	for _, name := range ModuleFiles {
 		b, err := fs.ReadFile(module, name)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -329,6 +345,15 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *servedFile
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", f.cache)
 	h.Set("Cross-Origin-Resource-Policy", f.corp)
+	if f.corp == "cross-origin" {
+		// A page on another origin fetches pling.wasm with CORS (fetch,
+		// instantiateStreaming); the files are public and sent without
+		// credentials.
+		h.Set("Access-Control-Allow-Origin", "*")
+	}
+	if strings.HasPrefix(f.ctype, "text/html") {
+		h.Set("Content-Security-Policy", s.csp)
+	}
 	if encoding != "" {
 		h.Set("Content-Encoding", encoding)
 	}

@@ -4,8 +4,8 @@
 // client's session, each tool call an invoke through the agent.Client — so
 // the recovery rules of seed 001 apply to every call a model makes.
 //
-// Tools are named as runtime.Tools names them (runtime.ToolName, with the
-// same numeric suffix for names that collide); a folded capability's input
+// Tools are named as runtime.Tools names them (runtime.ToolNames, which
+// resolves names that collide); a folded capability's input
 // schema gains the required "record" property. The list follows the page:
 // the bridge describes again on every tools/list, after an invoke whose
 // observation reports a new revision (or capabilitiesChanged, or a
@@ -230,15 +230,13 @@ type Tool struct {
 // order, named and shaped as runtime.Tools renders them in the page.
 func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	out := make([]Tool, 0, len(d.Capabilities))
-	used := map[string]int{}
-	for _, c := range d.Capabilities {
-		name := runtime.ToolName(c.ID)
-		if n := used[name]; n > 0 {
-			used[name]++
-			name = fmt.Sprintf("%s_%d", name, n+1)
-		} else {
-			used[name] = 1
-		}
+	ids := make([]string, len(d.Capabilities))
+	for i, c := range d.Capabilities {
+		ids[i] = c.ID
+	}
+	names := runtime.ToolNames(ids)
+	for i, c := range d.Capabilities {
+		name := names[i]
 		desc := c.Title
 		if c.Description != "" {
 			desc += ". " + c.Description

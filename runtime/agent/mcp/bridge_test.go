@@ -439,3 +439,47 @@ func contains(names []string, name string) bool {
 	}
 	return false
 }
+
+// The bridge names tools exactly as runtime.Tools does, also when names
+// collide with each other, with the numeric suffixes, or at 64 chars.
+func TestToolNamesMatchRuntimeTools(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ids  []string
+	}{
+		{"a suffixed name is a real one", []string{"a.b", "a_b", "a_b_2"}},
+		{"64-char ids that collide", []string{strings.Repeat("x", 63) + ".", strings.Repeat("x", 63) + "_"}},
+		{"long ids that share 64 chars", []string{strings.Repeat("a", 64) + "1", strings.Repeat("a", 64) + "2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := runtime.New(runtime.WithExpose("*"))
+			for _, id := range tt.ids {
+				if _, err := rt.DeclareAction(runtime.Action{ID: id, Title: id}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, err := agent.New(agent.InProcess(rt)).Describe(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools, err := plingmcp.Tools(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := rt.Tools(context.Background(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, exp []string
+			for _, tl := range tools {
+				got = append(got, tl.Tool.Name+" → "+tl.Capability)
+			}
+			for _, tl := range want {
+				exp = append(exp, tl.Name+" → "+tl.Capability)
+			}
+			if diff := cmp.Diff(exp, got); diff != "" {
+				t.Errorf("tool names (-runtime.Tools +MCP):\n%s", diff)
+			}
+		})
+	}
+}
