@@ -216,11 +216,11 @@ func (c *pageConfig) decodeFast(text string) bool {
 		return false
 	}
 	f, ok := jsonmap.Fields(v, "expose", "origin", "requireSession", "keys", "RateLimit", "loop",
-		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs")
+		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "replayGuard")
 	if !ok || f[4] != nil || f[5] != nil {
 		return false
 	}
-	var oks [7]bool
+	var oks [8]bool
 	c.Expose, oks[0] = jsonmap.Strings(f[0])
 	c.Origin, oks[1] = jsonmap.String(f[1])
 	c.RequireSession, oks[2] = jsonmap.Bool(f[2])
@@ -228,6 +228,7 @@ func (c *pageConfig) decodeFast(text string) bool {
 	c.ExpectTimeoutMs, oks[4] = jsonmap.Int64(f[6])
 	c.HandoffTimeoutMs, oks[5] = jsonmap.Int64(f[7])
 	c.ApprovalTTLMs, oks[6] = jsonmap.Int64(f[8])
+	c.ReplayGuard, oks[7] = jsonmap.String(f[9])
 	return allTrue(oks[:])
 }
 
