@@ -421,6 +421,7 @@ func TestBrowser(t *testing.T) {
 		t.Logf("EXECUTION_FAILED: %s", be.Message)
 	})
 	t.Run("webmcp", func(t *testing.T) { testWebMCP(t, site, extra) })
+	t.Run("replay-reload", func(t *testing.T) { testReplayReload(t, site, extra) })
 }
 
 func testShop(t *testing.T, site *browserSite) {
