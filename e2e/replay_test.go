@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -103,20 +104,35 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 		t.Fatalf("order-1 ran %d times, want exactly once", n)
 	}
 
-	// order-2 from both tabs at once: the lock lets one of them consume it.
-	eval[bool](a, `(window.__before = true)`)
-	errs := make(chan error, 2)
-	for _, tb := range []*tab{a, b} {
-		go func() { errs <- send(tb, "order-2") }()
-	}
-	var replays int
-	for range 2 {
-		var re *agent.ReplayError
-		if err := <-errs; errors.As(err, &re) {
-			replays++
+	// Sent from both tabs at once, round after round: the lock lets one
+	// tab consume each id, and the other sees it consumed.
+	const rounds = 5
+	for i := range rounds {
+		id := fmt.Sprintf("order-%d", i+2)
+		eval[bool](a, `(window.__before = true)`)
+		eval[bool](b, `(window.__before = true)`)
+		type answer struct {
+			tb  *tab
+			err error
 		}
-	}
-	if n := executed.Load(); n != 2 || replays != 1 {
-		t.Errorf("order-2 sent from both tabs at once: %d executions in all (want 2), %d REPLAY_DETECTED (want 1)", n, replays)
+		answers := make(chan answer, 2)
+		for _, tb := range []*tab{a, b} {
+			go func() { answers <- answer{tb, send(tb, id)} }()
+		}
+		var replays int
+		var ran *tab
+		for range 2 {
+			ans := <-answers
+			var re *agent.ReplayError
+			if errors.As(ans.err, &re) {
+				replays++
+			} else {
+				ran = ans.tb
+			}
+		}
+		if n := executed.Load(); n != int64(i+2) || replays != 1 {
+			t.Fatalf("%s sent from both tabs at once: %d executions in all (want %d), %d REPLAY_DETECTED (want 1)", id, n, i+2, replays)
+		}
+		reloaded(ran)
 	}
 }

@@ -13,23 +13,28 @@ import (
 	"github.com/pling-go/pling/wasm/internal/replaystore"
 )
 
-// The page's replay guard: consumed ids in localStorage, under a Web Lock,
+// The page's replay guard: consumed ids in IndexedDB, under a Web Lock,
 // so that they survive a reload and hold across the origin's tabs
 // (replaystore). RATIONALE.md, "Why does the page keep consumed ids in
-// localStorage?".
+// IndexedDB under a Web Lock?".
 
-// replayLockName is the Web Lock every tab of the origin takes around the
-// guard's keys.
-const replayLockName = "pling.replay"
-
-// replayLockWaitMs bounds the wait for the lock: a tab that cannot get it
-// refuses the request (REPLAY_GUARD_UNAVAILABLE) instead of hanging.
-const replayLockWaitMs = 5000
+const (
+	// replayLockName is the Web Lock every tab of the origin takes around
+	// the guard's keys.
+	replayLockName = "pling.replay"
+	// replayLockWaitMs bounds the wait for the lock: a tab that cannot get
+	// it refuses the request (REPLAY_GUARD_UNAVAILABLE) instead of hanging.
+	replayLockWaitMs = 5000
+	// replayDB and replayObjects are the database and its one object store
+	// (string keys to string values).
+	replayDB      = "pling.replay"
+	replayObjects = "kv"
+)
 
 // pageReplayGuard chooses the guard for the page runtime from the
-// configuration's replayGuard: "" (where localStorage and the Web Locks API
-// work, the store; in another browser page, a guard that refuses every
-// request; elsewhere, Node or a Go host, nil, the built-in memory guard)
+// configuration's replayGuard: "" (where IndexedDB and the Web Locks API
+// exist, the store; in another browser page, a guard that refuses every
+// request; elsewhere, Node or a Go host, nil: the built-in memory guard)
 // or "memory" (the built-in guard: ids live as long as the module).
 func pageReplayGuard(mode string) (runtime.ReplayGuard, error) {
 	switch mode {
@@ -46,52 +51,70 @@ func pageReplayGuard(mode string) (runtime.ReplayGuard, error) {
 		return nil, nil
 	}
 	if console, err := global.Get("console"); err == nil && console.Type() == safejs.TypeObject {
-		_, _ = console.Call("warn", `pling: this page has no usable localStorage or Web Locks API (navigator.locks needs a secure context), `+
+		_, _ = console.Call("warn", `pling: this page has no IndexedDB or Web Locks API (navigator.locks needs a secure context), `+
 			`so request ids cannot be kept across reloads and tabs; every request is refused with REPLAY_GUARD_UNAVAILABLE. `+
 			`Serve the page over https, or configure replayGuard: "memory" to keep ids for one page load only.`)
 	}
 	return unavailableGuard{}, nil
 }
 
-// webReplayStore finds localStorage and navigator.locks, and checks that
-// storage can be read (a sandboxed frame throws on access).
-func webReplayStore() (webStore, bool) {
-	storage, err := global.Get("localStorage")
-	if err != nil || storage.Type() != safejs.TypeObject {
-		return webStore{}, false
-	}
-	if _, err := storage.Call("getItem", "pling.replay"); err != nil {
-		return webStore{}, false
+// webReplayStore finds indexedDB and navigator.locks (a sandboxed frame
+// throws on access).
+func webReplayStore() (*webStore, bool) {
+	idb, err := global.Get("indexedDB")
+	if err != nil || idb.Type() != safejs.TypeObject {
+		return nil, false
 	}
 	nav, err := global.Get("navigator")
 	if err != nil || nav.Type() != safejs.TypeObject {
-		return webStore{}, false
+		return nil, false
 	}
 	locks, err := nav.Get("locks")
 	if err != nil || locks.Type() != safejs.TypeObject {
-		return webStore{}, false
+		return nil, false
 	}
 	if req, err := locks.Get("request"); err != nil || req.Type() != safejs.TypeFunction {
-		return webStore{}, false
+		return nil, false
 	}
-	return webStore{storage: storage, locks: locks}, true
+	return &webStore{idb: idb, locks: locks, db: safejs.Undefined()}, true
 }
 
-// webStore is replaystore.Store over localStorage and navigator.locks.
-type webStore struct{ storage, locks safejs.Value }
+// webStore is replaystore.Store over IndexedDB and navigator.locks.
+// localStorage would be simpler, but Chromium keeps a copy of it in each
+// renderer and tells the others of a write later: a tab that takes the
+// lock just after another released it can read the value from before the
+// write (the Chromium test of two tabs at once ran the id twice).
+// IndexedDB is read from the browser's one copy.
+type webStore struct {
+	idb, locks safejs.Value
+	db         safejs.Value // the open database, or undefined; used only under the lock
+}
 
-// Locked runs fn inside the lock's callback, synchronously: localStorage
-// is synchronous, so the lock is held only while fn runs and is released
-// when the callback returns, whatever fn does. The caller is a worker
-// goroutine (the bridge's promise), which waits for the lock's promise
-// without blocking the event loop.
-func (w webStore) Locked(_ context.Context, fn func(replaystore.Tx) error) error {
-	var ferr error
-	ran := false
-	cb, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-		ran = true
-		ferr = runTx(fn, webTx{w.storage})
+// Locked takes the lock and runs fn on this (worker) goroutine while the
+// lock's callback waits on a promise that Go resolves when fn returns, so
+// fn may wait for IndexedDB. The lock is released when that promise
+// settles, or by the browser when the page goes away.
+func (w *webStore) Locked(_ context.Context, fn func(replaystore.Tx) error) error {
+	var release safejs.Value
+	exec, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		release = args[0]
 		return nil
+	})
+	if err != nil {
+		return err
+	}
+	held, err := jsPromise.New(exec.Value())
+	exec.Release()
+	if err != nil {
+		return err
+	}
+	granted := make(chan struct{}, 1)
+	cb, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		select {
+		case granted <- struct{}{}:
+		default:
+		}
+		return held
 	})
 	if err != nil {
 		return err
@@ -110,50 +133,164 @@ func (w webStore) Locked(_ context.Context, fn func(replaystore.Tx) error) error
 	if err != nil {
 		return err
 	}
-	if _, err := await(p); err != nil {
+	settled := make(chan error, 1)
+	go func() {
+		_, err := await(p)
+		settled <- err
+	}()
+	select {
+	case <-granted:
+	case err := <-settled:
+		if err == nil {
+			err = errors.New("pling: the replay lock was not granted")
+		}
 		return err
 	}
-	if !ran {
-		return errors.New("pling: the replay lock was not granted")
-	}
+	ferr := runTx(fn, w)
+	_, _ = release.Invoke()
+	<-settled
 	return ferr
 }
 
-// runTx runs fn; a panic is an error, so the lock's callback always
-// returns.
-func runTx(fn func(replaystore.Tx) error, tx replaystore.Tx) (err error) {
+// runTx runs fn; a panic is an error, so the lock is always released.
+func runTx(fn func(replaystore.Tx) error, w *webStore) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = errors.New("pling: the replay store failed")
 		}
 	}()
-	return fn(tx)
+	if err := w.open(); err != nil {
+		return err
+	}
+	err = fn(w)
+	if err != nil {
+		// The database may have been closed under us (storage cleared):
+		// open it again next time.
+		w.db = safejs.Undefined()
+	}
+	return err
 }
 
-// webTx is localStorage; a thrown exception (QuotaExceededError,
-// SecurityError) is an error.
-type webTx struct{ storage safejs.Value }
+// open opens the database once (creating its object store).
+func (w *webStore) open() error {
+	if w.db.Type() == safejs.TypeObject {
+		return nil
+	}
+	req, err := w.idb.Call("open", replayDB, 1)
+	if err != nil {
+		return err
+	}
+	upgrade, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		if db, err := req.Get("result"); err == nil {
+			_, _ = db.Call("createObjectStore", replayObjects)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	defer upgrade.Release()
+	if err := req.Set("onupgradeneeded", upgrade.Value()); err != nil {
+		return err
+	}
+	if err := idbWait(req); err != nil {
+		return err
+	}
+	db, err := req.Get("result")
+	if err != nil {
+		return err
+	}
+	w.db = db
+	return nil
+}
 
-func (t webTx) Get(key string) (string, bool, error) {
-	v, err := t.storage.Call("getItem", key)
+// Get implements replaystore.Tx.
+func (w *webStore) Get(key string) (string, bool, error) {
+	tx, err := w.db.Call("transaction", replayObjects, "readonly")
 	if err != nil {
 		return "", false, err
 	}
-	if v.Type() != safejs.TypeString {
-		return "", false, nil
+	objects, err := tx.Call("objectStore", replayObjects)
+	if err != nil {
+		return "", false, err
 	}
-	s, err := v.String()
-	return s, err == nil, err
+	req, err := objects.Call("get", key)
+	if err != nil {
+		return "", false, err
+	}
+	if err := idbWait(req); err != nil {
+		return "", false, err
+	}
+	v, err := req.Get("result")
+	if err != nil {
+		return "", false, err
+	}
+	switch v.Type() {
+	case safejs.TypeUndefined:
+		return "", false, nil
+	case safejs.TypeString:
+		s, err := v.String()
+		return s, err == nil, err
+	}
+	return "", false, errors.New("pling: the replay store holds a value it did not write")
 }
 
-func (t webTx) Set(key, value string) error {
-	_, err := t.storage.Call("setItem", key, value)
-	return err
+// Set implements replaystore.Tx: done when the transaction has committed.
+func (w *webStore) Set(key, value string) error { return w.write("put", value, key) }
+
+// Remove implements replaystore.Tx.
+func (w *webStore) Remove(key string) error { return w.write("delete", key) }
+
+func (w *webStore) write(method string, args ...any) error {
+	tx, err := w.db.Call("transaction", replayObjects, "readwrite")
+	if err != nil {
+		return err
+	}
+	objects, err := tx.Call("objectStore", replayObjects)
+	if err != nil {
+		return err
+	}
+	if _, err := objects.Call(method, args...); err != nil {
+		return err
+	}
+	return idbWait(tx)
 }
 
-func (t webTx) Remove(key string) error {
-	_, err := t.storage.Call("removeItem", key)
-	return err
+// idbWait waits for an IndexedDB request (success or error) or
+// transaction (complete, error or abort) to finish; any way but success
+// or complete is an error (QuotaExceededError aborts a transaction).
+func idbWait(target safejs.Value) error {
+	done := make(chan error, 1)
+	var fns []safejs.Func
+	defer func() {
+		for _, f := range fns {
+			f.Release()
+		}
+	}()
+	on := func(event string, err error) error {
+		f, e := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+			select {
+			case done <- err:
+			default:
+			}
+			return nil
+		})
+		if e != nil {
+			return e
+		}
+		fns = append(fns, f)
+		return target.Set("on"+event, f.Value())
+	}
+	failed := errors.New("pling: the replay store failed")
+	for _, ev := range []struct {
+		name string
+		err  error
+	}{{"success", nil}, {"complete", nil}, {"error", failed}, {"abort", failed}} {
+		if err := on(ev.name, ev.err); err != nil {
+			return err
+		}
+	}
+	return <-done
 }
 
 // unavailableGuard refuses every request: a browser page that cannot keep
@@ -161,7 +298,7 @@ func (t webTx) Remove(key string) error {
 type unavailableGuard struct{}
 
 func (unavailableGuard) Consume(context.Context, string, string, int64, int64) (*runtime.ReplayRecord, error) {
-	return nil, errors.New("pling: no localStorage or Web Locks API on this page")
+	return nil, errors.New("pling: no IndexedDB or Web Locks API on this page")
 }
 
 func (unavailableGuard) Complete(context.Context, string, string, runtime.ReplayRecord) {}

@@ -1,12 +1,12 @@
 // Package replaystore is the page's replay guard (PLING.md §3.3 step 8):
 // consumed ids are kept in storage that every tab of the origin shares and
-// that survives a reload (localStorage), read and written only under a lock
+// that survives a reload (IndexedDB), read and written only under a lock
 // that every tab of the origin honours (the Web Locks API). An id consumed
 // before a reload, or in another tab, is still consumed, and the record of
 // how it ended survives with it. The bridge (wasm/replay.go) supplies the
 // storage and the lock; the rules are here, in plain Go, tested natively.
 //
-// The layout, all under keys that start with "pling.replay":
+// The layout, string keys to string values:
 //
 //	pling.replay            the index: "v1 <nextSweepMs>", then one line
 //	                        "<session> <ids held> <earliest expiry>" a session
@@ -52,8 +52,8 @@ type Store interface {
 
 const (
 	// DefaultCapacity bounds the ids held for the whole origin: at about 30
-	// characters an id, 20,000 are some 600,000 characters, an eighth of
-	// the 5 MiB localStorage gives an origin.
+	// characters an id, 20,000 are some 600,000 characters, a small part
+	// of what a browser gives an origin.
 	DefaultCapacity = 20_000
 	// DefaultSessionCapacity bounds the ids of one session, a tenth of the
 	// whole as in the built-in memory guard, so one session that fills its

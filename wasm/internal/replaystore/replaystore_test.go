@@ -16,12 +16,12 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// memStore is a Store over a map: what localStorage and navigator.locks
-// are to the tabs of one origin, each Guard over it a tab (or a reload).
+// memStore is a Store over a map: what IndexedDB and navigator.locks are
+// to the tabs of one origin, each Guard over it a tab (or a reload).
 type memStore struct {
 	mu      sync.Mutex
 	m       map[string]string
-	failSet atomic.Bool // Set fails, as localStorage does over its quota
+	failSet atomic.Bool // Set fails, as storage does over its quota
 	failGet atomic.Bool
 	locks   atomic.Int64
 }
