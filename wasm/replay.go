@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hack-pad/safejs"
 
@@ -29,6 +30,9 @@ const (
 	// (string keys to string values).
 	replayDB      = "pling.replay"
 	replayObjects = "kv"
+	// replayStoreWait bounds each IndexedDB request, so that a store that
+	// never answers cannot keep the lock from the other tabs.
+	replayStoreWait = 5 * time.Second
 )
 
 // pageReplayGuard chooses the guard for the page runtime from the
@@ -262,7 +266,13 @@ func (w *webStore) write(method string, args ...any) error {
 func idbWait(target safejs.Value) error {
 	done := make(chan error, 1)
 	var fns []safejs.Func
+	var events []string
 	defer func() {
+		// Unhooked first: an error event is followed by abort, which
+		// must not call a released function.
+		for _, ev := range events {
+			_ = target.Set("on"+ev, safejs.Null())
+		}
 		for _, f := range fns {
 			f.Release()
 		}
@@ -278,7 +288,7 @@ func idbWait(target safejs.Value) error {
 		if e != nil {
 			return e
 		}
-		fns = append(fns, f)
+		fns, events = append(fns, f), append(events, event)
 		return target.Set("on"+event, f.Value())
 	}
 	failed := errors.New("pling: the replay store failed")
@@ -290,7 +300,12 @@ func idbWait(target safejs.Value) error {
 			return err
 		}
 	}
-	return <-done
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(replayStoreWait):
+		return errors.New("pling: the replay store did not answer")
+	}
 }
 
 // unavailableGuard refuses every request: a browser page that cannot keep
