@@ -208,61 +208,73 @@ func (w *webStore) open() error {
 	return nil
 }
 
-// Get implements replaystore.Tx.
-func (w *webStore) Get(key string) (string, bool, error) {
-	tx, err := w.db.Call("transaction", replayObjects, "readonly")
+// Get implements replaystore.Tx: one read-only transaction.
+func (w *webStore) Get(keys ...string) ([]string, []bool, error) {
+	tx, objects, err := w.transaction("readonly")
 	if err != nil {
-		return "", false, err
+		return nil, nil, err
 	}
-	objects, err := tx.Call("objectStore", replayObjects)
-	if err != nil {
-		return "", false, err
+	reqs := make([]safejs.Value, len(keys))
+	for i, k := range keys {
+		if reqs[i], err = objects.Call("get", k); err != nil {
+			return nil, nil, err
+		}
 	}
-	req, err := objects.Call("get", key)
-	if err != nil {
-		return "", false, err
+	if err := idbWait(tx); err != nil {
+		return nil, nil, err
 	}
-	if err := idbWait(req); err != nil {
-		return "", false, err
+	vals, oks := make([]string, len(keys)), make([]bool, len(keys))
+	for i, req := range reqs {
+		v, err := req.Get("result")
+		if err != nil {
+			return nil, nil, err
+		}
+		switch v.Type() {
+		case safejs.TypeUndefined:
+		case safejs.TypeString:
+			if vals[i], err = v.String(); err != nil {
+				return nil, nil, err
+			}
+			oks[i] = true
+		default:
+			return nil, nil, errors.New("pling: the replay store holds a value it did not write")
+		}
 	}
-	v, err := req.Get("result")
-	if err != nil {
-		return "", false, err
-	}
-	switch v.Type() {
-	case safejs.TypeUndefined:
-		return "", false, nil
-	case safejs.TypeString:
-		s, err := v.String()
-		return s, err == nil, err
-	}
-	return "", false, errors.New("pling: the replay store holds a value it did not write")
+	return vals, oks, nil
 }
 
-// Set implements replaystore.Tx: done when the transaction has committed.
-func (w *webStore) Set(key, value string) error { return w.write("put", value, key) }
-
-// Remove implements replaystore.Tx.
-func (w *webStore) Remove(key string) error { return w.write("delete", key) }
-
-func (w *webStore) write(method string, args ...any) error {
-	tx, err := w.db.Call("transaction", replayObjects, "readwrite")
+// Write implements replaystore.Tx: one read-write transaction, done when
+// it has committed (QuotaExceededError aborts it, and nothing is written).
+func (w *webStore) Write(changes []replaystore.Change) error {
+	tx, objects, err := w.transaction("readwrite")
 	if err != nil {
 		return err
 	}
-	objects, err := tx.Call("objectStore", replayObjects)
-	if err != nil {
-		return err
-	}
-	if _, err := objects.Call(method, args...); err != nil {
-		return err
+	for _, c := range changes {
+		if c.Remove {
+			_, err = objects.Call("delete", c.Key)
+		} else {
+			_, err = objects.Call("put", c.Value, c.Key)
+		}
+		if err != nil {
+			_, _ = tx.Call("abort")
+			return err
+		}
 	}
 	return idbWait(tx)
 }
 
+func (w *webStore) transaction(mode string) (tx, objects safejs.Value, err error) {
+	if tx, err = w.db.Call("transaction", replayObjects, mode); err != nil {
+		return tx, objects, err
+	}
+	objects, err = tx.Call("objectStore", replayObjects)
+	return tx, objects, err
+}
+
 // idbWait waits for an IndexedDB request (success or error) or
 // transaction (complete, error or abort) to finish; any way but success
-// or complete is an error (QuotaExceededError aborts a transaction).
+// or complete is an error.
 func idbWait(target safejs.Value) error {
 	done := make(chan error, 1)
 	var fns []safejs.Func

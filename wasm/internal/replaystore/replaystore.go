@@ -36,12 +36,16 @@ import (
 
 // Tx reads and writes the storage while the lock is held.
 type Tx interface {
-	// Get returns the value of key, and false when there is none.
-	Get(key string) (string, bool, error)
-	// Set stores value under key; it fails when storage is full.
-	Set(key, value string) error
-	// Remove deletes key.
-	Remove(key string) error
+	// Get returns the values of keys, with false where a key has none.
+	Get(keys ...string) ([]string, []bool, error)
+	// Write applies changes, all or none; it fails when storage is full.
+	Write(changes []Change) error
+}
+
+// Change is one key written by Tx.Write: set to Value, or removed.
+type Change struct {
+	Key, Value string
+	Remove     bool
 }
 
 // Store runs fn while holding the exclusive lock that every tab of the
@@ -92,15 +96,20 @@ func New(store Store, capacity, perSession int) *Guard {
 var _ runtime.ReplayGuard = (*Guard)(nil)
 
 // Consume implements runtime.ReplayGuard: under the lock, a held id gives
-// its record; else the id is written (index first, then the session's
-// ids, so a failed write can only over-count) before the request runs.
+// its record; else the id is written, with the index, in one write that
+// is done (committed) before the request runs. Every tab reads and writes
+// once per call, sweeps aside.
 func (g *Guard) Consume(ctx context.Context, session, id string, expiresAtMs, nowMs int64) (prev *runtime.ReplayRecord, err error) {
 	if !validSession(session) {
 		return nil, fmt.Errorf("pling: session key %q cannot name a store key", session)
 	}
 	h := digest(id)
 	err = g.store.Locked(ctx, func(tx Tx) error {
-		b, err := readBucket(tx, session)
+		vals, oks, err := tx.Get(bucketPfx+session, indexKey)
+		if err != nil {
+			return err
+		}
+		b, err := parseBucket(vals[0], oks[0])
 		if err != nil {
 			return err
 		}
@@ -112,16 +121,17 @@ func (g *Guard) Consume(ctx context.Context, session, id string, expiresAtMs, no
 			}
 			delete(b, h) // expired: its session can no longer send it
 		}
-		idx, err := readIndex(tx)
+		idx, err := parseIndex(vals[1], oks[1])
 		if err != nil {
 			return err
 		}
 		// Sweeps run only when an id can have expired, so a full store
-		// or share refuses without rewriting anything.
+		// or share refuses without writing anything.
 		idx.sessions[session] = stat(b)
+		var changes []Change
 		swept := false
 		if nowMs >= idx.nextSweep || (idx.total() >= g.capacity && nowMs >= idx.minExp()) {
-			if err := sweepAll(tx, idx, session, nowMs); err != nil {
+			if changes, err = sweepOthers(tx, idx, session, nowMs); err != nil {
 				return err
 			}
 			idx.nextSweep = nowMs + sweepEveryMs
@@ -141,10 +151,7 @@ func (g *Guard) Consume(ctx context.Context, session, id string, expiresAtMs, no
 		}
 		if refuse != nil {
 			if swept {
-				if err := tx.Set(indexKey, idx.encode()); err != nil {
-					return err
-				}
-				if err := writeBucket(tx, session, b); err != nil {
+				if err := tx.Write(append(changes, idx.change(), bucketChange(session, b))); err != nil {
 					return err
 				}
 			}
@@ -152,10 +159,7 @@ func (g *Guard) Consume(ctx context.Context, session, id string, expiresAtMs, no
 		}
 		b[h] = entry{exp: expiresAtMs}
 		idx.sessions[session] = stat(b)
-		if err := tx.Set(indexKey, idx.encode()); err != nil {
-			return err
-		}
-		return writeBucket(tx, session, b)
+		return tx.Write(append(changes, idx.change(), bucketChange(session, b)))
 	})
 	if err != nil {
 		return nil, err
@@ -172,7 +176,11 @@ func (g *Guard) Complete(ctx context.Context, session, id string, outcome runtim
 	}
 	h := digest(id)
 	_ = g.store.Locked(ctx, func(tx Tx) error {
-		b, err := readBucket(tx, session)
+		vals, oks, err := tx.Get(bucketPfx + session)
+		if err != nil {
+			return err
+		}
+		b, err := parseBucket(vals[0], oks[0])
 		if err != nil {
 			return err
 		}
@@ -189,7 +197,7 @@ func (g *Guard) Complete(ctx context.Context, session, id string, outcome runtim
 			e.code = ""
 		}
 		b[h] = e
-		return tx.Set(bucketPfx+session, encodeBucket(b))
+		return tx.Write([]Change{bucketChange(session, b)})
 	})
 }
 
@@ -249,36 +257,49 @@ func (x *index) minExp() int64 {
 	return m
 }
 
-// sweepAll drops the expired ids of every session that can have some,
-// but current's: the caller holds that bucket and sweeps it itself.
-func sweepAll(tx Tx, idx *index, current string, nowMs int64) error {
+// sweepOthers drops the expired ids of every session that can have some,
+// but current's (the caller holds that bucket and sweeps it itself), and
+// gives the changes to write.
+func sweepOthers(tx Tx, idx *index, current string, nowMs int64) ([]Change, error) {
+	var sessions, keys []string
 	for s, st := range idx.sessions {
-		if nowMs < st.minExp || s == current {
-			continue
+		if s != current && nowMs >= st.minExp {
+			sessions, keys = append(sessions, s), append(keys, bucketPfx+s)
 		}
-		b, err := readBucket(tx, s)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	sort.Strings(sessions)
+	sort.Strings(keys)
+	vals, oks, err := tx.Get(keys...)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]Change, 0, len(keys))
+	for i, s := range sessions {
+		b, err := parseBucket(vals[i], oks[i])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sweep(b, nowMs)
-		if err := writeBucket(tx, s, b); err != nil {
-			return err
-		}
+		changes = append(changes, bucketChange(s, b))
 		if len(b) == 0 {
 			delete(idx.sessions, s)
 			continue
 		}
 		idx.sessions[s] = stat(b)
 	}
-	return nil
+	return changes, nil
 }
 
-// writeBucket stores a session's ids, or removes its key when it has none.
-func writeBucket(tx Tx, session string, b map[string]entry) error {
+// bucketChange writes a session's ids, or removes its key when it has
+// none.
+func bucketChange(session string, b map[string]entry) Change {
 	if len(b) == 0 {
-		return tx.Remove(bucketPfx + session)
+		return Change{Key: bucketPfx + session, Remove: true}
 	}
-	return tx.Set(bucketPfx+session, encodeBucket(b))
+	return Change{Key: bucketPfx + session, Value: encodeBucket(b)}
 }
 
 func sweep(b map[string]entry, nowMs int64) {
@@ -289,17 +310,17 @@ func sweep(b map[string]entry, nowMs int64) {
 	}
 }
 
-func readIndex(tx Tx) (*index, error) {
+func parseIndex(text string, ok bool) (*index, error) {
 	x := &index{sessions: map[string]sessionStat{}}
-	text, ok, err := tx.Get(indexKey)
-	if err != nil || !ok {
-		return x, err
+	if !ok {
+		return x, nil
 	}
 	lines := strings.Split(text, "\n")
 	head := strings.Split(lines[0], " ")
 	if len(head) != 2 || head[0] != "v1" {
 		return nil, errCorrupt
 	}
+	var err error
 	if x.nextSweep, err = strconv.ParseInt(head[1], 10, 64); err != nil {
 		return nil, errCorrupt
 	}
@@ -321,6 +342,8 @@ func readIndex(tx Tx) (*index, error) {
 	return x, nil
 }
 
+func (x *index) change() Change { return Change{Key: indexKey, Value: x.encode()} }
+
 func (x *index) encode() string {
 	keys := make([]string, 0, len(x.sessions))
 	for s, st := range x.sessions {
@@ -339,11 +362,10 @@ func (x *index) encode() string {
 	return sb.String()
 }
 
-func readBucket(tx Tx, session string) (map[string]entry, error) {
+func parseBucket(text string, ok bool) (map[string]entry, error) {
 	b := map[string]entry{}
-	text, ok, err := tx.Get(bucketPfx + session)
-	if err != nil || !ok || text == "" {
-		return b, err
+	if !ok || text == "" {
+		return b, nil
 	}
 	for _, l := range strings.Split(text, "\n") {
 		f := strings.Split(l, " ")
@@ -351,6 +373,7 @@ func readBucket(tx Tx, session string) (map[string]entry, error) {
 			return nil, errCorrupt
 		}
 		var e entry
+		var err error
 		if e.exp, err = strconv.ParseInt(f[1], 10, 64); err != nil {
 			return nil, errCorrupt
 		}

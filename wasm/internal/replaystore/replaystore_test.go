@@ -37,23 +37,30 @@ func (s *memStore) Locked(_ context.Context, fn func(Tx) error) error {
 
 type memTx struct{ s *memStore }
 
-func (t memTx) Get(k string) (string, bool, error) {
+func (t memTx) Get(keys ...string) ([]string, []bool, error) {
 	if t.s.failGet.Load() {
-		return "", false, errors.New("SecurityError")
+		return nil, nil, errors.New("SecurityError")
 	}
-	v, ok := t.s.m[k]
-	return v, ok, nil
+	vals, oks := make([]string, len(keys)), make([]bool, len(keys))
+	for i, k := range keys {
+		vals[i], oks[i] = t.s.m[k]
+	}
+	return vals, oks, nil
 }
 
-func (t memTx) Set(k, v string) error {
+func (t memTx) Write(changes []Change) error {
 	if t.s.failSet.Load() {
 		return errors.New("QuotaExceededError")
 	}
-	t.s.m[k] = v
+	for _, c := range changes {
+		if c.Remove {
+			delete(t.s.m, c.Key)
+		} else {
+			t.s.m[c.Key] = c.Value
+		}
+	}
 	return nil
 }
-
-func (t memTx) Remove(k string) error { delete(t.s.m, k); return nil }
 
 func consume(g *Guard, session, id string, exp, now int64) string {
 	prev, err := g.Consume(context.Background(), session, id, exp, now)
