@@ -167,9 +167,10 @@ func runTx(fn func(replaystore.Tx) error, w *webStore) (err error) {
 		return err
 	}
 	err = fn(w)
-	if err != nil {
+	if err != nil && !errors.Is(err, replaystore.ErrFull) && !errors.Is(err, replaystore.ErrSessionFull) {
 		// The database may have been closed under us (storage cleared):
-		// open it again next time.
+		// close this connection and open another next time.
+		_, _ = w.db.Call("close")
 		w.db = safejs.Undefined()
 	}
 	return err
