@@ -87,7 +87,7 @@ type benchGuard struct {
 }
 
 func newBenchGuard() *benchGuard {
-	return &benchGuard{g: runtime.NewMemoryReplayGuard(runtime.DefaultReplayCapacity)}
+	return &benchGuard{g: runtime.NewMemoryReplayGuard(runtime.DefaultReplayCapacity, runtime.DefaultReplaySessionCapacity)}
 }
 
 func (bg *benchGuard) Consume(ctx context.Context, session, id string, expiresAtMs, nowMs int64) (*runtime.ReplayRecord, error) {
@@ -102,7 +102,7 @@ func (bg *benchGuard) Complete(ctx context.Context, session, id string, outcome 
 // refresh replaces a guard that filled up halfway.
 func (bg *benchGuard) refresh() {
 	if bg.used > runtime.DefaultReplayCapacity/2 {
-		bg.g, bg.used = runtime.NewMemoryReplayGuard(runtime.DefaultReplayCapacity), 0
+		bg.g, bg.used = runtime.NewMemoryReplayGuard(runtime.DefaultReplayCapacity, runtime.DefaultReplaySessionCapacity), 0
 	}
 }
 

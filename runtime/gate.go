@@ -123,7 +123,7 @@ type gate struct {
 
 func newGate(cfg *config) *gate {
 	if cfg.gate.guard == nil {
-		cfg.gate.guard = NewMemoryReplayGuard(DefaultReplayCapacity)
+		cfg.gate.guard = NewMemoryReplayGuard(DefaultReplayCapacity, DefaultReplaySessionCapacity)
 	}
 	return &gate{cfg: cfg, anonScope: cfg.gate.anonymousScope()}
 }

@@ -264,7 +264,7 @@ func TestCustomLimiterFailsClosed(t *testing.T) {
 
 func TestMemoryReplayGuard(t *testing.T) {
 	ctx := context.Background()
-	g := NewMemoryReplayGuard(3)
+	g := NewMemoryReplayGuard(3, 0)
 	if prev, err := g.Consume(ctx, "s", "r1", 1000, 0); prev != nil || err != nil {
 		t.Fatalf("first consume: %v, %v", prev, err)
 	}
@@ -321,7 +321,7 @@ func TestMemoryReplayGuard(t *testing.T) {
 // not full.
 func TestMemoryReplayGuardSweep(t *testing.T) {
 	ctx := context.Background()
-	g := NewMemoryReplayGuard(100)
+	g := NewMemoryReplayGuard(100, 0)
 	for i := range 10 {
 		g.Consume(ctx, "s", fmt.Sprint(i), 100, 0)
 	}
@@ -401,7 +401,7 @@ func TestMemoryReplayGuardHammer(t *testing.T) {
 		keys[i] = "r" + strconv.Itoa(i)
 	}
 	for round := range rounds {
-		g := NewMemoryReplayGuard(ids)
+		g := NewMemoryReplayGuard(ids, 0)
 		wins := make([]atomic.Int32, ids)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
@@ -455,7 +455,7 @@ func TestReplayGuardFailsClosed(t *testing.T) {
 		t.Errorf("outcome %s, ran %d", got, ran.Load())
 	}
 	// The built-in guard when full fails closed too.
-	e = newEnv(t, WithReplayGuard(NewMemoryReplayGuard(1)))
+	e = newEnv(t, WithReplayGuard(NewMemoryReplayGuard(1, 0)))
 	mustDeclare(t, e.rt, Action{ID: "a", Title: "A"})
 	e.invoke("a", nil)
 	if got := outcome(t, first(e.invoke("a", nil))); got != "protocol:REPLAY_GUARD_UNAVAILABLE" {

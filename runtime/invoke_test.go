@@ -317,7 +317,7 @@ func (panickyGuard) Complete(context.Context, string, string, ReplayRecord) { pa
 // Handle "never fails: every failure is a response". A custom replay
 // guard whose Complete panics is page-side code like any other.
 func TestPanicInReplayGuardComplete(t *testing.T) {
-	e := newEnv(t, WithReplayGuard(panickyGuard{NewMemoryReplayGuard(100)}))
+	e := newEnv(t, WithReplayGuard(panickyGuard{NewMemoryReplayGuard(100, 0)}))
 	mustDeclare(t, e.rt, Action{ID: "act", Title: "Act"})
 	var resp schema.SurfaceResponse
 	func() {

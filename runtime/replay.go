@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 )
 
@@ -28,49 +29,94 @@ type ReplayRecord struct {
 // DefaultReplayCapacity is the built-in guard's bound on remembered ids.
 const DefaultReplayCapacity = 100_000
 
+// DefaultReplaySessionCapacity is the built-in guard's bound on the ids one
+// session holds: a tenth of the whole, so that a session that fills its
+// share is refused alone (RATIONALE.md, "How is the replay guard's memory
+// bounded?").
+const DefaultReplaySessionCapacity = 10_000
+
 // ErrReplayGuardFull is returned when the guard holds Capacity unexpired
 // ids: it refuses new ones rather than forget a consumed one.
 var ErrReplayGuardFull = errors.New("pling: replay guard is full")
 
+// ErrReplaySessionFull is returned when one session holds its share of
+// unexpired ids: that session's new ids are refused, other sessions'
+// are not.
+var ErrReplaySessionFull = errors.New("pling: this session's share of the replay guard is full")
+
 // MemoryReplayGuard is the built-in ReplayGuard. Memory is bounded: each id
 // is dropped when its session expires, and when capacity unexpired ids are
-// held, new ids are refused (fail closed) instead of forgetting old ones,
-// which would reopen them for replay.
+// held, or perSession by one session, new ids (of that session) are
+// refused (fail closed) instead of forgetting old ones, which would reopen
+// them for replay.
 type MemoryReplayGuard struct {
-	capacity int
-	mu       sync.Mutex
-	m        map[replayKey]replayEntry
-	nextGC   int64
+	capacity, perSession int
+	mu                   sync.Mutex
+	sessions             map[string]*replaySession
+	n                    int   // ids held, over every session
+	minExp               int64 // no id held expires before this
+	nextGC               int64
 }
 
-type replayKey struct{ session, id string }
+// replaySession is the ids one session holds.
+type replaySession struct {
+	ids    map[string]replayEntry
+	minExp int64 // no id of the session expires before this
+}
 
 type replayEntry struct {
 	rec       ReplayRecord
 	expiresMs int64
 }
 
-// NewMemoryReplayGuard returns a guard that remembers at most capacity ids.
-func NewMemoryReplayGuard(capacity int) *MemoryReplayGuard {
-	return &MemoryReplayGuard{capacity: capacity, m: map[replayKey]replayEntry{}}
+// NewMemoryReplayGuard returns a guard that remembers at most capacity ids,
+// and at most perSession ids of one session. A perSession that is not
+// positive or exceeds capacity is capacity.
+func NewMemoryReplayGuard(capacity, perSession int) *MemoryReplayGuard {
+	if perSession <= 0 || perSession > capacity {
+		perSession = capacity
+	}
+	return &MemoryReplayGuard{capacity: capacity, perSession: perSession,
+		sessions: map[string]*replaySession{}, minExp: math.MaxInt64}
 }
 
 // Consume implements ReplayGuard.
 func (g *MemoryReplayGuard) Consume(_ context.Context, session, id string, expiresAtMs, nowMs int64) (*ReplayRecord, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	k := replayKey{session, id}
-	if e, ok := g.m[k]; ok && nowMs < e.expiresMs {
-		rec := e.rec
-		return &rec, nil
+	if s := g.sessions[session]; s != nil {
+		if e, ok := s.ids[id]; ok {
+			if nowMs < e.expiresMs {
+				rec := e.rec
+				return &rec, nil
+			}
+			delete(s.ids, id) // expired: its session can no longer send it
+			g.n--
+		}
 	}
-	if len(g.m) >= g.capacity || nowMs >= g.nextGC {
+	// Sweeps run only when something can have expired, so a full guard
+	// refuses in constant time.
+	if nowMs >= g.nextGC || (g.n >= g.capacity && nowMs >= g.minExp) {
 		g.gc(nowMs)
 	}
-	if len(g.m) >= g.capacity {
+	s := g.sessions[session]
+	if s != nil && len(s.ids) >= g.perSession && nowMs >= s.minExp {
+		g.sweep(s, nowMs)
+	}
+	if g.n >= g.capacity {
 		return nil, ErrReplayGuardFull
 	}
-	g.m[k] = replayEntry{expiresMs: expiresAtMs}
+	if s != nil && len(s.ids) >= g.perSession {
+		return nil, ErrReplaySessionFull
+	}
+	if s == nil {
+		s = &replaySession{ids: map[string]replayEntry{}, minExp: math.MaxInt64}
+		g.sessions[session] = s
+	}
+	s.ids[id] = replayEntry{expiresMs: expiresAtMs}
+	g.n++
+	s.minExp = min(s.minExp, expiresAtMs)
+	g.minExp = min(g.minExp, expiresAtMs)
 	return nil, nil
 }
 
@@ -78,11 +124,14 @@ func (g *MemoryReplayGuard) Consume(_ context.Context, session, id string, expir
 func (g *MemoryReplayGuard) Complete(_ context.Context, session, id string, outcome ReplayRecord) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	k := replayKey{session, id}
-	if e, ok := g.m[k]; ok {
+	s := g.sessions[session]
+	if s == nil {
+		return
+	}
+	if e, ok := s.ids[id]; ok {
 		outcome.Completed = true
 		e.rec = outcome
-		g.m[k] = e
+		s.ids[id] = e
 	}
 }
 
@@ -90,14 +139,35 @@ func (g *MemoryReplayGuard) Complete(_ context.Context, session, id string, outc
 func (g *MemoryReplayGuard) Len() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.m)
+	return g.n
 }
 
+// gc drops the expired ids of every session that can have some, and
+// sessions left with none.
 func (g *MemoryReplayGuard) gc(nowMs int64) {
-	for k, e := range g.m {
-		if nowMs >= e.expiresMs {
-			delete(g.m, k)
+	g.minExp = math.MaxInt64
+	for k, s := range g.sessions {
+		if nowMs >= s.minExp {
+			g.sweep(s, nowMs)
 		}
+		if len(s.ids) == 0 {
+			delete(g.sessions, k)
+			continue
+		}
+		g.minExp = min(g.minExp, s.minExp)
 	}
 	g.nextGC = nowMs + 60_000
+}
+
+// sweep drops the expired ids of s.
+func (g *MemoryReplayGuard) sweep(s *replaySession, nowMs int64) {
+	s.minExp = math.MaxInt64
+	for id, e := range s.ids {
+		if nowMs >= e.expiresMs {
+			delete(s.ids, id)
+			g.n--
+			continue
+		}
+		s.minExp = min(s.minExp, e.expiresMs)
+	}
 }

@@ -35,6 +35,7 @@ type pageConfig struct {
 	ExpectTimeoutMs  int64               `json:"expectTimeoutMs"`
 	HandoffTimeoutMs int64               `json:"handoffTimeoutMs"`
 	ApprovalTTLMs    int64               `json:"approvalTtlMs"`
+	ReplayGuard      string              `json:"replayGuard"` // "" or "memory" (wasm/replay.go)
 }
 
 var page = struct {
@@ -95,6 +96,11 @@ func initPage(args []safejs.Value) (any, error) {
 	}
 	if c.ExpectTimeoutMs > 0 {
 		opts = append(opts, runtime.WithExpectTimeout(c.ExpectTimeoutMs, 0))
+	}
+	if g, err := pageReplayGuard(c.ReplayGuard); err != nil {
+		return nil, err
+	} else if g != nil {
+		opts = append(opts, runtime.WithReplayGuard(g))
 	}
 	if hooks.Type() == safejs.TypeObject {
 		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {

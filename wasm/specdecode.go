@@ -216,15 +216,15 @@ func (c *pageConfig) decodeFast(text string) bool {
 		return false
 	}
 	f, ok := jsonmap.Fields(v, "expose", "origin", "requireSession", "keys", "RateLimit", "loop",
-		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "anonymous")
+		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "anonymous", "replayGuard")
 	if !ok || f[4] != nil || f[5] != nil {
 		return false
 	}
-	var oks [8]bool
-	oks[7] = true
+	var oks [9]bool
+	oks[8] = true
 	if f[9] != nil { // absent stays nil; [] is "nothing", as json.Unmarshal reads it
 		var anon []string
-		anon, oks[7] = jsonmap.Strings(f[9])
+		anon, oks[8] = jsonmap.Strings(f[9])
 		c.Anonymous = &anon
 	}
 	c.Expose, oks[0] = jsonmap.Strings(f[0])
@@ -234,6 +234,7 @@ func (c *pageConfig) decodeFast(text string) bool {
 	c.ExpectTimeoutMs, oks[4] = jsonmap.Int64(f[6])
 	c.HandoffTimeoutMs, oks[5] = jsonmap.Int64(f[7])
 	c.ApprovalTTLMs, oks[6] = jsonmap.Int64(f[8])
+	c.ReplayGuard, oks[7] = jsonmap.String(f[10])
 	return allTrue(oks[:])
 }
 

@@ -95,6 +95,7 @@ func TestSpecDecodeFast(t *testing.T) {
 		{`{}`, true},
 		{`{"expose":["approve","open"],"origin":"https://shop.example","requireSession":true,"keys":{"k1":"AAAA"},"expectTimeoutMs":2000,"handoffTimeoutMs":1,"approvalTtlMs":60000,"other":{"x":1}}`, true},
 		{`{"expose":[]}`, true},
+		{`{"expose":["*"],"replayGuard":"memory"}`, true},
 		{`{"RateLimit":{"Describe":{"Burst":1,"PerSecond":1}}}`, false},
 		{`{"loop":{"Repeats":3}}`, false},
 		{`{"expose":[1]}`, false},

@@ -123,7 +123,7 @@ const benchVisitMeasure = `(async () => {
     if (u.pathname.startsWith("/pling/")) before[u.pathname] = e.encodedBodySize;
   }
   const t0 = performance.now();
-  const res = await pling.surface.handle({ protocol: "pling.surface/0.1", id: "first", method: "describe" });
+  const res = await pling.surface.handle({ protocol: "pling.surface/0.1", id: "first-" + Math.random().toString(36).slice(2), method: "describe" });
   const t1 = performance.now();
   const rs = performance.getEntriesByType("resource");
   const wasm = rs.find((e) => /\.wasm(\?|$)/.test(e.name));
@@ -151,7 +151,10 @@ const benchVisitMeasure = `(async () => {
 const benchHarness = `window.__bench = window.__bench || (() => {
   const now = () => performance.now();
   const S = "pling.surface/0.1";
+  // Request ids stay consumed across reloads and tabs of the origin (the
+  // page's replay guard), so each load's ids carry a nonce of their own.
   let seq = 0;
+  const nonce = Math.random().toString(36).slice(2) + "-";
 
   // fresh continues in a new task that no timer started (a message
   // event), as an agent's call arrives. Back-to-back awaits would
@@ -220,7 +223,7 @@ const benchHarness = `window.__bench = window.__bench || (() => {
     let first = null;
     for (let i = 0; i < o.warm + o.reps; i++) {
       await fresh();
-      const req = { protocol: S, id: "d" + (seq++), method: "describe" };
+      const req = { protocol: S, id: "d" + nonce + (seq++), method: "describe" };
       const t0 = now();
       const res = await pling.surface.handle(req);
       const dt = now() - t0;
@@ -270,7 +273,7 @@ const benchHarness = `window.__bench = window.__bench || (() => {
     const xs = [];
     for (let i = 0; i < o.warm + o.reps; i++) {
       await fresh();
-      const req = { protocol: S, id: "i" + (seq++), method: "invoke", capability: "noop", input: {} };
+      const req = { protocol: S, id: "i" + nonce + (seq++), method: "invoke", capability: "noop", input: {} };
       const t0 = now();
       const res = await pling.surface.handle(req);
       const dt = now() - t0;
@@ -337,7 +340,7 @@ const benchHarness = `window.__bench = window.__bench || (() => {
   // one tool per row and applicable action, named by the concrete id.
   async function rowTools() {
     await pling.ready;
-    const res = await pling.surface.handle({ protocol: S, id: "rows" + (seq++), method: "describe", options: { maxRecords: 10000 } });
+    const res = await pling.surface.handle({ protocol: S, id: "rows" + nonce + (seq++), method: "describe", options: { maxRecords: 10000 } });
     if (!res.ok) throw new Error("describe: " + JSON.stringify(res.error));
     const items = res.result.context.records.order.items;
     const applies = { approve: (st) => st === "pending", refund: (st) => st === "approved" || st === "shipped", open: () => true };
@@ -358,7 +361,7 @@ const benchHarness = `window.__bench = window.__bench || (() => {
 
   async function describeBytes() {
     await pling.ready;
-    const res = await pling.surface.handle({ protocol: S, id: "b" + (seq++), method: "describe" });
+    const res = await pling.surface.handle({ protocol: S, id: "b" + nonce + (seq++), method: "describe" });
     if (!res.ok) throw new Error("describe: " + JSON.stringify(res.error));
     const folds = res.result.capabilities.filter((c) => c.record).map((c) => ({
       id: c.id, total: c.record.total, visible: (c.record.visible || []).length, offscreen: c.record.offscreen || 0 }));

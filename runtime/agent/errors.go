@@ -194,7 +194,9 @@ type ReplayError struct {
 // Previous is what the replay guard remembers of the consumed id
 // (details.previous).
 type Previous struct {
-	// Completed is false while the first request is still running.
+	// Completed is false while the first request is still running, or
+	// when it never finished (a page that navigated or reloaded mid-call):
+	// it may have taken effect, so observe before acting.
 	Completed bool
 	// OK and Code describe how it completed: OK with no Code is a
 	// success; OK with a Code is that business failure; not OK is a
@@ -204,7 +206,7 @@ type Previous struct {
 }
 
 func (e *ReplayError) Error() string {
-	state := "is still running"
+	state := "has not completed (still running, or cut off by a navigation)"
 	switch {
 	case !e.Previous.Completed:
 	case e.Previous.OK && e.Previous.Code == "":

@@ -1,0 +1,32 @@
+// A browser page without IndexedDB or the Web Locks API cannot keep
+// request ids across reloads and tabs, so it refuses every request
+// (REPLAY_GUARD_UNAVAILABLE) and says why in the console. Node with a
+// document and neither API stands in for such a page; its own process, as
+// node --test gives each file, so the module starts afresh.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("fs");
+const path = require("path");
+const { loadPling } = require("../node.js");
+
+const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+
+test("a page without IndexedDB or Web Locks refuses every request, and says why", async (t) => {
+  if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
+  assert.equal(globalThis.indexedDB, undefined);
+  globalThis.document = {};
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (m) => warnings.push(String(m));
+  t.after(() => { console.warn = warn; delete globalThis.document; });
+  let ran = 0;
+  const pling = loadPling({ dir: dist, expose: ["*"] });
+  pling.action({ id: "order.place", title: "Place the order", run: () => ++ran });
+  const res = await pling.surface.handle({ protocol: "pling.surface/0.1", id: "order-1", method: "invoke", capability: "order.place" });
+  assert.equal(res.ok, false, JSON.stringify(res));
+  assert.equal(res.error.code, "REPLAY_GUARD_UNAVAILABLE");
+  assert.equal(ran, 0);
+  assert.match(warnings.join("\n"), /replayGuard: "memory"/);
+});
