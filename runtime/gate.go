@@ -55,6 +55,7 @@ type gateConfig struct {
 	verifier        SessionVerifier
 	limiter         Limiter
 	guard           ReplayGuard
+	shared          ReplayGuard
 	audit           AuditSink
 	origin          string
 }
@@ -108,6 +109,16 @@ func WithLimiter(l Limiter) Option { return func(cfg *config) { cfg.gate.limiter
 // WithReplayGuard replaces the replay guard. A guard that fails is
 // answered with REPLAY_GUARD_UNAVAILABLE (fail closed).
 func WithReplayGuard(g ReplayGuard) Option { return func(cfg *config) { cfg.gate.guard = g } }
+
+// WithSharedReplayGuard adds a second replay guard, one that outlives the
+// page: a store shared by the origin's tabs, or an authority's record
+// (PLING.md §9.3). An invoke of a capability that can change something
+// (risk write or destructive, or an id the page does not declare) consumes
+// its id there too, after the page's own guard, so that one id runs at
+// most once across reloads and tabs; describe and read invokes do not pay
+// for it. It fails closed like the first: an error is
+// REPLAY_GUARD_UNAVAILABLE, and the id stays free to be sent again.
+func WithSharedReplayGuard(g ReplayGuard) Option { return func(cfg *config) { cfg.gate.shared = g } }
 
 // WithAudit sets the sink of the audit events: one per request, metadata
 // only.

@@ -135,6 +135,28 @@ func (g *MemoryReplayGuard) Complete(_ context.Context, session, id string, outc
 	}
 }
 
+// Release forgets an id that Consume just took for a request that a later
+// check (the shared guard of WithSharedReplayGuard) refused before
+// anything ran, so that the request may be sent again with the same id.
+func (g *MemoryReplayGuard) Release(_ context.Context, session, id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.sessions[session]
+	if s == nil {
+		return
+	}
+	if _, ok := s.ids[id]; ok {
+		delete(s.ids, id)
+		g.n--
+	}
+}
+
+// replayReleaser is a ReplayGuard that can forget an id it just consumed
+// (MemoryReplayGuard can; a custom guard may).
+type replayReleaser interface {
+	Release(ctx context.Context, sessionKey, id string)
+}
+
 // Len returns the number of ids held.
 func (g *MemoryReplayGuard) Len() int {
 	g.mu.Lock()

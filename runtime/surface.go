@@ -77,6 +77,8 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		capability = req.Capability
 	}
 	var sess *Session
+	guard := rt.cfg.gate.guard
+	complete := guard.Complete // and the shared guard's, once both consumed the id
 	consumed := false
 	defer func() {
 		if r := recover(); r != nil {
@@ -86,7 +88,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 			if consumed {
 				func() {
 					defer func() { _ = recover() }() // a guard that panics again changes nothing
-					rt.cfg.gate.guard.Complete(context.WithoutCancel(ctx), sess.key, id, ReplayRecord{Code: string(perr.InternalError)})
+					complete(context.WithoutCancel(ctx), sess.key, id, ReplayRecord{Code: string(perr.InternalError)})
 				}()
 			}
 		}
@@ -106,10 +108,31 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 	if !ok {
 		return rt.protocolFailure(start, &id, req, perr.New(perr.RateLimited, "", nil).WithRetryAfter(max(retry, 1)))
 	}
-	// Step 8: replay guard.
-	prev, err := rt.cfg.gate.guard.Consume(ctx, sess.key, id, sess.ExpiresAtMs, now)
+	// Step 8: replay guard, then the shared one for an invoke that can
+	// change something.
+	shared := rt.cfg.gate.shared
+	prev, err := guard.Consume(ctx, sess.key, id, sess.ExpiresAtMs, now)
 	if err != nil {
 		return rt.protocolFailure(start, &id, req, perr.New(perr.ReplayGuardUnavailable, "", nil))
+	}
+	if prev == nil && shared != nil && req.Method == schema.MethodInvoke && rt.changes(req.Capability) {
+		sprev, serr := shared.Consume(ctx, sess.key, id, sess.ExpiresAtMs, now)
+		if serr != nil || sprev != nil {
+			// Refused before anything ran: the page's guard forgets the
+			// id, so a resend asks the shared guard again.
+			if r, ok := guard.(replayReleaser); ok {
+				r.Release(context.WithoutCancel(ctx), sess.key, id)
+			}
+			if serr != nil {
+				return rt.protocolFailure(start, &id, req, perr.New(perr.ReplayGuardUnavailable, "", nil))
+			}
+			prev = sprev
+		} else {
+			complete = func(ctx context.Context, session, id string, r ReplayRecord) {
+				guard.Complete(ctx, session, id, r)
+				shared.Complete(ctx, session, id, r)
+			}
+		}
 	}
 	if prev != nil {
 		d := map[string]any{"completed": prev.Completed}
@@ -123,7 +146,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 	}
 	consumed = true
 	exp := rt.gate.exposureOf(sess)
-	record := func(r ReplayRecord) { rt.cfg.gate.guard.Complete(context.WithoutCancel(ctx), sess.key, id, r) }
+	record := func(r ReplayRecord) { complete(context.WithoutCancel(ctx), sess.key, id, r) }
 
 	switch req.Method {
 	case schema.MethodDescribe:
@@ -206,4 +229,26 @@ func mustEncode(v any) []byte {
 		return []byte(`{"protocol":"` + schema.Protocol + `","id":null,"ok":false,"error":{"code":"INTERNAL_ERROR","message":"Internal error"}}`)
 	}
 	return b
+}
+
+// changes reports whether an invoke of capability id can change something,
+// and so consumes its id in the shared replay guard too: its risk is write
+// or destructive (a fold's, or any of its rows' without a template), or
+// the page does not declare it (nothing is known of it, so it is not
+// trusted to be harmless). Page code is not asked.
+func (rt *Runtime) changes(id string) bool {
+	c := rt.snapshot().byID[id]
+	switch {
+	case c == nil:
+		return true
+	case c.fold != nil && !c.fold.hasTemplate:
+		for _, a := range c.fold.rows {
+			if riskOf(&a) != schema.RiskRead {
+				return true
+			}
+		}
+		return false
+	default:
+		return riskOf(&c.action) != schema.RiskRead
+	}
 }

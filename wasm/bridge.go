@@ -100,7 +100,7 @@ func initPage(args []safejs.Value) (any, error) {
 	if g, err := pageReplayGuard(c.ReplayGuard); err != nil {
 		return nil, err
 	} else if g != nil {
-		opts = append(opts, runtime.WithReplayGuard(g))
+		opts = append(opts, runtime.WithSharedReplayGuard(g))
 	}
 	if hooks.Type() == safejs.TypeObject {
 		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {

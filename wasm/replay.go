@@ -35,11 +35,13 @@ const (
 	replayStoreWait = 5 * time.Second
 )
 
-// pageReplayGuard chooses the guard for the page runtime from the
+// pageReplayGuard chooses the page runtime's shared replay guard (the
+// one write and destructive invokes consume their ids in, beside the
+// built-in memory guard every request goes through) from the
 // configuration's replayGuard: "" (where IndexedDB and the Web Locks API
-// exist, the store; in another browser page, a guard that refuses every
-// request; elsewhere, Node or a Go host, nil: the built-in memory guard)
-// or "memory" (the built-in guard: ids live as long as the module).
+// exist, the store; in another browser page, a guard that refuses those
+// invokes; elsewhere, Node or a Go host, nil: none) or "memory" (none:
+// ids live as long as the module).
 func pageReplayGuard(mode string) (runtime.ReplayGuard, error) {
 	switch mode {
 	case "memory":
@@ -49,14 +51,14 @@ func pageReplayGuard(mode string) (runtime.ReplayGuard, error) {
 		return nil, fmt.Errorf(`pling: replayGuard must be "memory" or left out, not %q`, mode)
 	}
 	if st, ok := webReplayStore(); ok {
-		return replaystore.New(st, replaystore.DefaultCapacity, replaystore.DefaultSessionCapacity), nil
+		return laterComplete{replaystore.New(st, replaystore.DefaultCapacity, replaystore.DefaultSessionCapacity)}, nil
 	}
 	if doc, err := global.Get("document"); err != nil || doc.Type() != safejs.TypeObject {
 		return nil, nil
 	}
 	if console, err := global.Get("console"); err == nil && console.Type() == safejs.TypeObject {
 		_, _ = console.Call("warn", `pling: this page has no IndexedDB or Web Locks API (navigator.locks needs a secure context), `+
-			`so request ids cannot be kept across reloads and tabs; every request is refused with REPLAY_GUARD_UNAVAILABLE. `+
+			`so request ids cannot be kept across reloads and tabs; every invoke of a write or destructive action is refused with REPLAY_GUARD_UNAVAILABLE. `+
 			`Serve the page over https, or configure replayGuard: "memory" to keep ids for one page load only.`)
 	}
 	return unavailableGuard{}, nil
@@ -321,8 +323,9 @@ func idbWait(target safejs.Value) error {
 	}
 }
 
-// unavailableGuard refuses every request: a browser page that cannot keep
-// ids across reloads fails closed.
+// unavailableGuard refuses every request that asks it (the invokes that
+// can change something): a browser page that cannot keep ids across
+// reloads fails closed.
 type unavailableGuard struct{}
 
 func (unavailableGuard) Consume(context.Context, string, string, int64, int64) (*runtime.ReplayRecord, error) {
@@ -330,3 +333,13 @@ func (unavailableGuard) Consume(context.Context, string, string, int64, int64) (
 }
 
 func (unavailableGuard) Complete(context.Context, string, string, runtime.ReplayRecord) {}
+
+// laterComplete records a request's outcome in the store without holding
+// up its answer: Consume, before anything runs, is what must be durable;
+// an outcome lost to a reload right after the answer leaves the id
+// consumed with completed: false, which tells the truth (it may have run).
+type laterComplete struct{ *replaystore.Guard }
+
+func (g laterComplete) Complete(ctx context.Context, session, id string, outcome runtime.ReplayRecord) {
+	go g.Guard.Complete(ctx, session, id, outcome)
+}
