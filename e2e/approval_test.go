@@ -60,11 +60,13 @@ func testApproval(t *testing.T, site *browserSite) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		d1.answer("approve")
+		// The next dialog appears in the same task that removes this one,
+		// so it is open by now (or within the page's microtasks).
+		shown := time.Now()
 		if o := tb.outcome(first); o.err != nil {
 			t.Fatalf("first refund: %v", o.err)
 		}
 		d2 := tb.approval()
-		shown := time.Now()
 		// Approve is inert for a moment after the next dialog appears: a
 		// click meant for the first dialog cannot approve the second.
 		d2.click("approve")

@@ -126,6 +126,7 @@
       done = true;
       clearInterval(iv);
       clearTimeout(inert);
+      doc.removeEventListener("visibilitychange", arm);
       var had = ours();
       if (d.open) d.close();
       d.remove();
@@ -153,10 +154,14 @@
     if (host) { scope.appendChild(d); doc.body.appendChild(host); } else (parent || doc.body).appendChild(d);
     if (parent) parent.addEventListener("close", function () { if (!done) doc.body.appendChild(d); }, { once: true });
     if (o.modal) d.showModal(); else d.show();
-    if (o.inert) {
+    // Inert while the page is hidden and again for a moment when it comes
+    // back into view: the person may not have seen the dialog appear.
+    function arm() {
       yes.disabled = true;
-      inert = setTimeout(function () { yes.disabled = false; }, INERT_MS);
+      clearTimeout(inert);
+      if (!doc.hidden) inert = setTimeout(function () { yes.disabled = false; }, INERT_MS);
     }
+    if (o.inert) { arm(); doc.addEventListener("visibilitychange", arm); }
     // A modal takes focus; a handoff only when the page has none, so a
     // person already typing in the page (the bank's code field) keeps it.
     var busy = doc.activeElement && doc.activeElement !== doc.body && !ours();
