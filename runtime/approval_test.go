@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -160,4 +161,36 @@ func normalizeJSON(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// FuzzDisplayText: whatever a value holds, the text a person is shown
+// has no character that would not show as itself, stays within its
+// bound, and says when it was cut or escaped.
+func FuzzDisplayText(f *testing.F) {
+	for _, s := range []string{"", "alice", "bob\u202E0001", "a\\b\n", strings.Repeat("é", 300), "\xff\xfe", "x\u200By", "\u2028", "日本\u3000語"} {
+		f.Add(s, 10)
+		f.Add(s, 200)
+	}
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		if max < 2 || max > 1000 {
+			return
+		}
+		got := displayText(s, max)
+		n := 0
+		for _, r := range got.text {
+			n++
+			if unshowable(r) || (r == utf8.RuneError && !strings.ContainsRune(s, utf8.RuneError)) {
+				t.Fatalf("displayText(%q, %d) = %q shows %U as is", s, max, got.text, r)
+			}
+		}
+		if n > max {
+			t.Fatalf("displayText(%q, %d) = %q: %d characters", s, max, got.text, n)
+		}
+		if got.cut != strings.HasSuffix(got.text, "…") && !strings.HasSuffix(s, "…") {
+			t.Fatalf("displayText(%q, %d) = %+v: cut without its marker", s, max, got)
+		}
+		if !got.escaped && !got.cut && got.text != s {
+			t.Fatalf("displayText(%q, %d) = %+v: changed a showable text", s, max, got)
+		}
+	})
 }
