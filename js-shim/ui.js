@@ -209,7 +209,11 @@
         if (f.escaped) notes.push(t("ui.escaped"));
         row(String(f.title), String(f.name), String(f.value), notes);
       });
-      if (dl.firstChild) d.insertBefore(dl, before);
+      if (dl.firstChild) {
+        dl.id = d.id + "-input";
+        d.setAttribute("aria-describedby", d.getAttribute("aria-describedby") + " " + dl.id);
+        d.insertBefore(dl, before);
+      }
       if (c.more > 0) {
         var p = doc.createElement("p");
         p.className = "pling-ui-more";
