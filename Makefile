@@ -71,6 +71,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzTokenVerify$$' -fuzztime=$(FUZZTIME) ./runtime/
 	$(GO) test -run='^$$' -fuzz='^FuzzMatch$$' -fuzztime=$(FUZZTIME) ./runtime/
+	$(GO) test -run='^$$' -fuzz='^FuzzDisplayText$$' -fuzztime=$(FUZZTIME) ./runtime/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
 

@@ -384,7 +384,6 @@ func expectationsMet(t *testing.T, r *agent.Result, states ...string) {
 
 const (
 	handoffDialog = `dialog.pling-ui[data-pling-ui=handoff]`
-	approveDialog = `dialog.pling-ui[data-pling-ui=approve]`
 	answerYes     = ` [data-pling-ui-answer=yes]`
 	answerNo      = ` [data-pling-ui-answer=no]`
 )
@@ -400,6 +399,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("shop", func(t *testing.T) { testShop(t, site) })
 	t.Run("orders", func(t *testing.T) { testOrders(t, site) })
+	t.Run("approval", func(t *testing.T) { testApproval(t, site) })
 	t.Run("settings", func(t *testing.T) { testSettings(t, site) })
 	t.Run("handler-throws", func(t *testing.T) {
 		tb := site.open(t, "/settings/")
@@ -669,11 +669,9 @@ func testOrders(t *testing.T, site *browserSite) {
 		tb := tb.on(t)
 		id := pick(t, true, "approved", "shipped")
 		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "damaged"})
-		tb.do(chromedp.WaitVisible(chromedp.CSS(approveDialog)))
-		if text := eval[string](tb, `document.querySelector("`+approveDialog+`").textContent`); !strings.Contains(text, "Refund order") {
+		if text := tb.personAnswers("approve"); !strings.Contains(text, "Refund order") {
 			t.Errorf("the approval dialog does not name the action: %q", text)
 		}
-		tb.do(chromedp.Click(chromedp.CSS(approveDialog + answerYes)))
 		o := tb.outcome(res)
 		if o.err != nil {
 			t.Fatalf("refund: %v", o.err)
@@ -682,7 +680,7 @@ func testOrders(t *testing.T, site *browserSite) {
 		if got := rowStatus(tb, id); got != "refunded" {
 			t.Errorf("row %s shows %q, want refunded", id, got)
 		}
-		tb.do(chromedp.WaitNotPresent(chromedp.CSS(approveDialog)))
+		tb.waitJS(`!document.querySelector("` + approvalHost + `")`)
 	})
 
 	t.Run("refund-denied", func(t *testing.T) {
@@ -690,16 +688,13 @@ func testOrders(t *testing.T, site *browserSite) {
 		id := pick(t, true, "approved", "shipped")
 		before := rowStatus(tb, id)
 		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "late"})
-		tb.do(
-			chromedp.WaitVisible(chromedp.CSS(approveDialog)),
-			chromedp.Click(chromedp.CSS(approveDialog+answerNo)),
-		)
+		tb.personAnswers("deny")
 		o := tb.outcome(res)
 		wantCode(t, o.err, perr.PermissionDenied)
 		if got := rowStatus(tb, id); got != before {
 			t.Errorf("row %s shows %q after a denied refund, want %q", id, got, before)
 		}
-		tb.do(chromedp.WaitNotPresent(chromedp.CSS(approveDialog)))
+		tb.waitJS(`!document.querySelector("` + approvalHost + `")`)
 	})
 }
 

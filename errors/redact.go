@@ -68,6 +68,18 @@ func RedactString(s string) string {
 	return truncateString(s, MaxDetailsChars)
 }
 
+// RedactValue returns v as Redact keeps it under the key k, without the
+// size cap: Redacted when k names a credential, else a copy with
+// credential-looking strings and the values of credential keys replaced.
+// It is for a value shown to a person (an approval challenge), which is
+// bounded by its own rules.
+func RedactValue(k string, v any) any {
+	if sensitiveKey(k) {
+		return Redacted
+	}
+	return redactValue(normalize(v))
+}
+
 var sensitiveWords = []string{
 	"authorization", "cookie", "token", "secret", "password", "passwd", "passphrase",
 	"apikey", "credential", "privatekey", "session", "signature", "bearer", "csrf", "xsrf",

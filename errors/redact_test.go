@@ -697,3 +697,29 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactValue: one value under its key, redacted as Redact would
+// keep it, with no cap (an approval challenge bounds it by its own rules).
+func TestRedactValue(t *testing.T) {
+	long := strings.Repeat("a", 2*MaxDetailsChars)
+	tests := []struct {
+		name string
+		key  string
+		v    any
+		want any
+	}{
+		{"a credential key", "password", "hunter2", Redacted},
+		{"a plain value", "to", "alice", "alice"},
+		{"a credential in text", "note", "use Bearer abcdefghijklmnop", "use " + Redacted},
+		{"a credential key inside", "meta", map[string]any{"apiKey": "k", "ok": 1}, map[string]any{"apiKey": Redacted, "ok": json.Number("1")}},
+		{"no cap", "note", long, long},
+		{"an unencodable value", "x", math.NaN(), "[unencodable]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, RedactValue(tt.key, tt.v)); diff != "" {
+				t.Errorf("RedactValue(%q, …) (-want +got):\n%s", tt.key, diff)
+			}
+		})
+	}
+}

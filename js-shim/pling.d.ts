@@ -65,6 +65,48 @@ export interface ActionFailure {
   resume?: string;
 }
 
+/**
+ * ApprovalField is one input parameter of a challenge, rendered for a
+ * person once, in Go, so every host and approver shows the same text.
+ */
+export interface ApprovalField {
+  /**
+   * Name is the parameter's name; Title what a person reads (its
+   * description, else its name).
+   */
+  name: string;
+  title: string;
+  /**
+   * Value is the text shown: a string as itself, any other value as
+   * canonical JSON.
+   */
+  value: string;
+  /** Redacted says a credential was replaced by [REDACTED]. */
+  redacted?: boolean;
+  /**
+   * Escaped says Value is written with escapes: a character that would
+   * not show faithfully (a control, a bidi override, …) as \u{XXXX},
+   * \n, \t or \r, and each backslash doubled.
+   */
+  escaped?: boolean;
+  /**
+   * Cut says Value was cut to the bound and ends with "…"; Length is
+   * then the full text's length in characters.
+   */
+  cut?: boolean;
+  length?: number;
+}
+
+/**
+ * ApprovalRecord is the record of a challenge as a person sees it. Label
+ * is rendered as ApprovalField.Value is (escaped, redacted, bounded).
+ */
+export interface ApprovalRecord {
+  kind: string;
+  id: string;
+  label?: string;
+}
+
 /** DescribeOptions narrows a description. Unknown options are ignored. */
 export interface DescribeOptions {
   /**
@@ -223,6 +265,19 @@ export interface SurfaceApprovalChallenge {
   risk?: "read" | "write" | "destructive";
   summary?: string;
   expiresAtMs: number;
+  /** Record is the row a folded invoke acts on, with its label. */
+  record?: ApprovalRecord;
+  /**
+   * Input is every input parameter the binding holds (the record
+   * aside), in name order, rendered for a person: redacted, escaped
+   * where a character would not show faithfully, and bounded.
+   */
+  input?: ApprovalField[];
+  /**
+   * More counts the parameters left out of Input by its bound; a
+   * person is then not shown the whole input.
+   */
+  more?: number;
 }
 
 /** SurfaceApprovalDecision is the approval backend's answer. */

@@ -10,10 +10,21 @@
  *
  * A handoff is not modal: the person has to act on the page (a bank's 3-D
  * Secure window, a CAPTCHA) while the agent waits. An approval is modal:
- * nothing else should happen until the person decides. */
+ * nothing else should happen until the person decides. It shows what the
+ * decision is bound to (the record's label, every input value), as the
+ * module rendered it (escaped, redacted, bounded); this file only sets
+ * textContent. Approvals are shown one at a time, the rest queued with a
+ * count; Approve is inert for a moment after a dialog appears; only
+ * trusted events (a person's click or key) answer; and the approval lives
+ * in a closed shadow root of a <pling-ui data-pling-ui=approve> element,
+ * out of reach of page scripts (RATIONALE "Who can press Approve?"). */
 (function (root) {
   "use strict";
   var doc = root.document, words = {}, seq = 0;
+  // INERT_MS: how long Approve stays disabled after a dialog appears, so
+  // a click meant for something else (the dialog before it) cannot land
+  // on it, as browsers do for permission prompts.
+  var INERT_MS = 700;
 
   function t(key) {
     var lang = doc.documentElement.lang || (root.navigator && navigator.language) || "en";
@@ -34,6 +45,13 @@
     ".pling-ui h2{margin:0 0 8px;font-size:16px;line-height:1.3}.pling-ui p{margin:0 0 8px}" +
     ".pling-ui .pling-ui-what{font-weight:600}.pling-ui .pling-ui-more{color:#475467;font-size:14px}" +
     ".pling-ui [role=timer]{font-size:13px;color:#475467;font-variant-numeric:tabular-nums}" +
+    ".pling-ui[data-pling-ui=approve]{width:min(480px,calc(100vw - 40px));max-height:calc(100vh - 40px);overflow:auto}" +
+    ".pling-ui dl{margin:4px 0 10px;display:grid;grid-template-columns:minmax(90px,max-content) 1fr;gap:4px 12px;font-size:14px}" +
+    ".pling-ui dt{color:#475467;overflow-wrap:anywhere}.pling-ui dt span,.pling-ui dd span{color:#667085;font-size:12px}" +
+    ".pling-ui dd{margin:0;font-weight:600;white-space:pre-wrap;overflow-wrap:anywhere;unicode-bidi:isolate}" +
+    ".pling-ui dd span{display:block;font-weight:400}.pling-ui dd i{font-weight:400;color:#667085}" +
+    ".pling-ui .pling-ui-queue{font-size:13px;color:#1f4fd6;font-weight:600}" +
+    ".pling-ui button:disabled{opacity:.55;cursor:default}" +
     ".pling-ui .pling-ui-buttons{display:flex;justify-content:flex-end;gap:8px;margin-top:14px}" +
     ".pling-ui button{font:inherit;padding:7px 16px;border-radius:8px;border:1px solid #d0d5dd;background:#fff;color:#101828;cursor:pointer}" +
     ".pling-ui button.pling-ui-yes{background:#1f4fd6;border-color:#1f4fd6;color:#fff}" +
@@ -47,15 +65,29 @@
 
   // show opens one dialog and resolves to o.yes or o.no. o: kind, title,
   // what, more, ms (time left, or 0 for no countdown), expired (the key
-  // shown when it runs out), yesKey/noKey, yes/no, modal, risk.
+  // shown when it runs out), yesKey/noKey, yes/no, modal, risk, focus;
+  // fill(d, q) adds content; inert: Approve disabled for INERT_MS; shadow:
+  // the dialog goes into a closed shadow root of a <pling-ui> element;
+  // opened(api) gets {count(n)} to show how many more are waiting.
+  // Only trusted events (a person's input, not a page script's click())
+  // answer.
   function show(o, signal) {
-    if (!doc.getElementById("pling-ui-css")) {
+    var id = "pling-ui-" + ++seq, d = doc.createElement("dialog"), host = null, scope = doc;
+    if (o.shadow) {
+      host = doc.createElement("pling-ui");
+      host.setAttribute("data-pling-ui", o.kind);
+      scope = host.attachShadow({ mode: "closed" });
+      var hs = doc.createElement("style");
+      // Page styles cannot reach inside; !important on :host beats the
+      // page's own rules for the host element.
+      hs.textContent = ":host{display:inline !important;visibility:visible !important;opacity:1 !important}" + CSS;
+      scope.appendChild(hs);
+    } else if (!doc.getElementById("pling-ui-css")) {
       var st = doc.createElement("style");
       st.id = "pling-ui-css";
       st.textContent = CSS;
       doc.head.appendChild(st);
     }
-    var id = "pling-ui-" + ++seq, d = doc.createElement("dialog");
     d.className = "pling-ui";
     d.id = id;
     d.tabIndex = -1;
@@ -66,6 +98,7 @@
     d.setAttribute("aria-describedby", id + "-what " + id + "-more");
     if (o.risk) d.setAttribute("data-risk", o.risk);
     d.innerHTML = '<h2></h2><p class="pling-ui-what"></p><p class="pling-ui-more"></p><p role="timer"></p>' +
+      '<p class="pling-ui-queue" aria-live="polite" hidden></p>' +
       '<div class="pling-ui-buttons"><button type="button" data-pling-ui-answer="no"></button>' +
       '<button type="button" class="pling-ui-yes" data-pling-ui-answer="yes"></button></div>';
     var q = function (s) { return d.querySelector(s); };
@@ -75,53 +108,143 @@
     q(".pling-ui-what").textContent = o.what || "";
     q(".pling-ui-more").id = id + "-more";
     q(".pling-ui-more").textContent = o.more || "";
-    var no = q("[data-pling-ui-answer=no]"), yes = q("[data-pling-ui-answer=yes]"), timer = q("[role=timer]");
+    if (o.fill) o.fill(d, q("[role=timer]"));
+    var no = q("[data-pling-ui-answer=no]"), yes = q("[data-pling-ui-answer=yes]"), timer = q("[role=timer]"), queue = q(".pling-ui-queue");
     no.textContent = t(o.noKey);
     yes.textContent = t(o.yesKey);
     timer.hidden = !o.ms;
 
-    var prev = doc.activeElement, end = Date.now() + (o.ms || 0), iv = 0, done = false, resolve;
+    var prev = doc.activeElement, end = Date.now() + (o.ms || 0), iv = 0, inert = 0, done = false, resolve;
     function tick() {
       var left = end - Date.now();
       timer.textContent = left > 0 ? t("ui.timeLeft").replace("{time}", clock(left)) : t(o.expired);
       if (left <= 0) clearInterval(iv);
     }
+    function ours() { var a = doc.activeElement; return !!a && (d.contains(a) || a === host); }
     function close(v) {
       if (done) return;
       done = true;
       clearInterval(iv);
-      var had = d.contains(doc.activeElement);
+      clearTimeout(inert);
+      doc.removeEventListener("visibilitychange", arm);
+      var had = ours();
       if (d.open) d.close();
       d.remove();
+      if (host) host.remove();
       // Give focus back only if it was ours: the person may be typing in
       // the page by now.
       if (had && prev && prev.focus && doc.contains(prev)) prev.focus();
       resolve(v);
     }
-    no.onclick = function () { close(o.no); };
-    yes.onclick = function () { close(o.yes); };
-    d.addEventListener("cancel", function (e) { e.preventDefault(); close(o.no); });
+    no.onclick = function (e) { if (e.isTrusted) close(o.no); };
+    yes.onclick = function (e) { if (e.isTrusted && !yes.disabled) close(o.yes); };
+    d.addEventListener("cancel", function (e) { e.preventDefault(); if (e.isTrusted) close(o.no); });
     d.addEventListener("keydown", function (e) {
-      if (e.key === "Escape") { e.preventDefault(); close(o.no); }
+      if (e.key === "Escape" && e.isTrusted) { e.preventDefault(); close(o.no); }
     });
     if (signal) signal.onabort = function () { close(o.no); };
 
     // A page's own modal dialog makes everything outside it inert, so a
     // (non-modal) handoff goes inside it, where both stay usable, and back
     // to the body if the page closes its dialog first.
-    var host = null;
+    var parent = null;
     if (!o.modal) {
-      try { host = [].slice.call(doc.querySelectorAll("dialog:modal")).pop(); } catch (e) { /* no :modal */ }
+      try { parent = [].slice.call(doc.querySelectorAll("dialog:modal")).pop(); } catch (e) { /* no :modal */ }
     }
-    (host || doc.body).appendChild(d);
-    if (host) host.addEventListener("close", function () { if (!done) doc.body.appendChild(d); }, { once: true });
+    if (host) { scope.appendChild(d); doc.body.appendChild(host); } else (parent || doc.body).appendChild(d);
+    if (parent) parent.addEventListener("close", function () { if (!done) doc.body.appendChild(d); }, { once: true });
     if (o.modal) d.showModal(); else d.show();
+    // Inert while the page is hidden and again for a moment when it comes
+    // back into view: the person may not have seen the dialog appear.
+    function arm() {
+      yes.disabled = true;
+      clearTimeout(inert);
+      if (!doc.hidden) inert = setTimeout(function () { yes.disabled = false; }, INERT_MS);
+    }
+    if (o.inert) { arm(); doc.addEventListener("visibilitychange", arm); }
     // A modal takes focus; a handoff only when the page has none, so a
     // person already typing in the page (the bank's code field) keeps it.
-    var busy = doc.activeElement && doc.activeElement !== doc.body && !d.contains(doc.activeElement);
+    var busy = doc.activeElement && doc.activeElement !== doc.body && !ours();
     if (o.modal || !busy) (o.focus === "no" ? no : d).focus();
     if (o.ms) { tick(); iv = setInterval(tick, 500); }
+    if (o.opened) o.opened({ count: function (n) {
+      queue.hidden = !n;
+      queue.textContent = n ? t("ui.waiting").replace("{n}", n) : "";
+    } });
     return new Promise(function (r) { resolve = r; });
+  }
+
+  // fillInput lists what an approval is bound to: the record (kind, label,
+  // id) and each parameter (title, name, value), as the module rendered
+  // them; only textContent is set.
+  function fillInput(c) {
+    return function (d, before) {
+      var dl = doc.createElement("dl");
+      function row(term, sub, value, notes) {
+        var dt = doc.createElement("dt"), dd = doc.createElement("dd");
+        dt.textContent = term;
+        if (sub && sub !== term) {
+          var s = doc.createElement("span");
+          s.textContent = " (" + sub + ")";
+          dt.appendChild(s);
+        }
+        if (value === "") {
+          var i = doc.createElement("i");
+          i.textContent = t("ui.empty");
+          dd.appendChild(i);
+        } else dd.textContent = value;
+        (notes || []).forEach(function (n) {
+          var s = doc.createElement("span");
+          s.textContent = n;
+          dd.appendChild(s);
+        });
+        dl.appendChild(dt);
+        dl.appendChild(dd);
+      }
+      var r = c.record;
+      if (r && typeof r === "object") row(String(r.kind || ""), "", String(r.label || r.id || ""), r.label ? [String(r.id)] : []);
+      (Array.isArray(c.input) ? c.input : []).forEach(function (f) {
+        var notes = [];
+        if (f.cut) notes.push(t("ui.cut").replace("{n}", String(f.length)));
+        if (f.escaped) notes.push(t("ui.escaped"));
+        row(String(f.title), String(f.name), String(f.value), notes);
+      });
+      if (dl.firstChild) {
+        dl.id = d.id + "-input";
+        d.setAttribute("aria-describedby", d.getAttribute("aria-describedby") + " " + dl.id);
+        d.insertBefore(dl, before);
+      }
+      if (c.more > 0) {
+        var p = doc.createElement("p");
+        p.className = "pling-ui-more";
+        p.textContent = t("ui.moreInput").replace("{n}", String(c.more));
+        d.insertBefore(p, before);
+      }
+    };
+  }
+
+  // Approvals are shown one at a time: the rest wait in order, and the
+  // open dialog counts them. A waiting approval that the runtime stops
+  // waiting for leaves the queue, denied.
+  var waiting = [], current = null;
+  function pump() {
+    if (current) { current.count(waiting.length); return; }
+    var next = waiting.shift();
+    if (!next) return;
+    current = { count: function () {} };
+    var c = next.c, left = c.expiresAtMs - Date.now(), sig = {};
+    next.sig = sig;
+    show({
+      kind: "approve", title: "ui.approvalTitle", what: c.title, more: c.summary, risk: c.risk,
+      ms: left > 0 && left < 864e5 ? left : 0, expired: "ui.expired",
+      yesKey: "ui.approve", noKey: "ui.deny", modal: true, focus: "no", inert: true, shadow: true,
+      fill: fillInput(c), opened: function (api) { current.count = api.count; api.count(waiting.length); },
+      yes: { binding: c.binding, approved: true }, no: { binding: c.binding, approved: false }
+    }, sig).then(function (v) {
+      current = null;
+      next.resolve(v);
+      pump();
+    });
   }
 
   root.__plingUI = {
@@ -138,13 +261,16 @@
     // the runtime's clock, which in a page is Date.now() (Go's wall clock
     // on js/wasm); a value that does not look like it shows no countdown.
     approve: function (c, signal) {
-      var left = c.expiresAtMs - Date.now();
-      return show({
-        kind: "approve", title: "ui.approvalTitle", what: c.title, more: c.summary, risk: c.risk,
-        ms: left > 0 && left < 864e5 ? left : 0, expired: "ui.expired",
-        yesKey: "ui.approve", noKey: "ui.deny", modal: true, focus: "no",
-        yes: { binding: c.binding, approved: true }, no: { binding: c.binding, approved: false }
-      }, signal);
+      return new Promise(function (resolve) {
+        var item = { c: c, resolve: resolve, sig: null };
+        if (signal) signal.onabort = function () {
+          if (item.sig) { if (item.sig.onabort) item.sig.onabort(); return; }
+          var i = waiting.indexOf(item);
+          if (i >= 0) { waiting.splice(i, 1); resolve({ binding: c.binding, approved: false }); pump(); }
+        };
+        waiting.push(item);
+        pump();
+      });
     }
   };
 })(globalThis);

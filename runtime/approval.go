@@ -35,6 +35,7 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 		Binding: digest, Capability: in.cap.id, Title: in.act.Title, Risk: riskOf(&in.act),
 		Summary: in.cap.id + recordSuffix(in.call.Record), ExpiresAtMs: binding.ExpiresAtMs,
 	}
+	in.approvalDisplay(&ch)
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	dec, ok := wait(actx, rt.cfg.clock, rt.cfg.approver.Approve(actx, ch), binding.ExpiresAtMs-now)

@@ -35,7 +35,10 @@ type HandoffUI interface {
 
 // Approver is the approval backend (PLING.md §3.6). It shows the challenge
 // to a person and answers with a decision for a binding; the runtime runs
-// the action only if the decision approves the very binding it built.
+// the action only if the decision approves the very binding it built. The
+// challenge's Record and Input are what the binding holds, already
+// rendered for a person (redacted, escaped, bounded): show them as text,
+// all of them, and say when More is not zero.
 type Approver interface {
 	Approve(ctx context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision
 }

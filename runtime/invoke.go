@@ -30,6 +30,7 @@ type invocation struct {
 	pageBefore   schema.PageInfo
 	ran          bool
 	offscreen    bool
+	recordLabel  string // the label of a folded invoke's record
 }
 
 // failure is a business failure: a code of the Action namespace.
@@ -182,6 +183,7 @@ func (in *invocation) resolve(ctx context.Context) *failure {
 		act, _ := c.fold.resolveRow(rec)
 		in.act = act
 		call.Record = rec
+		in.recordLabel = row.Label
 		// Checked at the availability stage, after params and loop.
 		in.offscreen = row.Offscreen && !(act.Record != nil && act.Record.AllowOffscreen)
 		input := make(map[string]any, len(in.input))

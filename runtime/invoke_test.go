@@ -860,7 +860,9 @@ func TestApproval(t *testing.T) {
 			binding, _ := canon.Digest(schema.SurfaceApprovalBinding{Capability: "refund@order", InputDigest: inputDigest,
 				Session: sessDigest, RequestID: req["id"].(string), ExpiresAtMs: 60_000})
 			want := schema.SurfaceApprovalChallenge{Binding: binding, Capability: "refund@order", Title: "Refund",
-				Risk: schema.RiskDestructive, Summary: "refund@order on ord_1", ExpiresAtMs: 60_000}
+				Risk: schema.RiskDestructive, Summary: "refund@order on ord_1", ExpiresAtMs: 60_000,
+				Record: &schema.ApprovalRecord{Kind: "order", ID: "ord_1", Label: "#1001"},
+				Input:  []schema.ApprovalField{{Name: "amount", Title: "amount", Value: "5"}}}
 			if diff := cmp.Diff(want, ch); diff != "" {
 				t.Errorf("challenge (-want +got):\n%s", diff)
 			}

@@ -375,6 +375,45 @@ type SurfaceApprovalChallenge struct {
 	Risk        Risk   `json:"risk,omitempty" pling:"enum=read|write|destructive"`
 	Summary     string `json:"summary,omitempty"`
 	ExpiresAtMs int64  `json:"expiresAtMs" pling:"required"`
+	// Record is the row a folded invoke acts on, with its label.
+	Record *ApprovalRecord `json:"record,omitempty"`
+	// Input is every input parameter the binding holds (the record
+	// aside), in name order, rendered for a person: redacted, escaped
+	// where a character would not show faithfully, and bounded.
+	Input []ApprovalField `json:"input,omitempty"`
+	// More counts the parameters left out of Input by its bound; a
+	// person is then not shown the whole input.
+	More int `json:"more,omitempty" pling:"min=0"`
+}
+
+// ApprovalRecord is the record of a challenge as a person sees it. Label
+// is rendered as ApprovalField.Value is (escaped, redacted, bounded).
+type ApprovalRecord struct {
+	Kind  string `json:"kind" pling:"required"`
+	ID    string `json:"id" pling:"required"`
+	Label string `json:"label,omitempty"`
+}
+
+// ApprovalField is one input parameter of a challenge, rendered for a
+// person once, in Go, so every host and approver shows the same text.
+type ApprovalField struct {
+	// Name is the parameter's name; Title what a person reads (its
+	// description, else its name).
+	Name  string `json:"name" pling:"required"`
+	Title string `json:"title" pling:"required"`
+	// Value is the text shown: a string as itself, any other value as
+	// canonical JSON.
+	Value string `json:"value"`
+	// Redacted says a credential was replaced by [REDACTED].
+	Redacted bool `json:"redacted,omitempty"`
+	// Escaped says Value is written with escapes: a character that would
+	// not show faithfully (a control, a bidi override, …) as \u{XXXX},
+	// \n, \t or \r, and each backslash doubled.
+	Escaped bool `json:"escaped,omitempty"`
+	// Cut says Value was cut to the bound and ends with "…"; Length is
+	// then the full text's length in characters.
+	Cut    bool `json:"cut,omitempty"`
+	Length int  `json:"length,omitempty" pling:"min=0"`
 }
 
 // SurfaceApprovalDecision is the approval backend's answer.

@@ -896,6 +896,12 @@ var uiText = map[string]perr.Text{
 	"ui.deny":          {En: "Deny", Zh: "拒绝"},
 	"ui.timeLeft":      {En: "Time left: {time}", Zh: "剩余时间：{time}"},
 	"ui.expired":       {En: "Time is up", Zh: "时间已到"},
+	// The approval dialog's input list and queue ({n}: a count).
+	"ui.waiting":   {En: "{n} more waiting", Zh: "还有 {n} 个等待批准"},
+	"ui.empty":     {En: "(empty)", Zh: "（空）"},
+	"ui.cut":       {En: "cut: {n} characters in all", Zh: "已截断：共 {n} 个字符"},
+	"ui.escaped":   {En: "shown escaped: \\u{…} stands for a hidden or control character", Zh: "已转义显示：\\u{…} 表示隐藏字符或控制字符"},
+	"ui.moreInput": {En: "{n} more parameters not shown", Zh: "另有 {n} 个参数未显示"},
 }
 
 // messages(lang) → JSON text: every i18n key of the error registry

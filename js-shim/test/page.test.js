@@ -61,7 +61,8 @@ test("messages(lang) gives every registry i18n key and the UI strings, in Englis
   const en = JSON.parse(bridge.messages("en-US"));
   const zh = JSON.parse(bridge.messages("zh-CN"));
   for (const key of ["errors.HANDOFF_TIMEOUT", "errors.HANDOFF_TIMEOUT.action", "errors.RATE_LIMITED", "errors.PERMISSION_DENIED.action",
-    "ui.done", "ui.cancel", "ui.approve", "ui.deny", "ui.timeLeft", "ui.handoffTitle", "ui.approvalTitle", "ui.expired"]) {
+    "ui.done", "ui.cancel", "ui.approve", "ui.deny", "ui.timeLeft", "ui.handoffTitle", "ui.approvalTitle", "ui.expired",
+    "ui.waiting", "ui.empty", "ui.cut", "ui.escaped", "ui.moreInput"]) {
     assert.ok(en[key], "en lacks " + key);
     assert.ok(zh[key], "zh lacks " + key);
   }

@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// testApproval checks the approval dialog on the demo orders page from
+// the person's side: it shows what the decision is bound to, one
+// challenge at a time, and only a person's input answers it.
+func testApproval(t *testing.T, site *browserSite) {
+	t.Run("shows-input", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		orders := refundable(t, tb, 1)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "wrong-item"})
+		d := tb.approval()
+		text := d.text()
+		for _, want := range []string{"Refund order", orders[0].Label, orders[0].ID, "Why the order is refunded", "wrong-item"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the approval dialog does not show %q: %q", want, text)
+			}
+		}
+		d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
+		saveScreenshot(t, tb, "approval-refund.png")
+		d.answer("approve")
+		if o := tb.outcome(res); o.err != nil {
+			t.Fatalf("refund: %v", o.err)
+		}
+	})
+
+	t.Run("one-at-a-time", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		orders := refundable(t, tb, 2)
+		first := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		d1 := tb.approval()
+		second := tb.invokeAsync("refund@order", map[string]any{"record": orders[1].ID, "reason": "late"})
+		// The second challenge waits behind the first, counted.
+		deadline := time.Now().Add(waitLimit)
+		for {
+			text := d1.text()
+			n := eval[int](tb, `document.querySelectorAll("[data-pling-ui=approve]").length`)
+			if n != 1 {
+				t.Fatalf("%d approval dialogs open at once, want 1", n)
+			}
+			if strings.Contains(text, orders[0].Label) && strings.Contains(text, "1 more waiting") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the first dialog shows %q, want %s and \"1 more waiting\"", text, orders[0].Label)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		d1.answer("approve")
+		// The next dialog appears in the same task that removes this one,
+		// so it is open by now (or within the page's microtasks).
+		shown := time.Now()
+		if o := tb.outcome(first); o.err != nil {
+			t.Fatalf("first refund: %v", o.err)
+		}
+		d2 := tb.approval()
+		// Approve is inert for a moment after the next dialog appears: a
+		// click meant for the first dialog cannot approve the second.
+		d2.click("approve")
+		time.Sleep(100 * time.Millisecond)
+		select {
+		case o := <-second:
+			if took := time.Since(shown); took < inertFor-100*time.Millisecond {
+				t.Fatalf("a click %v after the second dialog appeared answered it (error %v)", took, o.err)
+			}
+			t.Logf("the machine was too slow to click within the inert delay (%v): not checked", time.Since(shown))
+			return
+		default:
+		}
+		text := d2.text()
+		if !strings.Contains(text, orders[1].Label) || strings.Contains(text, "more waiting") {
+			t.Errorf("the second dialog shows %q, want %s and no count", text, orders[1].Label)
+		}
+		d2.answer("deny")
+		wantCode(t, tb.outcome(second).err, perr.PermissionDenied)
+	})
+
+	t.Run("page-script-cannot-approve", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		// A page script that captures every shadow root ui.js makes,
+		// closed or not, before ui.js loads.
+		eval[bool](tb, `(() => {
+  const attach = Element.prototype.attachShadow;
+  window.__e2eRoots = [];
+  Element.prototype.attachShadow = function (o) { const r = attach.call(this, o); window.__e2eRoots.push(r); return r; };
+  return true;
+})()`)
+		orders := refundable(t, tb, 1)
+		before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		tb.approval()
+		time.Sleep(inertFor + 100*time.Millisecond) // past the inert delay
+		clicked := eval[int](tb, `(() => {
+  let n = 0;
+  const scopes = [document, ...window.__e2eRoots];
+  for (const s of scopes) {
+    for (const b of s.querySelectorAll("[data-pling-ui-answer=yes]")) {
+      b.click();
+      b.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, view: window }));
+      b.dispatchEvent(new PointerEvent("click", { bubbles: true }));
+      n++;
+    }
+  }
+  return n;
+})()`)
+		if clicked == 0 {
+			t.Log("the page script found no Approve button to click")
+		}
+		select {
+		case o := <-res:
+			var ev *schema.Evidence
+			if o.res != nil {
+				ev = o.res.Evidence
+			}
+			t.Fatalf("a page script's click answered the approval (%d buttons clicked): evidence %+v, error %v", clicked, ev, o.err)
+		case <-time.After(time.Second):
+		}
+		if n := eval[int](tb, `document.querySelectorAll("[data-pling-ui=approve]").length`); n != 1 {
+			t.Errorf("the approval dialog closed after a page script's click (%d open)", n)
+		}
+		tb.personAnswers("deny")
+		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+		if got := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`); got != before {
+			t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
+		}
+	})
+
+	t.Run("escaped-and-cut", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		ok := eval[bool](tb, `(async () => {
+  const h = pling.action({ id: "x.transfer", title: "Transfer money", risk: "destructive", approval: true,
+    params: { amount: { type: "number", required: true, description: "Amount in EUR" },
+              to: { type: "string", required: true, description: "Recipient" },
+              note: { type: "string", description: "Note for the recipient" } },
+    run() { return { sent: true }; } });
+  await pling.ready;
+  return (await h.declared).ok;
+})()`)
+		if !ok {
+			t.Fatal("pling.action did not declare x.transfer")
+		}
+		long := strings.Repeat("Payment for invoice 2026-117, ", 40)
+		res := tb.invokeAsync("x.transfer", map[string]any{"amount": 500000, "to": "alice\u202Eyrallam", "note": long})
+		d := tb.approval()
+		text := d.text()
+		for _, want := range []string{"Transfer money", "500000", `alice\u{202E}yrallam`, "shown escaped", "cut: " + fmt.Sprint(len(long)) + " characters in all"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the dialog does not show %q: %q", want, text)
+			}
+		}
+		if strings.Contains(text, "\u202E") {
+			t.Errorf("the dialog shows a raw U+202E: %q", text)
+		}
+		d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
+		saveScreenshot(t, tb, "approval-dialog.png")
+		d.answer("deny")
+		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+	})
+}
+
+// refundable returns n visible orders the demo page can refund, with
+// their labels.
+func refundable(t *testing.T, tb *tab, n int) []schema.RecordItem {
+	t.Helper()
+	max := 500
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	d, err := tb.agent.Describe(ctx, &schema.DescribeOptions{MaxRecords: &max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []schema.RecordItem
+	for _, it := range d.Context.Records["order"].Items {
+		parts := strings.Split(it.Label, " · ")
+		if !it.Offscreen && len(parts) == 4 && slices.Contains([]string{"approved", "shipped"}, parts[2]) {
+			out = append(out, it)
+			if len(out) == n {
+				return out
+			}
+		}
+	}
+	t.Fatalf("fewer than %d visible refundable orders", n)
+	return nil
+}
