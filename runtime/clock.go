@@ -43,10 +43,33 @@ func (SystemClock) Sleep(ctx context.Context, ms int64) error {
 }
 
 // After implements Clock.
-func (SystemClock) After(ms int64) <-chan struct{} {
-	ch := make(chan struct{})
-	time.AfterFunc(time.Duration(max(ms, 0))*time.Millisecond, func() { close(ch) })
+func (c SystemClock) After(ms int64) <-chan struct{} {
+	ch, _ := c.afterStop(ms)
 	return ch
+}
+
+// afterStop is After with a stop function. A wait that ends before its
+// timeout stops the timer: on js/wasm a pending Go timer is a pending JS
+// timeout, which keeps Node (and the page's event loop) busy until it
+// fires, minutes after the decision.
+func (SystemClock) afterStop(ms int64) (<-chan struct{}, func() bool) {
+	ch := make(chan struct{})
+	t := time.AfterFunc(time.Duration(max(ms, 0))*time.Millisecond, func() { close(ch) })
+	return ch, t.Stop
+}
+
+// stoppableAfter is a Clock whose timers can be stopped (SystemClock).
+type stoppableAfter interface {
+	afterStop(ms int64) (<-chan struct{}, func() bool)
+}
+
+// afterStop returns c's After channel for ms and a function that stops
+// the timer where c can (else it does nothing).
+func afterStop(c Clock, ms int64) (<-chan struct{}, func() bool) {
+	if s, ok := c.(stoppableAfter); ok {
+		return s.afterStop(ms)
+	}
+	return c.After(ms), func() bool { return false }
 }
 
 // FakeClock is a deterministic clock starting at 0 ms. Nothing moves it but

@@ -53,10 +53,12 @@ func wait[T any](ctx context.Context, c Clock, ch <-chan T, timeoutMs int64) (T,
 	default:
 	}
 	var zero T
+	after, stop := afterStop(c, timeoutMs)
+	defer stop()
 	select {
 	case v, ok := <-ch:
 		return v, ok
-	case <-c.After(timeoutMs):
+	case <-after:
 		select {
 		case v, ok := <-ch:
 			return v, ok

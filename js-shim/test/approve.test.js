@@ -10,9 +10,7 @@ const path = require("path");
 const { loadPling } = require("../node.js");
 
 const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-// A short approval lifetime: the module's pending timer would keep Node
-// alive for the default five minutes after the test.
-const pling = loadPling({ dir: dist, expose: ["*"], approvalTtlMs: 1000 });
+const pling = loadPling({ dir: dist, expose: ["*"] });
 
 const shown = [];
 pling.configure({ approve: (c) => { shown.push(c); return { binding: c.binding, approved: true }; } });
