@@ -13,6 +13,7 @@
 //	declare(kind, specJSON, fns)     → {handle, code?, message?, error?}
 //	dispose(handle)
 //	handle(requestText[, cb])        → responseText or Promise<responseText>
+//	cancel(id[, session])            → true when the invoke in flight stopped before it ran
 //	tools(session[, cb])             → toolsJSON or Promise<toolsJSON>
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
@@ -48,6 +49,7 @@ func main() {
 		"declare":  fnOf("declare", declare).Value(),
 		"dispose":  fnOf("dispose", dispose).Value(),
 		"messages": fnOf("messages", messages).Value(),
+		"cancel":   fnOf("cancel", cancelRequest).Value(),
 		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
 			req, err := argString(args, 0)
 			if err != nil {
