@@ -125,7 +125,7 @@
       hook: function (def) { return declare("hook", {}, { before: def.before, after: def.after }); },
       configure: function (c) {
         if (loading) throw new Error("pling.configure: the configuration is fixed once the module starts");
-        var hk = ["handoff", "approve", "page", "feedback"];
+        var hk = ["handoff", "approve", "page", "feedback", "waiting"];
         hk.forEach(function (k) {
           if (typeof c[k] === "function") hooks[k] = c[k];
           else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
