@@ -39,7 +39,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Serves the capabilities the page exposes to the session as Model Context Protocol tools")
 		fmt.Fprintln(stderr, "over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through")
 		fmt.Fprintln(stderr, "the agent client and its recovery rules; the tool list follows the page, with")
-		fmt.Fprintln(stderr, "notifications/tools/list_changed.")
+		fmt.Fprintln(stderr, "notifications/tools/list_changed. A call that waits for a person sends notifications/progress")
+		fmt.Fprintln(stderr, "when it carried a progressToken. If the page's browser dies, pling mcp says so and exits 1.")
 		fmt.Fprintln(stderr, targetHelp)
 		fl.PrintDefaults()
 	}
