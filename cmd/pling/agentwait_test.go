@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/cmd/pling/siteserver"
@@ -199,4 +201,115 @@ func killBrowser(t *testing.T, before []int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("browser %d did not die", pid)
+}
+
+// devTools takes the browser's websocket address from its output.
+type devTools struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (d *devTools) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.buf.Write(p)
+}
+
+func (d *devTools) url() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, line := range strings.Split(d.buf.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "DevTools listening on "); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
+}
+
+// personApproves plays the person at the default approval dialog of the
+// tab: a real, trusted click (CDP input) on Approve. The one place this
+// test touches the dialog's markup.
+func personApproves(ctx context.Context) error {
+	const dialog = `dialog.pling-ui[data-pling-ui=approve]`
+	return chromedp.Do(ctx, chromedp.Click(chromedp.CSS(dialog+` [data-pling-ui-answer=yes]`)))
+}
+
+// TestInvokeWaitsForThePersonInTheBrowser is the acceptance of the
+// approval wait: pling invoke URL refund@order on the demo orders page, a
+// person who approves after the transport's default 30 s, and the command
+// reports the refund — not "unconfirmed" after 30 s.
+func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits more than 30 s: not in -short mode")
+	}
+	bin := os.Getenv("PLING_CHROMIUM")
+	if bin == "" {
+		bin = "/usr/bin/chromium"
+	}
+	d := builtDist(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	// A browser with a debugging port: pling invoke attaches to it
+	// ($PLING_CDP), and the test plays the person in the tab it opens.
+	out := &devTools{}
+	actx, acancel := chromedp.NewExecAllocator(ctx, append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		remote.WebSocket, chromedp.CombinedOutput(out))...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	t.Setenv("PLING_CDP", out.url())
+
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"invoke", hs.URL + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)
+	}()
+	var tab context.Context
+	for deadline := time.Now().Add(time.Minute); tab == nil; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pling invoke opened no orders tab; stderr:\n%s", stderr.String())
+		}
+		infos, _ := chromedp.Targets(bctx)
+		for _, in := range infos {
+			if in.Type == "page" && strings.Contains(in.URL, "/orders/") {
+				tab, _ = chromedp.NewContext(bctx, chromedp.WithTargetID(in.TargetID))
+			}
+		}
+	}
+	wctx, wcancel := context.WithTimeout(tab, time.Minute)
+	defer wcancel()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`dialog.pling-ui[data-pling-ui=approve]`))); err != nil {
+		t.Fatalf("no approval dialog: %v; stderr:\n%s", err, stderr.String())
+	}
+	time.Sleep(32 * time.Second) // the person takes longer than the transport's default 30 s
+	select {
+	case code := <-done:
+		t.Fatalf("pling invoke gave up before the person answered: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	default:
+	}
+	if err := personApproves(wctx); err != nil {
+		t.Fatalf("the person could not approve: %v", err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 || !strings.Contains(stdout.String(), "ok: refund@order") {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("pling invoke did not return after the person approved")
+	}
+	if want := "pling invoke: waiting for a person to approve refund@order (up to 5m0s)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
 }
