@@ -23,11 +23,27 @@ import (
 	"github.com/pling-go/pling/runtime/agent/cdp"
 )
 
+// The person's side of the default approval and handoff dialog: whether
+// it is shown, whether it is gone, and a real click on its buttons. These
+// three helpers are the only places these tests touch the dialog's markup,
+// so a change to the default UI (a closed shadow root, say) is adapted
+// here.
+
+// dialogShown waits until the dialog is shown.
+func dialogShown(tb *tab, dialog string) {
+	tb.t.Helper()
+	tb.do(chromedp.WaitVisible(chromedp.CSS(dialog)))
+}
+
+// dialogGone waits until the dialog is gone.
+func dialogGone(tb *tab, dialog string) {
+	tb.t.Helper()
+	tb.do(chromedp.WaitNotPresent(chromedp.CSS(dialog)))
+}
+
 // personAnswers plays the person at the default approval or handoff
 // dialog: a real, trusted click (CDP input) on its yes or no button. It
-// reports whether the dialog was there to answer. This is the one place
-// these tests touch the dialog's markup, so a change to the default UI
-// (a closed shadow root, say) is adapted here.
+// reports whether the dialog was there to answer.
 func personAnswers(tb *tab, dialog string, yes bool) bool {
 	tb.t.Helper()
 	if !eval[bool](tb, `!!document.querySelector("`+dialog+`")`) {
@@ -100,7 +116,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 				agent.OnWaiting(func(w agent.Waiting) { waits = append(waits, w) }))
 			res <- invokeOutcome{res: r, err: err}
 		}()
-		tb.do(chromedp.WaitVisible(chromedp.CSS(approveDialog)))
+		dialogShown(tb, approveDialog)
 		time.Sleep(4 * time.Second) // the person takes longer than the transport's 2 s
 		if !personAnswers(tb, approveDialog, true) {
 			t.Fatal("the approval dialog was gone before the person answered")
@@ -129,7 +145,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 			r, err := tb.agent.Invoke(ctx, "refund@order", map[string]any{"record": id, "reason": "late"})
 			res <- invokeOutcome{res: r, err: err}
 		}()
-		tb.do(chromedp.WaitVisible(chromedp.CSS(approveDialog)))
+		dialogShown(tb, approveDialog)
 		o := tb.outcome(res)
 		if o.err == nil {
 			t.Fatalf("the invoke succeeded before anyone approved: %+v", o.res)
@@ -141,7 +157,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 		if got := rowStatus(tb, id); got != before {
 			t.Errorf("row %s shows %q after the agent gave up (clicked %v), want %q: the refund ran after the agent was told it failed", id, got, clicked, before)
 		}
-		tb.do(chromedp.WaitNotPresent(chromedp.CSS(approveDialog)))
+		dialogGone(tb, approveDialog)
 		// What the agent was told matches: the page refused the withdrawn
 		// call, nothing ran.
 		be := wantCode(t, o.err, perr.PermissionDenied)
@@ -157,7 +173,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 		defer cancel()
 		_, err := tb.agent.Invoke(ctx, "checkout", nil)
 		wantCode(t, err, perr.HandoffCancelled)
-		tb.do(chromedp.WaitNotPresent(chromedp.CSS(handoffDialog)))
+		dialogGone(tb, handoffDialog)
 	})
 }
 

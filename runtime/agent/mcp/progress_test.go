@@ -156,3 +156,39 @@ func (l *syncLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// neverAnswers is a person who never decides; closed is signalled when
+// the runtime stops waiting (the dialog closes).
+type neverAnswers struct{ closed chan struct{} }
+
+func (n neverAnswers) Approve(ctx context.Context, _ schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	go func() { <-ctx.Done(); n.closed <- struct{}{} }()
+	return make(chan schema.SurfaceApprovalDecision)
+}
+
+// TestCallCancelledByTheHost: an MCP host that gives up on a tools/call
+// (notifications/cancelled) stops the invoke in the page: the approval
+// closes and the action never runs.
+func TestCallCancelledByTheHost(t *testing.T) {
+	person := neverAnswers{closed: make(chan struct{}, 1)}
+	p := newPage(t, runtime.WithClock(runtime.SystemClock{}), runtime.WithApprover(person, 90_000))
+	var runs atomic.Int64
+	if _, err := p.rt.DeclareAction(runtime.Action{ID: "order.refund", Title: "Refund", Approval: true,
+		Run: func(context.Context, *runtime.Call) (any, error) { runs.Add(1); return "refunded", nil }}); err != nil {
+		t.Fatal(err)
+	}
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "order_refund"}); err == nil {
+		t.Fatal("the call returned before anyone approved")
+	}
+	select {
+	case <-person.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the approval is still open after the host gave up")
+	}
+	if n := runs.Load(); n != 0 {
+		t.Errorf("the refund ran %d times after the host gave up", n)
+	}
+}
