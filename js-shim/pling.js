@@ -125,7 +125,7 @@
       hook: function (def) { return declare("hook", {}, { before: def.before, after: def.after }); },
       configure: function (c) {
         if (loading) throw new Error("pling.configure: the configuration is fixed once the module starts");
-        var hk = ["handoff", "approve", "page", "feedback"];
+        var hk = ["handoff", "approve", "page", "feedback", "waiting"];
         hk.forEach(function (k) {
           if (typeof c[k] === "function") hooks[k] = c[k];
           else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
@@ -141,6 +141,12 @@
           var text = typeof req === "string" || req instanceof Uint8Array ? req : JSON.stringify(req);
           // Called without a this: one JS value less for Go to take in.
           return start().then(function () { var h = bridge.handle; return h(text); }).then(parse).then(seen);
+        },
+        // cancel(id, session) → Promise<boolean>: stop the invoke in flight
+        // under that id and session token, the call an agent gave up on.
+        // true: it had not run and never will (its answer says cancelled).
+        cancel: function (id, session) {
+          return start().then(function () { return bridge.cancel(String(id), session || ""); });
         }
       },
       tools: function (session) {
@@ -209,6 +215,10 @@
   var pling = createPling(load, defaults, {
     handoff: overlay("handoff"),
     approve: overlay("approve"),
+    // A person is asked for an invoke: "pling:waiting" on window, detail
+    // {id, capability, kind, timeoutMs}, so an agent's transport waits as
+    // long as the page does.
+    waiting: function (w) { root.dispatchEvent(new CustomEvent("pling:waiting", { detail: w })); },
     page: function () { return { url: location.href, title: document.title }; },
     // Errors the page shows to the person (role=alert) are the agent's
     // feedback too; data-pling-level overrides "error".

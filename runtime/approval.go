@@ -38,8 +38,13 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 	in.approvalDisplay(&ch)
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	rt.notifyWaiting(ctx, Waiting{RequestID: in.req.ID, Capability: in.cap.id, Kind: WaitingApproval, TimeoutMs: binding.ExpiresAtMs - now})
 	dec, ok := wait(actx, rt.cfg.clock, rt.cfg.approver.Approve(actx, ch), binding.ExpiresAtMs-now)
 	switch {
+	case !ok && ctx.Err() != nil:
+		// The caller gave up (Runtime.Cancel, or its context ended): the
+		// dialog closes with actx, and nothing runs.
+		return fail(perr.PermissionDenied, "The request was cancelled before a decision", cancelledDetails())
 	case !ok || rt.cfg.clock.NowMs() > binding.ExpiresAtMs:
 		return fail(perr.PermissionDenied, "The approval expired before a decision", nil)
 	case dec.Binding != digest:

@@ -57,7 +57,8 @@ func fail(code perr.Code, message string, details map[string]any) *failure {
 func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *Session, exp exposure) (schema.SurfaceInvokeResult, perr.Code) {
 	in := &invocation{rt: rt, req: req, sess: sess, exp: exp, snap: rt.snapshot()}
 	value, ev, f := in.run(ctx)
-	res := schema.SurfaceInvokeResult{Observation: in.observation(ctx)}
+	// A cancelled invoke still reports what changed.
+	res := schema.SurfaceInvokeResult{Observation: in.observation(context.WithoutCancel(ctx))}
 	if f != nil {
 		e := perr.New(f.code, f.message, f.details)
 		res.Error = &schema.ActionFailure{Code: string(e.Code()), Message: e.Message(), Details: e.Details(), Resume: f.resume}
@@ -100,7 +101,16 @@ func (in *invocation) run(ctx context.Context) (any, *schema.Evidence, *failure)
 		}
 	}
 
-	// Run stage: from here the call counts as an execution.
+	// Run stage: from here the call counts as an execution. A cancel
+	// (Runtime.Cancel) that came first stops it here; one that comes later
+	// is too late, except for a handoff, which the person has yet to
+	// finish.
+	if !proceed(ctx, in.act.Handoff == nil || len(in.act.Steps) > 0) {
+		if in.act.Handoff != nil && len(in.act.Steps) == 0 {
+			return nil, nil, fail(perr.HandoffCancelled, "The request was cancelled before the person was asked", cancelledDetails())
+		}
+		return nil, nil, fail(perr.PermissionDenied, "The request was cancelled before it ran", cancelledDetails())
+	}
 	startStep := 0
 	if in.req.HasResume {
 		step, ok := rt.steps.take(in.req.Resume, in.sess.key, in.cap.id, in.call.Record, rt.cfg.clock.NowMs())
@@ -412,10 +422,13 @@ func (in *invocation) runHandoff(ctx context.Context, ev *schema.Evidence) (any,
 	}
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	rt.notifyWaiting(ctx, Waiting{RequestID: in.req.ID, Capability: in.cap.id, Kind: WaitingHandoff, TimeoutMs: timeout})
 	ch := rt.cfg.handoff.Show(hctx, HandoffRequest{Capability: in.cap.id, Record: in.call.Record, Title: in.act.Title,
 		Prompt: in.act.Handoff.Prompt, TimeoutMs: timeout})
 	outcome, ok := wait(hctx, rt.cfg.clock, ch, timeout)
 	switch {
+	case (ok && outcome == HandoffDone && !proceed(ctx, true)) || (!ok && ctx.Err() != nil):
+		return nil, fail(perr.HandoffCancelled, "The request was cancelled while the person was asked", cancelledDetails())
 	case !ok:
 		return nil, fail(perr.HandoffTimeout, "The person did not finish in time", map[string]any{"timeoutMs": timeout})
 	case outcome == HandoffCancel:

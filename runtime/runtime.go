@@ -17,6 +17,7 @@
 //	gate.go, session.go, ratelimit.go, replay.go, audit.go, expose.go
 //	                      the gate, in front of the pipeline
 //	surface.go            Handle: decode → gate → executor → encode
+//	inflight.go           invokes in flight: Cancel, Waiting notices
 //	tools.go              model tool declarations and tool calls
 package runtime
 
@@ -39,6 +40,9 @@ type Runtime struct {
 
 	runsMu sync.Mutex
 	runs   map[string]int
+
+	flightsMu sync.Mutex
+	flights   map[flightKey]*flight // the invokes in flight (inflight.go)
 }
 
 type config struct {
@@ -52,6 +56,7 @@ type config struct {
 	approver         Approver
 	approvalTTLMs    int64
 	resumeTTLMs      int64
+	waiting          func(Waiting)
 	policy           func(ctx context.Context, call *Call) (deny string)
 	page             func(ctx context.Context) schema.PageInfo
 	feedback         func(ctx context.Context) []schema.Feedback

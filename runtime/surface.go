@@ -167,8 +167,11 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 			record(ReplayRecord{Code: string(perr.CapabilityNotExposed)})
 			return rt.protocolFailure(start, &id, req, perr.New(perr.CapabilityNotExposed, "", nil))
 		}
-		// Step 10: the executor.
-		res, code := rt.invoke(ctx, req, sess, exp)
+		// Step 10: the executor, cancellable by (session, id) while it
+		// runs (Runtime.Cancel).
+		ictx, untrack := rt.track(ctx, req.Session, id)
+		defer untrack()
+		res, code := rt.invoke(ictx, req, sess, exp)
 		b, err := schema.AppendInvokeResult(nil, &res)
 		if err != nil {
 			panic(err)

@@ -109,6 +109,14 @@ func initPage(args []safejs.Value) (any, error) {
 		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction {
 			opts = append(opts, runtime.WithApprover(jsApprover{f}, c.ApprovalTTLMs))
 		}
+		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {
+			// waiting({id, capability, kind, timeoutMs}): a person is asked
+			// (the shim tells the page and the agent's transport). Not
+			// awaited.
+			opts = append(opts, runtime.WithWaiting(func(w runtime.Waiting) {
+				_, _ = f.Invoke(mustJS(map[string]any{"id": w.RequestID, "capability": w.Capability, "kind": w.Kind, "timeoutMs": w.TimeoutMs}))
+			}))
+		}
 		var pageR, fbR *hookReader
 		if f, err := hooks.Get("page"); err == nil && f.Type() == safejs.TypeFunction {
 			pageR = newHookReader(f)
@@ -584,6 +592,22 @@ func dispose(args []safejs.Value) (any, error) {
 	page.Unlock()
 	h.Dispose()
 	return true, nil
+}
+
+// cancel(id[, session]) → whether an invoke in flight under that id and
+// session token stopped before it ran (runtime.Runtime.Cancel): the call
+// an agent gave up on.
+func cancelRequest(args []safejs.Value) (any, error) {
+	id, err := argString(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	session, _ := argString(args, 1)
+	rt, err := pageRuntime()
+	if err != nil {
+		return nil, err
+	}
+	return rt.Cancel(session, id), nil
 }
 
 func fnField(obj safejs.Value, name string) safejs.Value {

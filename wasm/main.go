@@ -14,6 +14,7 @@
 //	dispose(handle)
 //	handle(request[, cb])            → responseText or Promise<responseText>;
 //	                                 request is text or its bytes (a Uint8Array)
+//	cancel(id[, session])            → true when the invoke in flight stopped before it ran
 //	tools(session[, cb])             → toolsJSON or Promise<toolsJSON>
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
@@ -49,6 +50,7 @@ func main() {
 		"declare":  fnOf("declare", declare).Value(),
 		"dispose":  fnOf("dispose", dispose).Value(),
 		"messages": fnOf("messages", messages).Value(),
+		"cancel":   fnOf("cancel", cancelRequest).Value(),
 		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
 			req, refused, err := argText(args, 0, schema.MaxRequestBytes)
 			if err != nil {

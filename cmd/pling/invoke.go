@@ -82,7 +82,10 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *resume != "" {
 		opts = append(opts, agent.WithResume(*resume))
 	}
-	res, err := agent.New(t, agent.WithSession(session)).Invoke(ctx, pos[1], input, opts...)
+	// While the page asks a person, say so on stderr: the wait may be
+	// minutes, and it is not a hang.
+	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) { fmt.Fprintf(stderr, "pling invoke: %s\n", waitingLine(w)) })
+	res, err := agent.New(t, agent.WithSession(session), onWaiting).Invoke(ctx, pos[1], input, opts...)
 	if err != nil {
 		if *asJSON {
 			writeIndentedJSON(stdout, map[string]any{"ok": false, "error": failureJSON(err)})
@@ -163,4 +166,12 @@ func printResult(w io.Writer, r *agent.Result) {
 			fmt.Fprintf(w, "capabilities changed: revision %s (describe again)\n", o.Revision)
 		}
 	}
+}
+
+// waitingLine is a Waiting notice for people.
+func waitingLine(w agent.Waiting) string {
+	if w.Kind == "handoff" {
+		return fmt.Sprintf("waiting for a person to finish their part of %s (up to %v)", w.Capability, w.Timeout)
+	}
+	return fmt.Sprintf("waiting for a person to approve %s (up to %v)", w.Capability, w.Timeout)
 }

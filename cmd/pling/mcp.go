@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,7 +39,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Serves the capabilities the page exposes to the session as Model Context Protocol tools")
 		fmt.Fprintln(stderr, "over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through")
 		fmt.Fprintln(stderr, "the agent client and its recovery rules; the tool list follows the page, with")
-		fmt.Fprintln(stderr, "notifications/tools/list_changed.")
+		fmt.Fprintln(stderr, "notifications/tools/list_changed. A call that waits for a person sends notifications/progress")
+		fmt.Fprintln(stderr, "when it carried a progressToken. If the page's browser dies, pling mcp says so and exits 1.")
 		fmt.Fprintln(stderr, targetHelp)
 		fmt.Fprintln(stderr, sessionHelp)
 		fl.PrintDefaults()
@@ -98,7 +100,26 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *poll > 0 {
 		go bridge.Watch(ctx, *poll)
 	}
+	// A browser that died takes the page with it: every call would fail.
+	// Say so once and exit non-zero, so that the MCP host sees the server
+	// end (and may start it again) instead of a server that answers
+	// nothing but failures.
+	var gone atomic.Bool
+	if g, ok := t.(interface{ Gone() <-chan struct{} }); ok {
+		go func() {
+			select {
+			case <-g.Gone():
+				gone.Store(true)
+				fmt.Fprintln(stderr, "pling mcp: the browser is gone; nothing more can be sent to the page; exiting")
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	err = bridge.Server().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(mcpStdin), Writer: nopWriteCloser{stdout}})
+	if gone.Load() {
+		return 1
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, sdk.ErrConnectionClosed) {
 		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 		return 1

@@ -161,7 +161,7 @@ func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // failureJSON is an agent error for programs: its class (protocol,
-// business, unconfirmed, replay, transport), the stable code and what
+// business, unconfirmed, replay, not-sent, transport), the stable code and what
 // comes with it.
 func failureJSON(err error) map[string]any {
 	var (
@@ -169,9 +169,13 @@ func failureJSON(err error) map[string]any {
 		re *agent.ReplayError
 		be *agent.BusinessError
 		pe *agent.ProtocolError
+		ns *agent.NotSentError
 	)
 	out := map[string]any{}
 	switch {
+	case errors.As(err, &ns):
+		out["class"] = "not-sent"
+		out["requestId"] = ns.RequestID
 	case errors.As(err, &ue):
 		out["class"] = "unconfirmed"
 		out["requestId"] = ue.RequestID

@@ -44,6 +44,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -64,6 +65,7 @@ type config struct {
 	sleep        func(ctx context.Context, d time.Duration) error
 	logger       *slog.Logger
 	random       io.Reader
+	onWaiting    func(Waiting)
 }
 
 // Option configures a Client. Options are applied once, by New.
@@ -96,6 +98,10 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // decisions: code, request id, capability, duration — never inputs or
 // response bodies (seed 001, "Logging and presentation").
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithOnWaiting sets what the client calls when the page says an invoke
+// waits for a person (see Waiting); OnWaiting overrides it for one invoke.
+func WithOnWaiting(f func(Waiting)) Option { return func(c *config) { c.onWaiting = f } }
 
 // WithRandom sets the source of the id nonce (default crypto/rand).
 func WithRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
@@ -185,8 +191,53 @@ type Result struct {
 type InvokeOption func(*invokeConfig)
 
 type invokeConfig struct {
-	id     string
-	resume string
+	id        string
+	resume    string
+	onWaiting func(Waiting)
+}
+
+// OnWaiting sets what this invoke calls when the page says it waits for a
+// person, instead of the client's WithOnWaiting.
+func OnWaiting(f func(Waiting)) InvokeOption { return func(o *invokeConfig) { o.onWaiting = f } }
+
+// Waiting is a page's notice that an invoke waits for a person before it
+// answers: an approval or a handoff. Timeout is the longest the page waits
+// for the person; a transport that knows it waits as long (the CDP
+// transport extends its deadline by it), so an agent does not give up
+// while the person is still deciding.
+type Waiting struct {
+	RequestID  string
+	Capability string
+	// Kind is "approval" or "handoff".
+	Kind    string
+	Timeout time.Duration
+}
+
+// ReportWaiting passes a page's Waiting notice to the invoke whose context
+// ctx is: a transport that carries the notice from the page calls it. The
+// notice reaches the invoke's OnWaiting only for the request id it sent.
+func ReportWaiting(ctx context.Context, w Waiting) {
+	runtime.NotifyWaiting(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
+		TimeoutMs: w.Timeout.Milliseconds()})
+}
+
+// withWaiting is ctx with the invoke's waiting hook for the request id.
+func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) context.Context {
+	if f == nil {
+		f = c.cfg.onWaiting
+	}
+	log := c.cfg.logger
+	return runtime.ContextWithWaiting(ctx, func(w runtime.Waiting) {
+		if w.RequestID != id {
+			return
+		}
+		aw := Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind, Timeout: time.Duration(w.TimeoutMs) * time.Millisecond}
+		log.LogAttrs(ctx, slog.LevelInfo, "pling: a person is asked", slog.String("id", id),
+			slog.String("kind", aw.Kind), slog.Duration("timeout", aw.Timeout))
+		if f != nil {
+			f(aw)
+		}
+	})
 }
 
 // WithRequestID sends the invoke under id instead of a fresh one: the
@@ -238,7 +289,10 @@ func (c *Client) Resume(ctx context.Context, capability string, input map[string
 // Invoke runs one capability with input (which carries "record" for a
 // folded capability) and applies the recovery rules (see the package
 // documentation). It returns the result, or a *ProtocolError,
-// *BusinessError, *UnconfirmedError or *ReplayError.
+// *BusinessError, *UnconfirmedError, *ReplayError or *NotSentError (the
+// transport knew the request never reached the page). A ctx that ends
+// while the page works is the agent giving up: a transport that can cancels
+// the call in the page, and returns the page's answer to that.
 func (c *Client) Invoke(ctx context.Context, capability string, input map[string]any, opts ...InvokeOption) (*Result, error) {
 	var o invokeConfig
 	for _, f := range opts {
@@ -254,9 +308,13 @@ func (c *Client) Invoke(ctx context.Context, capability string, input map[string
 	for {
 		req := schema.SurfaceInvokeRequest{Protocol: schema.Protocol, ID: id, Method: schema.MethodInvoke,
 			Session: c.cfg.session, Capability: capability, Input: input, Resume: o.resume}
-		resp, err := c.call(ctx, schema.MethodInvoke, id, capability, req)
+		resp, err := c.call(c.withWaiting(ctx, o.onWaiting, id), schema.MethodInvoke, id, capability, req)
 		if err != nil {
 			var xe *exchangeError
+			if errors.As(err, &xe) && errors.Is(xe.err, ErrNotSent) {
+				// The transport knows the request never left: nothing ran.
+				return nil, &NotSentError{RequestID: id, Capability: capability, Cause: xe.err}
+			}
 			if errors.As(err, &xe) {
 				// The request may have reached the page: as unconfirmed as
 				// INTERNAL_ERROR, and never resent.

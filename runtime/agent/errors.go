@@ -182,6 +182,31 @@ func (e *UnconfirmedError) Observe(ctx context.Context) (*schema.SurfaceDescript
 	return e.client.Describe(ctx, nil)
 }
 
+// ErrNotSent is wrapped by a transport's error when the request never
+// reached the page: the transport knew before sending that it could not
+// (the browser is gone, the page was closed). A transport that cannot tell
+// must not wrap it: the call is then unconfirmed.
+var ErrNotSent = errors.New("the request was not sent")
+
+// NotSentError reports an invoke whose request never reached the page:
+// nothing ran, and nothing about the page is known. It is not an
+// unconfirmed call; the same intent may be sent again, under the same
+// request id (WithRequestID), once the transport works again.
+type NotSentError struct {
+	RequestID  string
+	Capability string
+	// Cause is the transport's error; it wraps ErrNotSent.
+	Cause error
+}
+
+func (e *NotSentError) Error() string {
+	return fmt.Sprintf("pling: %s was not sent (request %s): %v; nothing ran", e.Capability, e.RequestID, e.Cause)
+}
+
+// Unwrap returns the transport's error, so that errors.Is matches
+// ErrNotSent.
+func (e *NotSentError) Unwrap() error { return e.Cause }
+
 // ReplayError is REPLAY_DETECTED: the request id was already consumed in
 // this session. The intent may have been carried out under that id;
 // Previous says what the runtime remembers of it. The client never mints a

@@ -8,7 +8,6 @@ package cdp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/pling-go/pling/runtime/agent"
 )
 
 // DefaultChromium is Debian's chromium binary.
@@ -31,9 +34,19 @@ type Options struct {
 	// Remote attaches to a running browser's debugging endpoint
 	// (ws://… or http://host:port) instead of launching one.
 	Remote string
-	// Timeout bounds each request (default 30s); the page load and
-	// module start get three times as much.
+	// Timeout bounds each request while the page does not say that a
+	// person is asked (default 30s); the page load and module start get
+	// three times as much. When the page says a person is asked (the
+	// shim's "pling:waiting" event: an approval, a handoff), the request
+	// may take as long as the page waits for the person (at most MaxWait)
+	// plus Timeout. When the deadline passes, or the caller's context
+	// ends, the request is cancelled in the page (pling.surface.cancel)
+	// and its answer to that is returned, so nothing runs in the page
+	// after the agent gave up.
 	Timeout time.Duration
+	// MaxWait caps how long a page may ask the transport to wait for a
+	// person (default 1h).
+	MaxWait time.Duration
 	// Progress, when set, receives one line per step of Open
 	// ("launching chromium", "loading URL", "waiting for pling").
 	Progress io.Writer
@@ -49,6 +62,30 @@ type Page struct {
 	mu     sync.Mutex
 	stop   []func()
 	closed bool
+
+	gone     chan struct{} // closed when the browser or the tab went away
+	goneWhy  string
+	waitersM sync.Mutex
+	waiters  map[string]chan agent.Waiting // by request id
+}
+
+// waitBinding is the CDP binding through which the page's "pling:waiting"
+// events reach the transport.
+const waitBinding = "__plingTransportWaiting"
+
+const waitListener = `addEventListener("pling:waiting", function (e) {
+  try { ` + waitBinding + `(JSON.stringify(e.detail)); } catch (_) {}
+});`
+
+// cancelGrace is how long a request the agent gave up on may take to
+// answer after the cancel reached the page.
+const cancelGrace = 5 * time.Second
+
+func (o Options) maxWait() time.Duration {
+	if o.MaxWait > 0 {
+		return o.MaxWait
+	}
+	return time.Hour
 }
 
 func (o Options) timeout() time.Duration {
@@ -78,7 +115,7 @@ func (o Options) progress(format string, args ...any) {
 // page has window.pling. Errors say what is missing: the browser, the page,
 // or Pling on the page.
 func Open(ctx context.Context, url string, o Options) (*Page, error) {
-	p := &Page{opts: o}
+	p := &Page{opts: o, gone: make(chan struct{}), waiters: map[string]chan agent.Waiting{}}
 	base, baseCancel := context.WithCancel(context.Background())
 	p.stop = append(p.stop, baseCancel)
 	var actx context.Context
@@ -122,10 +159,15 @@ func Open(ctx context.Context, url string, o Options) (*Page, error) {
 		p.Close()
 		return nil, fmt.Errorf("starting the browser: %w", err)
 	}
+	p.watchGone()
 	lctx, cancel := context.WithTimeout(tab, limit)
 	defer cancel()
 	stopOnCaller := context.AfterFunc(ctx, cancel)
 	defer stopOnCaller()
+	if err := p.listenWaiting(lctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("starting the browser: %w", err)
+	}
 	o.progress("loading %s", url)
 	if err := chromedp.Do(lctx, chromedp.Navigate(url)); err != nil {
 		p.Close()
@@ -157,14 +199,25 @@ func (p *Page) Context() context.Context { return p.tab }
 
 // RoundTrip implements agent.Transport: the request text goes into the page
 // as a JSON string literal, never spliced as code, and the response comes
-// back as the text pling.surface.handle resolved to.
+// back as the text pling.surface.handle resolved to. See Options.Timeout
+// for how long it waits, and what happens when it gives up. A request it
+// could not send (the browser or the tab is gone) fails with an error that
+// wraps agent.ErrNotSent.
 func (p *Page) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
 	if closed {
-		return nil, errors.New("cdp: the page is closed")
+		return nil, fmt.Errorf("cdp: the page is closed; the request was not sent: %w", agent.ErrNotSent)
 	}
+	if err := p.goneErr(); err != nil {
+		return nil, err
+	}
+	var env struct {
+		ID      string `json:"id"`
+		Session string `json:"session"`
+	}
+	_ = json.Unmarshal(request, &env)
 	lit, err := json.Marshal(string(request))
 	if err != nil {
 		return nil, err
@@ -173,15 +226,193 @@ func (p *Page) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
   if (!window.pling) throw new Error("no window.pling on this page (it navigated away?)");
   return JSON.stringify(await window.pling.surface.handle(` + string(lit) + `));
 })()`
-	tctx, cancel := context.WithTimeout(p.tab, p.opts.timeout())
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	s, err := chromedp.Run(tctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		return nil, fmt.Errorf("cdp: %w", err)
+	waits := p.watch(env.ID)
+	defer p.unwatch(env.ID, waits)
+	ectx, ecancel := context.WithCancel(p.tab)
+	defer ecancel()
+	done := make(chan answer, 1)
+	go func() {
+		s, err := chromedp.Run(ectx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+		done <- answer{s, err}
+	}()
+	limit := p.opts.timeout()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		select {
+		case a := <-done:
+			return a.result(nil)
+		case w := <-waits:
+			// A person is asked: wait as long as the page does, and then
+			// as long again as for any request.
+			limit = min(w.Timeout, p.opts.maxWait()) + p.opts.timeout()
+			timer.Reset(limit)
+			agent.ReportWaiting(ctx, w)
+		case <-timer.C:
+			return p.giveUp(env.ID, env.Session, done, fmt.Errorf("no answer in %v", limit))
+		case <-ctx.Done():
+			return p.giveUp(env.ID, env.Session, done, ctx.Err())
+		}
 	}
-	return []byte(s), nil
+}
+
+type answer struct {
+	text string
+	err  error
+}
+
+func (a answer) result(gaveUp error) ([]byte, error) {
+	switch {
+	case a.err == nil:
+		return []byte(a.text), nil
+	case gaveUp != nil:
+		return nil, fmt.Errorf("cdp: gave up (%v): %w", gaveUp, a.err)
+	}
+	return nil, fmt.Errorf("cdp: %w", a.err)
+}
+
+// giveUp cancels the request in the page and returns its answer to that:
+// PERMISSION_DENIED or HANDOFF_CANCELLED (details.cancelled) when it had
+// not run, else its outcome, if it comes within cancelGrace. Only an
+// answer that does not come leaves the call unconfirmed.
+func (p *Page) giveUp(id, session string, done <-chan answer, why error) ([]byte, error) {
+	stopped, cerr := p.cancelInPage(id, session)
+	grace := time.NewTimer(cancelGrace)
+	defer grace.Stop()
+	select {
+	case a := <-done:
+		return a.result(why)
+	case <-grace.C:
+	}
+	switch {
+	case cerr != nil:
+		return nil, fmt.Errorf("cdp: gave up (%v), and the cancel did not reach the page: %v", why, cerr)
+	case stopped:
+		return nil, fmt.Errorf("cdp: gave up (%v); the page stopped the call before it ran, but its answer did not come", why)
+	}
+	return nil, fmt.Errorf("cdp: gave up (%v); the call was past cancelling in the page and its answer did not come", why)
+}
+
+// cancelInPage calls pling.surface.cancel(id, session) in the page.
+func (p *Page) cancelInPage(id, session string) (bool, error) {
+	idLit, _ := json.Marshal(id)
+	sessLit, _ := json.Marshal(session)
+	ctx, cancel := context.WithTimeout(p.tab, cancelGrace)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[bool](`(async () => {
+  const s = window.pling && window.pling.surface;
+  return !!(s && s.cancel && await s.cancel(`+string(idLit)+`, `+string(sessLit)+`));
+})()`, chromedp.EvalAwaitPromise))
+}
+
+// listenWaiting adds the binding and the listener that carry the page's
+// "pling:waiting" events to the request they are about.
+func (p *Page) listenWaiting(ctx context.Context) error {
+	if _, err := chromedp.Call(ctx, cdpruntime.AddBinding, cdpruntime.AddBindingParams{Name: waitBinding}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
+		return err
+	}
+	return chromedp.Listen(p.tab, func(ev any) {
+		if e, ok := ev.(*cdpruntime.EventBindingCalled); ok && e.Name == waitBinding {
+			p.noteWaiting(e.Payload)
+		}
+	})
+}
+
+// noteWaiting passes a notice to the request it names. The page's text is
+// untrusted: a notice for no request in flight, or of an unknown kind, is
+// dropped, and its time is capped by MaxWait where it is used.
+func (p *Page) noteWaiting(payload string) {
+	var w struct {
+		ID         string `json:"id"`
+		Capability string `json:"capability"`
+		Kind       string `json:"kind"`
+		TimeoutMs  int64  `json:"timeoutMs"`
+	}
+	if json.Unmarshal([]byte(payload), &w) != nil || (w.Kind != "approval" && w.Kind != "handoff") || w.TimeoutMs < 0 {
+		return
+	}
+	p.waitersM.Lock()
+	ch := p.waiters[w.ID]
+	p.waitersM.Unlock()
+	if ch == nil {
+		return
+	}
+	timeout := time.Duration(min(w.TimeoutMs, p.opts.maxWait().Milliseconds())) * time.Millisecond
+	select {
+	case ch <- agent.Waiting{RequestID: w.ID, Capability: w.Capability, Kind: w.Kind, Timeout: timeout}:
+	default: // the request has notices enough to read
+	}
+}
+
+func (p *Page) watch(id string) chan agent.Waiting {
+	p.waitersM.Lock()
+	defer p.waitersM.Unlock()
+	if _, taken := p.waiters[id]; taken || id == "" {
+		return nil // a nil channel: no notices for a duplicate id
+	}
+	ch := make(chan agent.Waiting, 4)
+	p.waiters[id] = ch
+	return ch
+}
+
+func (p *Page) unwatch(id string, ch chan agent.Waiting) {
+	if ch == nil {
+		return
+	}
+	p.waitersM.Lock()
+	delete(p.waiters, id)
+	p.waitersM.Unlock()
+}
+
+// watchGone closes Gone when the connection to the browser drops (its
+// process died, a remote browser went away) or the tab closes, unless
+// Close did it.
+func (p *Page) watchGone() {
+	c := chromedp.FromContext(p.tab)
+	if c == nil || c.Browser == nil {
+		return
+	}
+	lost := c.Browser.LostConnection
+	detached, err := chromedp.Detached(p.tab)
+	if err != nil {
+		detached = nil
+	}
+	go func() {
+		why := "the connection to it dropped: its process exited or was killed"
+		select {
+		case <-lost:
+		case <-detached:
+			why = "its tab was closed"
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.closed {
+			return
+		}
+		p.goneWhy = why
+		close(p.gone)
+	}()
+}
+
+// Gone returns a channel that closes when the browser or the page's tab
+// went away without Close: nothing can be sent to the page any more.
+func (p *Page) Gone() <-chan struct{} { return p.gone }
+
+// goneErr is the error of a request that cannot be sent because the
+// browser is gone.
+func (p *Page) goneErr() error {
+	select {
+	case <-p.gone:
+		p.mu.Lock()
+		why := p.goneWhy
+		p.mu.Unlock()
+		return fmt.Errorf("cdp: the browser is gone (%s); the request was not sent: %w", why, agent.ErrNotSent)
+	default:
+		return nil
+	}
 }
 
 // Close closes the tab and, when Open launched it, the browser.

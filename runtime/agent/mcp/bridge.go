@@ -203,18 +203,27 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 }
 
 // Watch refreshes the tool list every interval until ctx is done, for
-// pages that change without being invoked. Describe failures are logged
-// and the watch goes on. It returns ctx's error.
+// pages that change without being invoked. The first describe failure of
+// a run of them is logged, and the describe that works again; the watch
+// goes on. It returns ctx's error.
 func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			if _, err := b.Refresh(ctx); err != nil && ctx.Err() == nil {
-				b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describe failed", slog.String("error", err.Error()))
+			_, err := b.Refresh(ctx)
+			switch {
+			case ctx.Err() != nil:
+			case err != nil && !failing:
+				failing = true
+				b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describe failed; retrying quietly", slog.String("error", err.Error()))
+			case err == nil && failing:
+				failing = false
+				b.log.LogAttrs(ctx, slog.LevelInfo, "pling mcp: describe works again")
 			}
 		}
 	}
@@ -282,7 +291,21 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			e := perr.New(perr.InvalidArgs, "The arguments are not one JSON object", nil)
 			return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: capability}), nil
 		}
-		res, err := b.client.Invoke(ctx, capability, input)
+		var opts []agent.InvokeOption
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			// The host asked for progress: say when the page asks a person,
+			// so the call is not taken for stuck.
+			n := 0.0
+			opts = append(opts, agent.OnWaiting(func(w agent.Waiting) {
+				n++
+				err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+					Message: WaitingMessage(w), Progress: n})
+				if err != nil {
+					b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: progress notification failed", slog.String("error", err.Error()))
+				}
+			}))
+		}
+		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
 		if err == nil {
 			return successResult(res), nil
@@ -293,6 +316,16 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		}
 		return nil, rpcError(err)
 	}
+}
+
+// WaitingMessage is the progress message of a Waiting notice, for people:
+// "Waiting for a person to approve refund@order (up to 5m0s)".
+func WaitingMessage(w agent.Waiting) string {
+	what := "approve"
+	if w.Kind == "handoff" {
+		what = "finish their part of"
+	}
+	return fmt.Sprintf("Waiting for a person to %s %s (up to %v)", what, w.Capability, w.Timeout)
 }
 
 // follow refreshes the tool list when an invoke says the page changed.
@@ -402,7 +435,11 @@ func rpcError(err error) error {
 	data := map[string]any{}
 	var ue *agent.UnconfirmedError
 	var pe *agent.ProtocolError
+	var ns *agent.NotSentError
 	switch {
+	case errors.As(err, &ns):
+		data["notSent"] = true
+		data["requestId"] = ns.RequestID
 	case errors.As(err, &ue):
 		data["unconfirmed"] = true
 		data["requestId"] = ue.RequestID

@@ -31,6 +31,7 @@ const npmFixture = `{
      "run": {"set": {"cart.count": {"add": 1}}, "return": {"added": true}},
      "expect": {"state": "cart.count", "change": "increase"}},
     {"id": "approve", "title": "Approve order", "record": {"kind": "order"}, "run": {"return": {"approved": true}}},
+    {"id": "refund", "title": "Refund order", "record": {"kind": "order"}, "approval": "approve", "run": {"return": {"refunded": true}}},
     {"id": "cart.clear", "title": "Clear cart", "risk": "destructive", "run": {"throw": "the cart is locked"}},
     {"id": "wizard.open", "title": "Open the wizard", "run": {"set": {"wizard.open": true}, "return": "opened"}},
     {"id": "wizard.next", "title": "Next step", "available": {"state": "wizard.open", "equals": true},
@@ -43,7 +44,7 @@ const npmFixture = `{
 const npmClient = `
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [bin, fixture] = process.argv.slice(2);
 const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--fixture", fixture, "--poll", "0"], stderr: "inherit" });
@@ -65,6 +66,10 @@ const clear = await client.callTool({ name: "cart_clear", arguments: {} });
 out.clear = { isError: clear.isError ?? false, text: text(clear), structured: clear.structuredContent };
 const approve = await client.callTool({ name: "approve__order", arguments: { record: "ord_1" } });
 out.approve = { isError: approve.isError ?? false, value: approve.structuredContent?.value };
+const progress = [];
+const refund = await client.callTool({ name: "refund__order", arguments: { record: "ord_1" } }, CallToolResultSchema,
+  { onprogress: (p) => progress.push(p.message) });
+out.refund = { isError: refund.isError ?? false, value: refund.structuredContent?.value, progress };
 await client.callTool({ name: "wizard_open", arguments: {} });
 out.listChanged = await Promise.race([listChanged, new Promise((r) => setTimeout(() => r(false), 10000))]);
 out.toolsAfter = await names();
@@ -162,6 +167,11 @@ func TestNPMClient(t *testing.T) {
 			IsError bool
 			Value   any
 		}
+		Refund struct {
+			IsError  bool
+			Value    any
+			Progress []string
+		}
 		ListChanged bool
 		ToolsAfter  []string
 	}
@@ -173,7 +183,7 @@ func TestNPMClient(t *testing.T) {
 	if got.Server.Name != "pling" || !got.Capabilities.Tools.ListChanged {
 		t.Errorf("server %+v, capabilities %+v", got.Server, got.Capabilities)
 	}
-	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "wizard_open"}, got.Tools); diff != "" {
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "refund__order", "wizard_open"}, got.Tools); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]any{"record"}, got.ApproveSchema["required"]); diff != "" {
@@ -189,10 +199,16 @@ func TestNPMClient(t *testing.T) {
 	if got.Approve.IsError || cmp.Diff(map[string]any{"approved": true}, got.Approve.Value) != "" {
 		t.Errorf("approve__order: %+v", got.Approve)
 	}
+	// A call that waits for a person's approval reports it as progress
+	// (the client's onprogress sends a progressToken).
+	if got.Refund.IsError || cmp.Diff(map[string]any{"refunded": true}, got.Refund.Value) != "" ||
+		cmp.Diff([]string{"Waiting for a person to approve refund@order (up to 5m0s)"}, got.Refund.Progress) != "" {
+		t.Errorf("refund__order: %+v, want the value and one progress notification", got.Refund)
+	}
 	if !got.ListChanged {
 		t.Errorf("no notifications/tools/list_changed after wizard_open")
 	}
-	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "wizard_next", "wizard_open"}, got.ToolsAfter); diff != "" {
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "refund__order", "wizard_next", "wizard_open"}, got.ToolsAfter); diff != "" {
 		t.Errorf("tools after the change (-want +got):\n%s", diff)
 	}
 	if got.Next.IsError || got.Next.Value != "next" {

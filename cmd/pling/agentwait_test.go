@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/cmd/pling/siteserver"
+)
+
+// approvalFixture has one action that needs a person's approval; the
+// scripted backend approves.
+const approvalFixture = `{
+  "config": {"approvalTtlMs": 120000},
+  "records": {"order": [{"id": "ord_1", "label": "#1001", "visible": true}]},
+  "actions": [
+    {"id": "refund", "title": "Refund order", "record": {"kind": "order"}, "risk": "destructive",
+     "approval": "approve", "run": {"return": {"refunded": true}}}
+  ]
+}`
+
+// TestInvokeSaysAPersonIsAsked: while the page asks a person, pling invoke
+// says so on stderr (stdout stays the result).
+func TestInvokeSaysAPersonIsAsked(t *testing.T) {
+	page := "fixture:" + writeFixture(t, "approval.json", approvalFixture)
+	code, out, errOut := runCmd(t, "invoke", page, "refund@order", "--record", "ord_1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := "pling invoke: waiting for a person to approve refund@order (up to 2m0s)"
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+	if strings.Contains(out, "waiting") {
+		t.Errorf("stdout has the waiting line:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// builtDist is the built module (PLING_DIST, else ../../dist), or skips.
+func builtDist(t *testing.T) string {
+	t.Helper()
+	d := os.Getenv("PLING_DIST")
+	if d == "" {
+		d, _ = filepath.Abs("../../dist")
+	}
+	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
+		if os.Getenv("PLING_DIST") != "" {
+			t.Fatalf("PLING_DIST=%s has no pling.wasm", d)
+		}
+		t.Skip("pling.wasm is not built; run make wasm")
+	}
+	return d
+}
+
+// TestMCPBrowserGone kills the browser under a running pling mcp: the
+// command says the browser is gone and exits non-zero, instead of staying
+// up, answering every call "unconfirmed" and logging a failure every poll.
+func TestMCPBrowserGone(t *testing.T) {
+	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
+		t.Skip("no browser")
+	}
+	t.Setenv("PLING_CDP", "")
+	d := builtDist(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	old := mcpStdin
+	mcpStdin = inR
+	t.Cleanup(func() { mcpStdin = old })
+	var stderr syncBuffer
+	before := browserChildren()
+	done := make(chan int, 1)
+	go func() {
+		done <- runMCP(ctx, []string{hs.URL + "/shop/", "--poll", "500ms"}, outW, &stderr)
+		outW.Close()
+	}()
+	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
+	defer ccancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := client.Connect(cctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(cctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	killBrowser(t, before)
+
+	// A call now is refused plainly, or the command is already gone.
+	callCtx, callCancel := context.WithTimeout(ctx, 20*time.Second)
+	_, err = cs.CallTool(callCtx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "pack-20"}})
+	callCancel()
+	if err != nil && strings.Contains(err.Error(), "unconfirmed") {
+		t.Errorf("the call after the browser died: %v; want the browser gone and nothing sent, not unconfirmed", err)
+	}
+	select {
+	case code := <-done:
+		if code == 0 {
+			t.Errorf("pling mcp exited 0 after its browser died")
+		}
+	case <-time.After(10 * time.Second):
+		inW.Close()
+		t.Errorf("pling mcp still runs 10s after its browser died; stderr:\n%s", stderr.String())
+	}
+	errOut := stderr.String()
+	if !strings.Contains(errOut, "the browser is gone") {
+		t.Errorf("stderr does not say the browser is gone:\n%s", errOut)
+	}
+	if n := strings.Count(errOut, "describe failed"); n > 1 {
+		t.Errorf("stderr logs %d describe failures, want at most one:\n%s", n, errOut)
+	}
+}
+
+// browserChildren lists the pids of this process's child browsers.
+func browserChildren() []int {
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, s := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(s)
+			if err != nil {
+				continue
+			}
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+			if strings.Contains(string(comm), "chrom") {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// killBrowser kills the browser the test started (a child of this process
+// that was not there before) by its pid and waits until it died.
+func killBrowser(t *testing.T, before []int) {
+	t.Helper()
+	var pid int
+	for _, p := range browserChildren() {
+		if !slices.Contains(before, p) {
+			pid = p
+		}
+	}
+	if pid == 0 {
+		t.Fatal("found no browser process started by this test")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(st), ") Z ") {
+			time.Sleep(200 * time.Millisecond)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("browser %d did not die", pid)
+}
+
+// devTools takes the browser's websocket address from its output.
+type devTools struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (d *devTools) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.buf.Write(p)
+}
+
+func (d *devTools) url() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, line := range strings.Split(d.buf.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "DevTools listening on "); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
+}
+
+// personApproves plays the person at the default approval dialog of the
+// tab: a real, trusted click (CDP input) on Approve. The one place this
+// test touches the dialog's markup.
+func personApproves(ctx context.Context) error {
+	const dialog = `dialog.pling-ui[data-pling-ui=approve]`
+	return chromedp.Do(ctx, chromedp.Click(chromedp.CSS(dialog+` [data-pling-ui-answer=yes]`)))
+}
+
+// TestInvokeWaitsForThePersonInTheBrowser is the acceptance of the
+// approval wait: pling invoke URL refund@order on the demo orders page, a
+// person who approves after the transport's default 30 s, and the command
+// reports the refund — not "unconfirmed" after 30 s.
+func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits more than 30 s: not in -short mode")
+	}
+	bin := os.Getenv("PLING_CHROMIUM")
+	if bin == "" {
+		bin = "/usr/bin/chromium"
+	}
+	d := builtDist(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	// A browser with a debugging port: pling invoke attaches to it
+	// ($PLING_CDP), and the test plays the person in the tab it opens.
+	out := &devTools{}
+	actx, acancel := chromedp.NewExecAllocator(ctx, append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		remote.WebSocket, chromedp.CombinedOutput(out))...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	t.Setenv("PLING_CDP", out.url())
+
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"invoke", hs.URL + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)
+	}()
+	var tab context.Context
+	for deadline := time.Now().Add(time.Minute); tab == nil; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pling invoke opened no orders tab; stderr:\n%s", stderr.String())
+		}
+		infos, _ := chromedp.Targets(bctx)
+		for _, in := range infos {
+			if in.Type == "page" && strings.Contains(in.URL, "/orders/") {
+				tab, _ = chromedp.NewContext(bctx, chromedp.WithTargetID(in.TargetID))
+			}
+		}
+	}
+	wctx, wcancel := context.WithTimeout(tab, time.Minute)
+	defer wcancel()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`dialog.pling-ui[data-pling-ui=approve]`))); err != nil {
+		t.Fatalf("no approval dialog: %v; stderr:\n%s", err, stderr.String())
+	}
+	time.Sleep(32 * time.Second) // the person takes longer than the transport's default 30 s
+	select {
+	case code := <-done:
+		t.Fatalf("pling invoke gave up before the person answered: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	default:
+	}
+	if err := personApproves(wctx); err != nil {
+		t.Fatalf("the person could not approve: %v", err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 || !strings.Contains(stdout.String(), "ok: refund@order") {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("pling invoke did not return after the person approved")
+	}
+	if want := "pling invoke: waiting for a person to approve refund@order (up to 5m0s)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+}
