@@ -29,9 +29,14 @@ import (
 // so a change to the default UI (a closed shadow root, say) is adapted
 // here.
 
-// dialogShown waits until the dialog is shown.
+// dialogShown waits until the dialog is shown: the approval dialog in its
+// closed shadow root (person_test.go), the handoff dialog in the page.
 func dialogShown(tb *tab, dialog string) {
 	tb.t.Helper()
+	if dialog == approvalHost {
+		tb.approval()
+		return
+	}
 	tb.do(chromedp.WaitVisible(chromedp.CSS(dialog)))
 }
 
@@ -57,7 +62,26 @@ func personAnswers(tb *tab, dialog string, yes bool) bool {
 	defer cancel()
 	// The dialog may close between the check and the click (the runtime
 	// stopped waiting): that is no answer, not a failure.
-	return chromedp.Do(ctx, chromedp.Click(chromedp.CSS(dialog+button))) == nil
+	if dialog != approvalHost {
+		return chromedp.Do(ctx, chromedp.Click(chromedp.CSS(dialog+button))) == nil
+	}
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(approvalHost), chromedp.Populate(-1, true)))
+	if err != nil || len(nodes) == 0 {
+		return false
+	}
+	nodes[0].RLock()
+	roots := nodes[0].ShadowRoots
+	nodes[0].RUnlock()
+	if len(roots) == 0 {
+		return false
+	}
+	btn := chromedp.CSS(strings.TrimSpace(button))
+	if yes { // Approve is inert for a moment after the dialog appears
+		if chromedp.Do(ctx, chromedp.WaitEnabled(btn, chromedp.FromNode(roots[0]))) != nil {
+			return false
+		}
+	}
+	return chromedp.Do(ctx, chromedp.Click(btn, chromedp.FromNode(roots[0]))) == nil
 }
 
 // openWithTimeout opens path like browserSite.open, with the transport's
@@ -74,24 +98,6 @@ func (s *browserSite) openWithTimeout(t *testing.T, path string, timeout time.Du
 	return &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
 }
 
-// refundable finds a visible order the refund can act on.
-func refundable(t *testing.T, tb *tab, skip ...string) string {
-	t.Helper()
-	d := tb.describe()
-	c := mustCapability(t, d, "refund@order")
-	for _, id := range c.Record.Visible {
-		if slices.Contains(skip, id) {
-			continue
-		}
-		st := eval[string](tb, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
-		if st == "approved" || st == "shipped" {
-			return id
-		}
-	}
-	t.Fatal("no visible approved or shipped order to refund")
-	return ""
-}
-
 // TestAgentWaitsForThePerson checks the agent's deadlines against the
 // page's: an approval outlives the transport's own request timeout, and a
 // call the agent gave up on is cancelled in the page, so nothing runs after
@@ -106,7 +112,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 		// The transport gives up on a silent page after 2 s; the page
 		// says a person is asked for up to 5 minutes, so the agent waits.
 		tb := site.openWithTimeout(t, "/orders/", 2*time.Second)
-		id := refundable(t, tb)
+		id := refundable(t, tb, 1)[0].ID
 		var waits []agent.Waiting
 		ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 		defer cancel()
@@ -116,9 +122,9 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 				agent.OnWaiting(func(w agent.Waiting) { waits = append(waits, w) }))
 			res <- invokeOutcome{res: r, err: err}
 		}()
-		dialogShown(tb, approveDialog)
+		dialogShown(tb, approvalHost)
 		time.Sleep(4 * time.Second) // the person takes longer than the transport's 2 s
-		if !personAnswers(tb, approveDialog, true) {
+		if !personAnswers(tb, approvalHost, true) {
 			t.Fatal("the approval dialog was gone before the person answered")
 		}
 		o := tb.outcome(res)
@@ -135,7 +141,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 
 	t.Run("agent-gives-up-before-the-person-approves", func(t *testing.T) {
 		tb := site.openWithTimeout(t, "/orders/", 20*time.Second)
-		id := refundable(t, tb)
+		id := refundable(t, tb, 1)[0].ID
 		before := rowStatus(tb, id)
 		// The agent's own deadline: 3 s, far less than the page would wait.
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
@@ -145,19 +151,19 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 			r, err := tb.agent.Invoke(ctx, "refund@order", map[string]any{"record": id, "reason": "late"})
 			res <- invokeOutcome{res: r, err: err}
 		}()
-		dialogShown(tb, approveDialog)
+		dialogShown(tb, approvalHost)
 		o := tb.outcome(res)
 		if o.err == nil {
 			t.Fatalf("the invoke succeeded before anyone approved: %+v", o.res)
 		}
 		t.Logf("the agent was told: %v", o.err)
 		// The person's Approve comes after the agent gave up.
-		clicked := personAnswers(tb, approveDialog, true)
+		clicked := personAnswers(tb, approvalHost, true)
 		time.Sleep(time.Second)
 		if got := rowStatus(tb, id); got != before {
 			t.Errorf("row %s shows %q after the agent gave up (clicked %v), want %q: the refund ran after the agent was told it failed", id, got, clicked, before)
 		}
-		dialogGone(tb, approveDialog)
+		dialogGone(tb, approvalHost)
 		// What the agent was told matches: the page refused the withdrawn
 		// call, nothing ran.
 		be := wantCode(t, o.err, perr.PermissionDenied)

@@ -226,12 +226,43 @@ func (d *devTools) url() string {
 	return ""
 }
 
+// The default approval dialog lives in a closed shadow root of a
+// <pling-ui data-pling-ui=approve> element and answers only trusted
+// input. approvalRoot and personApproves are the only places this test
+// touches its markup.
+const approvalHost = `[data-pling-ui=approve]`
+
+// approvalRoot waits for the approval dialog and returns its shadow root,
+// which DevTools sees although page scripts cannot.
+func approvalRoot(ctx context.Context) (*chromedp.Node, error) {
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(approvalHost), chromedp.Populate(-1, true)))
+	if err != nil {
+		return nil, err
+	}
+	nodes[0].RLock()
+	roots := nodes[0].ShadowRoots
+	nodes[0].RUnlock()
+	if len(roots) == 0 {
+		return nil, fmt.Errorf("%s has no shadow root", approvalHost)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`dialog[open]`), chromedp.FromNode(roots[0]))); err != nil {
+		return nil, err
+	}
+	return roots[0], nil
+}
+
 // personApproves plays the person at the default approval dialog of the
-// tab: a real, trusted click (CDP input) on Approve. The one place this
-// test touches the dialog's markup.
+// tab: a real, trusted click (CDP input) on Approve once it is enabled.
 func personApproves(ctx context.Context) error {
-	const dialog = `dialog.pling-ui[data-pling-ui=approve]`
-	return chromedp.Do(ctx, chromedp.Click(chromedp.CSS(dialog+` [data-pling-ui-answer=yes]`)))
+	root, err := approvalRoot(ctx)
+	if err != nil {
+		return err
+	}
+	yes := chromedp.CSS(`[data-pling-ui-answer=yes]`)
+	if err := chromedp.Do(ctx, chromedp.WaitEnabled(yes, chromedp.FromNode(root))); err != nil {
+		return err
+	}
+	return chromedp.Do(ctx, chromedp.Click(yes, chromedp.FromNode(root)))
 }
 
 // TestInvokeWaitsForThePersonInTheBrowser is the acceptance of the
@@ -289,7 +320,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(tab, time.Minute)
 	defer wcancel()
-	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`dialog.pling-ui[data-pling-ui=approve]`))); err != nil {
+	if _, err := approvalRoot(wctx); err != nil {
 		t.Fatalf("no approval dialog: %v; stderr:\n%s", err, stderr.String())
 	}
 	time.Sleep(32 * time.Second) // the person takes longer than the transport's default 30 s
