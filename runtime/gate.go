@@ -139,6 +139,9 @@ func newGate(cfg *config) *gate {
 	return &gate{cfg: cfg, anonScope: cfg.gate.anonymousScope()}
 }
 
+// anonymousKey is the session key of every request without a session.
+const anonymousKey = "anonymous"
+
 // anonRetentionMs is how long an anonymous request id stays consumed.
 const anonRetentionMs = 24 * 60 * 60 * 1000
 
@@ -150,7 +153,7 @@ func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Se
 			return nil, perr.New(perr.SessionRequired, "", nil)
 		}
 		return &Session{SurfaceSession: schema.SurfaceSession{Scope: g.anonScope, ExpiresAtMs: now + anonRetentionMs},
-			key: "anonymous", anonymous: true}, nil
+			key: anonymousKey, anonymous: true}, nil
 	}
 	if gc.verifier == nil || req.Session == "" {
 		return nil, perr.New(perr.SessionInvalid, "", nil)

@@ -78,13 +78,13 @@ const (
 
 type flightCtxKey struct{}
 
-// track registers an invoke that the replay guard admitted, under the
-// session token and request id it came with. The returned func removes
-// it; call it when the invoke answered.
-func (rt *Runtime) track(ctx context.Context, session, id string) (context.Context, func()) {
+// track registers an invoke that the replay guard admitted, under its
+// session's key (a digest, never the token) and request id. The returned
+// func removes it; call it when the invoke answered.
+func (rt *Runtime) track(ctx context.Context, sessionKey, id string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &flight{cancel: cancel}
-	k := flightKey{session, id}
+	k := flightKey{sessionKey, id}
 	rt.flightsMu.Lock()
 	if rt.flights == nil {
 		rt.flights = map[flightKey]*flight{}
@@ -113,8 +113,13 @@ func (rt *Runtime) track(ctx context.Context, session, id string) (context.Conte
 // handoff dialog closes. False: no such invoke in flight, or it was
 // already past that point, and its answer tells the outcome.
 func (rt *Runtime) Cancel(session, id string) bool {
+	key := anonymousKey
+	if session != "" {
+		sum := tokenDigest(session)
+		key = sessionKey(&sum)
+	}
 	rt.flightsMu.Lock()
-	f := rt.flights[flightKey{session, id}]
+	f := rt.flights[flightKey{key, id}]
 	rt.flightsMu.Unlock()
 	if f == nil {
 		return false

@@ -169,7 +169,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		}
 		// Step 10: the executor, cancellable by (session, id) while it
 		// runs (Runtime.Cancel).
-		ictx, untrack := rt.track(ctx, req.Session, id)
+		ictx, untrack := rt.track(ctx, sess.key, id)
 		defer untrack()
 		res, code := rt.invoke(ictx, req, sess, exp)
 		b, err := schema.AppendInvokeResult(nil, &res)
