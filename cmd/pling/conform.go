@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pling-go/pling/runtime/conform"
+	"github.com/pling-go/pling/e2e/conform"
 )
 
 func init() {

@@ -1,8 +1,8 @@
-// Package wasmhost is the agent-side transport to pling.wasm running inside
+// Package wazerohost is the agent-side transport to pling.wasm running inside
 // this Go program on wazero (our gojs host): the same module a browser
 // loads, serving a fixture page, with no browser and no JavaScript engine.
 // It suits tests and tools that want the real module's answers in process.
-package wasmhost
+package wazerohost
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pling-go/pling/runtime/conform"
+	"github.com/pling-go/pling/e2e/conform"
 )
 
 // Transport serves one fixture page in pling.wasm on wazero. It implements
@@ -30,7 +30,7 @@ type Transport struct {
 // under the user's cache directory, so a second Open starts fast.
 func Open(ctx context.Context, dist string, page []byte) (*Transport, error) {
 	if !json.Valid(page) {
-		return nil, fmt.Errorf("wasmhost: the fixture page is not JSON")
+		return nil, fmt.Errorf("wazerohost: the fixture page is not JSON")
 	}
 	cache := ""
 	if d, err := os.UserCacheDir(); err == nil {
@@ -40,7 +40,7 @@ func Open(ctx context.Context, dist string, page []byte) (*Transport, error) {
 	p, err := h.Load(ctx, page)
 	if err != nil {
 		h.Close()
-		return nil, fmt.Errorf("wasmhost: %w", err)
+		return nil, fmt.Errorf("wazerohost: %w", err)
 	}
 	return &Transport{host: h, page: p, last: time.Now()}, nil
 }
@@ -50,7 +50,7 @@ func (t *Transport) RoundTrip(ctx context.Context, request []byte) ([]byte, erro
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.page == nil {
-		return nil, fmt.Errorf("wasmhost: closed")
+		return nil, fmt.Errorf("wazerohost: closed")
 	}
 	// A fixture page runs on a fake clock from 0; here it follows the wall
 	// clock, so rate-limit windows refill while an agent waits.
