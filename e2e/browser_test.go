@@ -24,10 +24,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
 	"github.com/pling-go/pling/schema"
 )
 

@@ -18,10 +18,10 @@ import (
 	"github.com/chromedp/chromedp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/cmd/pling/internal/site"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
-	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
 	"github.com/pling-go/pling/schema"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/schema"
 )
 

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/schema"
 )
 

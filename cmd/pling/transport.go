@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
 	"github.com/pling-go/pling/runtime/fixture"
 	"github.com/pling-go/pling/schema"
 )

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
 	"github.com/pling-go/pling/wasm/wazerohost"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 )
 
 // DefaultChromium is Debian's chromium binary.
