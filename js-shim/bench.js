@@ -12,7 +12,7 @@ const iters = Number(itersArg || 2000);
 const page = fs.readFileSync(pageFile, "utf8");
 
 const t0 = performance.now();
-loadModule(dist).then((bridge) => {
+loadModule(dist, "pling-conform.wasm").then((bridge) => {
   const fx = bridge.fixture;
   const id = fx.load(page);
   const first = fx.handle(id, JSON.stringify({ protocol: "pling.surface/0.1", id: "cold", method: "describe" }));

@@ -45,7 +45,7 @@ window.plingReady = new Promise((resolve, reject) => {
 // serves, in a real browser. One browser and one tab serve the whole run;
 // each Load is a fixture page in that tab's module.
 type Chromium struct {
-	// Dist is the directory with pling.wasm and wasm_exec.js.
+	// Dist is the directory with the test module (Module) and wasm_exec.js.
 	Dist string
 	// ExecPath is the browser binary; default $PLING_CHROMIUM, else
 	// DefaultChromium.
@@ -105,7 +105,7 @@ func (c *Chromium) start() error {
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {
 		return fmt.Errorf("no browser at %s (install it: apt-get install chromium; or name another binary with --chromium or $PLING_CHROMIUM)", bin)
 	}
-	wasm, err := os.ReadFile(filepath.Join(c.Dist, "pling.wasm"))
+	wasm, err := os.ReadFile(filepath.Join(c.Dist, Module))
 	if err != nil {
 		return fmt.Errorf("%w (make wasm builds it)", err)
 	}

@@ -20,7 +20,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/wasm/wazerohost"
 )
+
+// Module is the test module's file name in a dist directory: pling.wasm
+// built with -tags plingfixture, the only build with the fixture entry
+// (__plingBridge.fixture) that the wazero, Node and Chromium hosts drive.
+// make wasm builds it beside the shipped pling.wasm, which has no such entry.
+const Module = wazerohost.TestModule
 
 // Host loads fixture pages.
 type Host interface {

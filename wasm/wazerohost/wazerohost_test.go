@@ -16,8 +16,8 @@ func dist(t *testing.T) string {
 	d := os.Getenv("PLING_DIST")
 	if d == "" {
 		d, _ = filepath.Abs("../../dist")
-		if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-			t.Skip("pling.wasm is not built; run make wasm (make test does)")
+		if _, err := os.Stat(filepath.Join(d, wazerohost.TestModule)); err != nil {
+			t.Skip(wazerohost.TestModule + " is not built; run make wasm (make test does)")
 		}
 	}
 	return d
