@@ -77,10 +77,10 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
-	$(GO) run ./cmd/pling bench --dist $(DIST)
+	$(GO) run ./e2e/cmd/pling-bench hosts --dist $(DIST)
 
 bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg)
-	$(GO) run ./cmd/pling bench-browser --dist $(DIST)
+	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...

@@ -1,4 +1,4 @@
-// Node side of `pling bench`: times the module's fixture entry in this
+// Node side of `pling-bench hosts` (e2e/cmd/pling-bench): times the module's fixture entry in this
 // process (no pipe in the measurement) and prints one JSON object.
 //   node js-shim/bench.js DIST PAGE_JSON_FILE ITERATIONS
 "use strict";

@@ -36,7 +36,7 @@ import (
 )
 
 func init() {
-	register(command{"bench-browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser})
+	register(command{"browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser})
 }
 
 // The WebMCP polyfill the browser benchmark compares with, installed with
@@ -51,7 +51,7 @@ type bbOptions struct {
 	timeout      time.Duration
 }
 
-// bbReport is what pling bench-browser writes as JSON. Times are
+// bbReport is what pling-bench browser writes as JSON. Times are
 // milliseconds, sizes bytes.
 type bbReport struct {
 	Browser string `json:"browser"`
@@ -313,7 +313,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	forced := fl.String("forced-js-flags", "--wasm-caching-timeout-ms=0", `V8 flags of the second browser of the caching investigation ("" skips it)`)
 	only := fl.String("only", "", "run only these steps (comma-separated: "+strings.Join(benchStepNames, ",")+"); the targets of the others are left out")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling bench-browser [flags]")
+		fmt.Fprintln(stderr, "Usage: pling-bench browser [flags]")
 		fmt.Fprintln(stderr, "Runs one headless Chromium against the pling serve handler (in-process, cross-origin isolated) and")
 		fmt.Fprintln(stderr, "measures, in the page, the shim beside the WebMCP polyfill: script bytes and load, the first describe")
 		fmt.Fprintln(stderr, "cold and on a second visit, describe at 100 and 1,000 capabilities, a no-op invoke, the cost of a DOM")
@@ -332,7 +332,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 		return 2
 	}
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling bench-browser: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "pling-bench browser: "+format+"\n", a...)
 		return 1
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "bench-browser: "+format+"\n", a...) }
@@ -502,7 +502,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return fail("%v", err)
 	}
-	err = writeBenchSVG(sf, fmt.Sprintf("pling bench-browser: %s, figure ÷ target", rep.Browser), rep.Targets)
+	err = writeBenchSVG(sf, fmt.Sprintf("pling-bench browser: %s, figure ÷ target", rep.Browser), rep.Targets)
 	if cerr := sf.Close(); err == nil {
 		err = cerr
 	}
