@@ -32,6 +32,7 @@ import (
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
+	plingcdp "github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 )
 
@@ -304,7 +305,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	fl.SetOutput(stderr)
 	dist := fl.String("dist", "dist", `the module directory (make wasm builds dist/); "" serves the copy embedded in this binary`)
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-browser.json"), "write the figures as JSON here, and the chart beside it (.svg)")
-	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+DefaultChromiumPath+")")
+	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+plingcdp.DefaultChromium+")")
 	polyfill := fl.String("polyfill", "", "the polyfill's IIFE bundle (default: npm install "+polyfillPackage+"@"+polyfillVersion+" into --cache)")
 	cacheDir := fl.String("cache", defaultBenchCache(), "where npm installs the polyfill")
 	reps := fl.Int("n", 300, "samples per micro-measurement")
@@ -409,13 +410,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
 
-	bin := *chromium
-	if bin == "" {
-		bin = os.Getenv("PLING_CHROMIUM")
-	}
-	if bin == "" {
-		bin = DefaultChromiumPath
-	}
+	bin := plingcdp.Browser(*chromium)
 	b, err := startBenchBrowser(bin)
 	if err != nil {
 		return fail("%v", err)
@@ -526,9 +521,6 @@ func loadAverage() string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
-// DefaultChromiumPath is Debian's chromium binary.
-const DefaultChromiumPath = "/usr/bin/chromium"
-
 func defaultBenchCache() string {
 	d, err := os.UserCacheDir()
 	if err != nil {
@@ -597,23 +589,17 @@ type bbBrowser struct {
 }
 
 func startBenchBrowser(bin string, extra ...chromedp.ExecAllocatorOption) (*bbBrowser, error) {
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return nil, fmt.Errorf("no browser at %s (install it: apt-get install chromium; or set PLING_CHROMIUM or --chromium)", bin)
-	}
 	profile, err := os.MkdirTemp("", "pling-bench-browser-")
 	if err != nil {
 		return nil, err
 	}
 	b := &bbBrowser{profile: profile}
 	b.stop = append(b.stop, func() { os.RemoveAll(profile) })
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(profile),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	opts = append(opts, extra...)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, acancel, err := plingcdp.NewAllocator(context.Background(), bin, append([]chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile)}, extra...)...)
+	if err != nil {
+		os.RemoveAll(profile)
+		return nil, err
+	}
 	b.stop = append(b.stop, acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
 	b.stop = append(b.stop, bcancel)
