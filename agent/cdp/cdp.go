@@ -2,7 +2,9 @@
 // the DevTools protocol (PLING.md §8): it opens (or attaches to) a browser,
 // loads the page, waits for window.pling, and sends each Surface request
 // through pling.surface.handle in the page — the same call a page's own
-// agent would make.
+// agent would make. NewAllocator (launch.go) is the one Chromium launcher
+// of the repository: this transport, the conformance host, the browser
+// tests and the benchmarks all start the browser through it.
 package cdp
 
 import (
