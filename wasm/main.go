@@ -4,7 +4,7 @@
 // GOARCH=wasm into pling.wasm. It registers globalThis.__plingBridge, then
 // calls globalThis.__plingReady(bridge) if the loader set it, and serves
 // until the page goes away. The same module runs in browsers (js-shim), in
-// Node (js-shim/node.mjs) and in Go programs on wazero (wasm/gojs).
+// Node (js-shim/node.js) and in Go programs on wazero (wasm/gojs).
 //
 // The bridge (every value crosses as JSON text):
 //
