@@ -23,9 +23,10 @@ build: ## build every package and the pling command into bin/
 	$(GO) build ./...
 	$(GO) build -o bin/pling ./cmd/pling
 
-wasm: ## build dist/pling.wasm reproducibly, copy the loader files beside it and into the pling serve embed
+wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them and pling.wasm into the pling serve embed
 	@mkdir -p $(DIST)
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling.wasm ./wasm
+	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -tags plingfixture -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling-conform.wasm ./wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
 	cp js-shim/pling.js js-shim/ui.js js-shim/webmcp.js $(DIST)/
 	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/ui.js $(DIST)/webmcp.js $(SITEDIST)/
@@ -76,10 +77,10 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
-	$(GO) run ./cmd/pling bench --dist $(DIST)
+	$(GO) run ./e2e/cmd/pling-bench hosts --dist $(DIST)
 
 bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg)
-	$(GO) run ./cmd/pling bench-browser --dist $(DIST)
+	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...

@@ -17,10 +17,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
 )
 
 // The person's side of the default approval and handoff dialog: whether

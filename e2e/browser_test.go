@@ -24,10 +24,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -52,10 +52,7 @@ type browserSite struct {
 // pages) are tried before the site.
 func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux) *browserSite {
 	t.Helper()
-	bin := os.Getenv("PLING_CHROMIUM")
-	if bin == "" {
-		bin = cdp.DefaultChromium
-	}
+	bin := cdp.Browser("")
 	// As for the conformance hosts: once the module is built, a missing
 	// browser is a failure, not a skip (make deps installs it).
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {
@@ -84,16 +81,10 @@ func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux) *browserS
 	// that each cdp.Open attaches to. chromedp gives it a temporary profile
 	// and removes it when the browser stops.
 	ws := &devToolsURL{}
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 900),
-		remote.WebSocket,
-		chromedp.CombinedOutput(ws),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, acancel, err := cdp.NewAllocator(context.Background(), bin, remote.WebSocket, chromedp.CombinedOutput(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { bcancel(); acancel() })
 	start := time.Now()

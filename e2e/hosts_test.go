@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/runtime/conform"
+	"github.com/pling-go/pling/e2e/conform"
 )
 
 // dist returns the directory with the built module, or skips when the
@@ -24,13 +24,13 @@ func dist(t *testing.T) string {
 	d := os.Getenv("PLING_DIST")
 	if d == "" {
 		abs, _ := filepath.Abs("../dist")
-		if _, err := os.Stat(filepath.Join(abs, "pling.wasm")); err != nil {
-			t.Skip("pling.wasm is not built; run make wasm (make test does)")
+		if _, err := os.Stat(filepath.Join(abs, conform.Module)); err != nil {
+			t.Skip(conform.Module + " is not built; run make wasm (make test does)")
 		}
 		return abs
 	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		t.Fatalf("PLING_DIST=%s has no pling.wasm: %v", d, err)
+	if _, err := os.Stat(filepath.Join(d, conform.Module)); err != nil {
+		t.Fatalf("PLING_DIST=%s has no %s: %v", d, conform.Module, err)
 	}
 	return d
 }

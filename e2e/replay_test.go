@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 )
 
 // replayPage is a test-only page whose order.place tells the test's server

@@ -6,7 +6,7 @@ import (
 )
 
 // registry is a closed code set with its metadata. The package holds one,
-// built from the tables in codes.go; tests build others to exercise the
+// built from the tables in table.go; tests build others to exercise the
 // mechanism (aliases, reserved codes, validation).
 type registry struct {
 	entries map[Code]Entry

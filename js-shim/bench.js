@@ -1,4 +1,4 @@
-// Node side of `pling bench`: times the module's fixture entry in this
+// Node side of `pling-bench hosts` (e2e/cmd/pling-bench): times the module's fixture entry in this
 // process (no pipe in the measurement) and prints one JSON object.
 //   node js-shim/bench.js DIST PAGE_JSON_FILE ITERATIONS
 "use strict";
@@ -12,7 +12,7 @@ const iters = Number(itersArg || 2000);
 const page = fs.readFileSync(pageFile, "utf8");
 
 const t0 = performance.now();
-loadModule(dist).then((bridge) => {
+loadModule(dist, "pling-conform.wasm").then((bridge) => {
   const fx = bridge.fixture;
   const id = fx.load(page);
   const first = fx.handle(id, JSON.stringify({ protocol: "pling.surface/0.1", id: "cold", method: "describe" }));

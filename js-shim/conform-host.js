@@ -12,8 +12,10 @@ const readline = require("readline");
 const { loadModule } = require("./node.js");
 
 const dir = process.argv[2] || require("path").join(__dirname, "..", "dist");
+// The test module: only it has the fixture entry (make wasm builds both).
+const file = process.argv[3] || "pling-conform.wasm";
 
-loadModule(dir).then((bridge) => {
+loadModule(dir, file).then((bridge) => {
   const fx = bridge.fixture;
   const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
   out({ ok: true, value: "ready" });

@@ -11,9 +11,10 @@ const fs = require("fs");
 const path = require("path");
 const { createPling } = require("./pling.js");
 
-// loadModule starts pling.wasm once per process and resolves to its bridge.
+// loadModule starts pling.wasm (or file, such as the test module
+// pling-conform.wasm) once per process and resolves to its bridge.
 let started = null;
-function loadModule(dir) {
+function loadModule(dir, file = "pling.wasm") {
   if (started) return started;
   globalThis.require ??= require;
   globalThis.fs ??= fs;
@@ -26,7 +27,7 @@ function loadModule(dir) {
   const go = new globalThis.Go();
   started = new Promise((resolve, reject) => {
     globalThis.__plingReady = resolve;
-    WebAssembly.instantiate(fs.readFileSync(path.resolve(dir, "pling.wasm")), go.importObject)
+    WebAssembly.instantiate(fs.readFileSync(path.resolve(dir, file)), go.importObject)
       .then((r) => {
         go.run(r.instance).then(() => reject(new Error("pling: the module exited")));
       })

@@ -9,16 +9,20 @@
 // text out, the same on every host. The rooms:
 //
 //	decl.go, registry.go  declarations, validation, de-duplication
+//	identity.go           the identity digest that tells "the same declaration"
 //	fold.go               record-template folding
 //	params.go             input schema and validation
 //	describe.go           describe, bounds, revision, encoding cache
 //	invoke.go             the invoke pipeline
 //	expect.go, steps.go, handoff.go, loop.go   its stages
-//	gate.go, session.go, ratelimit.go, replay.go, audit.go, expose.go
-//	                      the gate, in front of the pipeline
+//	approval.go, approvaldisplay.go   approval challenges and what they show
+//	gate.go, token.go, ratelimit.go, replay.go, audit.go
+//	                      the gate in front of the pipeline: sessions and
+//	                      their tokens, exposure, rate limits, replay, audit
 //	surface.go            Handle: decode → gate → executor → encode
 //	inflight.go           invokes in flight: Cancel, Waiting notices
 //	tools.go              model tool declarations and tool calls
+//	clock.go              the clock, and the fake clock of fixture pages
 package runtime
 
 import (

@@ -55,7 +55,7 @@ func ToolName(id string) string {
 // that name, the first of its numeric suffixes "_2", "_3", … that no
 // earlier name took, the base cut so the whole stays within 64 chars.
 // Names are unique and valid for model APIs whatever the ids. Tools, the
-// WebMCP mirror and the MCP bridge (runtime/agent/mcp) all name tools
+// WebMCP mirror and the MCP bridge (agent/mcp) all name tools
 // with it, so one capability list gives the same names everywhere.
 func ToolNames(ids []string) []string {
 	names := make([]string, len(ids))

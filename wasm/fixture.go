@@ -1,4 +1,4 @@
-//go:build js && wasm
+//go:build js && wasm && plingfixture
 
 package main
 
@@ -13,6 +13,18 @@ import (
 	"github.com/pling-go/pling/runtime/fixture"
 	"github.com/pling-go/pling/schema"
 )
+
+// setTestEntries adds the conformance entry, bridge.fixture. This file is
+// built only with -tags plingfixture (make wasm's pling-conform.wasm), so
+// the shipped pling.wasm carries neither the fixture pages nor their fake
+// clock.
+func setTestEntries(bridge safejs.Value) error {
+	fx, err := newObject(fixtureAPI())
+	if err != nil {
+		return err
+	}
+	return bridge.Set("fixture", fx)
+}
 
 // The conformance entry: load a fixture page, answer requests, move the
 // fake clock, read call counts — the host interface every conformance

@@ -4,7 +4,7 @@
 // GOARCH=wasm into pling.wasm. It registers globalThis.__plingBridge, then
 // calls globalThis.__plingReady(bridge) if the loader set it, and serves
 // until the page goes away. The same module runs in browsers (js-shim), in
-// Node (js-shim/node.mjs) and in Go programs on wazero (wasm/gojs).
+// Node (js-shim/node.js) and in Go programs on wazero (wasm/gojs).
 //
 // The bridge (every value crosses as JSON text):
 //
@@ -19,7 +19,9 @@
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
-//	                                 the conformance entry (synchronous)
+//	                                 the conformance entry (synchronous), only in
+//	                                 the test module built with -tags plingfixture
+//	                                 (pling-conform.wasm); pling.wasm has none
 //
 // handle, tools and callTool give the text at once when the work finishes
 // without waiting for JS (a handler that returns a plain value), else a
@@ -109,11 +111,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	fx, err := newObject(fixtureAPI())
-	if err != nil {
-		panic(err)
-	}
-	if err := bridge.Set("fixture", fx); err != nil {
+	if err := setTestEntries(bridge); err != nil {
 		panic(err)
 	}
 	if err := global.Set("__plingBridge", bridge); err != nil {

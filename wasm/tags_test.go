@@ -62,7 +62,9 @@ func fencedJS(src string) bool {
 		if err != nil {
 			continue
 		}
-		ok := expr.Eval(func(tag string) bool { return tag == "js" || tag == "wasm" })
+		// A file may also need the test module's tag (fixture.go).
+		ok := expr.Eval(func(tag string) bool { return tag == "js" || tag == "wasm" }) ||
+			expr.Eval(func(tag string) bool { return tag == "js" || tag == "wasm" || tag == "plingfixture" })
 		notNative := !expr.Eval(func(tag string) bool { return tag == "linux" || tag == "amd64" })
 		return ok && notNative
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 )
 
@@ -273,10 +274,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits more than 30 s: not in -short mode")
 	}
-	bin := os.Getenv("PLING_CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
+	bin := cdp.Browser("")
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -290,9 +288,10 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	// A browser with a debugging port: pling invoke attaches to it
 	// ($PLING_CDP), and the test plays the person in the tab it opens.
 	out := &devTools{}
-	actx, acancel := chromedp.NewExecAllocator(ctx, append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		remote.WebSocket, chromedp.CombinedOutput(out))...)
+	actx, acancel, err := cdp.NewAllocator(ctx, bin, remote.WebSocket, chromedp.CombinedOutput(out))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer acancel()
 	bctx, bcancel := chromedp.NewContext(actx)
 	defer bcancel()

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/pling-go/pling/runtime/conform"
+	"github.com/pling-go/pling/e2e/conform"
 )
 
 func init() {
@@ -16,25 +15,20 @@ func init() {
 }
 
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("conform", stderr,
+		"Usage: pling conform [--host H] DIR|FILE…",
+		"Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.",
+	)
 	strict := fs.Bool("strict", false, "refuse cases with unknown fields (our own suite is strict)")
 	host := fs.String("host", "native", "the host to run on: native, wazero, node, chromium")
 	dist := fs.String("dist", "dist", "the directory with pling.wasm and wasm_exec.js (make wasm builds it)")
 	shim := fs.String("shim", "js-shim", "the js-shim directory (node host)")
 	chromium := fs.String("chromium", "", "the browser binary (chromium host; default $PLING_CHROMIUM, else "+conform.DefaultChromium+")")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling conform [--host H] DIR|FILE…")
-		fmt.Fprintln(stderr, "Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.")
-		fs.PrintDefaults()
+	pos, exit, ok := parseFlags(fs, args)
+	if !ok {
+		return exit
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	paths := fs.Args()
+	paths := pos
 	if len(paths) == 0 {
 		paths = []string{"e2e/conformance"}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,10 +17,10 @@ import (
 	"github.com/chromedp/chromedp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/cmd/pling/internal/site"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
-	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -34,20 +33,19 @@ func init() {
 // client over CDP, printing a transcript. Every step checks its outcome;
 // the exit status is 0 only when all of them held.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("demo", stderr,
+		"Usage: pling demo [--dist DIR] [-v]",
+		"Serves the demo site, opens it in headless Chromium ($PLING_CHROMIUM or /usr/bin/chromium)",
+		"and runs a scripted agent session, printing a transcript. Exits 0 when every step held.",
+	)
 	dist := fl.String("dist", "", "serve the module from this directory instead of the embedded copy (make wasm builds dist/)")
 	verbose := fl.Bool("v", false, "also print every Surface exchange")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling demo [--dist DIR] [-v]")
-		fmt.Fprintln(stderr, "Serves the demo site, opens it in headless Chromium ($PLING_CHROMIUM or /usr/bin/chromium)")
-		fmt.Fprintln(stderr, "and runs a scripted agent session, printing a transcript. Exits 0 when every step held.")
-		fl.PrintDefaults()
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
 	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "pling demo: unexpected arguments %q\n", pos)
 		return 2
 	}
 	module := site.Module()

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -19,25 +18,19 @@ func init() {
 }
 
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("describe", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("describe", stderr,
+		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]",
+		"Describes the capabilities a page exposes to the session, and its context (PLING.md §3.4).",
+		targetHelp,
+		sessionHelp,
+		"Exit status: 0 described, 1 the page refused or failed, 2 usage.",
+	)
 	sessionFl := addSessionFlags(fl)
 	asJSON := fl.Bool("json", false, "print the description (or the failure) as JSON, for programs")
 	maxRecords := fl.Int("max-records", -1, "list at most this many record ids per kind (-1: the page's bound)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]")
-		fmt.Fprintln(stderr, "Describes the capabilities a page exposes to the session, and its context (PLING.md §3.4).")
-		fmt.Fprintln(stderr, targetHelp)
-		fmt.Fprintln(stderr, sessionHelp)
-		fmt.Fprintln(stderr, "Exit status: 0 described, 1 the page refused or failed, 2 usage.")
-		fl.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fl, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
 	}
 	session, ok := sessionToken(sessionFl, "describe", stderr)
 	if !ok {

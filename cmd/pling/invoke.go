@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -18,30 +17,24 @@ func init() {
 }
 
 func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("invoke", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("invoke", stderr,
+		"Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH] [--json]",
+		"Invokes one capability (PLING.md §3.5) through the agent client, which applies the recovery",
+		"rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends",
+		"a call whose outcome is unconfirmed.",
+		targetHelp,
+		sessionHelp,
+		"Exit status: 0 success, 1 a business or protocol failure, 2 usage.",
+	)
 	inputText := fl.String("input", "{}", "the input as one JSON object")
 	record := fl.String("record", "", "the record to act on (a folded capability's input.record)")
 	sessionFl := addSessionFlags(fl)
 	id := fl.String("id", "", "send under this request id (an idempotency key: resending an intent under its first id runs it at most once)")
 	resume := fl.String("resume", "", "continue a composite action from its failed step with this STEP_FAILED resume token")
 	asJSON := fl.Bool("json", false, "print the result (or the failure) as JSON, for programs")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH] [--json]")
-		fmt.Fprintln(stderr, "Invokes one capability (PLING.md §3.5) through the agent client, which applies the recovery")
-		fmt.Fprintln(stderr, "rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends")
-		fmt.Fprintln(stderr, "a call whose outcome is unconfirmed.")
-		fmt.Fprintln(stderr, targetHelp)
-		fmt.Fprintln(stderr, sessionHelp)
-		fmt.Fprintln(stderr, "Exit status: 0 success, 1 a business or protocol failure, 2 usage.")
-		fl.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fl, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
 	}
 	session, ok := sessionToken(sessionFl, "invoke", stderr)
 	if !ok {

@@ -1,9 +1,28 @@
-// Command pling is Pling's command-line tool.
+// Command pling is Pling's command-line tool: the demo, the demo site's
+// server, the agent-side commands and the conformance runner.
 //
-//	pling conform [--host native] [--verbose] DIR|FILE…   run conformance cases
-//	pling version                                          print the protocol version
+//	pling demo [--dist DIR] [-v]
+//	        serve the demo site, open it in headless Chromium and run a
+//	        scripted agent session, printing a transcript
+//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q]
+//	        serve the demo site and the module over HTTP
+//	pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]
+//	        describe what a page lets an agent do
+//	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
+//	        invoke one capability through the agent client
+//	pling mcp (--fixture PATH | TARGET) [--session …] [--poll DURATION] [--verbose]
+//	        serve a page's capabilities as MCP tools over stdio
+//	pling conform [--host native|wazero|node|chromium] [--dist DIR] [--strict] DIR|FILE…
+//	        run conformance cases on a host
+//	pling version
+//	        print the Surface protocol version
 //
-// Run "pling help COMMAND" for a command's flags.
+// A TARGET is a page URL (opened in headless Chromium), or fixture:PATH (a
+// fixture page run in this process). Every command parses its flags with
+// newFlags and parseFlags (flags.go): flags may come among the arguments,
+// -h prints the usage and exits 0, a bad flag exits 2. Run "pling help
+// COMMAND" for a command's flags. The benchmarks are a separate command,
+// e2e/cmd/pling-bench.
 package main
 
 import (
@@ -41,7 +60,16 @@ func commands() []command {
 }
 
 func init() {
-	register(command{"version", "print the Surface protocol version", func(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	register(command{"version", "print the Surface protocol version", func(_ context.Context, args []string, stdout, stderr io.Writer) int {
+		fl := newFlags("version", stderr, "Usage: pling version", "Prints the Surface protocol version this pling speaks.")
+		pos, exit, ok := parseFlags(fl, args)
+		if !ok {
+			return exit
+		}
+		if len(pos) > 0 {
+			fmt.Fprintf(stderr, "pling version: unexpected arguments %q\n", pos)
+			return 2
+		}
 		fmt.Fprintln(stdout, schema.Protocol)
 		return 0
 	}})

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,8 +14,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/runtime/agent"
-	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
+	"github.com/pling-go/pling/agent"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -28,29 +27,23 @@ func init() {
 var mcpStdin io.Reader = os.Stdin
 
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("mcp", stderr,
+		"Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH] [--poll DURATION]",
+		"Serves the capabilities the page exposes to the session as Model Context Protocol tools",
+		"over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through",
+		"the agent client and its recovery rules; the tool list follows the page, with",
+		"notifications/tools/list_changed. A call that waits for a person sends notifications/progress",
+		"when it carried a progressToken. If the page's browser dies, pling mcp says so and exits 1.",
+		targetHelp,
+		sessionHelp,
+	)
 	fixturePath := fl.String("fixture", "", "serve this fixture page (the same as TARGET fixture:PATH)")
 	sessionFl := addSessionFlags(fl)
 	poll := fl.Duration("poll", 5*time.Second, "describe the page this often to follow changes made without an invoke (0: only on tools/list and after invokes)")
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH] [--poll DURATION]")
-		fmt.Fprintln(stderr, "Serves the capabilities the page exposes to the session as Model Context Protocol tools")
-		fmt.Fprintln(stderr, "over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through")
-		fmt.Fprintln(stderr, "the agent client and its recovery rules; the tool list follows the page, with")
-		fmt.Fprintln(stderr, "notifications/tools/list_changed. A call that waits for a person sends notifications/progress")
-		fmt.Fprintln(stderr, "when it carried a progressToken. If the page's browser dies, pling mcp says so and exits 1.")
-		fmt.Fprintln(stderr, targetHelp)
-		fmt.Fprintln(stderr, sessionHelp)
-		fl.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fl, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
 	}
 	session, ok := sessionToken(sessionFl, "mcp", stderr)
 	if !ok {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,25 +25,20 @@ func init() {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("serve", stderr,
+		"Usage: pling serve [--addr HOST:PORT] [--dist DIR]",
+		"Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,",
+		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
+	)
 	addr := fl.String("addr", "127.0.0.1:8080", "the address to listen on (port 0 picks a free port)")
 	dist := fl.String("dist", "", "serve the module from this directory (make wasm builds dist/) instead of the copy embedded in the binary")
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality 0–11 for the module; files over 1 MiB start at 5 and are upgraded in the background")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling serve [--addr HOST:PORT] [--dist DIR]")
-		fmt.Fprintln(stderr, "Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,")
-		fmt.Fprintln(stderr, "precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.")
-		fl.PrintDefaults()
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
 	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "pling serve: unexpected arguments %q\n", fl.Args())
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "pling serve: unexpected arguments %q\n", pos)
 		return 2
 	}
 	if *quality < 0 || *quality > brotli.BestCompression {

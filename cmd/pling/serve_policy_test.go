@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 )
 
 // pling serve bounds every phase of a connection and the header size.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/cdp"
 	"github.com/pling-go/pling/runtime/fixture"
 	"github.com/pling-go/pling/schema"
 )
@@ -138,27 +137,6 @@ func (f *wallClockFixture) RoundTrip(ctx context.Context, request []byte) ([]byt
 }
 
 // The rest is shared by the agent-side commands (describe, invoke, mcp).
-
-// parseInterspersed parses flags that come before, between or after the
-// positional arguments ("pling invoke TARGET CAP --input {}"), which the
-// flag package alone stops at; "--" ends the flags.
-func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fl.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
 
 // failureJSON is an agent error for programs: its class (protocol,
 // business, unconfirmed, replay, not-sent, transport), the stable code and what

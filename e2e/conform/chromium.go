@@ -9,18 +9,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/pling-go/pling/agent/cdp"
 )
 
 // DefaultChromium is the browser binary the Chromium host runs when neither
-// Chromium.ExecPath nor $PLING_CHROMIUM names one (Debian's chromium
-// package installs it there).
-const DefaultChromium = "/usr/bin/chromium"
+// Chromium.ExecPath nor $PLING_CHROMIUM names one (cdp.DefaultChromium).
+const DefaultChromium = cdp.DefaultChromium
 
 // chromiumPage is the page the Chromium host loads: Go's loader and the
 // module, streamed and instantiated the way a site would, with readiness
@@ -45,7 +45,7 @@ window.plingReady = new Promise((resolve, reject) => {
 // serves, in a real browser. One browser and one tab serve the whole run;
 // each Load is a fixture page in that tab's module.
 type Chromium struct {
-	// Dist is the directory with pling.wasm and wasm_exec.js.
+	// Dist is the directory with the test module (Module) and wasm_exec.js.
 	Dist string
 	// ExecPath is the browser binary; default $PLING_CHROMIUM, else
 	// DefaultChromium.
@@ -65,15 +65,7 @@ type Chromium struct {
 func (c *Chromium) Name() string { return "chromium" }
 
 // Browser returns the browser binary the host runs.
-func (c *Chromium) Browser() string {
-	if c.ExecPath != "" {
-		return c.ExecPath
-	}
-	if p := os.Getenv("PLING_CHROMIUM"); p != "" {
-		return p
-	}
-	return DefaultChromium
-}
+func (c *Chromium) Browser() string { return cdp.Browser(c.ExecPath) }
 
 func (c *Chromium) timeout() time.Duration {
 	if c.Timeout > 0 {
@@ -105,7 +97,7 @@ func (c *Chromium) start() error {
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {
 		return fmt.Errorf("no browser at %s (install it: apt-get install chromium; or name another binary with --chromium or $PLING_CHROMIUM)", bin)
 	}
-	wasm, err := os.ReadFile(filepath.Join(c.Dist, "pling.wasm"))
+	wasm, err := os.ReadFile(filepath.Join(c.Dist, Module))
 	if err != nil {
 		return fmt.Errorf("%w (make wasm builds it)", err)
 	}
@@ -133,22 +125,12 @@ func (c *Chromium) start() error {
 	go srv.Serve(ln)
 	c.stop = append(c.stop, func() { srv.Close() })
 
-	// Without a user-data-dir option chromedp gives the browser a fresh
-	// temporary profile (--user-data-dir) and removes it, and any process
-	// left in it, when the browser stops.
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
 	base, baseCancel := context.WithCancel(context.Background())
 	c.stop = append(c.stop, baseCancel)
-	actx, acancel := chromedp.NewExecAllocator(base, opts...)
+	actx, acancel, err := cdp.NewAllocator(base, bin) // a temporary profile, removed when the browser stops
+	if err != nil {
+		return err
+	}
 	c.stop = append(c.stop, acancel)
 	tab, tcancel := chromedp.NewContext(actx)
 	c.stop = append(c.stop, sync.OnceFunc(tcancel))

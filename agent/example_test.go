@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/runtime/agent"
 )
 
 func ExampleClient_Invoke() {

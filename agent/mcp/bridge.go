@@ -34,9 +34,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/runtime/agent"
 	"github.com/pling-go/pling/schema"
 )
 

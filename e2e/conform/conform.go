@@ -1,9 +1,10 @@
 // Package conform runs conformance cases (PLING.md §7.1) against any host:
 // one JSON file per case, a fixture page, and steps of requests with
 // subset-matched expectations. A Host loads pages; the runner drives them
-// the same way whatever runs underneath (native Go, the wasm module on
+// the same way whatever runs underneath (native Go, the test module on
 // wazero, Node, Chromium), so a result that differs between hosts is a bug
-// in a host, never in the suite.
+// in a host, never in the suite. It lives in e2e/, not runtime/, so the
+// runtime's dependencies hold none of chromedp, wazero or go-cmp.
 package conform
 
 import (
@@ -20,7 +21,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/wasm/wazerohost"
 )
+
+// Module is the test module's file name in a dist directory: pling.wasm
+// built with -tags plingfixture, the only build with the fixture entry
+// (__plingBridge.fixture) that the wazero, Node and Chromium hosts drive.
+// make wasm builds it beside the shipped pling.wasm, which has no such entry.
+const Module = wazerohost.TestModule
 
 // Host loads fixture pages.
 type Host interface {

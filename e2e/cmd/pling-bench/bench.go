@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{"bench", "measure the module on every host, side by side, as ratios to native", runBench})
+	register(command{"hosts", "measure the module on every host, side by side, as ratios to native", runBench})
 }
 
 // benchPage is a fixture page with n plain actions and a no-op, with rate
@@ -64,7 +64,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	caps := fs.Int("caps", 100, "capabilities on the page for describe")
 	out := fs.String("json", "", "also write the figures as JSON to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling bench [flags]")
+		fmt.Fprintln(stderr, "Usage: pling-bench hosts [flags]")
 		fmt.Fprintln(stderr, "Measures pling.wasm's sizes, cold start and per-call cost on each host in one run, as ratios to native Go.")
 		fs.PrintDefaults()
 	}
@@ -81,7 +81,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for _, f := range []string{"pling.wasm", "pling.js"} {
 		s, err := fileSizes(filepath.Join(*dist, f))
 		if err != nil {
-			fmt.Fprintf(stderr, "pling bench: %v (run make wasm)\n", err)
+			fmt.Fprintf(stderr, "pling-bench hosts: %v (run make wasm)\n", err)
 			return 1
 		}
 		sz[f] = s
@@ -91,17 +91,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	hosts := map[string]hostFigures{}
 	native, err := benchNative(ctx, page, *iters)
 	if err != nil {
-		fmt.Fprintf(stderr, "pling bench: native: %v\n", err)
+		fmt.Fprintf(stderr, "pling-bench hosts: native: %v\n", err)
 		return 1
 	}
 	hosts["native"] = native
 	if nf, err := benchNode(ctx, *shim, *dist, page, *iters); err != nil {
-		fmt.Fprintf(stderr, "pling bench: node: %v\n", err)
+		fmt.Fprintf(stderr, "pling-bench hosts: node: %v\n", err)
 	} else {
 		hosts["node"] = nf
 	}
 	if wf, err := benchWazero(ctx, *dist, page, *iters); err != nil {
-		fmt.Fprintf(stderr, "pling bench: wazero: %v\n", err)
+		fmt.Fprintf(stderr, "pling-bench hosts: wazero: %v\n", err)
 	} else {
 		hosts["wazero"] = wf
 	}
@@ -134,7 +134,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *out != "" {
 		b, _ := json.MarshalIndent(report, "", "  ")
 		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
-			fmt.Fprintf(stderr, "pling bench: %v\n", err)
+			fmt.Fprintf(stderr, "pling-bench hosts: %v\n", err)
 			return 1
 		}
 	}

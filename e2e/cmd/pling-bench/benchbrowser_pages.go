@@ -18,7 +18,7 @@ import (
 	"github.com/andybalholm/brotli"
 )
 
-// The pages and in-page code of pling bench-browser. Every figure is taken
+// The pages and in-page code of pling-bench browser. Every figure is taken
 // in the page with performance.now() (cross-origin isolated, so 5 µs
 // resolution); Go only drives the browser and does the arithmetic.
 

@@ -15,10 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/runtime/agent"
-	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
 	"github.com/pling-go/pling/schema"
 )
 

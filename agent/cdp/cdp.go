@@ -2,7 +2,9 @@
 // the DevTools protocol (PLING.md §8): it opens (or attaches to) a browser,
 // loads the page, waits for window.pling, and sends each Surface request
 // through pling.surface.handle in the page — the same call a page's own
-// agent would make.
+// agent would make. NewAllocator (launch.go) is the one Chromium launcher
+// of the repository: this transport, the conformance host, the browser
+// tests and the benchmarks all start the browser through it.
 package cdp
 
 import (
@@ -10,8 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -20,11 +20,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
-	"github.com/pling-go/pling/runtime/agent"
+	"github.com/pling-go/pling/agent"
 )
-
-// DefaultChromium is Debian's chromium binary.
-const DefaultChromium = "/usr/bin/chromium"
 
 // Options configure Open.
 type Options struct {
@@ -95,15 +92,7 @@ func (o Options) timeout() time.Duration {
 	return 30 * time.Second
 }
 
-func (o Options) browser() string {
-	if o.ExecPath != "" {
-		return o.ExecPath
-	}
-	if p := os.Getenv("PLING_CHROMIUM"); p != "" {
-		return p
-	}
-	return DefaultChromium
-}
+func (o Options) browser() string { return Browser(o.ExecPath) }
 
 func (o Options) progress(format string, args ...any) {
 	if o.Progress != nil {
@@ -126,23 +115,17 @@ func Open(ctx context.Context, url string, o Options) (*Page, error) {
 		p.stop = append(p.stop, cancel)
 	} else {
 		bin := o.browser()
-		if st, err := os.Stat(bin); err != nil || st.IsDir() {
-			p.Close()
-			return nil, fmt.Errorf("no browser at %s (install it: apt-get install chromium; or set PLING_CHROMIUM)", bin)
-		}
-		o.progress("launching %s (headless)", bin)
-		flags := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-			chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.WindowSize(1280, 900),
-		)
+		var flags []chromedp.ExecAllocatorOption
 		for k, v := range o.Flags {
 			flags = append(flags, chromedp.Flag(k, v))
 		}
 		var cancel context.CancelFunc
-		actx, cancel = chromedp.NewExecAllocator(base, flags...)
+		var err error
+		if actx, cancel, err = NewAllocator(base, bin, flags...); err != nil {
+			p.Close()
+			return nil, err
+		}
+		o.progress("launching %s (headless)", bin)
 		p.stop = append(p.stop, cancel)
 	}
 	tab, tcancel := chromedp.NewContext(actx)

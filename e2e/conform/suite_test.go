@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pling-go/pling/e2e/conform"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/conform"
 )
 
-const suiteDir = "../../e2e/conformance"
+const suiteDir = "../conformance"
 
 // TestSuiteNative runs the whole conformance suite on the native host, one
 // subtest per case.

@@ -1,4 +1,4 @@
-package wasmhost_test
+package wazerohost_test
 
 import (
 	"context"
@@ -7,17 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/agent"
-	"github.com/pling-go/pling/runtime/agent/wasmhost"
+	"github.com/pling-go/pling/wasm/wazerohost"
 )
 
 func dist(t *testing.T) string {
 	d := os.Getenv("PLING_DIST")
 	if d == "" {
-		d, _ = filepath.Abs("../../../dist")
-		if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-			t.Skip("pling.wasm is not built; run make wasm (make test does)")
+		d, _ = filepath.Abs("../../dist")
+		if _, err := os.Stat(filepath.Join(d, wazerohost.TestModule)); err != nil {
+			t.Skip(wazerohost.TestModule + " is not built; run make wasm (make test does)")
 		}
 	}
 	return d
@@ -27,7 +27,7 @@ func dist(t *testing.T) string {
 // with the agent client: the recovery rules hold over this transport too.
 func TestClientOverWazero(t *testing.T) {
 	ctx := context.Background()
-	tr, err := wasmhost.Open(ctx, dist(t), []byte(`{
+	tr, err := wazerohost.Open(ctx, dist(t), []byte(`{
 	  "config": {"rateLimit": {"invoke": {"burst": 1, "perSecond": 1000}}},
 	  "states": {"n": 0},
 	  "actions": [{"id": "inc", "title": "Increment", "run": {"set": {"n": {"add": 1}}, "return": {"ok": true}},

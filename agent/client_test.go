@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/runtime/agent"
 	"github.com/pling-go/pling/schema"
 )
 

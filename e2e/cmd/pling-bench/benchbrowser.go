@@ -32,11 +32,12 @@ import (
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
+	plingcdp "github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 )
 
 func init() {
-	register(command{"bench-browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser})
+	register(command{"browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser})
 }
 
 // The WebMCP polyfill the browser benchmark compares with, installed with
@@ -51,7 +52,7 @@ type bbOptions struct {
 	timeout      time.Duration
 }
 
-// bbReport is what pling bench-browser writes as JSON. Times are
+// bbReport is what pling-bench browser writes as JSON. Times are
 // milliseconds, sizes bytes.
 type bbReport struct {
 	Browser string `json:"browser"`
@@ -304,7 +305,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	fl.SetOutput(stderr)
 	dist := fl.String("dist", "dist", `the module directory (make wasm builds dist/); "" serves the copy embedded in this binary`)
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-browser.json"), "write the figures as JSON here, and the chart beside it (.svg)")
-	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+DefaultChromiumPath+")")
+	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+plingcdp.DefaultChromium+")")
 	polyfill := fl.String("polyfill", "", "the polyfill's IIFE bundle (default: npm install "+polyfillPackage+"@"+polyfillVersion+" into --cache)")
 	cacheDir := fl.String("cache", defaultBenchCache(), "where npm installs the polyfill")
 	reps := fl.Int("n", 300, "samples per micro-measurement")
@@ -313,7 +314,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	forced := fl.String("forced-js-flags", "--wasm-caching-timeout-ms=0", `V8 flags of the second browser of the caching investigation ("" skips it)`)
 	only := fl.String("only", "", "run only these steps (comma-separated: "+strings.Join(benchStepNames, ",")+"); the targets of the others are left out")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling bench-browser [flags]")
+		fmt.Fprintln(stderr, "Usage: pling-bench browser [flags]")
 		fmt.Fprintln(stderr, "Runs one headless Chromium against the pling serve handler (in-process, cross-origin isolated) and")
 		fmt.Fprintln(stderr, "measures, in the page, the shim beside the WebMCP polyfill: script bytes and load, the first describe")
 		fmt.Fprintln(stderr, "cold and on a second visit, describe at 100 and 1,000 capabilities, a no-op invoke, the cost of a DOM")
@@ -332,7 +333,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 		return 2
 	}
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling bench-browser: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "pling-bench browser: "+format+"\n", a...)
 		return 1
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "bench-browser: "+format+"\n", a...) }
@@ -409,13 +410,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
 
-	bin := *chromium
-	if bin == "" {
-		bin = os.Getenv("PLING_CHROMIUM")
-	}
-	if bin == "" {
-		bin = DefaultChromiumPath
-	}
+	bin := plingcdp.Browser(*chromium)
 	b, err := startBenchBrowser(bin)
 	if err != nil {
 		return fail("%v", err)
@@ -502,7 +497,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return fail("%v", err)
 	}
-	err = writeBenchSVG(sf, fmt.Sprintf("pling bench-browser: %s, figure ÷ target", rep.Browser), rep.Targets)
+	err = writeBenchSVG(sf, fmt.Sprintf("pling-bench browser: %s, figure ÷ target", rep.Browser), rep.Targets)
 	if cerr := sf.Close(); err == nil {
 		err = cerr
 	}
@@ -525,9 +520,6 @@ func loadAverage() string {
 	f := strings.Fields(string(b))
 	return strings.Join(f[:min(3, len(f))], " ")
 }
-
-// DefaultChromiumPath is Debian's chromium binary.
-const DefaultChromiumPath = "/usr/bin/chromium"
 
 func defaultBenchCache() string {
 	d, err := os.UserCacheDir()
@@ -597,23 +589,17 @@ type bbBrowser struct {
 }
 
 func startBenchBrowser(bin string, extra ...chromedp.ExecAllocatorOption) (*bbBrowser, error) {
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return nil, fmt.Errorf("no browser at %s (install it: apt-get install chromium; or set PLING_CHROMIUM or --chromium)", bin)
-	}
 	profile, err := os.MkdirTemp("", "pling-bench-browser-")
 	if err != nil {
 		return nil, err
 	}
 	b := &bbBrowser{profile: profile}
 	b.stop = append(b.stop, func() { os.RemoveAll(profile) })
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(profile),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	opts = append(opts, extra...)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, acancel, err := plingcdp.NewAllocator(context.Background(), bin, append([]chromedp.ExecAllocatorOption{chromedp.UserDataDir(profile)}, extra...)...)
+	if err != nil {
+		os.RemoveAll(profile)
+		return nil, err
+	}
 	b.stop = append(b.stop, acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
 	b.stop = append(b.stop, bcancel)

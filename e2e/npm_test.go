@@ -1,4 +1,4 @@
-package mcp_test
+package e2e
 
 import (
 	"bytes"

@@ -17,7 +17,7 @@ import (
 // first response without and with wazero's compilation cache, then the
 // per-call cost through the fixture entry.
 func benchWazero(ctx context.Context, dist string, page []byte, iters int) (hostFigures, error) {
-	wasm, err := os.ReadFile(filepath.Join(dist, "pling.wasm"))
+	wasm, err := os.ReadFile(filepath.Join(dist, "pling-conform.wasm")) // the test module: it has the fixture entry
 	if err != nil {
 		return hostFigures{}, err
 	}

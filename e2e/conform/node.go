@@ -17,7 +17,7 @@ import (
 type Node struct {
 	// Script is the path of js-shim/conform-host.js.
 	Script string
-	// Dist is the directory with pling.wasm and wasm_exec.js.
+	// Dist is the directory with the test module (Module) and wasm_exec.js.
 	Dist string
 	// Node is the node binary; default "node".
 	Node string
@@ -39,7 +39,7 @@ func (n *Node) start() error {
 	if bin == "" {
 		bin = "node"
 	}
-	cmd := exec.Command(bin, n.Script, n.Dist)
+	cmd := exec.Command(bin, n.Script, n.Dist, Module)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -6,9 +6,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/runtime/agent"
-	plingmcp "github.com/pling-go/pling/runtime/agent/mcp"
 )
 
 func ExampleNewServer() {

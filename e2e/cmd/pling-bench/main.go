@@ -1,0 +1,62 @@
+// Command pling-bench measures Pling side by side, as ratios; it is the
+// benchmark half of what was the pling command, kept beside the tests
+// because it drives the same hosts they do (the test module on Node and
+// wazero, the pling serve handler in Chromium) and installs a polyfill
+// from npm at run time, none of which a user of pling needs.
+//
+//	pling-bench hosts [--dist DIR] [--shim DIR] [--n N] [--caps N]
+//	        the module on every host in one run: sizes, cold start,
+//	        describe and invoke as ratios to native (make bench-hosts)
+//	pling-bench browser [--dist DIR] [--out FILE] [--only STEPS] …
+//	        the shim and the module in Chromium beside the WebMCP
+//	        polyfill, as ratios; JSON and an SVG chart (make bench-browser)
+//
+// Run "pling-bench COMMAND -h" for a command's flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type command struct {
+	name, usage string
+	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+var registry = map[string]command{}
+
+func register(c command) { registry[c.name] = c }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if c, ok := registry[args[0]]; ok {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	w := stdout
+	code := 0
+	if len(args) > 0 && args[0] != "help" && args[0] != "-h" && args[0] != "--help" {
+		fmt.Fprintf(stderr, "pling-bench: unknown command %q\n\n", args[0])
+		w, code = stderr, 2
+	}
+	fmt.Fprintln(w, "Usage: pling-bench COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, registry[n].usage)
+	}
+	return code
+}

@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+)
+
+// TestRuntimeDeps: the runtime's tree and the shipped module carry none of
+// the test and tooling dependencies (chromedp, go-cmp, wazero, the MCP
+// SDK); those stay with the agent side, e2e/ and the hosts under wasm/.
+func TestRuntimeDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list: not in -short mode")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTool := filepath.Join(goruntime.GOROOT(), "bin", "go")
+	for _, tc := range []struct {
+		name string
+		env  []string
+		pkgs []string
+	}{
+		{"runtime", nil, []string{"./runtime/...", "./schema/...", "./errors/..."}},
+		{"the module", []string{"GOOS=js", "GOARCH=wasm"}, []string{"./wasm"}},
+		{"the test module", []string{"GOOS=js", "GOARCH=wasm"}, []string{"-tags=plingfixture", "./wasm"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(goTool, append([]string{"list", "-deps"}, tc.pkgs...)...)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), tc.env...)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list -deps %v: %v", tc.pkgs, err)
+			}
+			for _, p := range strings.Fields(string(out)) {
+				for _, bad := range []string{"github.com/chromedp/", "github.com/google/go-cmp/", "github.com/tetratelabs/wazero", "github.com/modelcontextprotocol/"} {
+					if strings.HasPrefix(p, bad) {
+						t.Errorf("%v depends on %s", tc.pkgs, p)
+					}
+				}
+			}
+		})
+	}
+}
