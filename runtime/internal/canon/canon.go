@@ -209,16 +209,16 @@ func writeFloat(buf *bytes.Buffer, f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
 	}
-	buf.Write(AppendNumber(buf.AvailableBuffer(), f))
+	buf.Write(appendNumber(buf.AvailableBuffer(), f))
 	return nil
 }
 
-// AppendNumber appends f as ECMAScript's Number.prototype.toString writes
+// appendNumber appends f as ECMAScript's Number.prototype.toString writes
 // it (ECMA-262 Number::toString, which RFC 8785 §3.2.2.3 adopts): the
 // shortest digits that read back as f, in plain notation when the decimal
 // exponent is from -7 to 20, otherwise as d.ddde±n. -0 is written 0. f must
 // be finite.
-func AppendNumber(dst []byte, f float64) []byte {
+func appendNumber(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
 	}

@@ -151,7 +151,7 @@ func sign(n int) int {
 	return 0
 }
 
-// TestNumbersAgainstNode writes random doubles both ways, AppendNumber and
+// TestNumbersAgainstNode writes random doubles both ways, appendNumber and
 // JavaScript's JSON.stringify in Node, and wants the same text. It is
 // skipped without node, and in -short mode.
 func TestNumbersAgainstNode(t *testing.T) {
@@ -206,8 +206,8 @@ process.stdout.write(out.join("\n"));`)
 	}
 	bad := 0
 	for i, f := range fs {
-		if got := string(AppendNumber(nil, f)); got != want[i] {
-			t.Errorf("%x (%v): AppendNumber = %s, JSON.stringify = %s", math.Float64bits(f), f, got, want[i])
+		if got := string(appendNumber(nil, f)); got != want[i] {
+			t.Errorf("%x (%v): appendNumber = %s, JSON.stringify = %s", math.Float64bits(f), f, got, want[i])
 			if bad++; bad > 10 {
 				t.FailNow()
 			}
