@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean
+.PHONY: help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -54,11 +54,21 @@ deps: ## install what the tests need when it is missing: Chromium (apt-get insta
 	  echo "deps: install it (as root: apt-get install chromium) or set PLING_CHROMIUM to a Chromium or Chrome binary."; \
 	fi
 
-test: deps vet wasm test-go test-node ## the whole suite: Go tests, every host, Node tests (what CI runs)
+test: deps vet tidy-check wasm test-go test-race test-node ## the whole suite: Go tests, every host, Node tests, the race detector (what CI runs)
 
 test-go: wasm ## Go tests, including the conformance suite on every host
 	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 ./...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/
+
+# The packages with goroutines, locks and timers of their own: the runtime,
+# the agent side, the replay store, and what they share.
+RACEPKGS ?= ./errors/ ./schema/ ./runtime/ ./runtime/internal/... ./runtime/agent/... ./wasm/internal/replaystore/
+
+test-race: wasm ## the race detector on the packages with concurrency (-short)
+	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 $(RACEPKGS)
+
+tidy-check: ## fail when go.mod or go.sum is not what go mod tidy writes
+	$(GO) mod tidy -diff
 
 test-node: wasm ## Node tests of the shim against the module
 	PLING_DIST=$(CURDIR)/$(DIST) $(NODE) --test js-shim/test/
@@ -68,13 +78,15 @@ conform: build wasm ## run the conformance suite on each host with a readable re
 	./bin/pling conform --host node --dist $(DIST) e2e/conformance
 	./bin/pling conform --host chromium --dist $(DIST) e2e/conformance
 
-fuzz: ## run every fuzz target for FUZZTIME each
-	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./schema/
-	$(GO) test -run='^$$' -fuzz='^FuzzTokenVerify$$' -fuzztime=$(FUZZTIME) ./runtime/
-	$(GO) test -run='^$$' -fuzz='^FuzzMatch$$' -fuzztime=$(FUZZTIME) ./runtime/
-	$(GO) test -run='^$$' -fuzz='^FuzzDisplayText$$' -fuzztime=$(FUZZTIME) ./runtime/
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./schema/
-	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
+fuzz: ## run every fuzz target in the repository for FUZZTIME each (found by go test -list, so none is forgotten)
+	@set -e; n=0; \
+	for dir in $$(git ls-files '*_test.go' | xargs grep -l '^func Fuzz' | xargs -n1 dirname | sort -u); do \
+	  for t in $$($(GO) test -list '^Fuzz' ./$$dir | grep '^Fuzz'); do \
+	    echo "fuzz: ./$$dir $$t"; n=$$((n+1)); \
+	    $(GO) test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) ./$$dir; \
+	  done; \
+	done; \
+	echo "fuzz: $$n targets, $(FUZZTIME) each"; [ $$n -gt 0 ]
 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
 	$(GO) run ./e2e/cmd/pling-bench hosts --dist $(DIST)

@@ -78,7 +78,7 @@ export interface ApprovalField {
   title: string;
   /**
    * Value is the text shown: a string as itself, any other value as
-   * canonical JSON.
+   * its RFC 8785 (JCS) form.
    */
   value: string;
   /** Redacted says a credential was replaced by [REDACTED]. */
@@ -246,8 +246,10 @@ export interface StateChange {
 export interface SurfaceApprovalBinding {
   capability: string;
   /**
-   * InputDigest is "sha256:" and the hex digest of the canonical JSON
-   * of the input.
+   * InputDigest is "sha256:" and the lowercase hex SHA-256 of the UTF-8
+   * bytes of the RFC 8785 (JCS) form of the validated input: the object
+   * the handler receives (defaults applied), with "record" added for a
+   * folded invoke.
    */
   inputDigest: string;
   /** Session is a digest of the session token, never the token. */

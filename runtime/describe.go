@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -433,7 +435,7 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	}
 	if len(snap.records) > 0 {
 		sc.Records = map[string]schema.RecordSet{}
-		for _, kind := range sortedKeys(snap.records) {
+		for _, kind := range slices.Sorted(maps.Keys(snap.records)) {
 			rs, err := records(kind)
 			if err != nil {
 				return nil, nil, err
@@ -536,7 +538,7 @@ func shrinkContext(sc *schema.SurfaceContext) bool {
 	half := lens[longest] / 2
 	switch longest {
 	case 0:
-		keys := sortedKeys(sc.States)
+		keys := slices.Sorted(maps.Keys(sc.States))
 		for _, k := range keys[half:] {
 			delete(sc.States, k)
 		}
@@ -555,7 +557,7 @@ func shrinkContext(sc *schema.SurfaceContext) bool {
 	case 5:
 		sc.Regions = sc.Regions[:half]
 	case 6:
-		keys := sortedKeys(sc.Records)
+		keys := slices.Sorted(maps.Keys(sc.Records))
 		for _, k := range keys[half:] {
 			delete(sc.Records, k)
 		}

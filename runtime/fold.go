@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,7 +110,7 @@ func (rt *Runtime) snapshot() *snapshot {
 			}
 		}
 		if !fv.hasTemplate {
-			first := sortedKeys(fv.rows)[0]
+			first := slices.Sorted(maps.Keys(fv.rows))[0]
 			e.action = fv.rows[first]
 			e.shape = f.rows[first].insts[0].shape
 		}
@@ -118,7 +120,7 @@ func (rt *Runtime) snapshot() *snapshot {
 	for _, c := range s.caps {
 		s.byID[c.id] = c
 	}
-	for _, k := range sortedKeys(r.states) {
+	for _, k := range slices.Sorted(maps.Keys(r.states)) {
 		sl := r.states[k]
 		if sl.conflict() {
 			s.stateConflicts = append(s.stateConflicts, k)
@@ -126,7 +128,7 @@ func (rt *Runtime) snapshot() *snapshot {
 		}
 		s.states = append(s.states, sl.current())
 	}
-	for _, k := range sortedKeys(r.guides) {
+	for _, k := range slices.Sorted(maps.Keys(r.guides)) {
 		sl := r.guides[k]
 		if sl.conflict() {
 			s.guideConflicts = append(s.guideConflicts, k)
@@ -134,7 +136,7 @@ func (rt *Runtime) snapshot() *snapshot {
 		}
 		s.guides = append(s.guides, sl.current())
 	}
-	for _, k := range sortedKeys(r.regions) {
+	for _, k := range slices.Sorted(maps.Keys(r.regions)) {
 		sl := r.regions[k]
 		if sl.conflict() {
 			// Two different regions under one id: it counts as inactive.

@@ -3,9 +3,11 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -45,7 +47,7 @@ func inputSchema(params map[string]Param) schema.JsonSchema {
 	if len(params) > 0 {
 		js.Properties = make(map[string]*schema.PropertySchema, len(params))
 	}
-	for _, name := range sortedKeys(params) {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
 		p := params[name]
 		js.Properties[name] = propertySchema(&p)
 		if p.Required {
@@ -70,14 +72,14 @@ const maxViolations = 20
 func validateInput(params map[string]Param, input map[string]any) (map[string]any, []Violation) {
 	var vs []Violation
 	out := make(map[string]any, len(input)+len(params))
-	for _, k := range sortedKeys(input) {
+	for _, k := range slices.Sorted(maps.Keys(input)) {
 		if _, ok := params[k]; !ok {
 			vs = append(vs, Violation{Path: pointer("", k), Reason: "unknown parameter"})
 			continue
 		}
 		out[k] = input[k]
 	}
-	for _, name := range sortedKeys(params) {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
 		p := params[name]
 		v, ok := input[name]
 		if !ok {

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
@@ -417,13 +416,4 @@ func cloneAction(a Action) Action {
 		a.Expect = &e
 	}
 	return a
-}
-
-func sortedKeys[T any](m map[string]T) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,8 +3,9 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -34,7 +35,7 @@ func AppendCapability(dst []byte, c *SurfaceCapability) ([]byte, error) {
 	dst = AppendQuoted(dst, s.Type, false)
 	if len(s.Properties) > 0 {
 		dst = append(dst, `,"properties":{`...)
-		for i, k := range sortedKeys(s.Properties) {
+		for i, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -197,7 +198,7 @@ func AppendContext(dst []byte, c *SurfaceContext) ([]byte, error) {
 	if len(c.Records) > 0 {
 		dst = appendKey(dst, &first, "records")
 		dst = append(dst, '{')
-		for i, k := range sortedKeys(c.Records) {
+		for i, k := range slices.Sorted(maps.Keys(c.Records)) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -299,15 +300,6 @@ func appendStrings(dst []byte, ss []string) []byte {
 	return append(dst, ']')
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // AppendValue appends v as Encode writes it: plain JSON values by hand,
 // anything else by Encode.
 func AppendValue(dst []byte, v any) ([]byte, error) {
@@ -334,7 +326,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		dst = append(dst, '{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -357,8 +357,10 @@ type SurfaceAuditEvent struct {
 // immutable once built.
 type SurfaceApprovalBinding struct {
 	Capability string `json:"capability" pling:"required"`
-	// InputDigest is "sha256:" and the hex digest of the canonical JSON
-	// of the input.
+	// InputDigest is "sha256:" and the lowercase hex SHA-256 of the UTF-8
+	// bytes of the RFC 8785 (JCS) form of the validated input: the object
+	// the handler receives (defaults applied), with "record" added for a
+	// folded invoke.
 	InputDigest string `json:"inputDigest" pling:"required"`
 	// Session is a digest of the session token, never the token.
 	Session     string `json:"session" pling:"required"`
@@ -402,7 +404,7 @@ type ApprovalField struct {
 	Name  string `json:"name" pling:"required"`
 	Title string `json:"title" pling:"required"`
 	// Value is the text shown: a string as itself, any other value as
-	// canonical JSON.
+	// its RFC 8785 (JCS) form.
 	Value string `json:"value"`
 	// Redacted says a credential was replaced by [REDACTED].
 	Redacted bool `json:"redacted,omitempty"`

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,22 +143,9 @@ func toGo(v safejs.Value) (any, error) {
 	return decodeJSON([]byte(text))
 }
 
-func decodeJSON(b []byte) (any, error) {
-	// The one-pass parser gives what the decoder gives with UseNumber
-	// (schema's FuzzParse checks it), without the decoder's reflection;
-	// text it refuses (duplicate keys, anything after the value) takes the
-	// decoder's way.
-	if v, err := schema.ParseValue(b, 10000); err == nil {
-		return v, nil
-	}
-	var out any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
+// decodeJSON reads JSON text as plain values, the one way schema.Plain
+// reads them.
+func decodeJSON(b []byte) (any, error) { return schema.PlainText(b) }
 
 // toJS converts Go values to a JS value through JSON.parse.
 func toJS(v any) (safejs.Value, error) {

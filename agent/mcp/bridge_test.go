@@ -1,10 +1,12 @@
 package mcp_test
 
 import (
+	"bytes"
 	stdcmp "cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -408,11 +410,20 @@ func TestListChanged(t *testing.T) {
 		}
 	})
 	t.Run("nothing changed: no describe after an invoke, no notification", func(t *testing.T) {
+		// The SDK sends notifications/tools/list_changed, debounced, only
+		// after the bridge adds or removes a tool, and the bridge does that
+		// only in Refresh, which logs "tool list changed" before it
+		// returns. So no such record proves no notification is coming,
+		// without waiting for one; the marker below proves the record and
+		// the notification do come with a change.
 		p := newPage(t)
 		tr := &counting{next: agent.InProcess(p.rt)}
-		b := plingmcp.NewBridge(agent.New(tr))
+		logs := &lockedBuffer{}
+		b := plingmcp.NewBridge(agent.New(tr), plingmcp.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 		s := connect(t, b)
 		s.toolNames(t)
+		const changedLog = "tool list changed"
+		loaded := strings.Count(logs.String(), changedLog) // connect's first Refresh
 		before := tr.describes.Load()
 		if _, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_view"}); err != nil {
 			t.Fatal(err)
@@ -423,12 +434,43 @@ func TestListChanged(t *testing.T) {
 		if changed, err := b.Refresh(context.Background()); err != nil || changed {
 			t.Errorf("Refresh = %v, %v; want no change", changed, err)
 		}
-		select {
-		case <-s.changed:
+		if n := strings.Count(logs.String(), changedLog) - loaded; n != 0 {
+			t.Fatalf("the tool list changed %d times without a change: %s", n, logs.String())
+		}
+		if len(s.changed) != 0 {
 			t.Errorf("a list_changed notification without a change")
-		case <-time.After(50 * time.Millisecond):
+		}
+
+		p.rt.DeclareAction(runtime.Action{ID: "marker.only", Title: "Marker"})
+		if changed, err := b.Refresh(context.Background()); err != nil || !changed {
+			t.Fatalf("Refresh = %v, %v; want a change", changed, err)
+		}
+		if n := strings.Count(logs.String(), changedLog) - loaded; n != 1 {
+			t.Errorf("%q logged %d times after one change, want 1: %s", changedLog, n, logs.String())
+		}
+		s.waitChanged(t)
+		if names := s.toolNames(t); !contains(names, "marker_only") {
+			t.Errorf("marker_only not listed: %v", names)
 		}
 	})
+}
+
+// lockedBuffer is a bytes.Buffer a logger may write while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func contains(names []string, name string) bool {

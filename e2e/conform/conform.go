@@ -14,8 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -292,7 +294,7 @@ func Run(ctx context.Context, h Host, c *Case) *Result {
 				failf("step %d: calls: %v", n, err)
 				continue
 			}
-			for _, id := range sortedKeys(s.Calls) {
+			for _, id := range slices.Sorted(maps.Keys(s.Calls)) {
 				if calls[id] != s.Calls[id] {
 					failf("step %d: calls[%s] = %d, want %d", n, id, calls[id], s.Calls[id])
 				}
@@ -432,7 +434,7 @@ func (m matcher) value(path string, w, g any, present bool) {
 			*out = append(*out, fmt.Sprintf("%s: got %s, want an object", path, show(g)))
 			return
 		}
-		for _, k := range sortedKeys(wv) {
+		for _, k := range slices.Sorted(maps.Keys(wv)) {
 			e, has := gv[k]
 			m.value(path+"."+k, wv[k], e, has)
 		}
@@ -512,15 +514,6 @@ func project(w, g any) any {
 		return Any
 	}
 	return g
-}
-
-func sortedKeys[T any](m map[string]T) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Report writes a readable per-case report and the closing line

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -186,7 +187,7 @@ func Start(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule
 		i.args = []string{"js"}
 	}
 	i.newEnv(cfg)
-	for _, k := range sortedKeys(cfg.Globals) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Globals)) {
 		v, err := valueOf(cfg.Globals[k])
 		if err != nil {
 			_ = mod.Close(ctx)
@@ -233,7 +234,7 @@ func (i *Instance) writeArgs(env map[string]string) (argc, argv uint64, err erro
 		return true
 	}
 	strs := slices.Clone(i.args)
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		strs = append(strs, k+"="+env[k])
 	}
 	for n, s := range strs {

@@ -3,6 +3,7 @@ package gojs
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -107,7 +108,7 @@ const indexThreshold = 8
 // converted with ValueOf).
 func NewObject(props map[string]any) *Object {
 	o := &Object{class: classObject}
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		o.Set(k, ValueOf(props[k]))
 	}
 	return o
@@ -387,7 +388,7 @@ func valueOf(x any) (Value, error) {
 		return objectOf(x)
 	case map[string]string:
 		o := &Object{class: classObject}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			o.set(k, x[k])
 		}
 		return o, nil
@@ -415,7 +416,7 @@ func arrayOf[E any](x []E) (Value, error) {
 
 func objectOf[E any](x map[string]E) (Value, error) {
 	o := &Object{class: classObject}
-	for _, k := range sortedKeys(x) {
+	for _, k := range slices.Sorted(maps.Keys(x)) {
 		v, err := valueOf(x[k])
 		if err != nil {
 			return nil, err
@@ -444,17 +445,6 @@ func valuesOf(args []any) ([]Value, error) {
 		vals[i] = v
 	}
 	return vals, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	// Insertion order is observable (Object.keys, JSON.stringify); Go maps
-	// have none, so make it deterministic.
-	slices.Sort(keys)
-	return keys
 }
 
 // TypeOf returns what JavaScript's typeof operator returns for v.

@@ -1,8 +1,11 @@
-// Package canon writes canonical JSON: object keys sorted by their UTF-16
-// code units' byte order (as RFC 8785 does, here by Go string order, which
-// agrees for the BMP), no insignificant space, numbers in one spelling. Equal
-// JSON values give equal bytes, so digests of inputs, approval bindings and
-// loop keys are the same on every host.
+// Package canon writes JSON in the JSON Canonicalization Scheme, RFC 8785
+// (JCS): object keys sorted by their UTF-16 code units, no insignificant
+// space, strings escaped as ECMAScript's JSON.stringify escapes them, and
+// every number written as ECMAScript's Number.prototype.toString writes
+// the IEEE-754 double it denotes. Equal JSON values give equal bytes, so
+// digests of inputs, approval bindings and loop keys are the same on every
+// host, and an approver holding the input can recompute its digest with any
+// RFC 8785 implementation.
 package canon
 
 import (
@@ -11,16 +14,21 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/pling-go/pling/schema"
 )
 
-// Marshal returns the canonical JSON of v. Go values are first encoded with
-// encoding/json, so struct tags apply.
+// Marshal returns the RFC 8785 form of v. Go values are first encoded with
+// encoding/json, so struct tags apply. A number that is not a finite
+// IEEE-754 double (NaN, ±Inf, a json.Number beyond ±1.8e308) is an error;
+// integers beyond 2^53 are written as the double nearest them, as every
+// RFC 8785 implementation does.
 func Marshal(v any) ([]byte, error) {
-	n, err := normalize(v)
+	n, err := schema.Plain(v)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +39,8 @@ func Marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Digest returns "sha256:" and the hex SHA-256 of the canonical JSON of v.
+// Digest returns "sha256:" and the lowercase hex SHA-256 of the UTF-8 bytes
+// of the RFC 8785 form of v (what Marshal returns).
 func Digest(v any) (string, error) {
 	b, err := Marshal(v)
 	if err != nil {
@@ -47,32 +56,6 @@ func Sum(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-func normalize(v any) (any, error) {
-	switch v.(type) {
-	case nil, bool, string, json.Number, float64, map[string]any, []any:
-		return v, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	// The same value a json.Decoder with UseNumber gives (the parser is
-	// checked against encoding/json by schema's FuzzParse), without its
-	// reflection and 4 KB buffer per call. The parser refuses duplicate
-	// keys, which a json.RawMessage inside v may carry: that text takes
-	// the decoder's way (the last key wins), as before.
-	if out, err := schema.ParseValue(b, 10000); err == nil {
-		return out, nil
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var out any
-	if err := d.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func write(buf *bytes.Buffer, v any) error {
 	switch x := v.(type) {
 	case nil:
@@ -84,9 +67,13 @@ func write(buf *bytes.Buffer, v any) error {
 			buf.WriteString("false")
 		}
 	case string:
-		buf.Write(schema.AppendQuoted(buf.AvailableBuffer(), x, true))
+		buf.Write(appendString(buf.AvailableBuffer(), x))
 	case json.Number:
-		return writeNumber(buf, string(x))
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return err
+		}
+		return writeFloat(buf, f)
 	case float64:
 		return writeFloat(buf, x)
 	case map[string]any:
@@ -94,19 +81,15 @@ func write(buf *bytes.Buffer, v any) error {
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		slices.SortFunc(keys, compareUTF16)
 		buf.WriteByte('{')
 		for i, k := range keys {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.Write(schema.AppendQuoted(buf.AvailableBuffer(), k, true))
+			buf.Write(appendString(buf.AvailableBuffer(), k))
 			buf.WriteByte(':')
-			n, err := normalize(x[k])
-			if err != nil {
-				return err
-			}
-			if err := write(buf, n); err != nil {
+			if err := writeValue(buf, x[k]); err != nil {
 				return err
 			}
 		}
@@ -117,48 +100,172 @@ func write(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			n, err := normalize(e)
-			if err != nil {
-				return err
-			}
-			if err := write(buf, n); err != nil {
+			if err := writeValue(buf, e); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte(']')
 	default:
-		n, err := normalize(v)
-		if err != nil {
-			return err
-		}
-		return write(buf, n)
+		return writeValue(buf, v)
 	}
 	return nil
 }
 
-func writeNumber(buf *bytes.Buffer, s string) error {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		buf.WriteString(strconv.FormatInt(i, 10))
-		return nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
+// writeValue writes an element of a map[string]any or []any, which may be
+// any Go value.
+func writeValue(buf *bytes.Buffer, v any) error {
+	n, err := schema.Plain(v)
 	if err != nil {
 		return err
 	}
-	return writeFloat(buf, f)
+	return write(buf, n)
+}
+
+// compareUTF16 orders strings by their UTF-16 code units (RFC 8785 §3.2.3).
+// Go's string order is UTF-8 byte order, which is code point order; the two
+// differ only where a character beyond the BMP (a surrogate pair, 0xD800 to
+// 0xDFFF) meets one from U+E000 to U+FFFF.
+func compareUTF16(a, b string) int {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return cmpUnit(firstUnit(ra), firstUnit(rb), ra, rb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return len(a) - len(b)
+}
+
+func firstUnit(r rune) rune {
+	if r >= 0x10000 {
+		hi, _ := utf16.EncodeRune(r)
+		return hi
+	}
+	return r
+}
+
+func cmpUnit(ua, ub, ra, rb rune) int {
+	if ua != ub {
+		return int(ua - ub)
+	}
+	// Two characters beyond the BMP with the same high surrogate: their
+	// low surrogates are in the order of the characters.
+	return int(ra - rb)
+}
+
+// appendString appends s quoted as RFC 8785 §3.2.2.2 says (JSON.stringify's
+// rules): \" \\ \b \t \n \f \r, other controls below U+0020 as \u00xx in
+// lowercase hex, everything else as itself in UTF-8. A byte that is not
+// UTF-8 is written U+FFFD, as encoding/json and every host's JSON decoder
+// would see it.
+func appendString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 func writeFloat(buf *bytes.Buffer, f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
 	}
-	if f == 0 {
-		f = 0 // -0 is written 0, as RFC 8785 does
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		buf.WriteString(strconv.FormatFloat(f, 'f', -1, 64))
-		return nil
-	}
-	buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	buf.Write(appendNumber(buf.AvailableBuffer(), f))
 	return nil
+}
+
+// appendNumber appends f as ECMAScript's Number.prototype.toString writes
+// it (ECMA-262 Number::toString, which RFC 8785 §3.2.2.3 adopts): the
+// shortest digits that read back as f, in plain notation when the decimal
+// exponent is from -7 to 20, otherwise as d.ddde±n. -0 is written 0. f must
+// be finite.
+func appendNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	// 'e' with precision -1 gives the shortest round-trip digits:
+	// d[.ddd]e±xx.
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
+	ei := bytes.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(string(e[ei+1:]))
+	digits := make([]byte, 0, 17)
+	digits = append(digits, e[0])
+	if ei > 1 {
+		digits = append(digits, e[2:ei]...)
+	}
+	k := len(digits)
+	n := exp + 1 // f = 0.digits × 10^n
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for range -n {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
 }
