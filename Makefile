@@ -37,11 +37,11 @@ vet: ## go vet (native and GOOS=js) and gofmt
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-generate: ## regenerate schema/surface.schema.json and js-shim/pling.d.ts
+generate: ## regenerate schema/surface.schema.json, js-shim/pling.d.ts and the Go codecs
 	$(GO) generate ./...
 
 check-generated: generate ## fail when the generated artifacts are stale
-	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts
+	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts schema/encode_gen.go
 
 deps: ## install what the tests need when it is missing: Chromium (apt-get install chromium, as root)
 	@if [ -x "$(PLING_CHROMIUM)" ]; then :; \
@@ -74,6 +74,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzDisplayText$$' -fuzztime=$(FUZZTIME) ./runtime/
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
+	$(GO) test -run='^$$' -fuzz='^FuzzAppendGenerated$$' -fuzztime=$(FUZZTIME) ./schema/
 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
 	$(GO) run ./cmd/pling bench --dist $(DIST)

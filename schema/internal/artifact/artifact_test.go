@@ -23,6 +23,7 @@ var (
 	schemaDir  = filepath.Join("..", "..")
 	schemaFile = filepath.Join(schemaDir, "surface.schema.json")
 	dtsFile    = filepath.Join(schemaDir, "..", "js-shim", "pling.d.ts")
+	codecFile  = filepath.Join(schemaDir, "encode_gen.go")
 )
 
 var generators = []struct {
@@ -32,6 +33,7 @@ var generators = []struct {
 }{
 	{"surface.schema.json", schemaFile, artifact.Schema},
 	{"pling.d.ts", dtsFile, artifact.DTS},
+	{"encode_gen.go", codecFile, func(string) ([]byte, error) { return artifact.Codec() }},
 }
 
 // TestArtifactsUpToDate fails when a checked-in artifact differs from what
