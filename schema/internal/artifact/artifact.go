@@ -61,7 +61,7 @@ var requestUnion = []string{"SurfaceDescribeRequest", "SurfaceInvokeRequest"}
 // Types returns the struct types the artifacts define, sorted by name: every
 // struct type reachable from Roots through field types and ref/oneOf tags.
 func Types() ([]reflect.Type, error) {
-	m, err := build(&docs{})
+	m, err := build(&docs{}, Roots)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,14 @@ func Types() ([]reflect.Type, error) {
 
 // Schema returns surface.schema.json. dir is the directory of package schema.
 func Schema(dir string) ([]byte, error) {
-	m, err := load(dir)
+	return SchemaFor(dir, Roots)
+}
+
+// SchemaFor returns the JSON Schema of the types reachable from roots,
+// which are the Roots of a copy of package schema in dir (the test that
+// adds a field to a copy of the types).
+func SchemaFor(dir string, roots []reflect.Type) ([]byte, error) {
+	m, err := load(dir, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -83,19 +90,25 @@ func Schema(dir string) ([]byte, error) {
 
 // DTS returns pling.d.ts. dir is the directory of package schema.
 func DTS(dir string) ([]byte, error) {
-	m, err := load(dir)
+	return DTSFor(dir, Roots)
+}
+
+// DTSFor returns the TypeScript declarations of the types reachable from
+// roots, as SchemaFor.
+func DTSFor(dir string, roots []reflect.Type) ([]byte, error) {
+	m, err := load(dir, roots)
 	if err != nil {
 		return nil, err
 	}
 	return m.typeScript(), nil
 }
 
-func load(dir string) (*model, error) {
+func load(dir string, roots []reflect.Type) (*model, error) {
 	d, err := readDocs(dir)
 	if err != nil {
 		return nil, err
 	}
-	return build(d)
+	return build(d, roots)
 }
 
 // kind is the JSON shape of a Go type.
@@ -160,8 +173,13 @@ var (
 	schemaPkgPath  = reflect.TypeFor[schema.SurfaceResponse]().PkgPath()
 )
 
-// build walks Roots and resolves every ref and oneOf name.
-func build(d *docs) (*model, error) {
+// build walks roots (Roots, or those of a copy of package schema) and
+// resolves every ref and oneOf name.
+func build(d *docs, roots []reflect.Type) (*model, error) {
+	if len(roots) == 0 {
+		return nil, fmt.Errorf("artifact: no roots")
+	}
+	pkgPath := roots[0].PkgPath()
 	m := &model{docs: d, defs: map[string]*def{}, codes: map[string][]string{
 		SurfaceCodeName: canonicalCodes(perr.Surface),
 		ActionCodeName:  canonicalCodes(perr.Action),
@@ -169,7 +187,7 @@ func build(d *docs) (*model, error) {
 	var named []string // names from ref and oneOf tags
 	var walk func(t reflect.Type) error
 	walk = func(t reflect.Type) error {
-		if t.Kind() != reflect.Struct || t.Name() == "" || t.PkgPath() != schemaPkgPath {
+		if t.Kind() != reflect.Struct || t.Name() == "" || t.PkgPath() != pkgPath {
 			return fmt.Errorf("artifact: %v is not a named struct type of package schema", t)
 		}
 		if _, seen := m.defs[t.Name()]; seen {
@@ -204,7 +222,7 @@ func build(d *docs) (*model, error) {
 		}
 		return nil
 	}
-	for _, t := range Roots {
+	for _, t := range roots {
 		if err := walk(t); err != nil {
 			return nil, err
 		}

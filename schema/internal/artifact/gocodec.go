@@ -114,6 +114,9 @@ func (g *codecGen) collect(t reflect.Type) error {
 	g.types[t.Name()] = t
 	var visit func(ft reflect.Type) error
 	visit = func(ft reflect.Type) error {
+		if marshals(ft) {
+			return nil // refused where it is written
+		}
 		switch ft.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map:
 			return visit(ft.Elem())
@@ -130,6 +133,12 @@ func (g *codecGen) collect(t reflect.Type) error {
 		}
 	}
 	return nil
+}
+
+// marshals reports a type that encoding/json lets write itself.
+func marshals(t reflect.Type) bool {
+	return t.Kind() != reflect.Interface && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
+		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType))
 }
 
 // codecField is one field as encoding/json writes it.
@@ -330,8 +339,7 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 		w.call(q+"AppendValue", x)
 		return nil
 	}
-	if t.Kind() != reflect.Interface && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
-		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)) {
+	if marshals(t) {
 		return fmt.Errorf("%v marshals itself; not supported", t)
 	}
 	conv := func(basic string) string {
