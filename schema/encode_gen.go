@@ -5,8 +5,6 @@
 package schema
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 )
 
@@ -21,7 +19,7 @@ func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
 	if len(v.Details) > 0 {
 		dst = append(dst, `,"details":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range slices.Sorted(maps.Keys(v.Details)) {
+		for i0, k0 := range SortedKeys(v.Details) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
@@ -150,7 +148,7 @@ func appendJsonSchema(dst []byte, v *JsonSchema) ([]byte, error) {
 	if len(v.Properties) > 0 {
 		dst = append(dst, `,"properties":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range slices.Sorted(maps.Keys(v.Properties)) {
+		for i0, k0 := range SortedKeys(v.Properties) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
@@ -511,7 +509,7 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 		}
 		dst = append(dst, `"records":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range slices.Sorted(maps.Keys(v.Records)) {
+		for i0, k0 := range SortedKeys(v.Records) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
@@ -530,7 +528,7 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 		}
 		dst = append(dst, `"states":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range slices.Sorted(maps.Keys(v.States)) {
+		for i0, k0 := range SortedKeys(v.States) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
@@ -677,7 +675,7 @@ func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error)
 	if len(v.States) > 0 {
 		dst = append(dst, `"states":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range slices.Sorted(maps.Keys(v.States)) {
+		for i0, k0 := range SortedKeys(v.States) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}

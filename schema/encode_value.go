@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -39,7 +39,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		dst = append(dst, '{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range SortedKeys(x) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -99,12 +99,14 @@ func AppendFloat(dst []byte, f float64) ([]byte, error) {
 	return dst, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// SortedKeys returns the keys of m in the order encoding/json writes
+// them: sorted by their bytes.
+func SortedKeys[K ~string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 

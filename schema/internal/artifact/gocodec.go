@@ -75,7 +75,7 @@ func CodecOf(pkg string, roots []reflect.Type) ([]byte, error) {
 	for _, imp := range []struct {
 		used bool
 		path string
-	}{{g.usesMaps, "maps"}, {g.usesMaps, "slices"}, {g.usesStrconv, "strconv"}, {g.qual != "", "github.com/pling-go/pling/schema"}} {
+	}{{g.usesStrconv, "strconv"}, {g.qual != "", "github.com/pling-go/pling/schema"}} {
 		if imp.used {
 			fmt.Fprintf(&out, "\t%q\n", imp.path)
 		}
@@ -93,7 +93,6 @@ type codecGen struct {
 	pkgPath     string
 	qual        string // "" in package schema, else "schema."
 	types       map[string]reflect.Type
-	usesMaps    bool
 	usesStrconv bool
 }
 
@@ -401,17 +400,16 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 		if t.Key().Kind() != reflect.String || t.Key().Implements(textMarshalerType) {
 			return fmt.Errorf("%v: map keys must be strings", t)
 		}
-		w.g.usesMaps = true
 		i, k, e := fmt.Sprintf("i%d", depth), fmt.Sprintf("k%d", depth), fmt.Sprintf("e%d", depth)
 		open := w.nilCheck(x)
 		w.appendConst("{")
 		// encoding/json sorts a map's keys by their bytes.
-		w.line("for %s, %s := range slices.Sorted(maps.Keys(%s)) {", i, k, x)
+		w.line("for %s, %s := range %sSortedKeys(%s) {", i, k, q, x)
 		w.line("if %s > 0 {", i)
 		w.appendConst(",")
 		w.line("}")
 		kconv := k
-		if t.Key().Name() != "string" || t.Key().PkgPath() != "" {
+		if t.Key() != reflect.TypeFor[string]() {
 			kconv = "string(" + k + ")"
 		}
 		w.line("dst = %sAppendQuoted(dst, %s, false)", q, kconv)
