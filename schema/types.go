@@ -21,7 +21,7 @@ package schema
 
 import "encoding/json"
 
-//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go
+//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go
 
 // Protocol is the only protocol version this build speaks.
 const Protocol = "pling.surface/0.1"

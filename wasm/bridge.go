@@ -22,22 +22,6 @@ import (
 // JS functions; handlers are called back through safejs, and async results
 // are promises.
 
-// pageConfig is what the shim passes to init (pling.configure and the
-// script tag's data-* attributes).
-type pageConfig struct {
-	Expose           []string          `json:"expose"`
-	Anonymous        *[]string         `json:"anonymous"` // absent: runtime.WithAnonymous's default
-	Origin           string            `json:"origin"`
-	RequireSession   bool              `json:"requireSession"`
-	Keys             map[string]string `json:"keys"` // kid → base64url Ed25519 public key
-	RateLimit        *runtime.RateLimit
-	Loop             *runtime.LoopConfig `json:"loop"`
-	ExpectTimeoutMs  int64               `json:"expectTimeoutMs"`
-	HandoffTimeoutMs int64               `json:"handoffTimeoutMs"`
-	ApprovalTTLMs    int64               `json:"approvalTtlMs"`
-	ReplayGuard      string              `json:"replayGuard"` // "" or "memory" (wasm/replay.go)
-}
-
 var page = struct {
 	sync.Mutex
 	rt      *runtime.Runtime
@@ -61,12 +45,9 @@ func initPage(args []safejs.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c pageConfig
-	if !c.decodeFast(text) {
-		c = pageConfig{}
-		if err := json.Unmarshal([]byte(text), &c); err != nil {
-			return nil, fmt.Errorf("pling: bad configuration: %w", err)
-		}
+	c, err := decodePageConfig(text)
+	if err != nil {
+		return nil, fmt.Errorf("pling: bad configuration: %w", err)
 	}
 	hooks := safejs.Undefined()
 	if len(args) > 1 {
@@ -88,11 +69,11 @@ func initPage(args []safejs.Value) (any, error) {
 	} else if c.RequireSession {
 		return nil, errors.New("pling: requireSession needs verification keys")
 	}
-	if c.RateLimit != nil {
-		opts = append(opts, runtime.WithRateLimit(*c.RateLimit))
+	if r := c.RateLimit; r != nil {
+		opts = append(opts, runtime.WithRateLimit(runtime.RateLimit{Describe: runtime.Bucket(r.Describe), Invoke: runtime.Bucket(r.Invoke)}))
 	}
 	if c.Loop != nil {
-		opts = append(opts, runtime.WithLoop(*c.Loop))
+		opts = append(opts, runtime.WithLoop(runtime.LoopConfig(*c.Loop)))
 	}
 	if c.ExpectTimeoutMs > 0 {
 		opts = append(opts, runtime.WithExpectTimeout(c.ExpectTimeoutMs, 0))
@@ -490,12 +471,9 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareRegion(r)
 		return outcome(h, err)
 	case "records":
-		var spec recordsSpec
-		if !spec.decodeFast(text) {
-			spec = recordsSpec{}
-			if err := json.Unmarshal([]byte(text), &spec); err != nil {
-				return nil, fmt.Errorf("pling.records: %w", err)
-			}
+		spec, err := decodeRecordsSpec(text)
+		if err != nil {
+			return nil, fmt.Errorf("pling.records: %w", err)
 		}
 		read := fnField(fns, "read")
 		h, err = rt.DeclareRecords(runtime.Records{Kind: spec.Kind, Read: func(context.Context) ([]runtime.RecordItem, error) {

@@ -5,6 +5,7 @@ package main
 import (
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/schema/pagespec"
 	"github.com/pling-go/pling/wasm/internal/jsonmap"
 )
 
@@ -45,22 +46,6 @@ func (s *stateSpec) decodeFast(text string) bool {
 	s.Description, ok2 = jsonmap.String(f[1])
 	s.Identity, ok3 = jsonmap.Any(f[2])
 	return ok1 && ok2 && ok3
-}
-
-// recordsSpec is the data half of pling.records().
-type recordsSpec struct{ Kind string }
-
-func (s *recordsSpec) decodeFast(text string) bool {
-	v, ok := parseSpec(text)
-	if !ok {
-		return false
-	}
-	f, ok := jsonmap.Fields(v, "Kind")
-	if !ok {
-		return false
-	}
-	s.Kind, ok = jsonmap.String(f[0])
-	return ok
 }
 
 func (a *actionSpec) decodeFast(text string) bool {
@@ -208,34 +193,26 @@ func paramFast(v any, p *runtime.Param) bool {
 	return allTrue(oks[:])
 }
 
-// decodeFast reads the usual configuration; one with a rate limit or a
-// loop configuration is left to json.Unmarshal.
-func (c *pageConfig) decodeFast(text string) bool {
-	v, ok := parseSpec(text)
-	if !ok {
-		return false
+// decodePageConfig reads the configuration the shim passes to init by
+// the json names of pagespec.Config exactly, with its generated decoder; a
+// member spelled in another case is refused (RATIONALE.md "How does the
+// module read a page's configuration?").
+func decodePageConfig(text string) (pagespec.Config, error) {
+	v, err := schema.ParseValue([]byte(text), specDepth)
+	if err != nil {
+		return pagespec.Config{}, err
 	}
-	f, ok := jsonmap.Fields(v, "expose", "origin", "requireSession", "keys", "RateLimit", "loop",
-		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "anonymous", "replayGuard")
-	if !ok || f[4] != nil || f[5] != nil {
-		return false
+	return pagespec.DecodeConfig(v)
+}
+
+// decodeRecordsSpec reads the data half of pling.records() as
+// decodePageConfig reads a configuration.
+func decodeRecordsSpec(text string) (pagespec.Records, error) {
+	v, err := schema.ParseValue([]byte(text), specDepth)
+	if err != nil {
+		return pagespec.Records{}, err
 	}
-	var oks [9]bool
-	oks[8] = true
-	if f[9] != nil { // absent stays nil; [] is "nothing", as json.Unmarshal reads it
-		var anon []string
-		anon, oks[8] = jsonmap.Strings(f[9])
-		c.Anonymous = &anon
-	}
-	c.Expose, oks[0] = jsonmap.Strings(f[0])
-	c.Origin, oks[1] = jsonmap.String(f[1])
-	c.RequireSession, oks[2] = jsonmap.Bool(f[2])
-	c.Keys, oks[3] = jsonmap.StringMap(f[3])
-	c.ExpectTimeoutMs, oks[4] = jsonmap.Int64(f[6])
-	c.HandoffTimeoutMs, oks[5] = jsonmap.Int64(f[7])
-	c.ApprovalTTLMs, oks[6] = jsonmap.Int64(f[8])
-	c.ReplayGuard, oks[7] = jsonmap.String(f[10])
-	return allTrue(oks[:])
+	return pagespec.DecodeRecords(v)
 }
 
 // allTrue reports whether every field was read.

@@ -14,8 +14,10 @@
 package artifact
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -23,6 +25,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/schema/pagespec"
 )
 
 // Roots are the types a walk starts from: the request and response envelopes,
@@ -90,7 +93,35 @@ func SchemaFor(dir string, roots []reflect.Type) ([]byte, error) {
 
 // DTS returns pling.d.ts. dir is the directory of package schema.
 func DTS(dir string) ([]byte, error) {
-	return DTSFor(dir, Roots)
+	b, err := DTSFor(dir, Roots)
+	if err != nil {
+		return nil, err
+	}
+	pm, err := load(filepath.Join(dir, "pagespec"), PageRoots)
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(b)
+	pm.tsNamespace(buf, PageNamespace, pageDoc)
+	return buf.Bytes(), nil
+}
+
+// PageRoots are the types of package schema/pagespec: what a page sends the
+// module as JSON text. They are declared in pling.d.ts in the namespace
+// PageNamespace, and their decoders are generated (PageDecoders).
+var PageRoots = []reflect.Type{
+	reflect.TypeFor[pagespec.Config](),
+	reflect.TypeFor[pagespec.Records](),
+}
+
+// PageNamespace is the TypeScript namespace of PageRoots.
+const PageNamespace = "Page"
+
+const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of a records declaration. Members are read by these names exactly; one spelled in another case is refused."
+
+// PageDecoders returns the Go source of package page's decoders.
+func PageDecoders() ([]byte, error) {
+	return DecoderOf("pagespec", PageRoots)
 }
 
 // DTSFor returns the TypeScript declarations of the types reachable from
@@ -227,7 +258,10 @@ func build(d *docs, roots []reflect.Type) (*model, error) {
 			return nil, err
 		}
 	}
-	for _, n := range append(named, requestUnion...) {
+	if _, wire := m.defs["SurfaceResponse"]; wire {
+		named = append(named, requestUnion...) // the wire's union of requests
+	}
+	for _, n := range named {
 		if _, ok := m.defs[n]; !ok {
 			return nil, fmt.Errorf("artifact: %s is named in a tag but reached from no root; add it to Roots", n)
 		}

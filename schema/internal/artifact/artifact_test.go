@@ -24,6 +24,7 @@ var (
 	schemaFile = filepath.Join(schemaDir, "surface.schema.json")
 	dtsFile    = filepath.Join(schemaDir, "..", "js-shim", "pling.d.ts")
 	codecFile  = filepath.Join(schemaDir, "encode_gen.go")
+	pageFile   = filepath.Join(schemaDir, "pagespec", "decode_gen.go")
 )
 
 var generators = []struct {
@@ -34,6 +35,7 @@ var generators = []struct {
 	{"surface.schema.json", schemaFile, artifact.Schema},
 	{"pling.d.ts", dtsFile, artifact.DTS},
 	{"encode_gen.go", codecFile, func(string) ([]byte, error) { return artifact.Codec() }},
+	{"pagespec/decode_gen.go", pageFile, func(string) ([]byte, error) { return artifact.PageDecoders() }},
 }
 
 // TestArtifactsUpToDate fails when a checked-in artifact differs from what

@@ -1,0 +1,100 @@
+package pagespec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/schema"
+)
+
+func parse(t *testing.T, text string) any {
+	t.Helper()
+	v, err := schema.ParseValue([]byte(text), 64)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return v
+}
+
+// TestDecodeConfig: what pages send is read as json.Unmarshal reads it
+// into the same type, by the exact json names.
+func TestDecodeConfig(t *testing.T) {
+	for name, text := range map[string]string{
+		"empty":           `{}`,
+		"full":            `{"expose":["approve","open"],"origin":"https://shop.example","requireSession":true,"keys":{"k1":"AAAA","k2":null},"expectTimeoutMs":2000,"handoffTimeoutMs":1,"approvalTtlMs":60000,"other":{"x":1},"replayGuard":"memory"}`,
+		"empty expose":    `{"expose":[]}`,
+		"anonymous":       `{"anonymous":["cart.*"]}`,
+		"anonymous empty": `{"anonymous":[]}`,
+		"anonymous null":  `{"anonymous":null}`,
+		"nulls":           `{"expose":["a",null],"origin":null,"rateLimit":null,"loop":null}`,
+		// As the bench and demo pages send them.
+		"rate limit":      `{"rateLimit":{"describe":{"burst":0},"invoke":{"burst":3,"perSecond":0.5}},"loop":{"repeats":0}}`,
+		"loop":            `{"loop":{"repeats":3,"windowMs":1000}}`,
+		"unknown members": `{"handoff":true,"approve":false,"x":[1,{"y":null}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := DecodeConfig(parse(t, text))
+			if err != nil {
+				t.Fatalf("DecodeConfig: %v", err)
+			}
+			var want Config
+			if err := json.Unmarshal([]byte(text), &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-json.Unmarshal +DecodeConfig):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeConfigRefuses: a member spelled in another case, which
+// json.Unmarshal would take and a decoder by exact names would drop, is
+// refused, as is a value of the wrong type.
+func TestDecodeConfigRefuses(t *testing.T) {
+	for name, tc := range map[string]struct{ text, want string }{
+		"RateLimit":      {`{"RateLimit":{"describe":{"burst":1}}}`, `member "RateLimit" is spelled "rateLimit"`},
+		"RequireSession": {`{"RequireSession":true}`, `member "RequireSession" is spelled "requireSession"`},
+		"nested case":    {`{"rateLimit":{"Describe":{"burst":1}}}`, `member "Describe" is spelled "describe"`},
+		"bucket case":    {`{"rateLimit":{"describe":{"Burst":1}}}`, `member "Burst" is spelled "burst"`},
+		"loop case":      {`{"loop":{"Repeats":3}}`, `member "Repeats" is spelled "repeats"`},
+		"not an object":  {`[]`, "Config: want an object"},
+		"expose type":    {`{"expose":[1]}`, "Config.expose[]: want a string"},
+		"expose string":  {`{"expose":"*"}`, "Config.expose: want an array"},
+		"anonymous type": {`{"anonymous":"cart.*"}`, "Config.anonymous: want an array"},
+		"bool":           {`{"requireSession":"yes"}`, "Config.requireSession: want a boolean"},
+		"fraction":       {`{"expectTimeoutMs":1.5}`, "Config.expectTimeoutMs: want an integer"},
+		"exponent":       {`{"expectTimeoutMs":1e3}`, "Config.expectTimeoutMs: want an integer"},
+		"overflow":       {`{"approvalTtlMs":99999999999999999999}`, "Config.approvalTtlMs: want an integer"},
+		"keys":           {`{"keys":{"k":1}}`, "Config.keys{}: want a string"},
+		"per second":     {`{"rateLimit":{"invoke":{"perSecond":"1"}}}`, "Bucket.perSecond: want a number"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := DecodeConfig(parse(t, tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("DecodeConfig(%s) = %v, want an error with %q", tc.text, err, tc.want)
+			}
+			// json.Unmarshal agrees the text is wrong, or takes the
+			// miscased member that this decoder refuses.
+			var c Config
+			if jerr := json.Unmarshal([]byte(tc.text), &c); jerr == nil && !strings.Contains(tc.want, "is spelled") {
+				t.Errorf("json.Unmarshal took %s", tc.text)
+			}
+		})
+	}
+}
+
+func TestDecodeRecords(t *testing.T) {
+	got, err := DecodeRecords(parse(t, `{"kind":"order","other":1}`))
+	if err != nil || got.Kind != "order" {
+		t.Errorf("DecodeRecords = %+v, %v", got, err)
+	}
+	for _, text := range []string{`{"kind":1}`, `{"KIND":"order"}`, `{"Kind":"order"}`, `"order"`} {
+		if r, err := DecodeRecords(parse(t, text)); err == nil {
+			t.Errorf("DecodeRecords(%s) = %+v, want an error", text, r)
+		}
+	}
+}
