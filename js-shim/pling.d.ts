@@ -452,9 +452,9 @@ export interface Unavailable {
 
 /**
  * What a page sends the module as JSON text: the data members of
- * pling.configure's argument (Page.Config) and of a records declaration.
- * Members are read by these names exactly; one spelled in another case is
- * refused.
+ * pling.configure's argument (Page.Config) and of the state, guide, region and
+ * records declarations. Members are read by these names exactly; one spelled
+ * in another case is refused.
  */
 export declare namespace Page {
   /** Bucket is one token bucket; a burst of 0 turns it off. */
@@ -492,6 +492,14 @@ export declare namespace Page {
     replayGuard?: string;
   }
 
+  /** Guide is the data of pling.guide(). */
+  export interface Guide {
+    target: string;
+    label?: string;
+    selector?: string;
+    identity?: unknown;
+  }
+
   /**
    * Loop is loop detection: after Repeats executions of the same call with
    * no state change between them, within WindowMs, the next is refused;
@@ -511,5 +519,24 @@ export declare namespace Page {
   /** Records is the data of pling.records(). */
   export interface Records {
     kind: string;
+  }
+
+  /** Region is the data of pling.region(). */
+  export interface Region {
+    id: string;
+    title?: string;
+    modal?: boolean;
+    identity?: unknown;
+  }
+
+  /** State is the data of pling.state(). */
+  export interface State {
+    key: string;
+    description?: string;
+    /**
+     * Identity tells two declarations under one key apart (the reader's
+     * source, by default).
+     */
+    identity?: unknown;
   }
 }

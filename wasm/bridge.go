@@ -15,6 +15,7 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/schema/pagespec"
 	"github.com/pling-go/pling/wasm/internal/jsonmap"
 )
 
@@ -45,7 +46,7 @@ func initPage(args []safejs.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := decodePageConfig(text)
+	c, err := decodeSpec(text, pagespec.DecodeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("pling: bad configuration: %w", err)
 	}
@@ -416,12 +417,9 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareAction(decl)
 		return outcome(h, err)
 	case "state":
-		var s stateSpec
-		if !s.decodeFast(text) {
-			s = stateSpec{}
-			if err := json.Unmarshal([]byte(text), &s); err != nil {
-				return nil, fmt.Errorf("pling.state: %w", err)
-			}
+		s, err := decodeSpec(text, pagespec.DecodeState)
+		if err != nil {
+			return nil, fmt.Errorf("pling.state: %w", err)
 		}
 		read := fnField(fns, "read")
 		h, err = rt.DeclareState(runtime.State{Key: s.Key, Description: s.Description, Identity: s.Identity, Read: func(context.Context) (any, error) {
@@ -436,24 +434,16 @@ func declare(args []safejs.Value) (any, error) {
 		}})
 		return outcome(h, err)
 	case "guide":
-		var g runtime.Guide
-		var spec struct {
-			Target, Label, Selector string
-			Identity                any
-		}
-		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+		spec, err := decodeSpec(text, pagespec.DecodeGuide)
+		if err != nil {
 			return nil, fmt.Errorf("pling.guide: %w", err)
 		}
-		g = runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity}
+		g := runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity}
 		h, err = rt.DeclareGuide(g)
 		return outcome(h, err)
 	case "region":
-		var spec struct {
-			ID, Title string
-			Modal     bool
-			Identity  any
-		}
-		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+		spec, err := decodeSpec(text, pagespec.DecodeRegion)
+		if err != nil {
 			return nil, fmt.Errorf("pling.region: %w", err)
 		}
 		active := fnField(fns, "active")
@@ -471,7 +461,7 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareRegion(r)
 		return outcome(h, err)
 	case "records":
-		spec, err := decodeRecordsSpec(text)
+		spec, err := decodeSpec(text, pagespec.DecodeRecords)
 		if err != nil {
 			return nil, fmt.Errorf("pling.records: %w", err)
 		}

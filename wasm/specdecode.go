@@ -5,12 +5,14 @@ package main
 import (
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
-	"github.com/pling-go/pling/schema/pagespec"
 	"github.com/pling-go/pling/wasm/internal/jsonmap"
 )
 
-// The declarations' JSON read with the one-pass parser and jsonmap, as
-// json.Unmarshal reads it into the spec types. Each decodeFast reports
+// What a page sends as JSON text, read without encoding/json's reflection.
+// The configuration and the state, guide, region and records declarations
+// go through decodeSpec and the decoders generated in package pagespec.
+// An action's JSON is read with the one-pass parser and jsonmap, as
+// json.Unmarshal reads it into actionSpec. Each decodeFast reports
 // false when its text is anything jsonmap does not read exactly as
 // json.Unmarshal would (a null, an odd key, a wrong type, an expect's
 // equals); declare then takes json.Unmarshal's way, errors included.
@@ -20,32 +22,13 @@ import (
 // json.Unmarshal's way.
 const specDepth = 64
 
+// decodeSpecDepth is the deepest nesting decodeSpec reads: encoding/json's
+// own bound, so what json.Unmarshal read before is still read.
+const decodeSpecDepth = 10000
+
 func parseSpec(text string) (any, bool) {
 	v, err := schema.ParseValue([]byte(text), specDepth)
 	return v, err == nil
-}
-
-// stateSpec is the data half of pling.state().
-type stateSpec struct {
-	Key         string `json:"key"`
-	Description string `json:"description"`
-	Identity    any    `json:"identity"`
-}
-
-func (s *stateSpec) decodeFast(text string) bool {
-	v, ok := parseSpec(text)
-	if !ok {
-		return false
-	}
-	f, ok := jsonmap.Fields(v, "key", "description", "identity")
-	if !ok {
-		return false
-	}
-	var ok1, ok2, ok3 bool
-	s.Key, ok1 = jsonmap.String(f[0])
-	s.Description, ok2 = jsonmap.String(f[1])
-	s.Identity, ok3 = jsonmap.Any(f[2])
-	return ok1 && ok2 && ok3
 }
 
 func (a *actionSpec) decodeFast(text string) bool {
@@ -193,26 +176,18 @@ func paramFast(v any, p *runtime.Param) bool {
 	return allTrue(oks[:])
 }
 
-// decodePageConfig reads the configuration the shim passes to init by
-// the json names of pagespec.Config exactly, with its generated decoder; a
-// member spelled in another case is refused (RATIONALE.md "How does the
+// decodeSpec reads what a page sends as JSON text (its configuration, a
+// state, guide, region or records declaration) with the decoder
+// generated for its type in package pagespec: by the exact json names, a
+// member spelled in another case refused (RATIONALE.md "How does the
 // module read a page's configuration?").
-func decodePageConfig(text string) (pagespec.Config, error) {
-	v, err := schema.ParseValue([]byte(text), specDepth)
+func decodeSpec[T any](text string, decode func(any) (T, error)) (T, error) {
+	v, err := schema.ParseValue([]byte(text), decodeSpecDepth)
 	if err != nil {
-		return pagespec.Config{}, err
+		var zero T
+		return zero, err
 	}
-	return pagespec.DecodeConfig(v)
-}
-
-// decodeRecordsSpec reads the data half of pling.records() as
-// decodePageConfig reads a configuration.
-func decodeRecordsSpec(text string) (pagespec.Records, error) {
-	v, err := schema.ParseValue([]byte(text), specDepth)
-	if err != nil {
-		return pagespec.Records{}, err
-	}
-	return pagespec.DecodeRecords(v)
+	return decode(v)
 }
 
 // allTrue reports whether every field was read.

@@ -62,21 +62,4 @@ func TestSpecDecodeFast(t *testing.T) {
 			return a, err
 		})
 	}
-	states := []kase{
-		{`{"key":"orders.pending","description":"Orders waiting","identity":"function () { return count(\"pending\"); }"}`, true},
-		{`{"key":"k","identity":1.5}`, true},
-		{`{"key":"k","identity":null}`, false},
-		{`{"Key":"k","key":"j"}`, false},
-	}
-	for _, c := range states {
-		check(t, c, func(s string) (any, bool) {
-			var x stateSpec
-			ok := x.decodeFast(s)
-			return x, ok
-		}, func(s string) (any, error) {
-			var x stateSpec
-			err := json.Unmarshal([]byte(s), &x)
-			return x, err
-		})
-	}
 }

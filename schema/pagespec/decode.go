@@ -15,3 +15,24 @@ func DecodeRecords(v any) (Records, error) {
 	err := decodeRecords(v, &r)
 	return r, err
 }
+
+// DecodeState reads a state declaration.
+func DecodeState(v any) (State, error) {
+	var s State
+	err := decodeState(v, &s)
+	return s, err
+}
+
+// DecodeGuide reads a guide declaration.
+func DecodeGuide(v any) (Guide, error) {
+	var g Guide
+	err := decodeGuide(v, &g)
+	return g, err
+}
+
+// DecodeRegion reads a region declaration.
+func DecodeRegion(v any) (Region, error) {
+	var r Region
+	err := decodeRegion(v, &r)
+	return r, err
+}

@@ -37,10 +37,76 @@ func nearMiss(where string, m map[string]any, names ...string) error {
 	return nil
 }
 
-var (
-	_ = json.Number("")
-	_ = strconv.ParseInt
-)
+func decString(where string, x any) (string, error) {
+	s, ok := x.(string)
+	if !ok {
+		return "", wrongType(where, "a string")
+	}
+	return s, nil
+}
+
+func decBool(where string, x any) (bool, error) {
+	b, ok := x.(bool)
+	if !ok {
+		return false, wrongType(where, "a boolean")
+	}
+	return b, nil
+}
+
+// decInt reads an integer as json.Unmarshal does into an int of bits.
+func decInt(where string, x any, bits int) (int64, error) {
+	n, ok := x.(json.Number)
+	if ok {
+		if i, err := strconv.ParseInt(string(n), 10, bits); err == nil {
+			return i, nil
+		}
+	}
+	return 0, wrongType(where, "an integer")
+}
+
+func decFloat(where string, x any) (float64, error) {
+	n, ok := x.(json.Number)
+	if ok {
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+			return f, nil
+		}
+	}
+	return 0, wrongType(where, "a number")
+}
+
+// plainAny is x as json.Unmarshal reads it into an any: numbers as
+// float64, one out of float64's range an error.
+func plainAny(where string, x any) (any, error) {
+	switch v := x.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return nil, wrongType(where, "a number within range")
+		}
+		return f, nil
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			c, err := plainAny(where, e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			c, err := plainAny(where, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	return x, nil
+}
 
 // decodeBucket reads v into out by the json names of Bucket.
 func decodeBucket(v any, out *Bucket) error {
@@ -52,24 +118,16 @@ func decodeBucket(v any, out *Bucket) error {
 		return err
 	}
 	if x, ok := m["burst"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Bucket.burst", "an integer")
-		}
-		v0, err := strconv.ParseInt(string(n0), 10, 64)
+		v0, err := decInt("Bucket.burst", x, 64)
 		if err != nil {
-			return wrongType("Bucket.burst", "an integer")
+			return err
 		}
 		out.Burst = int(v0)
 	}
 	if x, ok := m["perSecond"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Bucket.perSecond", "a number")
-		}
-		v0, err := strconv.ParseFloat(string(n0), 64)
+		v0, err := decFloat("Bucket.perSecond", x)
 		if err != nil {
-			return wrongType("Bucket.perSecond", "a number")
+			return err
 		}
 		out.PerSecond = v0
 	}
@@ -93,9 +151,9 @@ func decodeConfig(v any, out *Config) error {
 		v0 := make([]string, len(a0))
 		for i0, e0 := range a0 {
 			if e0 != nil {
-				v1, ok := e0.(string)
-				if !ok {
-					return wrongType("Config.expose[]", "a string")
+				v1, err := decString("Config.expose[]", e0)
+				if err != nil {
+					return err
 				}
 				v0[i0] = v1
 			}
@@ -111,9 +169,9 @@ func decodeConfig(v any, out *Config) error {
 		v1 := make([]string, len(a1))
 		for i1, e1 := range a1 {
 			if e1 != nil {
-				v2, ok := e1.(string)
-				if !ok {
-					return wrongType("Config.anonymous[]", "a string")
+				v2, err := decString("Config.anonymous[]", e1)
+				if err != nil {
+					return err
 				}
 				v1[i1] = v2
 			}
@@ -122,16 +180,16 @@ func decodeConfig(v any, out *Config) error {
 		out.Anonymous = v0
 	}
 	if x, ok := m["origin"]; ok && x != nil {
-		v0, ok := x.(string)
-		if !ok {
-			return wrongType("Config.origin", "a string")
+		v0, err := decString("Config.origin", x)
+		if err != nil {
+			return err
 		}
 		out.Origin = v0
 	}
 	if x, ok := m["requireSession"]; ok && x != nil {
-		v0, ok := x.(bool)
-		if !ok {
-			return wrongType("Config.requireSession", "a boolean")
+		v0, err := decBool("Config.requireSession", x)
+		if err != nil {
+			return err
 		}
 		out.RequireSession = v0
 	}
@@ -144,9 +202,9 @@ func decodeConfig(v any, out *Config) error {
 		for k0, e0 := range o0 {
 			var el0 string
 			if e0 != nil {
-				v1, ok := e0.(string)
-				if !ok {
-					return wrongType("Config.keys{}", "a string")
+				v1, err := decString("Config.keys{}", e0)
+				if err != nil {
+					return err
 				}
 				el0 = v1
 			}
@@ -169,44 +227,72 @@ func decodeConfig(v any, out *Config) error {
 		out.Loop = v0
 	}
 	if x, ok := m["expectTimeoutMs"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Config.expectTimeoutMs", "an integer")
-		}
-		v0, err := strconv.ParseInt(string(n0), 10, 64)
+		v0, err := decInt("Config.expectTimeoutMs", x, 64)
 		if err != nil {
-			return wrongType("Config.expectTimeoutMs", "an integer")
+			return err
 		}
 		out.ExpectTimeoutMs = v0
 	}
 	if x, ok := m["handoffTimeoutMs"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Config.handoffTimeoutMs", "an integer")
-		}
-		v0, err := strconv.ParseInt(string(n0), 10, 64)
+		v0, err := decInt("Config.handoffTimeoutMs", x, 64)
 		if err != nil {
-			return wrongType("Config.handoffTimeoutMs", "an integer")
+			return err
 		}
 		out.HandoffTimeoutMs = v0
 	}
 	if x, ok := m["approvalTtlMs"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Config.approvalTtlMs", "an integer")
-		}
-		v0, err := strconv.ParseInt(string(n0), 10, 64)
+		v0, err := decInt("Config.approvalTtlMs", x, 64)
 		if err != nil {
-			return wrongType("Config.approvalTtlMs", "an integer")
+			return err
 		}
 		out.ApprovalTTLMs = v0
 	}
 	if x, ok := m["replayGuard"]; ok && x != nil {
-		v0, ok := x.(string)
-		if !ok {
-			return wrongType("Config.replayGuard", "a string")
+		v0, err := decString("Config.replayGuard", x)
+		if err != nil {
+			return err
 		}
 		out.ReplayGuard = v0
+	}
+	return nil
+}
+
+// decodeGuide reads v into out by the json names of Guide.
+func decodeGuide(v any, out *Guide) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Guide", "an object")
+	}
+	if err := nearMiss("Guide", m, "target", "label", "selector", "identity"); err != nil {
+		return err
+	}
+	if x, ok := m["target"]; ok && x != nil {
+		v0, err := decString("Guide.target", x)
+		if err != nil {
+			return err
+		}
+		out.Target = v0
+	}
+	if x, ok := m["label"]; ok && x != nil {
+		v0, err := decString("Guide.label", x)
+		if err != nil {
+			return err
+		}
+		out.Label = v0
+	}
+	if x, ok := m["selector"]; ok && x != nil {
+		v0, err := decString("Guide.selector", x)
+		if err != nil {
+			return err
+		}
+		out.Selector = v0
+	}
+	if x, ok := m["identity"]; ok && x != nil {
+		v0, err := plainAny("Guide.identity", x)
+		if err != nil {
+			return err
+		}
+		out.Identity = v0
 	}
 	return nil
 }
@@ -221,24 +307,16 @@ func decodeLoop(v any, out *Loop) error {
 		return err
 	}
 	if x, ok := m["repeats"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Loop.repeats", "an integer")
-		}
-		v0, err := strconv.ParseInt(string(n0), 10, 64)
+		v0, err := decInt("Loop.repeats", x, 64)
 		if err != nil {
-			return wrongType("Loop.repeats", "an integer")
+			return err
 		}
 		out.Repeats = int(v0)
 	}
 	if x, ok := m["windowMs"]; ok && x != nil {
-		n0, ok := x.(json.Number)
-		if !ok {
-			return wrongType("Loop.windowMs", "an integer")
-		}
-		v0, err := strconv.ParseInt(string(n0), 10, 64)
+		v0, err := decInt("Loop.windowMs", x, 64)
 		if err != nil {
-			return wrongType("Loop.windowMs", "an integer")
+			return err
 		}
 		out.WindowMs = v0
 	}
@@ -277,11 +355,84 @@ func decodeRecords(v any, out *Records) error {
 		return err
 	}
 	if x, ok := m["kind"]; ok && x != nil {
-		v0, ok := x.(string)
-		if !ok {
-			return wrongType("Records.kind", "a string")
+		v0, err := decString("Records.kind", x)
+		if err != nil {
+			return err
 		}
 		out.Kind = v0
+	}
+	return nil
+}
+
+// decodeRegion reads v into out by the json names of Region.
+func decodeRegion(v any, out *Region) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Region", "an object")
+	}
+	if err := nearMiss("Region", m, "id", "title", "modal", "identity"); err != nil {
+		return err
+	}
+	if x, ok := m["id"]; ok && x != nil {
+		v0, err := decString("Region.id", x)
+		if err != nil {
+			return err
+		}
+		out.ID = v0
+	}
+	if x, ok := m["title"]; ok && x != nil {
+		v0, err := decString("Region.title", x)
+		if err != nil {
+			return err
+		}
+		out.Title = v0
+	}
+	if x, ok := m["modal"]; ok && x != nil {
+		v0, err := decBool("Region.modal", x)
+		if err != nil {
+			return err
+		}
+		out.Modal = v0
+	}
+	if x, ok := m["identity"]; ok && x != nil {
+		v0, err := plainAny("Region.identity", x)
+		if err != nil {
+			return err
+		}
+		out.Identity = v0
+	}
+	return nil
+}
+
+// decodeState reads v into out by the json names of State.
+func decodeState(v any, out *State) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("State", "an object")
+	}
+	if err := nearMiss("State", m, "key", "description", "identity"); err != nil {
+		return err
+	}
+	if x, ok := m["key"]; ok && x != nil {
+		v0, err := decString("State.key", x)
+		if err != nil {
+			return err
+		}
+		out.Key = v0
+	}
+	if x, ok := m["description"]; ok && x != nil {
+		v0, err := decString("State.description", x)
+		if err != nil {
+			return err
+		}
+		out.Description = v0
+	}
+	if x, ok := m["identity"]; ok && x != nil {
+		v0, err := plainAny("State.identity", x)
+		if err != nil {
+			return err
+		}
+		out.Identity = v0
 	}
 	return nil
 }

@@ -98,3 +98,68 @@ func TestDecodeRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeDeclarations: state, guide and region declarations as the shim
+// and the markup send them are read as json.Unmarshal reads them (an
+// identity's numbers as float64); other spellings of a member and wrong
+// types are refused.
+func TestDecodeDeclarations(t *testing.T) {
+	type decl struct {
+		decode    func(any) (any, error)
+		unmarshal func(string) (any, error)
+	}
+	state := decl{func(v any) (any, error) { return DecodeState(v) }, func(s string) (any, error) {
+		var x State
+		err := json.Unmarshal([]byte(s), &x)
+		return x, err
+	}}
+	guide := decl{func(v any) (any, error) { return DecodeGuide(v) }, func(s string) (any, error) {
+		var x Guide
+		err := json.Unmarshal([]byte(s), &x)
+		return x, err
+	}}
+	region := decl{func(v any) (any, error) { return DecodeRegion(v) }, func(s string) (any, error) {
+		var x Region
+		err := json.Unmarshal([]byte(s), &x)
+		return x, err
+	}}
+	for _, tc := range []struct {
+		name string
+		d    decl
+		text string
+		want string // "" when accepted
+	}{
+		{"state", state, `{"key":"orders.pending","description":"Orders waiting","identity":"function () { return count(\"pending\"); }"}`, ""},
+		{"state identity", state, `{"key":"k","identity":{"n":[1.5,-0,1e300,null,true]}}`, ""},
+		{"state null identity", state, `{"key":"k","identity":null}`, ""},
+		{"state Key", state, `{"Key":"k"}`, `member "Key" is spelled "key"`},
+		{"state number key", state, `{"key":1}`, "State.key: want a string"},
+		{"state huge identity", state, `{"key":"k","identity":1e400}`, "State.identity: want a number within range"},
+		{"guide", guide, `{"target":"help","label":"Help","identity":"markup"}`, ""},
+		{"guide selector", guide, `{"target":"t","selector":"#x"}`, ""},
+		{"guide Target", guide, `{"Target":"t"}`, `member "Target" is spelled "target"`},
+		{"region", region, `{"id":"r","title":"Dialog","modal":true}`, ""},
+		{"region ID", region, `{"ID":"r"}`, `member "ID" is spelled "id"`},
+		{"region modal", region, `{"id":"r","modal":"yes"}`, "Region.modal: want a boolean"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.d.decode(parse(t, tc.text))
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("decode(%s) = %v, want an error with %q", tc.text, err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decode(%s): %v", tc.text, err)
+			}
+			want, err := tc.d.unmarshal(tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-json.Unmarshal +generated):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 // Package pagespec holds what a page sends the module as JSON text: the data
 // members of its configuration (pling.configure and the script tag's
-// data-* attributes) and of its records declarations. The decoders are
+// data-* attributes) and of its state, guide, region and records
+// declarations. The decoders are
 // generated from these types' json tags (decode_gen.go) by
 // schema/internal/gen, which also writes them into pling.d.ts, so a member
 // is read by the name the TypeScript declares and by no other spelling.
@@ -51,6 +52,31 @@ type Bucket struct {
 type Loop struct {
 	Repeats  int   `json:"repeats,omitempty"`
 	WindowMs int64 `json:"windowMs,omitempty"`
+}
+
+// State is the data of pling.state().
+type State struct {
+	Key         string `json:"key"`
+	Description string `json:"description,omitempty"`
+	// Identity tells two declarations under one key apart (the reader's
+	// source, by default).
+	Identity any `json:"identity,omitempty"`
+}
+
+// Guide is the data of pling.guide().
+type Guide struct {
+	Target   string `json:"target"`
+	Label    string `json:"label,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Identity any    `json:"identity,omitempty"`
+}
+
+// Region is the data of pling.region().
+type Region struct {
+	ID       string `json:"id"`
+	Title    string `json:"title,omitempty"`
+	Modal    bool   `json:"modal,omitempty"`
+	Identity any    `json:"identity,omitempty"`
 }
 
 // Records is the data of pling.records().

@@ -112,12 +112,15 @@ func DTS(dir string) ([]byte, error) {
 var PageRoots = []reflect.Type{
 	reflect.TypeFor[pagespec.Config](),
 	reflect.TypeFor[pagespec.Records](),
+	reflect.TypeFor[pagespec.State](),
+	reflect.TypeFor[pagespec.Guide](),
+	reflect.TypeFor[pagespec.Region](),
 }
 
 // PageNamespace is the TypeScript namespace of PageRoots.
 const PageNamespace = "Page"
 
-const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of a records declaration. Members are read by these names exactly; one spelled in another case is refused."
+const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the state, guide, region and records declarations. Members are read by these names exactly; one spelled in another case is refused."
 
 // PageDecoders returns the Go source of package page's decoders.
 func PageDecoders() ([]byte, error) {

@@ -498,10 +498,76 @@ func nearMiss(where string, m map[string]any, names ...string) error {
 	return nil
 }
 
-var (
-	_ = json.Number("")
-	_ = strconv.ParseInt
-)
+func decString(where string, x any) (string, error) {
+	s, ok := x.(string)
+	if !ok {
+		return "", wrongType(where, "a string")
+	}
+	return s, nil
+}
+
+func decBool(where string, x any) (bool, error) {
+	b, ok := x.(bool)
+	if !ok {
+		return false, wrongType(where, "a boolean")
+	}
+	return b, nil
+}
+
+// decInt reads an integer as json.Unmarshal does into an int of bits.
+func decInt(where string, x any, bits int) (int64, error) {
+	n, ok := x.(json.Number)
+	if ok {
+		if i, err := strconv.ParseInt(string(n), 10, bits); err == nil {
+			return i, nil
+		}
+	}
+	return 0, wrongType(where, "an integer")
+}
+
+func decFloat(where string, x any) (float64, error) {
+	n, ok := x.(json.Number)
+	if ok {
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+			return f, nil
+		}
+	}
+	return 0, wrongType(where, "a number")
+}
+
+// plainAny is x as json.Unmarshal reads it into an any: numbers as
+// float64, one out of float64's range an error.
+func plainAny(where string, x any) (any, error) {
+	switch v := x.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return nil, wrongType(where, "a number within range")
+		}
+		return f, nil
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			c, err := plainAny(where, e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			c, err := plainAny(where, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	return x, nil
+}
 
 `
 
@@ -550,35 +616,34 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		return fmt.Errorf("%v is not of this package", t)
 	}
 	v := fmt.Sprintf("v%d", depth)
-	num := func(parse, want string) {
-		w.line("n%d, ok := %s.(json.Number)", depth, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, %q)", where, want)
-		w.line("}")
-		w.line("%s, err := %s", v, fmt.Sprintf(parse, fmt.Sprintf("string(n%d)", depth)))
+	scalar := func(call string) {
+		w.line("%s, err := %s", v, call)
 		w.line("if err != nil {")
-		w.line("return wrongType(%q, %q)", where, want)
+		w.line("return err")
 		w.line("}")
 	}
 	switch t.Kind() {
 	case reflect.String:
-		w.line("%s, ok := %s.(string)", v, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, \"a string\")", where)
-		w.line("}")
+		scalar(fmt.Sprintf("decString(%q, %s)", where, x))
 		w.line("%s = %s", dst, conv(v, "string"))
 	case reflect.Bool:
-		w.line("%s, ok := %s.(bool)", v, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, \"a boolean\")", where)
-		w.line("}")
+		scalar(fmt.Sprintf("decBool(%q, %s)", where, x))
 		w.line("%s = %s", dst, conv(v, "bool"))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		num(fmt.Sprintf("strconv.ParseInt(%%s, 10, %d)", t.Bits()), "an integer")
+		scalar(fmt.Sprintf("decInt(%q, %s, %d)", where, x, t.Bits()))
 		w.line("%s = %s", dst, conv(v, "int64"))
 	case reflect.Float64:
-		num("strconv.ParseFloat(%s, 64)", "a number")
+		scalar(fmt.Sprintf("decFloat(%q, %s)", where, x))
 		w.line("%s = %s", dst, conv(v, "float64"))
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return fmt.Errorf("%v: only empty interfaces are supported", t)
+		}
+		w.line("%s, err := plainAny(%q, %s)", v, where, x)
+		w.line("if err != nil {")
+		w.line("return err")
+		w.line("}")
+		w.line("%s = %s", dst, v)
 	case reflect.Struct:
 		w.line("if err := %s(%s, &%s); err != nil {", decoderName(t), x, dst)
 		w.line("return err")
