@@ -75,6 +75,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendQuoted$$' -fuzztime=$(FUZZTIME) ./schema/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendGenerated$$' -fuzztime=$(FUZZTIME) ./schema/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeConfig$$' -fuzztime=$(FUZZTIME) ./schema/pagespec/
 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
 	$(GO) run ./cmd/pling bench --dist $(DIST)

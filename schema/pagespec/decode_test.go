@@ -163,3 +163,38 @@ func TestDecodeDeclarations(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeConfig is the differential test of the generated decoder:
+// what it reads, json.Unmarshal reads alike; what it refuses and
+// json.Unmarshal reads has a member spelled in another case.
+func FuzzDecodeConfig(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"expose":["a","*"],"anonymous":null,"keys":{"k":"v","n":null}}`,
+		`{"rateLimit":{"describe":{"burst":1,"perSecond":0.5},"invoke":{}},"loop":{"repeats":3,"windowMs":1000}}`,
+		`{"requireSession":true,"origin":"o","expectTimeoutMs":-1,"approvalTtlMs":1e3}`, `{"RateLimit":{}}`, `[1]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := schema.ParseValue(data, 64)
+		if err != nil || v == nil {
+			// A configuration that is null is refused, where
+			// json.Unmarshal leaves its value as it is; the shim
+			// always sends an object.
+			return
+		}
+		got, gerr := DecodeConfig(v)
+		var want Config
+		jerr := json.Unmarshal(data, &want)
+		switch {
+		case gerr == nil && jerr != nil:
+			t.Fatalf("%s: read, json.Unmarshal refused: %v", data, jerr)
+		case gerr == nil:
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s (-json.Unmarshal +DecodeConfig):\n%s", data, diff)
+			}
+		case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
+			t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
+		}
+	})
+}

@@ -60,6 +60,24 @@ func TestCodecRefuses(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct {
+		name string
+		typ  reflect.Type
+		want string
+	}{
+		{"decoder float32", reflect.TypeFor[codecFloat32](), "float32"},
+		{"decoder raw message", reflect.TypeFor[codecRaw](), "reads itself"},
+		{"decoder json.Number", reflect.TypeFor[codecOK](), "reads itself"},
+		{"decoder embedded", reflect.TypeFor[codecEmbedded](), "embedded"},
+		{"decoder int keys", reflect.TypeFor[codecIntKeys](), "map keys"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := artifact.DecoderOf("x", []reflect.Type{tc.typ})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("DecoderOf: %v, want an error about %q", err, tc.want)
+			}
+		})
+	}
 	t.Run("supported", func(t *testing.T) {
 		src, err := artifact.CodecOf("x", []reflect.Type{reflect.TypeFor[codecOK]()})
 		if err != nil {
