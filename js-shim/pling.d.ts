@@ -451,3 +451,94 @@ export interface Unavailable {
   /** Code is set when a registry code explains it (DUPLICATE_ACTION_ID). */
   code?: string;
 }
+
+/**
+ * What a page sends the module as JSON text: the data members of
+ * pling.configure's argument (Page.Config) and of the state, guide, region and
+ * records declarations. Members are read by these names exactly; one spelled
+ * in another case is refused.
+ */
+export declare namespace Page {
+  /** Bucket is one token bucket; a burst of 0 turns it off. */
+  export interface Bucket {
+    burst?: number;
+    perSecond?: number;
+  }
+
+  /** Config is the data of a page's configuration. */
+  export interface Config {
+    /** Expose lists the capability ids agents may see; "*" is every one. */
+    expose?: string[];
+    /**
+     * Anonymous lists what a caller without a session may see when
+     * sessions are configured; absent is the runtime's default.
+     */
+    anonymous?: string[];
+    /** Origin is the page's origin, checked against a token's audience. */
+    origin?: string;
+    /** RequireSession refuses callers without a session. */
+    requireSession?: boolean;
+    /** Keys maps a key id to a base64url Ed25519 public key. */
+    keys?: Record<string, string>;
+    /** RateLimit sets the token buckets of describe and invoke. */
+    rateLimit?: RateLimit;
+    /** Loop sets loop detection. */
+    loop?: Loop;
+    /** ExpectTimeoutMs bounds an expectation's wait. */
+    expectTimeoutMs?: number;
+    /** HandoffTimeoutMs bounds a handoff's wait for a person. */
+    handoffTimeoutMs?: number;
+    /** ApprovalTTLMs bounds an approval's wait for a person. */
+    approvalTtlMs?: number;
+    /** ReplayGuard is "" or "memory". */
+    replayGuard?: string;
+  }
+
+  /** Guide is the data of pling.guide(). */
+  export interface Guide {
+    target: string;
+    label?: string;
+    selector?: string;
+    identity?: unknown;
+  }
+
+  /**
+   * Loop is loop detection: after Repeats executions of the same call with
+   * no state change between them, within WindowMs, the next is refused;
+   * 0 repeats turns it off.
+   */
+  export interface Loop {
+    repeats?: number;
+    windowMs?: number;
+  }
+
+  /** RateLimit is the budget of describe and of invoke, per session. */
+  export interface RateLimit {
+    describe?: Bucket;
+    invoke?: Bucket;
+  }
+
+  /** Records is the data of pling.records(). */
+  export interface Records {
+    kind: string;
+  }
+
+  /** Region is the data of pling.region(). */
+  export interface Region {
+    id: string;
+    title?: string;
+    modal?: boolean;
+    identity?: unknown;
+  }
+
+  /** State is the data of pling.state(). */
+  export interface State {
+    key: string;
+    description?: string;
+    /**
+     * Identity tells two declarations under one key apart (the reader's
+     * source, by default).
+     */
+    identity?: unknown;
+  }
+}

@@ -166,7 +166,9 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 			return nil, err
 		}
 		t := recordTemplate(c, foldRows(c.fold, rs), maxRecords)
-		foldMeta[i] = schema.AppendRecordTemplate(nil, &t)
+		if foldMeta[i], err = schema.AppendRecordTemplate(nil, &t); err != nil {
+			return nil, err
+		}
 	}
 	for _, k := range snap.stateConflicts {
 		unavailable = append(unavailable, schema.Unavailable{ID: k, Code: string(perr.DuplicateStateKey), Reason: "Two different states are declared under this key"})

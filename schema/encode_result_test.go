@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestAppendInvokeResult checks the hand-written encoder against Encode on
+// TestAppendInvokeResult checks the generated encoder against Encode on
 // results that use every field, each omitempty edge and any-typed values
 // of every kind.
 func TestAppendInvokeResult(t *testing.T) {

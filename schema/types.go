@@ -1,7 +1,8 @@
 // Package schema holds the Surface protocol wire types of pling.surface/0.1
 // (PLING.md §3, seed 004 "Surface 传输类型"), the strict request decoder, the
 // deterministic encoder, and the artifacts generated from these types:
-// surface.schema.json and ../js-shim/pling.d.ts.
+// surface.schema.json, ../js-shim/pling.d.ts and the result encoders of
+// encode_gen.go.
 //
 // These Go types are the one source of every schema artifact (PLING.md §6):
 // a second, hand-written schema is a defect. Constraints that JSON Schema and
@@ -21,7 +22,7 @@ package schema
 
 import "encoding/json"
 
-//go:generate go run ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts
+//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go
 
 // Protocol is the only protocol version this build speaks.
 const Protocol = "pling.surface/0.1"

@@ -15,28 +15,13 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/schema/pagespec"
 	"github.com/pling-go/pling/wasm/internal/jsonmap"
 )
 
 // The page bridge: the shim's window.pling calls these with JSON text and
 // JS functions; handlers are called back through safejs, and async results
 // are promises.
-
-// pageConfig is what the shim passes to init (pling.configure and the
-// script tag's data-* attributes).
-type pageConfig struct {
-	Expose           []string          `json:"expose"`
-	Anonymous        *[]string         `json:"anonymous"` // absent: runtime.WithAnonymous's default
-	Origin           string            `json:"origin"`
-	RequireSession   bool              `json:"requireSession"`
-	Keys             map[string]string `json:"keys"` // kid → base64url Ed25519 public key
-	RateLimit        *runtime.RateLimit
-	Loop             *runtime.LoopConfig `json:"loop"`
-	ExpectTimeoutMs  int64               `json:"expectTimeoutMs"`
-	HandoffTimeoutMs int64               `json:"handoffTimeoutMs"`
-	ApprovalTTLMs    int64               `json:"approvalTtlMs"`
-	ReplayGuard      string              `json:"replayGuard"` // "" or "memory" (wasm/replay.go)
-}
 
 var page = struct {
 	sync.Mutex
@@ -61,12 +46,9 @@ func initPage(args []safejs.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c pageConfig
-	if !c.decodeFast(text) {
-		c = pageConfig{}
-		if err := json.Unmarshal([]byte(text), &c); err != nil {
-			return nil, fmt.Errorf("pling: bad configuration: %w", err)
-		}
+	c, err := decodeSpec(text, pagespec.DecodeConfig)
+	if err != nil {
+		return nil, fmt.Errorf("pling: bad configuration: %w", err)
 	}
 	hooks := safejs.Undefined()
 	if len(args) > 1 {
@@ -88,11 +70,11 @@ func initPage(args []safejs.Value) (any, error) {
 	} else if c.RequireSession {
 		return nil, errors.New("pling: requireSession needs verification keys")
 	}
-	if c.RateLimit != nil {
-		opts = append(opts, runtime.WithRateLimit(*c.RateLimit))
+	if r := c.RateLimit; r != nil {
+		opts = append(opts, runtime.WithRateLimit(runtime.RateLimit{Describe: runtime.Bucket(r.Describe), Invoke: runtime.Bucket(r.Invoke)}))
 	}
 	if c.Loop != nil {
-		opts = append(opts, runtime.WithLoop(*c.Loop))
+		opts = append(opts, runtime.WithLoop(runtime.LoopConfig(*c.Loop)))
 	}
 	if c.ExpectTimeoutMs > 0 {
 		opts = append(opts, runtime.WithExpectTimeout(c.ExpectTimeoutMs, 0))
@@ -435,12 +417,9 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareAction(decl)
 		return outcome(h, err)
 	case "state":
-		var s stateSpec
-		if !s.decodeFast(text) {
-			s = stateSpec{}
-			if err := json.Unmarshal([]byte(text), &s); err != nil {
-				return nil, fmt.Errorf("pling.state: %w", err)
-			}
+		s, err := decodeSpec(text, pagespec.DecodeState)
+		if err != nil {
+			return nil, fmt.Errorf("pling.state: %w", err)
 		}
 		read := fnField(fns, "read")
 		h, err = rt.DeclareState(runtime.State{Key: s.Key, Description: s.Description, Identity: s.Identity, Read: func(context.Context) (any, error) {
@@ -455,24 +434,16 @@ func declare(args []safejs.Value) (any, error) {
 		}})
 		return outcome(h, err)
 	case "guide":
-		var g runtime.Guide
-		var spec struct {
-			Target, Label, Selector string
-			Identity                any
-		}
-		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+		spec, err := decodeSpec(text, pagespec.DecodeGuide)
+		if err != nil {
 			return nil, fmt.Errorf("pling.guide: %w", err)
 		}
-		g = runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity}
+		g := runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity}
 		h, err = rt.DeclareGuide(g)
 		return outcome(h, err)
 	case "region":
-		var spec struct {
-			ID, Title string
-			Modal     bool
-			Identity  any
-		}
-		if err := json.Unmarshal([]byte(text), &spec); err != nil {
+		spec, err := decodeSpec(text, pagespec.DecodeRegion)
+		if err != nil {
 			return nil, fmt.Errorf("pling.region: %w", err)
 		}
 		active := fnField(fns, "active")
@@ -490,12 +461,9 @@ func declare(args []safejs.Value) (any, error) {
 		h, err = rt.DeclareRegion(r)
 		return outcome(h, err)
 	case "records":
-		var spec recordsSpec
-		if !spec.decodeFast(text) {
-			spec = recordsSpec{}
-			if err := json.Unmarshal([]byte(text), &spec); err != nil {
-				return nil, fmt.Errorf("pling.records: %w", err)
-			}
+		spec, err := decodeSpec(text, pagespec.DecodeRecords)
+		if err != nil {
+			return nil, fmt.Errorf("pling.records: %w", err)
 		}
 		read := fnField(fns, "read")
 		h, err = rt.DeclareRecords(runtime.Records{Kind: spec.Kind, Read: func(context.Context) ([]runtime.RecordItem, error) {

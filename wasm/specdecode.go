@@ -8,8 +8,11 @@ import (
 	"github.com/pling-go/pling/wasm/internal/jsonmap"
 )
 
-// The declarations' JSON read with the one-pass parser and jsonmap, as
-// json.Unmarshal reads it into the spec types. Each decodeFast reports
+// What a page sends as JSON text, read without encoding/json's reflection.
+// The configuration and the state, guide, region and records declarations
+// go through decodeSpec and the decoders generated in package pagespec.
+// An action's JSON is read with the one-pass parser and jsonmap, as
+// json.Unmarshal reads it into actionSpec. Each decodeFast reports
 // false when its text is anything jsonmap does not read exactly as
 // json.Unmarshal would (a null, an odd key, a wrong type, an expect's
 // equals); declare then takes json.Unmarshal's way, errors included.
@@ -19,48 +22,13 @@ import (
 // json.Unmarshal's way.
 const specDepth = 64
 
+// decodeSpecDepth is the deepest nesting decodeSpec reads: encoding/json's
+// own bound, so what json.Unmarshal read before is still read.
+const decodeSpecDepth = 10000
+
 func parseSpec(text string) (any, bool) {
 	v, err := schema.ParseValue([]byte(text), specDepth)
 	return v, err == nil
-}
-
-// stateSpec is the data half of pling.state().
-type stateSpec struct {
-	Key         string `json:"key"`
-	Description string `json:"description"`
-	Identity    any    `json:"identity"`
-}
-
-func (s *stateSpec) decodeFast(text string) bool {
-	v, ok := parseSpec(text)
-	if !ok {
-		return false
-	}
-	f, ok := jsonmap.Fields(v, "key", "description", "identity")
-	if !ok {
-		return false
-	}
-	var ok1, ok2, ok3 bool
-	s.Key, ok1 = jsonmap.String(f[0])
-	s.Description, ok2 = jsonmap.String(f[1])
-	s.Identity, ok3 = jsonmap.Any(f[2])
-	return ok1 && ok2 && ok3
-}
-
-// recordsSpec is the data half of pling.records().
-type recordsSpec struct{ Kind string }
-
-func (s *recordsSpec) decodeFast(text string) bool {
-	v, ok := parseSpec(text)
-	if !ok {
-		return false
-	}
-	f, ok := jsonmap.Fields(v, "Kind")
-	if !ok {
-		return false
-	}
-	s.Kind, ok = jsonmap.String(f[0])
-	return ok
 }
 
 func (a *actionSpec) decodeFast(text string) bool {
@@ -208,34 +176,18 @@ func paramFast(v any, p *runtime.Param) bool {
 	return allTrue(oks[:])
 }
 
-// decodeFast reads the usual configuration; one with a rate limit or a
-// loop configuration is left to json.Unmarshal.
-func (c *pageConfig) decodeFast(text string) bool {
-	v, ok := parseSpec(text)
-	if !ok {
-		return false
+// decodeSpec reads what a page sends as JSON text (its configuration, a
+// state, guide, region or records declaration) with the decoder
+// generated for its type in package pagespec: by the exact json names, a
+// member spelled in another case refused (RATIONALE.md "How does the
+// module read a page's configuration?").
+func decodeSpec[T any](text string, decode func(any) (T, error)) (T, error) {
+	v, err := schema.ParseValue([]byte(text), decodeSpecDepth)
+	if err != nil {
+		var zero T
+		return zero, err
 	}
-	f, ok := jsonmap.Fields(v, "expose", "origin", "requireSession", "keys", "RateLimit", "loop",
-		"expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "anonymous", "replayGuard")
-	if !ok || f[4] != nil || f[5] != nil {
-		return false
-	}
-	var oks [9]bool
-	oks[8] = true
-	if f[9] != nil { // absent stays nil; [] is "nothing", as json.Unmarshal reads it
-		var anon []string
-		anon, oks[8] = jsonmap.Strings(f[9])
-		c.Anonymous = &anon
-	}
-	c.Expose, oks[0] = jsonmap.Strings(f[0])
-	c.Origin, oks[1] = jsonmap.String(f[1])
-	c.RequireSession, oks[2] = jsonmap.Bool(f[2])
-	c.Keys, oks[3] = jsonmap.StringMap(f[3])
-	c.ExpectTimeoutMs, oks[4] = jsonmap.Int64(f[6])
-	c.HandoffTimeoutMs, oks[5] = jsonmap.Int64(f[7])
-	c.ApprovalTTLMs, oks[6] = jsonmap.Int64(f[8])
-	c.ReplayGuard, oks[7] = jsonmap.String(f[10])
-	return allTrue(oks[:])
+	return decode(v)
 }
 
 // allTrue reports whether every field was read.

@@ -14,8 +14,10 @@
 package artifact
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -23,6 +25,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/schema/pagespec"
 )
 
 // Roots are the types a walk starts from: the request and response envelopes,
@@ -61,7 +64,7 @@ var requestUnion = []string{"SurfaceDescribeRequest", "SurfaceInvokeRequest"}
 // Types returns the struct types the artifacts define, sorted by name: every
 // struct type reachable from Roots through field types and ref/oneOf tags.
 func Types() ([]reflect.Type, error) {
-	m, err := build(&docs{})
+	m, err := build(&docs{}, Roots)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +77,14 @@ func Types() ([]reflect.Type, error) {
 
 // Schema returns surface.schema.json. dir is the directory of package schema.
 func Schema(dir string) ([]byte, error) {
-	m, err := load(dir)
+	return SchemaFor(dir, Roots)
+}
+
+// SchemaFor returns the JSON Schema of the types reachable from roots,
+// which are the Roots of a copy of package schema in dir (the test that
+// adds a field to a copy of the types).
+func SchemaFor(dir string, roots []reflect.Type) ([]byte, error) {
+	m, err := load(dir, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -83,19 +93,56 @@ func Schema(dir string) ([]byte, error) {
 
 // DTS returns pling.d.ts. dir is the directory of package schema.
 func DTS(dir string) ([]byte, error) {
-	m, err := load(dir)
+	b, err := DTSFor(dir, Roots)
+	if err != nil {
+		return nil, err
+	}
+	pm, err := load(filepath.Join(dir, "pagespec"), PageRoots)
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(b)
+	pm.tsNamespace(buf, PageNamespace, pageDoc)
+	return buf.Bytes(), nil
+}
+
+// PageRoots are the types of package schema/pagespec: what a page sends the
+// module as JSON text. They are declared in pling.d.ts in the namespace
+// PageNamespace, and their decoders are generated (PageDecoders).
+var PageRoots = []reflect.Type{
+	reflect.TypeFor[pagespec.Config](),
+	reflect.TypeFor[pagespec.Records](),
+	reflect.TypeFor[pagespec.State](),
+	reflect.TypeFor[pagespec.Guide](),
+	reflect.TypeFor[pagespec.Region](),
+}
+
+// PageNamespace is the TypeScript namespace of PageRoots.
+const PageNamespace = "Page"
+
+const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the state, guide, region and records declarations. Members are read by these names exactly; one spelled in another case is refused."
+
+// PageDecoders returns the Go source of package page's decoders.
+func PageDecoders() ([]byte, error) {
+	return DecoderOf("pagespec", PageRoots)
+}
+
+// DTSFor returns the TypeScript declarations of the types reachable from
+// roots, as SchemaFor.
+func DTSFor(dir string, roots []reflect.Type) ([]byte, error) {
+	m, err := load(dir, roots)
 	if err != nil {
 		return nil, err
 	}
 	return m.typeScript(), nil
 }
 
-func load(dir string) (*model, error) {
+func load(dir string, roots []reflect.Type) (*model, error) {
 	d, err := readDocs(dir)
 	if err != nil {
 		return nil, err
 	}
-	return build(d)
+	return build(d, roots)
 }
 
 // kind is the JSON shape of a Go type.
@@ -160,8 +207,13 @@ var (
 	schemaPkgPath  = reflect.TypeFor[schema.SurfaceResponse]().PkgPath()
 )
 
-// build walks Roots and resolves every ref and oneOf name.
-func build(d *docs) (*model, error) {
+// build walks roots (Roots, or those of a copy of package schema) and
+// resolves every ref and oneOf name.
+func build(d *docs, roots []reflect.Type) (*model, error) {
+	if len(roots) == 0 {
+		return nil, fmt.Errorf("artifact: no roots")
+	}
+	pkgPath := roots[0].PkgPath()
 	m := &model{docs: d, defs: map[string]*def{}, codes: map[string][]string{
 		SurfaceCodeName: canonicalCodes(perr.Surface),
 		ActionCodeName:  canonicalCodes(perr.Action),
@@ -169,7 +221,7 @@ func build(d *docs) (*model, error) {
 	var named []string // names from ref and oneOf tags
 	var walk func(t reflect.Type) error
 	walk = func(t reflect.Type) error {
-		if t.Kind() != reflect.Struct || t.Name() == "" || t.PkgPath() != schemaPkgPath {
+		if t.Kind() != reflect.Struct || t.Name() == "" || t.PkgPath() != pkgPath {
 			return fmt.Errorf("artifact: %v is not a named struct type of package schema", t)
 		}
 		if _, seen := m.defs[t.Name()]; seen {
@@ -204,12 +256,15 @@ func build(d *docs) (*model, error) {
 		}
 		return nil
 	}
-	for _, t := range Roots {
+	for _, t := range roots {
 		if err := walk(t); err != nil {
 			return nil, err
 		}
 	}
-	for _, n := range append(named, requestUnion...) {
+	if _, wire := m.defs["SurfaceResponse"]; wire {
+		named = append(named, requestUnion...) // the wire's union of requests
+	}
+	for _, n := range named {
 		if _, ok := m.defs[n]; !ok {
 			return nil, fmt.Errorf("artifact: %s is named in a tag but reached from no root; add it to Roots", n)
 		}

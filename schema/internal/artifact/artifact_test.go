@@ -23,6 +23,8 @@ var (
 	schemaDir  = filepath.Join("..", "..")
 	schemaFile = filepath.Join(schemaDir, "surface.schema.json")
 	dtsFile    = filepath.Join(schemaDir, "..", "js-shim", "pling.d.ts")
+	codecFile  = filepath.Join(schemaDir, "encode_gen.go")
+	pageFile   = filepath.Join(schemaDir, "pagespec", "decode_gen.go")
 )
 
 var generators = []struct {
@@ -32,6 +34,8 @@ var generators = []struct {
 }{
 	{"surface.schema.json", schemaFile, artifact.Schema},
 	{"pling.d.ts", dtsFile, artifact.DTS},
+	{"encode_gen.go", codecFile, func(string) ([]byte, error) { return artifact.Codec() }},
+	{"pagespec/decode_gen.go", pageFile, func(string) ([]byte, error) { return artifact.PageDecoders() }},
 }
 
 // TestArtifactsUpToDate fails when a checked-in artifact differs from what

@@ -58,20 +58,38 @@ func (m *model) typeScript() []byte {
 			fmt.Fprintf(&b, "export type %s = %s;\n", RequestName, strings.Join(requestUnion, " | "))
 			continue
 		}
-		d := m.defs[n]
-		jsdoc(&b, "", d.doc)
-		fmt.Fprintf(&b, "export interface %s {\n", d.name)
-		for _, f := range d.fields {
-			jsdoc(&b, "  ", f.doc)
-			opt := ""
-			if f.optional {
-				opt = "?"
-			}
-			fmt.Fprintf(&b, "  %s%s: %s;\n", tsName(f.name), opt, tsType(f.shape))
-		}
-		b.WriteString("}\n")
+		m.tsInterface(&b, "", m.defs[n])
 	}
 	return b.Bytes()
+}
+
+// tsInterface writes the interface of d, indented.
+func (m *model) tsInterface(b *bytes.Buffer, indent string, d *def) {
+	jsdoc(b, indent, d.doc)
+	fmt.Fprintf(b, "%sexport interface %s {\n", indent, d.name)
+	for _, f := range d.fields {
+		jsdoc(b, indent+"  ", f.doc)
+		opt := ""
+		if f.optional {
+			opt = "?"
+		}
+		fmt.Fprintf(b, "%s  %s%s: %s;\n", indent, tsName(f.name), opt, tsType(f.shape))
+	}
+	b.WriteString(indent + "}\n")
+}
+
+// tsNamespace writes the definitions of m as the namespace name.
+func (m *model) tsNamespace(b *bytes.Buffer, name, doc string) {
+	b.WriteString("\n")
+	jsdoc(b, "", doc)
+	fmt.Fprintf(b, "export declare namespace %s {\n", name)
+	for i, n := range m.names {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		m.tsInterface(b, "  ", m.defs[n])
+	}
+	b.WriteString("}\n")
 }
 
 // tsType is the TypeScript type of a value.

@@ -1,8 +1,12 @@
-// Command gen writes the schema artifacts generated from the Go wire types
-// of package schema: surface.schema.json and the TypeScript declarations
-// (PLING.md §6). go generate runs it in the schema directory:
+// Command gen writes the artifacts generated from the Go wire types of
+// package schema: surface.schema.json, the TypeScript declarations
+// (PLING.md §6) and the Go JSON encoders. go generate runs it in the schema
+// directory:
 //
-//	go run ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts
+//	go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go
+//
+// The plinggen tag leaves the generated encoders out of package schema, so
+// the generator builds even when they are stale (a field removed).
 //
 // The generation itself is in package artifact, which the drift test calls
 // in-process; this command only writes the files.
@@ -20,10 +24,12 @@ import (
 func main() {
 	schemaOut := flag.String("schema", "", "write the JSON Schema to `file`")
 	dtsOut := flag.String("dts", "", "write the TypeScript declarations to `file`")
+	codecOut := flag.String("codec", "", "write the Go JSON encoders of package schema to `file`")
+	pageOut := flag.String("page", "", "write the Go decoders of package schema/pagespec to `file`")
 	dir := flag.String("dir", ".", "the `directory` of package schema, whose doc comments become descriptions")
 	flag.Parse()
-	if flag.NArg() > 0 || (*schemaOut == "" && *dtsOut == "") {
-		fmt.Fprintln(os.Stderr, "usage: gen [-dir dir] [-schema file] [-dts file]")
+	if flag.NArg() > 0 || (*schemaOut == "" && *dtsOut == "" && *codecOut == "" && *pageOut == "") {
+		fmt.Fprintln(os.Stderr, "usage: gen [-dir dir] [-schema file] [-dts file] [-codec file] [-page file]")
 		flag.PrintDefaults()
 		os.Exit(2)
 	}
@@ -33,6 +39,8 @@ func main() {
 	}{
 		{*schemaOut, artifact.Schema},
 		{*dtsOut, artifact.DTS},
+		{*codecOut, func(string) ([]byte, error) { return artifact.Codec() }},
+		{*pageOut, func(string) ([]byte, error) { return artifact.PageDecoders() }},
 	} {
 		if out.path == "" {
 			continue

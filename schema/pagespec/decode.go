@@ -1,0 +1,38 @@
+//go:build !plinggen
+
+package pagespec
+
+// DecodeConfig reads a configuration as the shim sends it.
+func DecodeConfig(v any) (Config, error) {
+	var c Config
+	err := decodeConfig(v, &c)
+	return c, err
+}
+
+// DecodeRecords reads a records declaration.
+func DecodeRecords(v any) (Records, error) {
+	var r Records
+	err := decodeRecords(v, &r)
+	return r, err
+}
+
+// DecodeState reads a state declaration.
+func DecodeState(v any) (State, error) {
+	var s State
+	err := decodeState(v, &s)
+	return s, err
+}
+
+// DecodeGuide reads a guide declaration.
+func DecodeGuide(v any) (Guide, error) {
+	var g Guide
+	err := decodeGuide(v, &g)
+	return g, err
+}
+
+// DecodeRegion reads a region declaration.
+func DecodeRegion(v any) (Region, error) {
+	var r Region
+	err := decodeRegion(v, &r)
+	return r, err
+}
