@@ -49,7 +49,7 @@ func pageReplayGuard(mode string) (runtime.ReplayGuard, error) {
 		return nil, fmt.Errorf(`pling: replayGuard must be "memory" or left out, not %q`, mode)
 	}
 	if st, ok := webReplayStore(); ok {
-		return laterComplete{replaystore.New(st, replaystore.DefaultCapacity, replaystore.DefaultSessionCapacity)}, nil
+		return replaystore.New(st, replaystore.DefaultCapacity, replaystore.DefaultSessionCapacity), nil
 	}
 	if doc, err := global.Get("document"); err != nil || doc.Type() != safejs.TypeObject {
 		return nil, nil
@@ -427,13 +427,3 @@ func (unavailableGuard) Consume(context.Context, string, string, int64, int64) (
 }
 
 func (unavailableGuard) Complete(context.Context, string, string, runtime.ReplayRecord) {}
-
-// laterComplete records a request's outcome in the store without holding
-// up its answer: Consume, before anything runs, is what must be durable;
-// an outcome lost to a reload right after the answer leaves the id
-// consumed with completed: false, which tells the truth (it may have run).
-type laterComplete struct{ *replaystore.Guard }
-
-func (g laterComplete) Complete(ctx context.Context, session, id string, outcome runtime.ReplayRecord) {
-	go g.Guard.Complete(ctx, session, id, outcome)
-}

@@ -33,6 +33,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/pling-go/pling/runtime"
 )
@@ -102,6 +104,17 @@ var (
 type Guard struct {
 	store                Store
 	capacity, perSession int
+
+	mu      sync.Mutex
+	pending map[string]completion // outcomes not yet written, by id key
+	flusher *time.Timer           // set while pending is not empty
+}
+
+// completion is an outcome waiting to be written: the id's record gets
+// these flags and code, if the store still holds it.
+type completion struct {
+	flags int
+	code  string
 }
 
 // New returns a guard over store holding at most capacity ids, perSession
@@ -110,32 +123,122 @@ func New(store Store, capacity, perSession int) *Guard {
 	if perSession <= 0 || perSession > capacity {
 		perSession = capacity
 	}
-	return &Guard{store: store, capacity: capacity, perSession: perSession}
+	return &Guard{store: store, capacity: capacity, perSession: perSession, pending: map[string]completion{}}
 }
 
 var _ runtime.ReplayGuard = (*Guard)(nil)
 
+const (
+	// FlushDelay is how long an outcome waits for the next consume to
+	// carry it before it is written on its own.
+	FlushDelay = 100 * time.Millisecond
+	// maxCarried bounds the outcomes one consume carries.
+	maxCarried = 32
+)
+
 // Consume implements runtime.ReplayGuard, in one transaction: it drops
-// every id that has expired (the range of x keys up to now), then a held
-// id gives its record, and a new one is written with the counts, committed
-// before the request runs. A full share or store refuses, keeping what
-// the sweep dropped.
+// every id that has expired (the range of x keys up to now), writes the
+// outcomes waiting to be written, and then a held id gives its record and
+// a new one is written with the counts, committed before the request
+// runs. A full share or store refuses, keeping the rest.
 func (g *Guard) Consume(ctx context.Context, session, id string, expiresAtMs, nowMs int64) (*runtime.ReplayRecord, error) {
 	if !validSession(session) {
 		return nil, fmt.Errorf("pling: session key %q cannot name a store key", session)
 	}
 	c := &consumeTx{g: g, session: session, digest: digest(id), exp: min(max(expiresAtMs, 0), maxExpiry), now: nowMs}
+	c.carried, c.outcomes = g.take(maxCarried)
 	first := Read{
-		Keys: []string{c.idKey(), countPfx + session, totalKey},
+		Keys: append([]string{c.idKey(), countPfx + session, totalKey}, c.carried...),
 		From: expiryPfx, To: expiryPfx + padExpiry(max(nowMs, 0)) + "/", // '/' sorts after '.'
 	}
 	if nowMs < 0 {
 		first.To = "" // nothing can have expired
 	}
 	if err := g.store.Update(ctx, first, c.step); err != nil {
-		return nil, err
+		return nil, err // the carried outcomes are lost: completed: false
 	}
 	return c.prev, c.refuse
+}
+
+// Complete implements runtime.ReplayGuard without waiting for the store:
+// the outcome is carried by the next Consume's transaction, or written
+// on its own after FlushDelay (Flush). Consume, before anything runs, is
+// what must be durable; an outcome lost to a reload before it is written,
+// or to a store failure, leaves the id consumed and not completed: the
+// REPLAY_DETECTED details then say completed: false, which claims nothing
+// (it may have run).
+func (g *Guard) Complete(_ context.Context, session, id string, outcome runtime.ReplayRecord) {
+	if !validSession(session) {
+		return
+	}
+	o := completion{flags: flagCompleted}
+	if outcome.OK {
+		o.flags |= flagOK
+	}
+	if validCode(outcome.Code) {
+		o.code = outcome.Code
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending[idPfx+session+"."+digest(id)] = o
+	if g.flusher == nil {
+		g.flusher = time.AfterFunc(FlushDelay, func() { g.Flush(context.Background()) })
+	}
+}
+
+// Flush writes the outcomes waiting to be written, in one transaction
+// each maxCarried.
+func (g *Guard) Flush(ctx context.Context) {
+	for {
+		keys, outcomes := g.take(maxCarried)
+		if len(keys) == 0 {
+			return
+		}
+		_ = g.store.Update(ctx, Read{Keys: keys}, func(got Got) (*Read, []Change, error) {
+			if len(got.Values) != len(keys) || len(got.Found) != len(keys) {
+				return nil, nil, errCorrupt
+			}
+			var changes []Change
+			for i, k := range keys {
+				if !got.Found[i] {
+					continue // swept already
+				}
+				e, err := parseEntry(got.Values[i])
+				if err != nil {
+					return nil, nil, err
+				}
+				e.flags, e.code = outcomes[i].flags, outcomes[i].code
+				changes = append(changes, Change{Key: k, Value: e.encode()})
+			}
+			return nil, changes, nil
+		})
+	}
+}
+
+// take removes up to n waiting outcomes, in key order, and stops the
+// flush timer once none are left.
+func (g *Guard) take(n int) ([]string, []completion) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.pending) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(g.pending))
+	for k := range g.pending {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	keys = keys[:min(n, len(keys))]
+	outcomes := make([]completion, len(keys))
+	for i, k := range keys {
+		outcomes[i] = g.pending[k]
+		delete(g.pending, k)
+	}
+	if len(g.pending) == 0 && g.flusher != nil {
+		g.flusher.Stop()
+		g.flusher = nil
+	}
+	return keys, outcomes
 }
 
 // consumeTx is one Consume's transaction: what it read, then what it
@@ -151,6 +254,9 @@ type consumeTx struct {
 	total    int
 	expired  []expiryKey
 	others   []string // the sessions whose counts the second round reads
+	carried  []string // the id keys of the outcomes it writes
+	outcomes []completion
+	found    []*entry // the carried ids' records, where held
 	prev     *runtime.ReplayRecord
 	refuse   error
 }
@@ -161,7 +267,7 @@ func (c *consumeTx) step(got Got) (*Read, []Change, error) {
 	c.round++
 	switch c.round {
 	case 1:
-		if len(got.Values) != 3 || len(got.Found) != 3 {
+		if len(got.Values) != 3+len(c.carried) || len(got.Found) != 3+len(c.carried) {
 			return nil, nil, errCorrupt
 		}
 		if got.Found[0] {
@@ -170,6 +276,21 @@ func (c *consumeTx) step(got Got) (*Read, []Change, error) {
 				return nil, nil, err
 			}
 			c.held = &e
+		}
+		c.found = make([]*entry, len(c.carried))
+		for i, k := range c.carried {
+			if !got.Found[3+i] {
+				continue // swept already
+			}
+			e, err := parseEntry(got.Values[3+i])
+			if err != nil {
+				return nil, nil, err
+			}
+			e.flags, e.code = c.outcomes[i].flags, c.outcomes[i].code
+			c.found[i] = &e
+			if k == c.idKey() {
+				c.held = &e // its outcome, known here first
+			}
 		}
 		c.counts = map[string]int{}
 		var err error
@@ -219,6 +340,7 @@ func (c *consumeTx) step(got Got) (*Read, []Change, error) {
 // then the id's.
 func (c *consumeTx) decide() ([]Change, error) {
 	touched := map[string]bool{}
+	swept := map[string]bool{}
 	var changes []Change
 	for _, x := range c.expired {
 		if c.counts[x.session] <= 0 || c.total <= 0 {
@@ -230,8 +352,14 @@ func (c *consumeTx) decide() ([]Change, error) {
 		changes = append(changes,
 			Change{Key: x.key, Remove: true},
 			Change{Key: idPfx + x.session + "." + x.digest, Remove: true})
+		swept[idPfx+x.session+"."+x.digest] = true
 		if x.session == c.session && x.digest == c.digest {
 			c.held = nil // expired: its session can no longer send it
+		}
+	}
+	for i, e := range c.found {
+		if e != nil && !swept[c.carried[i]] {
+			changes = append(changes, Change{Key: c.carried[i], Value: e.encode()})
 		}
 	}
 	if c.held != nil && c.now >= c.held.exp {
@@ -255,7 +383,7 @@ func (c *consumeTx) decide() ([]Change, error) {
 		touched[c.session] = true
 	}
 	if len(touched) == 0 {
-		return nil, nil
+		return changes, nil
 	}
 	sessions := make([]string, 0, len(touched))
 	for s := range touched {
@@ -266,38 +394,6 @@ func (c *consumeTx) decide() ([]Change, error) {
 		changes = append(changes, countChange(countPfx+s, c.counts[s]))
 	}
 	return append(changes, countChange(totalKey, c.total)), nil
-}
-
-// Complete implements runtime.ReplayGuard: one transaction that reads the
-// id's record and writes it back with the outcome. A failure leaves the
-// id consumed and not completed: the REPLAY_DETECTED details then say
-// completed: false, which claims nothing.
-func (g *Guard) Complete(ctx context.Context, session, id string, outcome runtime.ReplayRecord) {
-	if !validSession(session) {
-		return
-	}
-	key := idPfx + session + "." + digest(id)
-	_ = g.store.Update(ctx, Read{Keys: []string{key}}, func(got Got) (*Read, []Change, error) {
-		if len(got.Found) != 1 || len(got.Values) != 1 {
-			return nil, nil, errCorrupt
-		}
-		if !got.Found[0] {
-			return nil, nil, nil // swept already
-		}
-		e, err := parseEntry(got.Values[0])
-		if err != nil {
-			return nil, nil, err
-		}
-		e.flags = flagCompleted
-		if outcome.OK {
-			e.flags |= flagOK
-		}
-		e.code = outcome.Code
-		if !validCode(e.code) {
-			e.code = ""
-		}
-		return nil, []Change{{Key: key, Value: e.encode()}}, nil
-	})
 }
 
 const (

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -102,6 +103,7 @@ func TestGuardAcrossTabs(t *testing.T) {
 	got = append(got, consume(tab1, "anonymous", "order-1", 1000, 0))
 	got = append(got, consume(tab2, "anonymous", "order-1", 1000, 5)) // interrupted: not completed
 	tab1.Complete(ctx, "anonymous", "order-1", runtime.ReplayRecord{OK: true, Code: "EXPECTATION_FAILED"})
+	tab1.Flush(ctx) // as its timer does
 	got = append(got, consume(tab2, "anonymous", "order-1", 1000, 6))
 	got = append(got, consume(tab2, "s:0123abcd", "order-1", 1000, 6)) // another session: a new id
 	got = append(got, consume(New(st, 100, 10), "anonymous", "order-1", 1000, 1000))
@@ -284,9 +286,9 @@ func TestGuardHammer(t *testing.T) {
 
 func runtimeGosched() { goruntime.Gosched() }
 
-// TestGuardOneTransactionPerCall: a consume and a complete are one
-// transaction each; a consume reads once, and twice only when ids of
-// another session have expired (their counts).
+// TestGuardOneTransactionPerCall: a consume is one transaction, which
+// reads once, and twice only when ids of another session have expired
+// (their counts); a complete waits to be carried by the next one.
 func TestGuardOneTransactionPerCall(t *testing.T) {
 	ctx := context.Background()
 	type cost struct{ Updates, Rounds int64 }
@@ -302,21 +304,25 @@ func TestGuardOneTransactionPerCall(t *testing.T) {
 		"complete": measure(func() {
 			g.Complete(ctx, "a", "1", runtime.ReplayRecord{OK: true})
 		}),
+		"flush":                       measure(func() { g.Flush(ctx) }),
 		"replay":                      measure(func() { consume(g, "a", "1", 50, 1) }),
 		"consume, own expired":        measure(func() { consume(g, "a", "2", 100, 60) }),
 		"consume, another's expired":  measure(func() { consume(g, "b", "1", 200, 150) }),
 		"consume, nothing to sweep":   measure(func() { consume(g, "b", "2", 200, 150) }),
 		"complete of a swept id":      measure(func() { g.Complete(ctx, "a", "1", runtime.ReplayRecord{}) }),
+		"consume carrying an outcome": measure(func() { consume(g, "b", "4", 300, 150) }),
 		"consume at its share, swept": measure(func() { consume(New(st, 100, 1), "b", "3", 300, 250) }),
 	}
 	want := map[string]cost{
 		"consume":                     {1, 1},
-		"complete":                    {1, 1},
+		"complete":                    {0, 0}, // carried by the next consume, or flushed
+		"flush":                       {1, 1},
 		"replay":                      {1, 1},
 		"consume, own expired":        {1, 1},
 		"consume, another's expired":  {1, 2},
 		"consume, nothing to sweep":   {1, 1},
-		"complete of a swept id":      {1, 1},
+		"complete of a swept id":      {0, 0},
+		"consume carrying an outcome": {1, 1},
 		"consume at its share, swept": {1, 1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -369,5 +375,62 @@ func TestGuardSweepLeavesNothing(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, st.m); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestGuardCarriesOutcomes: an outcome is written by the next consume's
+// transaction, or on its own after FlushDelay; until then another tab
+// sees completed: false, and an id swept in the meantime is not written
+// back.
+func TestGuardCarriesOutcomes(t *testing.T) {
+	ctx := context.Background()
+	st := newMemStore()
+	tab1, tab2 := New(st, 100, 10), New(st, 100, 10)
+	var got []string
+	step := func(what, result string) { got = append(got, what+": "+result) }
+	step("a", consume(tab1, "anonymous", "a", 1000, 0))
+	tab1.Complete(ctx, "anonymous", "a", runtime.ReplayRecord{OK: true})
+	step("a from tab 2, not written yet", consume(tab2, "anonymous", "a", 1000, 1))
+	step("b carries a's outcome", consume(tab1, "anonymous", "b", 1000, 2))
+	step("a from tab 2", consume(tab2, "anonymous", "a", 1000, 3))
+	tab1.Complete(ctx, "anonymous", "b", runtime.ReplayRecord{Code: "EXECUTION_FAILED"})
+	step("b again in tab 1, known there first", consume(tab1, "anonymous", "b", 1000, 4))
+	step("b from tab 2", consume(tab2, "anonymous", "b", 1000, 5))
+	step("d, soon expired", consume(tab1, "anonymous", "d", 10, 6))
+	tab1.Complete(ctx, "anonymous", "d", runtime.ReplayRecord{OK: true})
+	step("e sweeps d and carries its outcome", consume(tab1, "anonymous", "e", 1000, 20))
+	want := []string{
+		"a: new",
+		"a from tab 2, not written yet: replay {Completed:false OK:false Code:}",
+		"b carries a's outcome: new",
+		"a from tab 2: replay {Completed:true OK:true Code:}",
+		"b again in tab 1, known there first: replay {Completed:true OK:false Code:EXECUTION_FAILED}",
+		"b from tab 2: replay {Completed:true OK:false Code:EXECUTION_FAILED}",
+		"d, soon expired: new",
+		"e sweeps d and carries its outcome: new",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	st.mu.Lock()
+	_, resurrected := st.m[idPfx+"anonymous."+digest("d")]
+	n := st.m[totalKey]
+	st.mu.Unlock()
+	if resurrected || n != "3" {
+		t.Errorf("after the sweep: d's record held %v, total %q; want none, 3 (a, b, e)", resurrected, n)
+	}
+
+	// With no consume to carry it, the timer writes it.
+	tab1.Complete(ctx, "anonymous", "e", runtime.ReplayRecord{OK: true})
+	deadline := time.Now().Add(10 * FlushDelay)
+	for {
+		r := consume(tab2, "anonymous", "e", 1000, 30)
+		if r == "replay {Completed:true OK:true Code:}" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("e from tab 2 after %v: %s", 10*FlushDelay, r)
+		}
+		time.Sleep(FlushDelay / 4)
 	}
 }
