@@ -104,8 +104,9 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 		t.Fatalf("order-1 ran %d times, want exactly once", n)
 	}
 
-	// Sent from both tabs at once, round after round: the lock lets one
-	// tab consume each id, and the other sees it consumed.
+	// Sent from both tabs at once, round after round: IndexedDB runs one
+	// read-write transaction at a time, so one tab consumes each id, and
+	// the other sees it consumed.
 	const rounds = 5
 	for i := range rounds {
 		id := fmt.Sprintf("order-%d", i+2)
