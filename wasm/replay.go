@@ -37,9 +37,10 @@ const (
 // pageReplayGuard chooses the page runtime's shared replay guard (the
 // one write and destructive invokes consume their ids in, beside the
 // built-in memory guard every request goes through) from the
-// configuration's replayGuard: "" (where IndexedDB exists, the store; in another browser page, a guard that refuses those
-// invokes; elsewhere, Node or a Go host, nil: none) or "memory" (none:
-// ids live as long as the module).
+// configuration's replayGuard: "" (where IndexedDB exists, the store; in
+// another browser page, a guard that refuses those invokes; elsewhere,
+// Node or a Go host, nil: none) or "memory" (none: ids live as long as
+// the module).
 func pageReplayGuard(mode string) (runtime.ReplayGuard, error) {
 	switch mode {
 	case "memory":
