@@ -414,6 +414,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("webmcp", func(t *testing.T) { testWebMCP(t, site, extra) })
 	t.Run("request-text", func(t *testing.T) { testRequestText(t, site) })
 	t.Run("replay-reload", func(t *testing.T) { testReplayReload(t, site, extra) })
+	t.Run("replay-outcome", func(t *testing.T) { testReplayOutcome(t, site, extra) })
 }
 
 func testShop(t *testing.T, site *browserSite) {

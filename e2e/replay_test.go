@@ -27,6 +27,7 @@ pling.action({ id: "order.place", title: "Place the order", risk: "write",
     location.reload();
     return new Promise(() => {}); // the page goes away first
   } });
+pling.action({ id: "order.note", title: "Note the order", risk: "write", run: () => true });
 </script></head><body><h1>Replay</h1></body></html>`
 
 // testReplayReload: an id consumed in one tab stays consumed across that
@@ -104,8 +105,9 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 		t.Fatalf("order-1 ran %d times, want exactly once", n)
 	}
 
-	// Sent from both tabs at once, round after round: the lock lets one
-	// tab consume each id, and the other sees it consumed.
+	// Sent from both tabs at once, round after round: IndexedDB runs one
+	// read-write transaction at a time, so one tab consumes each id, and
+	// the other sees it consumed.
 	const rounds = 5
 	for i := range rounds {
 		id := fmt.Sprintf("order-%d", i+2)
@@ -134,5 +136,51 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 			t.Fatalf("%s sent from both tabs at once: %d executions in all (want %d), %d REPLAY_DETECTED (want 1)", id, n, i+2, replays)
 		}
 		reloaded(ran)
+	}
+}
+
+// testReplayOutcome: an outcome is written after the answer, carried by
+// the tab's next consume or by its flush a moment later, and another tab
+// then reads it (completed: true, ok: true).
+func testReplayOutcome(t *testing.T, site *browserSite, extra *http.ServeMux) {
+	extra.HandleFunc("/test/replay-outcome.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(replayPage))
+	})
+	a := site.open(t, "/test/replay-outcome.html")
+	b := site.open(t, "/test/replay-outcome.html")
+	send := func(tb *tab, id string) error {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		_, err := tb.agent.Invoke(ctx, "order.note", nil, agent.WithRequestID(id))
+		return err
+	}
+	previous := func(err error) string {
+		var re *agent.ReplayError
+		if !errors.As(err, &re) {
+			return fmt.Sprintf("not REPLAY_DETECTED: %v", err)
+		}
+		return fmt.Sprintf("%+v", re.Previous)
+	}
+	const done = "{Completed:true OK:true Code:}"
+	// Carried: note-2's consume writes note-1's outcome before it answers.
+	for _, id := range []string{"note-1", "note-2"} {
+		if err := send(a, id); err != nil {
+			t.Fatalf("%s in tab A: %v", id, err)
+		}
+	}
+	if got := previous(send(b, "note-1")); got != done {
+		t.Errorf("note-1 from tab B after note-2 in tab A: %s, want %s", got, done)
+	}
+	// Flushed: with no consume after it, note-2's outcome is written on
+	// its own.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got := previous(send(b, "note-2"))
+		if got == done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("note-2 from tab B, 5 s after tab A answered: %s, want %s", got, done)
+		}
 	}
 }

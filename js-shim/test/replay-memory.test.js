@@ -1,5 +1,5 @@
 // replayGuard: "memory" is a page author's explicit choice of ids kept for
-// one page load: the page without IndexedDB or Web Locks then serves, and
+// one page load: the page without IndexedDB then serves, and
 // an id is still consumed once. Its own process (node --test).
 "use strict";
 
@@ -11,7 +11,7 @@ const { loadPling } = require("../node.js");
 
 const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
 
-test("replayGuard: memory serves a page without IndexedDB or Web Locks, each id once", async (t) => {
+test("replayGuard: memory serves a page without IndexedDB, each id once", async (t) => {
   if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
   globalThis.document = {};
   t.after(() => { delete globalThis.document; });

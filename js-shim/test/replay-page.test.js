@@ -1,9 +1,9 @@
-// A browser page without IndexedDB or the Web Locks API cannot keep
+// A browser page without IndexedDB cannot keep
 // request ids across reloads and tabs, so it refuses every invoke that
 // can change something (REPLAY_GUARD_UNAVAILABLE) and says why in the
 // console; describe and read actions, which keep their ids in memory,
 // still work. Node with a
-// document and neither API stands in for such a page; its own process, as
+// document and no IndexedDB stands in for such a page; its own process, as
 // node --test gives each file, so the module starts afresh.
 "use strict";
 
@@ -15,7 +15,7 @@ const { loadPling } = require("../node.js");
 
 const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
 
-test("a page without IndexedDB or Web Locks refuses write invokes, and says why", async (t) => {
+test("a page without IndexedDB refuses write invokes, and says why", async (t) => {
   if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
   assert.equal(globalThis.indexedDB, undefined);
   globalThis.document = {};

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -16,50 +18,64 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// memStore is a Store over a map: what IndexedDB and navigator.locks are
-// to the tabs of one origin, each Guard over it a tab (or a reload).
+// memStore is a Store over a map: what IndexedDB is to the tabs of one
+// origin (its read-write transactions run one at a time), each Guard over
+// it a tab (or a reload).
 type memStore struct {
 	mu      sync.Mutex
 	m       map[string]string
-	failSet atomic.Bool // Set fails, as storage does over its quota
+	failSet atomic.Bool // the commit fails, as storage does over its quota
 	failGet atomic.Bool
-	locks   atomic.Int64
+	// updates counts transactions, rounds their reads, read the
+	// characters they read (keys and values).
+	updates, rounds, read atomic.Int64
 }
 
 func newMemStore() *memStore { return &memStore{m: map[string]string{}} }
 
-func (s *memStore) Locked(_ context.Context, fn func(Tx) error) error {
+func (s *memStore) Update(_ context.Context, r Read, step func(Got) (*Read, []Change, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.locks.Add(1)
-	return fn(memTx{s})
-}
-
-type memTx struct{ s *memStore }
-
-func (t memTx) Get(keys ...string) ([]string, []bool, error) {
-	if t.s.failGet.Load() {
-		return nil, nil, errors.New("SecurityError")
-	}
-	vals, oks := make([]string, len(keys)), make([]bool, len(keys))
-	for i, k := range keys {
-		vals[i], oks[i] = t.s.m[k]
-	}
-	return vals, oks, nil
-}
-
-func (t memTx) Write(changes []Change) error {
-	if t.s.failSet.Load() {
-		return errors.New("QuotaExceededError")
-	}
-	for _, c := range changes {
-		if c.Remove {
-			delete(t.s.m, c.Key)
-		} else {
-			t.s.m[c.Key] = c.Value
+	s.updates.Add(1)
+	for {
+		s.rounds.Add(1)
+		if s.failGet.Load() {
+			return errors.New("SecurityError")
 		}
+		got := Got{Values: make([]string, len(r.Keys)), Found: make([]bool, len(r.Keys))}
+		for i, k := range r.Keys {
+			got.Values[i], got.Found[i] = s.m[k]
+			s.read.Add(int64(len(k) + len(got.Values[i])))
+		}
+		if r.To != "" {
+			for k := range s.m {
+				if k >= r.From && k <= r.To {
+					got.Range = append(got.Range, k)
+					s.read.Add(int64(len(k)))
+				}
+			}
+			sort.Strings(got.Range)
+		}
+		next, changes, err := step(got)
+		if err != nil {
+			return err
+		}
+		if next != nil {
+			r = *next
+			continue
+		}
+		if s.failSet.Load() {
+			return errors.New("QuotaExceededError")
+		}
+		for _, c := range changes {
+			if c.Remove {
+				delete(s.m, c.Key)
+			} else {
+				s.m[c.Key] = c.Value
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 func consume(g *Guard, session, id string, exp, now int64) string {
@@ -87,6 +103,7 @@ func TestGuardAcrossTabs(t *testing.T) {
 	got = append(got, consume(tab1, "anonymous", "order-1", 1000, 0))
 	got = append(got, consume(tab2, "anonymous", "order-1", 1000, 5)) // interrupted: not completed
 	tab1.Complete(ctx, "anonymous", "order-1", runtime.ReplayRecord{OK: true, Code: "EXPECTATION_FAILED"})
+	tab1.Flush(ctx) // as its timer does
 	got = append(got, consume(tab2, "anonymous", "order-1", 1000, 6))
 	got = append(got, consume(tab2, "s:0123abcd", "order-1", 1000, 6)) // another session: a new id
 	got = append(got, consume(New(st, 100, 10), "anonymous", "order-1", 1000, 1000))
@@ -153,10 +170,17 @@ func TestGuardFailsClosed(t *testing.T) {
 	}{
 		{"storage full", func(s *memStore) { s.failSet.Store(true) }},
 		{"storage unreadable", func(s *memStore) { s.failGet.Store(true) }},
-		{"an index it did not write", func(s *memStore) { s.m[indexKey] = "garbage" }},
-		{"a bucket it did not write", func(s *memStore) { s.m[bucketPfx+"anonymous"] = "AAAAAAAAAAAAAAAA 12 9" }},
-		{"a duplicate entry", func(s *memStore) {
-			s.m[bucketPfx+"anonymous"] = "AAAAAAAAAAAAAAAA 12 0\nAAAAAAAAAAAAAAAA 12 0"
+		{"a total it did not write", func(s *memStore) { s.m[totalKey] = "garbage" }},
+		{"a count it did not write", func(s *memStore) { s.m[countPfx+"anonymous"] = "-1" }},
+		{"a count with a leading zero", func(s *memStore) { s.m[countPfx+"anonymous"] = "01" }},
+		{"a record it did not write", func(s *memStore) { s.m[idPfx+"anonymous."+digest("r1")] = "12 9" }},
+		{"an expiry key it did not write", func(s *memStore) { s.m[expiryPfx+"0000000000000000.anonymous"] = "" }},
+		{"an expired id its counts do not hold", func(s *memStore) {
+			s.m[expiryPfx+"0000000000000000.anonymous.AAAAAAAAAAAAAAAA"] = ""
+		}},
+		{"an expired record missing from the expiry order", func(s *memStore) {
+			s.m[idPfx+"anonymous."+digest("r1")] = "0 0"
+			s.m[countPfx+"anonymous"], s.m[totalKey] = "1", "1"
 		}},
 	}
 	for _, tt := range tests {
@@ -261,3 +285,152 @@ func TestGuardHammer(t *testing.T) {
 }
 
 func runtimeGosched() { goruntime.Gosched() }
+
+// TestGuardOneTransactionPerCall: a consume is one transaction, which
+// reads once, and twice only when ids of another session have expired
+// (their counts); a complete waits to be carried by the next one.
+func TestGuardOneTransactionPerCall(t *testing.T) {
+	ctx := context.Background()
+	type cost struct{ Updates, Rounds int64 }
+	st := newMemStore()
+	g := New(st, 100, 10)
+	measure := func(f func()) cost {
+		u, r := st.updates.Load(), st.rounds.Load()
+		f()
+		return cost{st.updates.Load() - u, st.rounds.Load() - r}
+	}
+	got := map[string]cost{
+		"consume": measure(func() { consume(g, "a", "1", 50, 0) }),
+		"complete": measure(func() {
+			g.Complete(ctx, "a", "1", runtime.ReplayRecord{OK: true})
+		}),
+		"flush":                       measure(func() { g.Flush(ctx) }),
+		"replay":                      measure(func() { consume(g, "a", "1", 50, 1) }),
+		"consume, own expired":        measure(func() { consume(g, "a", "2", 100, 60) }),
+		"consume, another's expired":  measure(func() { consume(g, "b", "1", 200, 150) }),
+		"consume, nothing to sweep":   measure(func() { consume(g, "b", "2", 200, 150) }),
+		"complete of a swept id":      measure(func() { g.Complete(ctx, "a", "1", runtime.ReplayRecord{}) }),
+		"consume carrying an outcome": measure(func() { consume(g, "b", "4", 300, 150) }),
+		"consume at its share, swept": measure(func() { consume(New(st, 100, 1), "b", "3", 300, 250) }),
+	}
+	want := map[string]cost{
+		"consume":                     {1, 1},
+		"complete":                    {0, 0}, // carried by the next consume, or flushed
+		"flush":                       {1, 1},
+		"replay":                      {1, 1},
+		"consume, own expired":        {1, 1},
+		"consume, another's expired":  {1, 2},
+		"consume, nothing to sweep":   {1, 1},
+		"complete of a swept id":      {0, 0},
+		"consume carrying an outcome": {1, 1},
+		"consume at its share, swept": {1, 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestGuardReadsLittle: what a consume reads does not grow with the ids
+// the store holds (the bucket layout read a session's whole list).
+func TestGuardReadsLittle(t *testing.T) {
+	read := map[int]int64{}
+	for _, held := range []int{1, 1000} {
+		st := newMemStore()
+		g := New(st, DefaultCapacity, DefaultSessionCapacity)
+		for i := range held {
+			consume(g, "anonymous", fmt.Sprint("old-", i), 1<<40, 0)
+			consume(g, fmt.Sprint("s:", i), fmt.Sprint("old-", i), 1<<40, 0)
+		}
+		before := st.read.Load()
+		if got := consume(g, "anonymous", "new", 1<<40, 1); got != "new" {
+			t.Fatalf("%d held: %s", held, got)
+		}
+		read[held] = st.read.Load() - before
+	}
+	if read[1000] > read[1]+8 { // the counts' digits
+		t.Errorf("a consume read %d characters with 1 id held per session, %d with 1,000", read[1], read[1000])
+	}
+}
+
+// TestGuardSweepLeavesNothing: once every id has expired, the next
+// consume drops them all, counts included: the store holds that id alone.
+func TestGuardSweepLeavesNothing(t *testing.T) {
+	st := newMemStore()
+	g := New(st, 100, 10)
+	for i := range 5 {
+		for _, s := range []string{"anonymous", "s:00ff", "s:0abc"} {
+			consume(g, s, fmt.Sprint(i), int64(10+i), 0)
+		}
+	}
+	g.Complete(context.Background(), "s:00ff", "3", runtime.ReplayRecord{OK: true})
+	if got := consume(g, "s:00ff", "new", 1000, 14); got != "new" {
+		t.Fatal(got)
+	}
+	h := digest("new")
+	want := map[string]string{
+		"n":                              "1",
+		"s.s:00ff":                       "1",
+		"i.s:00ff." + h:                  "1000 0",
+		"x.0000000000001000.s:00ff." + h: "",
+	}
+	if diff := cmp.Diff(want, st.m); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestGuardCarriesOutcomes: an outcome is written by the next consume's
+// transaction, or on its own after FlushDelay; until then another tab
+// sees completed: false, and an id swept in the meantime is not written
+// back.
+func TestGuardCarriesOutcomes(t *testing.T) {
+	ctx := context.Background()
+	st := newMemStore()
+	tab1, tab2 := New(st, 100, 10), New(st, 100, 10)
+	var got []string
+	step := func(what, result string) { got = append(got, what+": "+result) }
+	step("a", consume(tab1, "anonymous", "a", 1000, 0))
+	tab1.Complete(ctx, "anonymous", "a", runtime.ReplayRecord{OK: true})
+	step("a from tab 2, not written yet", consume(tab2, "anonymous", "a", 1000, 1))
+	step("b carries a's outcome", consume(tab1, "anonymous", "b", 1000, 2))
+	step("a from tab 2", consume(tab2, "anonymous", "a", 1000, 3))
+	tab1.Complete(ctx, "anonymous", "b", runtime.ReplayRecord{Code: "EXECUTION_FAILED"})
+	step("b again in tab 1, known there first", consume(tab1, "anonymous", "b", 1000, 4))
+	step("b from tab 2", consume(tab2, "anonymous", "b", 1000, 5))
+	step("d, soon expired", consume(tab1, "anonymous", "d", 10, 6))
+	tab1.Complete(ctx, "anonymous", "d", runtime.ReplayRecord{OK: true})
+	step("e sweeps d and carries its outcome", consume(tab1, "anonymous", "e", 1000, 20))
+	want := []string{
+		"a: new",
+		"a from tab 2, not written yet: replay {Completed:false OK:false Code:}",
+		"b carries a's outcome: new",
+		"a from tab 2: replay {Completed:true OK:true Code:}",
+		"b again in tab 1, known there first: replay {Completed:true OK:false Code:EXECUTION_FAILED}",
+		"b from tab 2: replay {Completed:true OK:false Code:EXECUTION_FAILED}",
+		"d, soon expired: new",
+		"e sweeps d and carries its outcome: new",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	st.mu.Lock()
+	_, resurrected := st.m[idPfx+"anonymous."+digest("d")]
+	n := st.m[totalKey]
+	st.mu.Unlock()
+	if resurrected || n != "3" {
+		t.Errorf("after the sweep: d's record held %v, total %q; want none, 3 (a, b, e)", resurrected, n)
+	}
+
+	// With no consume to carry it, the timer writes it.
+	tab1.Complete(ctx, "anonymous", "e", runtime.ReplayRecord{OK: true})
+	deadline := time.Now().Add(10 * FlushDelay)
+	for {
+		r := consume(tab2, "anonymous", "e", 1000, 30)
+		if r == "replay {Completed:true OK:true Code:}" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("e from tab 2 after %v: %s", 10*FlushDelay, r)
+		}
+		time.Sleep(FlushDelay / 4)
+	}
+}
