@@ -62,9 +62,7 @@ type config struct {
 	resumeTTLMs      int64
 	waiting          func(Waiting)
 	policy           func(ctx context.Context, call *Call) (deny string)
-	page             func(ctx context.Context) schema.PageInfo
-	feedback         func(ctx context.Context) []schema.Feedback
-	pageFeedback     func(ctx context.Context) ([]schema.Feedback, schema.PageInfo)
+	page             func(ctx context.Context) (schema.PageInfo, []schema.Feedback)
 	gate             gateConfig
 	random           io.Reader
 }
@@ -156,27 +154,15 @@ func WithPolicy(p func(ctx context.Context, call *Call) (deny string)) Option {
 	return func(cfg *config) { cfg.policy = p }
 }
 
-// WithPage sets the reader of the page's URL and title.
-func WithPage(f func(ctx context.Context) schema.PageInfo) Option {
+// WithPage sets the one reader of the page: its URL and title, and its
+// feedback (alerts, toasts). A host with only one of the two returns the
+// zero value of the other. Describe reads it once, for the context; invoke
+// reads it once before the run and once for the observation (navigation and
+// new feedback). One reader rather than two lets a host that reads both
+// for less together than apart (the browser bridge: one call into JS) do so
+// everywhere.
+func WithPage(f func(ctx context.Context) (schema.PageInfo, []schema.Feedback)) Option {
 	return func(cfg *config) { cfg.page = f }
-}
-
-// WithFeedback sets the reader of the page's feedback (alerts, toasts).
-func WithFeedback(f func(ctx context.Context) []schema.Feedback) Option {
-	return func(cfg *config) { cfg.feedback = f }
-}
-
-// WithPageFeedback sets one reader of both the page's feedback and its URL
-// and title, for a host that reads them together for less than apart (the
-// browser bridge reads both hooks in one call into JS). Invoke reads the two
-// one after the other at two points, before the run and for the
-// observation; when this is set it reads them there through it instead of
-// through the readers of WithFeedback and WithPage: once at each point, as
-// many times as before, and the observation reports feedback and
-// navigation as with both of those set. Describe, which reads the page and
-// the feedback apart, still uses WithPage and WithFeedback.
-func WithPageFeedback(f func(ctx context.Context) ([]schema.Feedback, schema.PageInfo)) Option {
-	return func(cfg *config) { cfg.pageFeedback = f }
 }
 
 // WithResumeTTL sets how long a STEP_FAILED resume token stays valid.
