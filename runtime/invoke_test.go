@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
@@ -389,7 +390,7 @@ func TestExpectationPolling(t *testing.T) {
 
 // The runtime's default bound applies when the expectation has none.
 func TestExpectationDefaultTimeout(t *testing.T) {
-	e := newEnv(t, WithExpectTimeout(250, 10))
+	e := newEnv(t, WithExpectTimeout(250*time.Millisecond, 10*time.Millisecond))
 	e.rt.DeclareState(newVar(0).state("s"))
 	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Expect: &Expectation{State: "s", Change: "any"}})
 	_, res := e.invoke("a", nil)
@@ -447,7 +448,7 @@ func TestExpectationMet(t *testing.T) {
 }
 
 func TestLoopDetection(t *testing.T) {
-	e := newEnv(t, WithLoop(LoopConfig{Repeats: 3, WindowMs: 10_000}), twoSessions())
+	e := newEnv(t, WithLoop(LoopConfig{Repeats: 3, Window: 10 * time.Second}), twoSessions())
 	count := newVar(0)
 	e.rt.DeclareState(count.state("page"))
 	var idle, moving atomic.Int64
@@ -522,7 +523,7 @@ func TestLoopDetectionOff(t *testing.T) {
 // that continues from that step once, for the same session and capability
 // (PLING.md §4.2).
 func TestStepsAndResume(t *testing.T) {
-	e := newEnv(t, twoSessions(), WithResumeTTL(1_000))
+	e := newEnv(t, twoSessions(), WithResumeTTL(time.Second))
 	var a, b, c atomic.Int64
 	failNext := atomic.Bool{}
 	failNext.Store(true)
@@ -698,7 +699,7 @@ func TestHandoff(t *testing.T) {
 			if tt.effect {
 				ui.effect = func() { signed.set(true) }
 			}
-			e := newEnv(t, WithHandoff(ui, 7000), WithExpectTimeout(500, 50))
+			e := newEnv(t, WithHandoff(ui, 7*time.Second), WithExpectTimeout(500*time.Millisecond, 50*time.Millisecond))
 			e.rt.DeclareState(signed.state("signed"))
 			var ran atomic.Int64
 			mustDeclare(t, e.rt, Action{ID: "sign", Title: "Sign the contract", Run: counter(&ran, "prepared"),
@@ -813,7 +814,7 @@ func TestApproval(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			ap := &scriptApprover{mode: tt.mode}
-			e := newEnv(t, WithApprover(ap, 60_000), WithSessions(sessions(map[string]schema.SurfaceSession{
+			e := newEnv(t, WithApprover(ap, time.Minute), WithSessions(sessions(map[string]schema.SurfaceSession{
 				"tok_secret_a": {Subject: "alice", Scope: []string{"*"}, ExpiresAtMs: 1 << 40}}), true))
 			ap.clock = e.clock
 			var ran atomic.Int64

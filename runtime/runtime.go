@@ -29,6 +29,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/pling-go/pling/schema"
 )
@@ -76,7 +77,7 @@ func New(opts ...Option) *Runtime {
 	cfg := config{
 		clock:            SystemClock{},
 		limits:           DefaultLimits(),
-		loop:             LoopConfig{Repeats: 5, WindowMs: 60_000},
+		loop:             LoopConfig{Repeats: 5, Window: time.Minute},
 		expectTimeoutMs:  2_000,
 		expectPollMs:     50,
 		handoffTimeoutMs: 300_000,
@@ -107,43 +108,47 @@ func WithLimits(l Limits) Option { return func(cfg *config) { cfg.limits = l } }
 
 // LoopConfig sets loop detection: after Repeats executions of the same call
 // (session, capability, canonical input) with no state change between them,
-// within WindowMs of each other, the next identical call is LOOP_DETECTED.
-// Repeats 0 turns detection off.
+// within Window of each other, the next identical call is LOOP_DETECTED.
+// Repeats 0 turns detection off; Window 0 keeps repeats however far apart.
 type LoopConfig struct {
-	Repeats  int
-	WindowMs int64
+	Repeats int
+	Window  time.Duration
 }
 
 // WithLoop sets loop detection.
-func WithLoop(l LoopConfig) Option { return func(cfg *config) { cfg.loop = l } }
+func WithLoop(l LoopConfig) Option {
+	return func(cfg *config) { cfg.loop = l }
+}
 
 // WithExpectTimeout sets the default bound and poll interval of
-// expectations, in milliseconds.
-func WithExpectTimeout(timeoutMs, pollMs int64) Option {
+// expectations; a poll of 0 keeps the default (50ms).
+func WithExpectTimeout(timeout, poll time.Duration) Option {
 	return func(cfg *config) {
-		cfg.expectTimeoutMs = timeoutMs
-		if pollMs > 0 {
-			cfg.expectPollMs = pollMs
+		cfg.expectTimeoutMs = durationMs(timeout)
+		if poll > 0 {
+			cfg.expectPollMs = durationMs(poll)
 		}
 	}
 }
 
 // WithHandoff sets the handoff UI and the default time a person has.
-func WithHandoff(ui HandoffUI, timeoutMs int64) Option {
+// A timeout of 0 keeps the default (5 minutes).
+func WithHandoff(ui HandoffUI, timeout time.Duration) Option {
 	return func(cfg *config) {
 		cfg.handoff = ui
-		if timeoutMs > 0 {
-			cfg.handoffTimeoutMs = timeoutMs
+		if timeout > 0 {
+			cfg.handoffTimeoutMs = durationMs(timeout)
 		}
 	}
 }
 
 // WithApprover sets the approval backend and how long a challenge lives.
-func WithApprover(a Approver, ttlMs int64) Option {
+// A ttl of 0 keeps the default (5 minutes).
+func WithApprover(a Approver, ttl time.Duration) Option {
 	return func(cfg *config) {
 		cfg.approver = a
-		if ttlMs > 0 {
-			cfg.approvalTTLMs = ttlMs
+		if ttl > 0 {
+			cfg.approvalTTLMs = durationMs(ttl)
 		}
 	}
 }
@@ -166,4 +171,17 @@ func WithPage(f func(ctx context.Context) (schema.PageInfo, []schema.Feedback)) 
 }
 
 // WithResumeTTL sets how long a STEP_FAILED resume token stays valid.
-func WithResumeTTL(ms int64) Option { return func(cfg *config) { cfg.resumeTTLMs = ms } }
+func WithResumeTTL(ttl time.Duration) Option {
+	return func(cfg *config) { cfg.resumeTTLMs = durationMs(ttl) }
+}
+
+// durationMs is d in the whole milliseconds the clock counts in, rounded
+// up, so that a positive duration under a millisecond is not 0 (which
+// several options read as "the default" or "off").
+func durationMs(d time.Duration) int64 {
+	ms := d.Milliseconds()
+	if d > 0 && time.Duration(ms)*time.Millisecond < d {
+		ms++
+	}
+	return ms
+}
