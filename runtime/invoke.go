@@ -8,6 +8,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime/internal/canon"
+	"github.com/pling-go/pling/runtime/internal/runs"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -513,10 +514,12 @@ func (rt *Runtime) countRun(action string) {
 	rt.runsMu.Unlock()
 }
 
-// Runs returns, per base action id, how many invokes reached the run stage
-// (a handler, a first step or a handoff started). The conformance suite's
-// "calls" reads it.
-func (rt *Runtime) Runs() map[string]int {
+func init() { runs.Of = func(rt any) map[string]int { return rt.(*Runtime).runCounts() } }
+
+// runCounts returns, per base action id, how many invokes reached the run
+// stage (a handler, a first step or a handoff started). The conformance
+// suite's "calls" reads it, through runtime/internal/runs.
+func (rt *Runtime) runCounts() map[string]int {
 	rt.runsMu.Lock()
 	defer rt.runsMu.Unlock()
 	out := make(map[string]int, len(rt.runs))

@@ -327,33 +327,3 @@ func validPattern(p string) bool {
 	}
 	return true
 }
-
-// MintToken signs claims into a token. It is for tests and for the
-// delegation service; it refuses claims the verifier would refuse for their
-// shape (not for their times).
-func MintToken(key ed25519.PrivateKey, kid string, c Claims) (string, error) {
-	if !validKid(kid) {
-		return "", fmt.Errorf("pling: bad key id %q", kid)
-	}
-	if len(key) != ed25519.PrivateKeySize {
-		return "", errors.New("pling: bad signing key")
-	}
-	if c.Subject == "" || c.Audience == "" || c.ExpiresAtMs <= 0 || c.ID == "" || len(c.Scope) == 0 {
-		return "", errors.New("pling: claims need sub, aud, exp, jti and scope")
-	}
-	for _, p := range c.Scope {
-		if !validPattern(p) {
-			return "", fmt.Errorf("pling: bad scope pattern %q", p)
-		}
-	}
-	payload, err := json.Marshal(c)
-	if err != nil {
-		return "", err
-	}
-	signed := tokenPrefix + "." + kid + "." + b64.EncodeToString(payload)
-	tok := signed + "." + b64.EncodeToString(ed25519.Sign(key, []byte(signed)))
-	if len(tok) > MaxTokenLen {
-		return "", errors.New("pling: token too long")
-	}
-	return tok, nil
-}
