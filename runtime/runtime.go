@@ -97,9 +97,6 @@ func New(opts ...Option) *Runtime {
 	return rt
 }
 
-// Clock returns the runtime's clock.
-func (rt *Runtime) Clock() Clock { return rt.cfg.clock }
-
 // WithClock sets the clock every time read goes through.
 func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
 

@@ -42,9 +42,9 @@ func (rt *Runtime) Refuse(reason string) []byte {
 	return mustEncode(rej.Response())
 }
 
-// HandleValue answers a request that arrived already parsed (a JS object
+// handleValue answers a request that arrived already parsed (a JS object
 // decoded to Go values). It takes the same path as text.
-func (rt *Runtime) HandleValue(ctx context.Context, v any) []byte {
+func (rt *Runtime) handleValue(ctx context.Context, v any) []byte {
 	start := rt.cfg.clock.NowMs()
 	req, rej := schema.DecodeRequestValue(v)
 	if rej != nil {
