@@ -477,8 +477,8 @@ func TestSessions(t *testing.T) {
 			s.Revoked = true
 			s.ExpiresAtMs = 1
 		}),
-		"not-yet":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + ClockSkewMs + 1 }),
-		"skew-ok":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + ClockSkewMs }),
+		"not-yet":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + clockSkewMs + 1 }),
+		"skew-ok":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + clockSkewMs }),
 		"other-aud":   with(func(s *schema.SurfaceSession) { s.Audience = "https://evil.example" }),
 		"wide-scope":  with(func(s *schema.SurfaceSession) { s.Scope = []string{"*"} }),
 		"empty-scope": with(func(s *schema.SurfaceSession) { s.Scope = nil }),

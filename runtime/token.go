@@ -65,7 +65,7 @@ func (f RevocationFunc) Revoked(ctx context.Context, id, subject string) (bool, 
 
 // TokenVerifier verifies delegation tokens: signature by a known key,
 // audience equal to the page origin, scope patterns well formed,
-// revocation, expiry, and not-before with ClockSkewMs of allowance.
+// revocation, expiry, and not-before with ClockSkew of allowance.
 //
 // What cannot change for a given token — its signature, key, shape and
 // audience — is checked once: the claims of a token that verified are kept
@@ -253,7 +253,7 @@ func (v *TokenVerifier) verify(ctx context.Context, token string, sum [sha256.Si
 	if nowMs >= c.ExpiresAtMs {
 		return nil, perr.New(perr.SessionExpired, "", nil)
 	}
-	if c.NotBeforeMs > nowMs+ClockSkewMs {
+	if c.NotBeforeMs > nowMs+clockSkewMs {
 		return nil, invalid("The session token is not valid yet")
 	}
 	if !hit {
