@@ -113,9 +113,7 @@ type LoopConfig struct {
 }
 
 // WithLoop sets loop detection.
-func WithLoop(l LoopConfig) Option {
-	return func(cfg *config) { cfg.loop = l }
-}
+func WithLoop(l LoopConfig) Option { return func(cfg *config) { cfg.loop = l } }
 
 // WithExpectTimeout sets the default bound and poll interval of
 // expectations; a poll of 0 keeps the default (50ms).
