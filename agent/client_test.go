@@ -18,9 +18,8 @@ import (
 )
 
 // Each recovery rule of seed 001 has a test here that fails if the client
-// breaks it. Executions are counted on the server side (handler counters
-// and Runtime.Runs), requests by a transport that records what the client
-// sent.
+// breaks it. Executions are counted on the server side (handler counters),
+// requests by a transport that records what the client sent.
 
 // sent is one request as the client sent it.
 type sent struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,7 +52,7 @@ func challengeJSON(t *testing.T, e *tenv, ap *scriptApprover, capability string,
 // the same dialog).
 func TestApprovalChallengeShowsInput(t *testing.T) {
 	ap := &scriptApprover{mode: "approve"}
-	e := newEnv(t, WithApprover(ap, 60_000))
+	e := newEnv(t, WithApprover(ap, time.Minute))
 	var ran atomic.Int64
 	mustDeclare(t, e.rt, Action{ID: "transfer", Title: "Transfer money", Risk: schema.RiskDestructive, Approval: true,
 		Params: map[string]Param{

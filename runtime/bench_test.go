@@ -247,7 +247,7 @@ func BenchmarkDescribeFolded(b *testing.B) {
 // does nothing, ratio to json.Marshal of its result. Loop detection stays
 // on (it is part of every invoke) with a bound that this run never hits.
 func BenchmarkInvokeNoop(b *testing.B) {
-	rt, guard := benchRuntime(runtime.WithLoop(runtime.LoopConfig{Repeats: math.MaxInt32, WindowMs: 60_000}))
+	rt, guard := benchRuntime(runtime.WithLoop(runtime.LoopConfig{Repeats: math.MaxInt32, Window: time.Minute}))
 	if _, err := rt.DeclareAction(runtime.Action{ID: "noop", Title: "Do nothing", Risk: schema.RiskRead,
 		Run: func(context.Context, *runtime.Call) (any, error) { return nil, nil }}); err != nil {
 		b.Fatal(err)
@@ -383,7 +383,7 @@ func (allowGuard) Complete(context.Context, string, string, runtime.ReplayRecord
 func BenchmarkGateOverhead(b *testing.B) {
 	const startMs = 10_000
 	ctx := context.Background()
-	loop := runtime.WithLoop(runtime.LoopConfig{Repeats: math.MaxInt32, WindowMs: 60_000})
+	loop := runtime.WithLoop(runtime.LoopConfig{Repeats: math.MaxInt32, Window: time.Minute})
 	noop := runtime.Action{ID: "noop", Title: "Do nothing", Risk: schema.RiskRead,
 		Run: func(context.Context, *runtime.Call) (any, error) { return nil, nil }}
 

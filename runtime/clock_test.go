@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -128,5 +129,29 @@ func TestWait(t *testing.T) {
 	cancel()
 	if _, ok := wait(ctx, SystemClock{}, never, 60_000); ok {
 		t.Errorf("a done context is an answer")
+	}
+}
+
+// The options' durations reach the millisecond clock rounded up, so a
+// positive duration never becomes 0 ("the default" or "off").
+func TestDurationMs(t *testing.T) {
+	tests := []struct {
+		name string
+		d    time.Duration
+		want int64
+	}{
+		{"zero", 0, 0},
+		{"whole", 1500 * time.Millisecond, 1500},
+		{"under a millisecond", time.Microsecond, 1},
+		{"a fraction over", time.Millisecond + time.Nanosecond, 2},
+		{"negative", -time.Second, -1000},
+		{"largest", math.MaxInt64, math.MaxInt64/int64(time.Millisecond) + 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := durationMs(tc.d); got != tc.want {
+				t.Errorf("durationMs(%v) = %d, want %d", tc.d, got, tc.want)
+			}
+		})
 	}
 }

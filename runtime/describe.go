@@ -423,12 +423,10 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	var reasons []string
 	truncated := func(r string) { reasons = append(reasons, r) }
 	var sc schema.SurfaceContext
-	if rt.cfg.page != nil {
-		p := rt.cfg.page(ctx)
-		p.URL, p.Title = cut(p.URL, 2048), cut(p.Title, lim.MaxTextLen)
-		if p.URL != "" || p.Title != "" {
-			sc.Page = &p
-		}
+	p, feedback := rt.readPage(ctx)
+	p.URL, p.Title = cut(p.URL, 2048), cut(p.Title, lim.MaxTextLen)
+	if p.URL != "" || p.Title != "" {
+		sc.Page = &p
 	}
 	sc.Regions = regions.list
 	if len(sc.Regions) > lim.MaxRegions {
@@ -474,14 +472,12 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 			sc.States[s.Key] = rt.boundedState(ctx, s)
 		}
 	}
-	if rt.cfg.feedback != nil {
-		for i, f := range rt.cfg.feedback(ctx) {
-			if i >= lim.MaxFeedback {
-				truncated("feedback")
-				break
-			}
-			sc.Feedback = append(sc.Feedback, schema.Feedback{Level: f.Level, Message: cut(f.Message, lim.MaxTextLen)})
+	for i, f := range feedback {
+		if i >= lim.MaxFeedback {
+			truncated("feedback")
+			break
 		}
+		sc.Feedback = append(sc.Feedback, schema.Feedback{Level: f.Level, Message: cut(f.Message, lim.MaxTextLen)})
 	}
 	if len(unavailable) > lim.MaxUnavailable {
 		unavailable = unavailable[:lim.MaxUnavailable]

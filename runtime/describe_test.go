@@ -96,9 +96,10 @@ func TestDescribeBounds(t *testing.T) {
 			l.MaxGuides = 1
 			l.MaxRegions = 1
 			l.MaxUnavailable = 1
-		}), WithFeedback(func(context.Context) []schema.Feedback {
-			return []schema.Feedback{{Level: "error", Message: long}, {Level: "info", Message: "second"}}
-		}), WithPage(func(context.Context) schema.PageInfo { return schema.PageInfo{URL: "https://x.example/", Title: long} }))
+		}), WithPage(func(context.Context) (schema.PageInfo, []schema.Feedback) {
+			return schema.PageInfo{URL: "https://x.example/", Title: long},
+				[]schema.Feedback{{Level: "error", Message: long}, {Level: "info", Message: "second"}}
+		}))
 		e.rt.DeclareGuide(Guide{Target: "g1", Label: "one"})
 		e.rt.DeclareGuide(Guide{Target: "g2", Label: "two"})
 		e.rt.DeclareRegion(Region{ID: "r1"})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
@@ -44,8 +45,11 @@ func (f SessionVerifierFunc) Verify(ctx context.Context, token string, nowMs int
 	return f(ctx, token, nowMs)
 }
 
-// ClockSkewMs is the allowance for a session's not-before time.
-const ClockSkewMs = 30_000
+// ClockSkew is the allowance for a session's not-before time.
+const ClockSkew = 30 * time.Second
+
+// clockSkewMs is ClockSkew in the clock's milliseconds.
+const clockSkewMs = int64(ClockSkew / time.Millisecond)
 
 type gateConfig struct {
 	expose          []string
@@ -183,7 +187,7 @@ func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Se
 		return nil, perr.New(perr.SessionInvalid, "The session has no expiry", nil)
 	case now >= ss.ExpiresAtMs:
 		return nil, perr.New(perr.SessionExpired, "", nil)
-	case ss.NotBeforeMs > now+ClockSkewMs:
+	case ss.NotBeforeMs > now+clockSkewMs:
 		return nil, perr.New(perr.SessionInvalid, "The session is not valid yet", nil)
 	case gc.origin != "" && ss.Audience != gc.origin:
 		return nil, perr.New(perr.SessionInvalid, "The session is bound to another origin", nil)

@@ -477,8 +477,8 @@ func TestSessions(t *testing.T) {
 			s.Revoked = true
 			s.ExpiresAtMs = 1
 		}),
-		"not-yet":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + ClockSkewMs + 1 }),
-		"skew-ok":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + ClockSkewMs }),
+		"not-yet":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + clockSkewMs + 1 }),
+		"skew-ok":     with(func(s *schema.SurfaceSession) { s.NotBeforeMs = now + clockSkewMs }),
 		"other-aud":   with(func(s *schema.SurfaceSession) { s.Audience = "https://evil.example" }),
 		"wide-scope":  with(func(s *schema.SurfaceSession) { s.Scope = []string{"*"} }),
 		"empty-scope": with(func(s *schema.SurfaceSession) { s.Scope = nil }),
@@ -666,14 +666,14 @@ func TestAuditOneEventPerRequest(t *testing.T) {
 			}
 		})
 	}
-	// HandleValue and CallTool take the same path.
+	// handleValue and CallTool take the same path.
 	before := len(e.audit.Events())
-	e.rt.HandleValue(context.Background(), []any{1})
-	e.rt.HandleValue(context.Background(), map[string]any{"protocol": schema.Protocol, "id": "v1", "method": "describe"})
+	e.rt.handleValue(context.Background(), []any{1})
+	e.rt.handleValue(context.Background(), map[string]any{"protocol": schema.Protocol, "id": "v1", "method": "describe"})
 	e.rt.CallTool(context.Background(), "", "a", "{}")
 	e.rt.CallTool(context.Background(), "", "a", "not json") // INVALID_ARGS never reaches the gate
 	if got := len(e.audit.Events()) - before; got != 3 {
-		t.Errorf("HandleValue×2 + CallTool×2 gave %d audit events, want 3", got)
+		t.Errorf("handleValue×2 + CallTool×2 gave %d audit events, want 3", got)
 	}
 }
 

@@ -103,7 +103,7 @@ func TestCancelInFlight(t *testing.T) {
 			p := newPerson()
 			var runs atomic.Int64
 			rt := New(WithClock(SystemClock{}), WithExpose("*"), WithRateLimit(RateLimit{}),
-				WithApprover(p, 60_000), WithHandoff(p, 60_000))
+				WithApprover(p, time.Minute), WithHandoff(p, time.Minute))
 			run := func(context.Context, *Call) (any, error) { runs.Add(1); return "ran", nil }
 			for _, a := range []Action{
 				{ID: "refund", Title: "Refund", Approval: true, Run: run},
@@ -178,7 +178,7 @@ func TestCancelRacesTheApproval(t *testing.T) {
 	for i := range 200 {
 		p := newPerson()
 		var runs atomic.Int64
-		rt := New(WithClock(SystemClock{}), WithExpose("*"), WithRateLimit(RateLimit{}), WithApprover(p, 60_000))
+		rt := New(WithClock(SystemClock{}), WithExpose("*"), WithRateLimit(RateLimit{}), WithApprover(p, time.Minute))
 		if _, err := rt.DeclareAction(Action{ID: "refund", Title: "Refund", Approval: true,
 			Run: func(context.Context, *Call) (any, error) { runs.Add(1); return "ran", nil }}); err != nil {
 			t.Fatal(err)
@@ -239,7 +239,7 @@ func TestWaitingNotices(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var page, caller []Waiting
 			rt := New(WithClock(NewFakeClock(0)), WithExpose("*"), WithRateLimit(RateLimit{}),
-				WithApprover(yesPerson{}, 90_000), WithHandoff(yesPerson{}, 0),
+				WithApprover(yesPerson{}, 90*time.Second), WithHandoff(yesPerson{}, 0),
 				WithWaiting(func(w Waiting) { page = append(page, w) }))
 			tt.action.Run = func(context.Context, *Call) (any, error) { return nil, nil }
 			if _, err := rt.DeclareAction(tt.action); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime/internal/canon"
+	"github.com/pling-go/pling/runtime/internal/runs"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -282,24 +283,16 @@ func (in *invocation) before(ctx context.Context) {
 		in.statesBefore[s.Key] = rt.boundedState(ctx, s)
 	}
 	in.revBefore = rt.revisionOf(ctx, in.exp)
-	in.feedback, in.pageBefore, _, _ = rt.readPage(ctx)
+	in.pageBefore, in.feedback = rt.readPage(ctx)
 }
 
-// readPage reads the page's feedback, then its URL and title, through
-// WithPageFeedback's reader if set, else through those of WithFeedback and
-// WithPage; hasFeedback and hasPage say whether a reader of each was set.
-func (rt *Runtime) readPage(ctx context.Context) (fb []schema.Feedback, page schema.PageInfo, hasFeedback, hasPage bool) {
-	if rt.cfg.pageFeedback != nil {
-		fb, page = rt.cfg.pageFeedback(ctx)
-		return fb, page, true, true
+// readPage reads the page's URL and title and its feedback through
+// WithPage's reader, if one is set.
+func (rt *Runtime) readPage(ctx context.Context) (schema.PageInfo, []schema.Feedback) {
+	if rt.cfg.page == nil {
+		return schema.PageInfo{}, nil
 	}
-	if rt.cfg.feedback != nil {
-		fb = rt.cfg.feedback(ctx)
-	}
-	if rt.cfg.page != nil {
-		page = rt.cfg.page(ctx)
-	}
-	return fb, page, rt.cfg.feedback != nil, rt.cfg.page != nil
+	return rt.cfg.page(ctx)
 }
 
 // runHandler runs page code: an error or a panic is EXECUTION_FAILED (or
@@ -478,8 +471,8 @@ func (in *invocation) observation(ctx context.Context) *schema.SurfaceObservatio
 		obs.States[s.Key] = schema.StateChange{Before: before, After: after}
 		n++
 	}
-	fbAfter, pageAfter, hasFeedback, hasPage := rt.readPage(ctx)
-	if hasFeedback && len(fbAfter) > 0 {
+	pageAfter, fbAfter := rt.readPage(ctx)
+	if len(fbAfter) > 0 {
 		seen := make(map[string]bool, len(in.feedback))
 		for _, f := range in.feedback {
 			seen[f.Level+"\x00"+f.Message] = true
@@ -495,7 +488,7 @@ func (in *invocation) observation(ctx context.Context) *schema.SurfaceObservatio
 			obs.Feedback = append(obs.Feedback, schema.Feedback{Level: f.Level, Message: cut(f.Message, rt.cfg.limits.MaxTextLen)})
 		}
 	}
-	if hasPage && pageAfter.URL != in.pageBefore.URL {
+	if pageAfter.URL != in.pageBefore.URL {
 		obs.Navigation = &schema.Navigation{From: cut(in.pageBefore.URL, 2048), To: cut(pageAfter.URL, 2048)}
 	}
 	return obs
@@ -521,10 +514,12 @@ func (rt *Runtime) countRun(action string) {
 	rt.runsMu.Unlock()
 }
 
-// Runs returns, per base action id, how many invokes reached the run stage
-// (a handler, a first step or a handoff started). The conformance suite's
-// "calls" reads it.
-func (rt *Runtime) Runs() map[string]int {
+func init() { runs.Of = func(rt any) map[string]int { return rt.(*Runtime).runCounts() } }
+
+// runCounts returns, per base action id, how many invokes reached the run
+// stage (a handler, a first step or a handoff started). The conformance
+// suite's "calls" reads it, through runtime/internal/runs.
+func (rt *Runtime) runCounts() map[string]int {
 	rt.runsMu.Lock()
 	defer rt.runsMu.Unlock()
 	out := make(map[string]int, len(rt.runs))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
@@ -51,15 +52,10 @@ func TestInvokeSuccess(t *testing.T) {
 	var mu sync.Mutex
 	url := "https://shop.example/cart"
 	e := newEnv(t,
-		WithFeedback(func(context.Context) []schema.Feedback {
+		WithPage(func(context.Context) (schema.PageInfo, []schema.Feedback) {
 			mu.Lock()
 			defer mu.Unlock()
-			return append([]schema.Feedback(nil), feedback...)
-		}),
-		WithPage(func(context.Context) schema.PageInfo {
-			mu.Lock()
-			defer mu.Unlock()
-			return schema.PageInfo{URL: url, Title: "Cart"}
+			return schema.PageInfo{URL: url, Title: "Cart"}, append([]schema.Feedback(nil), feedback...)
 		}))
 	count := newVar(0)
 	other := newVar("same")
@@ -233,7 +229,7 @@ func TestPanicsInPageCode(t *testing.T) {
 		{"a region's Active", func(t *testing.T, e *tenv) {
 			e.rt.DeclareRegion(Region{ID: "r", Active: func(context.Context) bool { boom(); return true }})
 		}, nil, "describe", "protocol:INTERNAL_ERROR", false},
-		{"a page reader", nil, []Option{WithPage(func(context.Context) schema.PageInfo { boom(); return schema.PageInfo{} })},
+		{"a page reader", nil, []Option{WithPage(func(context.Context) (schema.PageInfo, []schema.Feedback) { boom(); return schema.PageInfo{}, nil })},
 			"describe", "protocol:INTERNAL_ERROR", false},
 		{"the audit sink", nil, []Option{WithAudit(AuditFunc(func(schema.SurfaceAuditEvent) { boom() }))}, "invoke", "ok", true},
 		{"the audit sink on describe", nil, []Option{WithAudit(AuditFunc(func(schema.SurfaceAuditEvent) { boom() }))}, "describe", "ok", false},
@@ -394,7 +390,7 @@ func TestExpectationPolling(t *testing.T) {
 
 // The runtime's default bound applies when the expectation has none.
 func TestExpectationDefaultTimeout(t *testing.T) {
-	e := newEnv(t, WithExpectTimeout(250, 10))
+	e := newEnv(t, WithExpectTimeout(250*time.Millisecond, 10*time.Millisecond))
 	e.rt.DeclareState(newVar(0).state("s"))
 	mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Expect: &Expectation{State: "s", Change: "any"}})
 	_, res := e.invoke("a", nil)
@@ -452,7 +448,7 @@ func TestExpectationMet(t *testing.T) {
 }
 
 func TestLoopDetection(t *testing.T) {
-	e := newEnv(t, WithLoop(LoopConfig{Repeats: 3, WindowMs: 10_000}), twoSessions())
+	e := newEnv(t, WithLoop(LoopConfig{Repeats: 3, Window: 10 * time.Second}), twoSessions())
 	count := newVar(0)
 	e.rt.DeclareState(count.state("page"))
 	var idle, moving atomic.Int64
@@ -527,7 +523,7 @@ func TestLoopDetectionOff(t *testing.T) {
 // that continues from that step once, for the same session and capability
 // (PLING.md §4.2).
 func TestStepsAndResume(t *testing.T) {
-	e := newEnv(t, twoSessions(), WithResumeTTL(1_000))
+	e := newEnv(t, twoSessions(), WithResumeTTL(time.Second))
 	var a, b, c atomic.Int64
 	failNext := atomic.Bool{}
 	failNext.Store(true)
@@ -703,7 +699,7 @@ func TestHandoff(t *testing.T) {
 			if tt.effect {
 				ui.effect = func() { signed.set(true) }
 			}
-			e := newEnv(t, WithHandoff(ui, 7000), WithExpectTimeout(500, 50))
+			e := newEnv(t, WithHandoff(ui, 7*time.Second), WithExpectTimeout(500*time.Millisecond, 50*time.Millisecond))
 			e.rt.DeclareState(signed.state("signed"))
 			var ran atomic.Int64
 			mustDeclare(t, e.rt, Action{ID: "sign", Title: "Sign the contract", Run: counter(&ran, "prepared"),
@@ -818,7 +814,7 @@ func TestApproval(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			ap := &scriptApprover{mode: tt.mode}
-			e := newEnv(t, WithApprover(ap, 60_000), WithSessions(sessions(map[string]schema.SurfaceSession{
+			e := newEnv(t, WithApprover(ap, time.Minute), WithSessions(sessions(map[string]schema.SurfaceSession{
 				"tok_secret_a": {Subject: "alice", Scope: []string{"*"}, ExpiresAtMs: 1 << 40}}), true))
 			ap.clock = e.clock
 			var ran atomic.Int64
@@ -1149,74 +1145,89 @@ func TestObservationCapabilitiesChanged(t *testing.T) {
 	}
 }
 
-// WithPageFeedback reads feedback and page together where an invoke reads
-// them one after the other: once before the run and once for the
-// observation, instead of the separate readers, which describe still uses.
-// The observation is the one the separate readers give.
-func TestPageFeedbackReader(t *testing.T) {
+// WithPage's one reader is read once by describe and twice by an invoke
+// (before the run, for the observation), and gives the observation its
+// navigation and new feedback and describe its page and feedback; a reader
+// that knows only the page (zero feedback) or only the feedback (zero page)
+// gives only that part.
+func TestPageReader(t *testing.T) {
 	type page struct {
 		fb  []schema.Feedback
 		url string
 	}
 	var mu sync.Mutex
-	cur := page{fb: []schema.Feedback{{Level: "info", Message: "Welcome"}}, url: "https://shop.example/cart"}
-	read := func() page {
+	var cur page
+	calls := 0
+	reset := func() {
 		mu.Lock()
 		defer mu.Unlock()
-		return page{fb: append([]schema.Feedback(nil), cur.fb...), url: cur.url}
+		cur = page{fb: []schema.Feedback{{Level: "info", Message: "Welcome"}}, url: "https://shop.example/cart"}
+		calls = 0
 	}
-	var calls []string
-	separate := []Option{
-		WithFeedback(func(context.Context) []schema.Feedback { calls = append(calls, "feedback"); return read().fb }),
-		WithPage(func(context.Context) schema.PageInfo {
-			calls = append(calls, "page")
-			return schema.PageInfo{URL: read().url, Title: "Shop"}
-		}),
+	both := func(context.Context) (schema.PageInfo, []schema.Feedback) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		return schema.PageInfo{URL: cur.url, Title: "Shop"}, append([]schema.Feedback(nil), cur.fb...)
 	}
-	pair := WithPageFeedback(func(context.Context) ([]schema.Feedback, schema.PageInfo) {
-		calls = append(calls, "pair")
-		p := read()
-		return p.fb, schema.PageInfo{URL: p.url, Title: "Shop"}
-	})
+	pageOnly := func(ctx context.Context) (schema.PageInfo, []schema.Feedback) {
+		p, _ := both(ctx)
+		return p, nil
+	}
+	feedbackOnly := func(ctx context.Context) (schema.PageInfo, []schema.Feedback) {
+		_, fb := both(ctx)
+		return schema.PageInfo{}, fb
+	}
+	placed := []schema.Feedback{{Level: "success", Message: "Placed"}}
+	nav := &schema.Navigation{From: "https://shop.example/cart", To: "https://shop.example/thanks"}
+	shop := &schema.PageInfo{URL: "https://shop.example/cart", Title: "Shop"}
+	welcome := []schema.Feedback{{Level: "info", Message: "Welcome"}}
 	tests := []struct {
-		name      string
-		opts      []Option
-		wantCalls []string
+		name         string
+		read         func(context.Context) (schema.PageInfo, []schema.Feedback)
+		wantPage     *schema.PageInfo
+		wantFeedback []schema.Feedback
+		wantNav      *schema.Navigation
+		wantObsFb    []schema.Feedback
 	}{
-		{"separate", separate, []string{"feedback", "page", "feedback", "page"}},
-		{"together", append(separate[:2:2], pair), []string{"pair", "pair"}},
-		{"together alone", []Option{pair}, []string{"pair", "pair"}},
+		{"page and feedback", both, shop, welcome, nav, placed},
+		{"page only", pageOnly, shop, nil, nav, nil},
+		{"feedback only", feedbackOnly, nil, welcome, nil, placed},
 	}
-	var want *schema.SurfaceObservation
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			mu.Lock()
-			cur = page{fb: []schema.Feedback{{Level: "info", Message: "Welcome"}}, url: "https://shop.example/cart"}
-			mu.Unlock()
-			e := newEnv(t, tc.opts...)
+			reset()
+			e := newEnv(t, WithPage(tc.read))
 			mustDeclare(t, e.rt, Action{ID: "checkout", Title: "Check out", Run: func(context.Context, *Call) (any, error) {
 				mu.Lock()
-				cur.fb = append(cur.fb, schema.Feedback{Level: "success", Message: "Placed"})
+				cur.fb = append(cur.fb, placed...)
 				cur.url = "https://shop.example/thanks"
 				mu.Unlock()
 				return true, nil
 			}})
-			calls = nil
+			d := e.describe("")
+			if diff := cmp.Diff(tc.wantPage, d.Context.Page); diff != "" {
+				t.Errorf("described page (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantFeedback, d.Context.Feedback); diff != "" {
+				t.Errorf("described feedback (-want +got):\n%s", diff)
+			}
+			if calls != 1 {
+				t.Errorf("describe read the page %d times, want 1", calls)
+			}
+			calls = 0
 			resp, res := e.invoke("checkout", nil)
 			if !resp.OK || res.Error != nil {
 				t.Fatalf("invoke failed: %+v %+v", resp.Error, res.Error)
 			}
-			if diff := cmp.Diff(tc.wantCalls, calls); diff != "" {
-				t.Errorf("reads (-want +got):\n%s", diff)
+			if calls != 2 {
+				t.Errorf("invoke read the page %d times, want 2", calls)
 			}
-			res.Observation.Revision = ""
-			if want == nil {
-				want = res.Observation
-				if want.Navigation == nil || len(want.Feedback) != 1 {
-					t.Fatalf("observation %+v: want a navigation and one feedback", want)
-				}
-			} else if diff := cmp.Diff(want, res.Observation); diff != "" {
-				t.Errorf("observation (-separate +%s):\n%s", tc.name, diff)
+			if diff := cmp.Diff(tc.wantNav, res.Observation.Navigation); diff != "" {
+				t.Errorf("navigation (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantObsFb, res.Observation.Feedback); diff != "" {
+				t.Errorf("observed feedback (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -9,9 +9,10 @@ import (
 // Paging through changing state is not a loop: any change of the state
 // fingerprint between two identical calls starts the count again.
 type loopDetector struct {
-	cfg LoopConfig
-	mu  sync.Mutex
-	m   map[string]*loopEntry
+	cfg      LoopConfig
+	windowMs int64 // cfg.Window in the clock's milliseconds
+	mu       sync.Mutex
+	m        map[string]*loopEntry
 }
 
 type loopEntry struct {
@@ -24,7 +25,7 @@ type loopEntry struct {
 const maxLoopEntries = 4096
 
 func newLoopDetector(cfg LoopConfig) *loopDetector {
-	return &loopDetector{cfg: cfg, m: map[string]*loopEntry{}}
+	return &loopDetector{cfg: cfg, windowMs: durationMs(cfg.Window), m: map[string]*loopEntry{}}
 }
 
 // check reports whether the call is a loop: it ran Repeats times already,
@@ -65,7 +66,7 @@ func (d *loopDetector) ran(key, fingerprint string, nowMs int64) {
 }
 
 func (d *loopDetector) expired(e *loopEntry, nowMs int64) bool {
-	return d.cfg.WindowMs > 0 && nowMs-e.lastMs > d.cfg.WindowMs
+	return d.windowMs > 0 && nowMs-e.lastMs > d.windowMs
 }
 
 func (d *loopDetector) evict() {

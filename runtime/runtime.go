@@ -29,6 +29,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/pling-go/pling/schema"
 )
@@ -62,9 +63,7 @@ type config struct {
 	resumeTTLMs      int64
 	waiting          func(Waiting)
 	policy           func(ctx context.Context, call *Call) (deny string)
-	page             func(ctx context.Context) schema.PageInfo
-	feedback         func(ctx context.Context) []schema.Feedback
-	pageFeedback     func(ctx context.Context) ([]schema.Feedback, schema.PageInfo)
+	page             func(ctx context.Context) (schema.PageInfo, []schema.Feedback)
 	gate             gateConfig
 	random           io.Reader
 }
@@ -78,7 +77,7 @@ func New(opts ...Option) *Runtime {
 	cfg := config{
 		clock:            SystemClock{},
 		limits:           DefaultLimits(),
-		loop:             LoopConfig{Repeats: 5, WindowMs: 60_000},
+		loop:             LoopConfig{Repeats: 5, Window: time.Minute},
 		expectTimeoutMs:  2_000,
 		expectPollMs:     50,
 		handoffTimeoutMs: 300_000,
@@ -98,9 +97,6 @@ func New(opts ...Option) *Runtime {
 	return rt
 }
 
-// Clock returns the runtime's clock.
-func (rt *Runtime) Clock() Clock { return rt.cfg.clock }
-
 // WithClock sets the clock every time read goes through.
 func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
 
@@ -109,43 +105,45 @@ func WithLimits(l Limits) Option { return func(cfg *config) { cfg.limits = l } }
 
 // LoopConfig sets loop detection: after Repeats executions of the same call
 // (session, capability, canonical input) with no state change between them,
-// within WindowMs of each other, the next identical call is LOOP_DETECTED.
-// Repeats 0 turns detection off.
+// within Window of each other, the next identical call is LOOP_DETECTED.
+// Repeats 0 turns detection off; Window 0 keeps repeats however far apart.
 type LoopConfig struct {
-	Repeats  int
-	WindowMs int64
+	Repeats int
+	Window  time.Duration
 }
 
 // WithLoop sets loop detection.
 func WithLoop(l LoopConfig) Option { return func(cfg *config) { cfg.loop = l } }
 
 // WithExpectTimeout sets the default bound and poll interval of
-// expectations, in milliseconds.
-func WithExpectTimeout(timeoutMs, pollMs int64) Option {
+// expectations; a poll of 0 keeps the default (50ms).
+func WithExpectTimeout(timeout, poll time.Duration) Option {
 	return func(cfg *config) {
-		cfg.expectTimeoutMs = timeoutMs
-		if pollMs > 0 {
-			cfg.expectPollMs = pollMs
+		cfg.expectTimeoutMs = durationMs(timeout)
+		if poll > 0 {
+			cfg.expectPollMs = durationMs(poll)
 		}
 	}
 }
 
 // WithHandoff sets the handoff UI and the default time a person has.
-func WithHandoff(ui HandoffUI, timeoutMs int64) Option {
+// A timeout of 0 keeps the default (5 minutes).
+func WithHandoff(ui HandoffUI, timeout time.Duration) Option {
 	return func(cfg *config) {
 		cfg.handoff = ui
-		if timeoutMs > 0 {
-			cfg.handoffTimeoutMs = timeoutMs
+		if timeout > 0 {
+			cfg.handoffTimeoutMs = durationMs(timeout)
 		}
 	}
 }
 
 // WithApprover sets the approval backend and how long a challenge lives.
-func WithApprover(a Approver, ttlMs int64) Option {
+// A ttl of 0 keeps the default (5 minutes).
+func WithApprover(a Approver, ttl time.Duration) Option {
 	return func(cfg *config) {
 		cfg.approver = a
-		if ttlMs > 0 {
-			cfg.approvalTTLMs = ttlMs
+		if ttl > 0 {
+			cfg.approvalTTLMs = durationMs(ttl)
 		}
 	}
 }
@@ -156,28 +154,29 @@ func WithPolicy(p func(ctx context.Context, call *Call) (deny string)) Option {
 	return func(cfg *config) { cfg.policy = p }
 }
 
-// WithPage sets the reader of the page's URL and title.
-func WithPage(f func(ctx context.Context) schema.PageInfo) Option {
+// WithPage sets the one reader of the page: its URL and title, and its
+// feedback (alerts, toasts). A host with only one of the two returns the
+// zero value of the other. Describe reads it once, for the context; invoke
+// reads it once before the run and once for the observation (navigation and
+// new feedback). One reader rather than two lets a host that reads both
+// for less together than apart (the browser bridge: one call into JS) do so
+// everywhere.
+func WithPage(f func(ctx context.Context) (schema.PageInfo, []schema.Feedback)) Option {
 	return func(cfg *config) { cfg.page = f }
 }
 
-// WithFeedback sets the reader of the page's feedback (alerts, toasts).
-func WithFeedback(f func(ctx context.Context) []schema.Feedback) Option {
-	return func(cfg *config) { cfg.feedback = f }
-}
-
-// WithPageFeedback sets one reader of both the page's feedback and its URL
-// and title, for a host that reads them together for less than apart (the
-// browser bridge reads both hooks in one call into JS). Invoke reads the two
-// one after the other at two points, before the run and for the
-// observation; when this is set it reads them there through it instead of
-// through the readers of WithFeedback and WithPage: once at each point, as
-// many times as before, and the observation reports feedback and
-// navigation as with both of those set. Describe, which reads the page and
-// the feedback apart, still uses WithPage and WithFeedback.
-func WithPageFeedback(f func(ctx context.Context) ([]schema.Feedback, schema.PageInfo)) Option {
-	return func(cfg *config) { cfg.pageFeedback = f }
-}
-
 // WithResumeTTL sets how long a STEP_FAILED resume token stays valid.
-func WithResumeTTL(ms int64) Option { return func(cfg *config) { cfg.resumeTTLMs = ms } }
+func WithResumeTTL(ttl time.Duration) Option {
+	return func(cfg *config) { cfg.resumeTTLMs = durationMs(ttl) }
+}
+
+// durationMs is d in the whole milliseconds the clock counts in, rounded
+// up, so that a positive duration under a millisecond is not 0 (which
+// several options read as "the default" or "off").
+func durationMs(d time.Duration) int64 {
+	ms := d.Milliseconds()
+	if d > 0 && time.Duration(ms)*time.Millisecond < d {
+		ms++
+	}
+	return ms
+}

@@ -3,7 +3,6 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"io"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
@@ -16,19 +15,6 @@ import (
 // steps 6–10 is INTERNAL_ERROR.
 func (rt *Runtime) Handle(ctx context.Context, raw []byte) []byte {
 	return bytes.Join(rt.handleParts(ctx, raw), nil)
-}
-
-// HandleTo is Handle writing the response to w instead of returning it: a
-// server writes a large description straight to its connection, and a
-// repeated describe then copies its cached bytes once, into w, without a
-// response-sized allocation.
-func (rt *Runtime) HandleTo(ctx context.Context, raw []byte, w io.Writer) error {
-	for _, p := range rt.handleParts(ctx, raw) {
-		if _, err := w.Write(p); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // handleParts answers a request as the pieces of the response text, in
@@ -56,9 +42,9 @@ func (rt *Runtime) Refuse(reason string) []byte {
 	return mustEncode(rej.Response())
 }
 
-// HandleValue answers a request that arrived already parsed (a JS object
+// handleValue answers a request that arrived already parsed (a JS object
 // decoded to Go values). It takes the same path as text.
-func (rt *Runtime) HandleValue(ctx context.Context, v any) []byte {
+func (rt *Runtime) handleValue(ctx context.Context, v any) []byte {
 	start := rt.cfg.clock.NowMs()
 	req, rej := schema.DecodeRequestValue(v)
 	if rej != nil {

@@ -65,7 +65,7 @@ func (f RevocationFunc) Revoked(ctx context.Context, id, subject string) (bool, 
 
 // TokenVerifier verifies delegation tokens: signature by a known key,
 // audience equal to the page origin, scope patterns well formed,
-// revocation, expiry, and not-before with ClockSkewMs of allowance.
+// revocation, expiry, and not-before with ClockSkew of allowance.
 //
 // What cannot change for a given token — its signature, key, shape and
 // audience — is checked once: the claims of a token that verified are kept
@@ -253,7 +253,7 @@ func (v *TokenVerifier) verify(ctx context.Context, token string, sum [sha256.Si
 	if nowMs >= c.ExpiresAtMs {
 		return nil, perr.New(perr.SessionExpired, "", nil)
 	}
-	if c.NotBeforeMs > nowMs+ClockSkewMs {
+	if c.NotBeforeMs > nowMs+clockSkewMs {
 		return nil, invalid("The session token is not valid yet")
 	}
 	if !hit {
@@ -326,34 +326,4 @@ func validPattern(p string) bool {
 		}
 	}
 	return true
-}
-
-// MintToken signs claims into a token. It is for tests and for the
-// delegation service; it refuses claims the verifier would refuse for their
-// shape (not for their times).
-func MintToken(key ed25519.PrivateKey, kid string, c Claims) (string, error) {
-	if !validKid(kid) {
-		return "", fmt.Errorf("pling: bad key id %q", kid)
-	}
-	if len(key) != ed25519.PrivateKeySize {
-		return "", errors.New("pling: bad signing key")
-	}
-	if c.Subject == "" || c.Audience == "" || c.ExpiresAtMs <= 0 || c.ID == "" || len(c.Scope) == 0 {
-		return "", errors.New("pling: claims need sub, aud, exp, jti and scope")
-	}
-	for _, p := range c.Scope {
-		if !validPattern(p) {
-			return "", fmt.Errorf("pling: bad scope pattern %q", p)
-		}
-	}
-	payload, err := json.Marshal(c)
-	if err != nil {
-		return "", err
-	}
-	signed := tokenPrefix + "." + kid + "." + b64.EncodeToString(payload)
-	tok := signed + "." + b64.EncodeToString(ed25519.Sign(key, []byte(signed)))
-	if len(tok) > MaxTokenLen {
-		return "", errors.New("pling: token too long")
-	}
-	return tok, nil
 }

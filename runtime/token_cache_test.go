@@ -157,8 +157,8 @@ func TestTokenCacheRechecksTimeAndRevocation(t *testing.T) {
 		{"at exp", func() {}, 60_000, string(perr.SessionExpired)},
 		{"after exp", func() {}, 99_000, string(perr.SessionExpired)},
 		{"revoked wins over expired", func() { revoked.Store(true) }, 99_000, string(perr.SessionRevoked)},
-		{"clock back before nbf − skew", func() { revoked.Store(false) }, 1000 - ClockSkewMs - 1, string(perr.SessionInvalid)},
-		{"clock back within the skew", func() {}, 1000 - ClockSkewMs, "ok"},
+		{"clock back before nbf − skew", func() { revoked.Store(false) }, 1000 - clockSkewMs - 1, string(perr.SessionInvalid)},
+		{"clock back within the skew", func() {}, 1000 - clockSkewMs, "ok"},
 	}
 	for _, st := range steps {
 		st.set()

@@ -61,8 +61,8 @@ func TestTokenVerifier(t *testing.T) {
 		code  perr.Code // "" = valid; "plain" = a non-registry error
 	}{
 		{"valid", good, 2000, ""},
-		{"valid within the not-before skew", mint(t, key, "k1", with(func(c *runtime.Claims) { c.NotBeforeMs = 2000 + runtime.ClockSkewMs })), 2000, ""},
-		{"not before, beyond the skew", mint(t, key, "k1", with(func(c *runtime.Claims) { c.NotBeforeMs = 2001 + runtime.ClockSkewMs })), 2000, perr.SessionInvalid},
+		{"valid within the not-before skew", mint(t, key, "k1", with(func(c *runtime.Claims) { c.NotBeforeMs = 2000 + runtime.ClockSkew.Milliseconds() })), 2000, ""},
+		{"not before, beyond the skew", mint(t, key, "k1", with(func(c *runtime.Claims) { c.NotBeforeMs = 2001 + runtime.ClockSkew.Milliseconds() })), 2000, perr.SessionInvalid},
 		{"expired at exp", good, 60_000, perr.SessionExpired},
 		{"expired after exp", good, 99_000, perr.SessionExpired},
 		{"revoked", mint(t, key, "k1", with(func(c *runtime.Claims) { c.ID = "revoked" })), 2000, perr.SessionRevoked},

@@ -166,7 +166,7 @@ func (rt *Runtime) CallTool(ctx context.Context, session, name, arguments string
 	if session != "" {
 		req["session"] = session
 	}
-	return rt.HandleValue(ctx, req)
+	return rt.handleValue(ctx, req)
 }
 
 func invalidArgs(id, msg string) []byte {

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hack-pad/safejs"
 
@@ -74,10 +76,10 @@ func initPage(args []safejs.Value) (any, error) {
 		opts = append(opts, runtime.WithRateLimit(runtime.RateLimit{Describe: runtime.Bucket(r.Describe), Invoke: runtime.Bucket(r.Invoke)}))
 	}
 	if c.Loop != nil {
-		opts = append(opts, runtime.WithLoop(runtime.LoopConfig(*c.Loop)))
+		opts = append(opts, runtime.WithLoop(runtime.LoopConfig{Repeats: c.Loop.Repeats, Window: msDuration(c.Loop.WindowMs)}))
 	}
 	if c.ExpectTimeoutMs > 0 {
-		opts = append(opts, runtime.WithExpectTimeout(c.ExpectTimeoutMs, 0))
+		opts = append(opts, runtime.WithExpectTimeout(msDuration(c.ExpectTimeoutMs), 0))
 	}
 	if g, err := pageReplayGuard(c.ReplayGuard); err != nil {
 		return nil, err
@@ -86,10 +88,10 @@ func initPage(args []safejs.Value) (any, error) {
 	}
 	if hooks.Type() == safejs.TypeObject {
 		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {
-			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, c.HandoffTimeoutMs))
+			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, msDuration(c.HandoffTimeoutMs)))
 		}
 		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction {
-			opts = append(opts, runtime.WithApprover(jsApprover{f}, c.ApprovalTTLMs))
+			opts = append(opts, runtime.WithApprover(jsApprover{f}, msDuration(c.ApprovalTTLMs)))
 		}
 		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {
 			// waiting({id, capability, kind, timeoutMs}): a person is asked
@@ -102,22 +104,12 @@ func initPage(args []safejs.Value) (any, error) {
 		var pageR, fbR *hookReader
 		if f, err := hooks.Get("page"); err == nil && f.Type() == safejs.TypeFunction {
 			pageR = newHookReader(f)
-			opts = append(opts, runtime.WithPage(func(context.Context) schema.PageInfo {
-				var p schema.PageInfo
-				pageR.readInto(&p)
-				return p
-			}))
 		}
 		if f, err := hooks.Get("feedback"); err == nil && f.Type() == safejs.TypeFunction {
 			fbR = newHookReader(f)
-			opts = append(opts, runtime.WithFeedback(func(context.Context) []schema.Feedback {
-				var fb []schema.Feedback
-				fbR.readInto(&fb)
-				return fb
-			}))
 		}
-		if pr := newPairReader(fbR, pageR); pr != nil {
-			opts = append(opts, runtime.WithPageFeedback(pr.read))
+		if read := pageReader(fbR, pageR); read != nil {
+			opts = append(opts, runtime.WithPage(read))
 		}
 	}
 	page.Lock()
@@ -223,8 +215,32 @@ func decodeHookText(text string, dst any) {
 	_ = json.Unmarshal([]byte(text), dst)
 }
 
-// pairReader reads the feedback and page hooks together, where an invoke
-// reads them one after the other (runtime.WithPageFeedback): one
+// pageReader returns the runtime's page reader (runtime.WithPage) over the
+// page and feedback hooks, either of which may be nil: both together
+// through a pairReader where it can, else each that is set; nil if neither
+// is.
+func pageReader(fb, page *hookReader) func(context.Context) (schema.PageInfo, []schema.Feedback) {
+	if pr := newPairReader(fb, page); pr != nil {
+		return pr.read
+	}
+	if fb == nil && page == nil {
+		return nil
+	}
+	return func(context.Context) (schema.PageInfo, []schema.Feedback) {
+		var p schema.PageInfo
+		var f []schema.Feedback
+		if fb != nil {
+			fb.readInto(&f)
+		}
+		if page != nil {
+			page.readInto(&p)
+		}
+		return p, f
+	}
+}
+
+// pairReader reads the feedback and page hooks together, where the runtime
+// reads them both (runtime.WithPage): one
 // JSON.stringify([feedbackHolder, pageHolder]) calls both, in that order,
 // and serializes their values, one call into JS instead of two. Each hook
 // then gets its index, "0" or "1", as toJSON's argument where a holder of
@@ -255,14 +271,14 @@ func newPairReader(fb, page *hookReader) *pairReader {
 	return &pairReader{fb: fb, page: page, holder: arr, last: safejs.Undefined()}
 }
 
-func (r *pairReader) read(context.Context) ([]schema.Feedback, schema.PageInfo) {
+func (r *pairReader) read(context.Context) (schema.PageInfo, []schema.Feedback) {
 	s, err := jsStringify.Invoke(r.holder)
 	if err == nil && s.Type() == safejs.TypeString {
 		r.mu.Lock()
 		if sameText(r.last, s) {
 			fb, p := r.fbv, r.pgv
 			r.mu.Unlock()
-			return fb, p
+			return p, fb
 		}
 		r.mu.Unlock()
 		if text, err := s.String(); err == nil {
@@ -274,7 +290,7 @@ func (r *pairReader) read(context.Context) ([]schema.Feedback, schema.PageInfo) 
 				r.mu.Lock()
 				r.last, r.fbv, r.pgv = s, fb, p
 				r.mu.Unlock()
-				return fb, p
+				return p, fb
 			}
 		}
 	}
@@ -282,7 +298,7 @@ func (r *pairReader) read(context.Context) ([]schema.Feedback, schema.PageInfo) 
 	var p schema.PageInfo
 	r.fb.readInto(&fb)
 	r.page.readInto(&p)
-	return fb, p
+	return p, fb
 }
 
 // splitPair splits JSON.stringify's text of a two-element array, [a,b]
@@ -917,4 +933,18 @@ func messages(args []safejs.Value) (any, error) {
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
+}
+
+// msDuration is a page configuration's milliseconds (the wire's …Ms
+// numbers) as the runtime's time.Duration, saturating rather than
+// overflowing on a number too large for it: the number is the page's.
+func msDuration(ms int64) time.Duration {
+	const most = math.MaxInt64 / int64(time.Millisecond)
+	switch {
+	case ms > most:
+		return math.MaxInt64
+	case ms < -most:
+		return math.MinInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }

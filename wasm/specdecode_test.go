@@ -4,7 +4,9 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -60,6 +62,28 @@ func TestSpecDecodeFast(t *testing.T) {
 			var a actionSpec
 			err := json.Unmarshal([]byte(s), &a)
 			return a, err
+		})
+	}
+}
+
+// A page's …Ms numbers become the runtime's durations without overflow.
+func TestMsDuration(t *testing.T) {
+	tests := []struct {
+		name string
+		ms   int64
+		want time.Duration
+	}{
+		{"zero", 0, 0},
+		{"a minute", 60_000, time.Minute},
+		{"negative", -5, -5 * time.Millisecond},
+		{"too large", math.MaxInt64, math.MaxInt64},
+		{"too small", math.MinInt64, math.MinInt64},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := msDuration(tc.ms); got != tc.want {
+				t.Errorf("msDuration(%d) = %v, want %v", tc.ms, got, tc.want)
+			}
 		})
 	}
 }

@@ -38,7 +38,7 @@ func (a approveLater) Approve(ctx context.Context, ch schema.SurfaceApprovalChal
 // so a host knows the call is not stuck; a call without a token gets none.
 func TestProgressWhileAPersonIsAsked(t *testing.T) {
 	// The system clock: a fake one would expire the approval at once.
-	p := newPage(t, runtime.WithClock(runtime.SystemClock{}), runtime.WithApprover(approveLater{200 * time.Millisecond}, 90_000))
+	p := newPage(t, runtime.WithClock(runtime.SystemClock{}), runtime.WithApprover(approveLater{200 * time.Millisecond}, 90*time.Second))
 	if _, err := p.rt.DeclareAction(runtime.Action{ID: "order.refund", Title: "Refund", Approval: true, Risk: schema.RiskDestructive,
 		Run: func(context.Context, *runtime.Call) (any, error) { return "refunded", nil }}); err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func (n neverAnswers) Approve(ctx context.Context, _ schema.SurfaceApprovalChall
 // closes and the action never runs.
 func TestCallCancelledByTheHost(t *testing.T) {
 	person := neverAnswers{closed: make(chan struct{}, 1)}
-	p := newPage(t, runtime.WithClock(runtime.SystemClock{}), runtime.WithApprover(person, 90_000))
+	p := newPage(t, runtime.WithClock(runtime.SystemClock{}), runtime.WithApprover(person, 90*time.Second))
 	var runs atomic.Int64
 	if _, err := p.rt.DeclareAction(runtime.Action{ID: "order.refund", Title: "Refund", Approval: true,
 		Run: func(context.Context, *runtime.Call) (any, error) { runs.Add(1); return "refunded", nil }}); err != nil {
