@@ -1,9 +1,9 @@
 // Package agent is the agent side of the Surface protocol pling.surface/0.1
-// (PLING.md §8): a Client that describes a page and invokes its
+// (docs/agent.md): a Client that describes a page and invokes its
 // capabilities through a Transport, and applies the recovery rules of
-// seed 001 as code.
+// docs/protocol.md §5 as code.
 //
-// The client checks ok, then result.error (seed 001), and decides what to do
+// The client checks ok, then result.error (docs/protocol.md §5), and decides what to do
 // next from the registry's Recovery hint of the code (errors.Lookup), never
 // from a message:
 //
@@ -96,7 +96,7 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 
 // WithLogger sets where the client logs its exchanges and recovery
 // decisions: code, request id, capability, duration — never inputs or
-// response bodies (seed 001, "Logging and presentation").
+// response bodies (docs/protocol.md §5, "Logging and presentation").
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithOnWaiting sets what the client calls when the page says an invoke
@@ -251,7 +251,7 @@ func WithRequestID(id string) InvokeOption { return func(o *invokeConfig) { o.id
 func WithResume(token string) InvokeOption { return func(o *invokeConfig) { o.resume = token } }
 
 // Describe asks for a bounded snapshot of what this session may do
-// (PLING.md §3.4). opts may be nil. RATE_LIMITED is waited out as for
+// (docs/protocol.md §3.4). opts may be nil. RATE_LIMITED is waited out as for
 // Invoke; every other failure is returned typed.
 func (c *Client) Describe(ctx context.Context, opts *schema.DescribeOptions) (*schema.SurfaceDescription, error) {
 	id := c.NewID()
@@ -423,7 +423,7 @@ func listed(d *schema.SurfaceDescription, capability string, input map[string]an
 
 // call sends one request and waits out RATE_LIMITED, resending the same
 // bytes under the same id: a request refused at step 7 consumed no id
-// (PLING.md §3.3). It returns the response (ok or not), an *exchangeError
+// (docs/protocol.md §3.3). It returns the response (ok or not), an *exchangeError
 // when the exchange failed, or ctx's error when nothing was sent.
 func (c *Client) call(ctx context.Context, method schema.Method, id, capability string, req any) (*wireResponse, error) {
 	body, err := schema.Encode(req)
@@ -529,7 +529,7 @@ type wireInvokeResult struct {
 }
 
 // decodeResponse reads response text leniently (unknown fields are
-// ignored, PLING.md §6) but checks what a client relies on: the protocol,
+// ignored, docs/protocol.md §6) but checks what a client relies on: the protocol,
 // ok, the id it echoes, and a result or an error with a code.
 func decodeResponse(raw []byte, id string) (*wireResponse, error) {
 	var r wireResponse

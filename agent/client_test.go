@@ -17,7 +17,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Each recovery rule of seed 001 has a test here that fails if the client
+// Each recovery rule of docs/protocol.md §5 has a test here that fails if the client
 // breaks it. Executions are counted on the server side (handler counters),
 // requests by a transport that records what the client sent.
 

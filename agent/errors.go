@@ -9,7 +9,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// The client's errors mirror the two result classes of seed 001: a
+// The client's errors mirror the two result classes of docs/protocol.md §5: a
 // *ProtocolError for ok:false, a *BusinessError for result.error. Both
 // match registry values by code with errors.Is —
 //
@@ -130,7 +130,7 @@ func (e *BusinessError) Recovery() perr.Recovery { return recoveryOf(e.Code) }
 var ErrUnconfirmed = errors.New("pling: the outcome of the call is unconfirmed")
 
 // UnconfirmedError reports an invoke whose outcome nobody knows: the
-// runtime answered INTERNAL_ERROR (seed 001: "no inference of business
+// runtime answered INTERNAL_ERROR (docs/protocol.md §5: "no inference of business
 // success"), or the request went out and no usable answer came back. The
 // client did not resend it and never will: a write may have happened.
 // Observe the page (Observe) or ask a person before acting again.
@@ -172,7 +172,7 @@ func (e *UnconfirmedError) Unwrap() []error {
 	return out
 }
 
-// Observe describes the page, the read path seed 001 asks for before
+// Observe describes the page, the read path docs/protocol.md §5 asks for before
 // anything else is tried. It mints a new request id: a describe is a new
 // intent, not a resend of the call.
 func (e *UnconfirmedError) Observe(ctx context.Context) (*schema.SurfaceDescription, error) {

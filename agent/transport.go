@@ -7,7 +7,7 @@ import (
 )
 
 // Transport carries one Surface request to a page and brings its response
-// back: request text in, response text out (PLING.md §3). It knows nothing
+// back: request text in, response text out (docs/protocol.md §3). It knows nothing
 // of the protocol; the Client does the checking and the recovery.
 //
 // An error means the exchange itself failed. For an invoke whose request

@@ -1,5 +1,5 @@
 // Package e2e holds the tests that cross hosts: the conformance suite
-// (e2e/conformance, PLING.md §7.1) on every host that runs the module,
+// (e2e/conformance, docs/protocol.md §7.1) on every host that runs the module,
 // with their responses compared byte for byte (hosts_test.go), the
 // browser tests (browser_test.go): the demo site of pling serve in
 // headless Chromium, an agent driving it through pling.surface.handle

@@ -40,7 +40,7 @@ type GatewayBodyError struct {
 // RenderGateway renders a gateway error as its HTTP status and an
 // OpenAI-compatible JSON body. An error of another namespace is not leaked
 // through the gateway: it renders as GATEWAY_MISCONFIGURED, because a
-// gateway that lets a foreign code escape is misconfigured (seed 004: never
+// gateway that lets a foreign code escape is misconfigured (docs/protocol.md: never
 // reuse Surface codes for gateway failures).
 func RenderGateway(e *Error) (status int, body []byte) {
 	code, msg := e.Code(), e.Message()

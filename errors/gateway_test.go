@@ -36,7 +36,7 @@ func TestRenderGateway(t *testing.T) {
 		{"details and retry stay off the body", New(GatewayUpstreamRateLimited, "", map[string]any{"upstream": "x"}).WithRetryAfter(900), 429,
 			`{"error":{"message":"The upstream model is rate limited","type":"rate_limit_error","param":null,"code":"UPSTREAM_RATE_LIMITED"}}`},
 		// A code of another namespace is not leaked through the gateway,
-		// nor is its message (seed 004: never reuse Surface codes).
+		// nor is its message (docs/protocol.md: never reuse Surface codes).
 		{"surface code", New(RateLimited, "session s-1 over its limit", nil), 500,
 			`{"error":{"message":"The gateway is misconfigured","type":"server_error","param":null,"code":"GATEWAY_MISCONFIGURED"}}`},
 		{"action code", New(PermissionDenied, "", nil), 500,

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The sensitive keys of the brief and seed 002 §5 ("common credential and
+// The sensitive keys of the brief and docs/protocol.md §5.6 ("common credential and
 // header values are redacted"), spelled as they appear in the wild.
 var sensitiveKeys = []string{
 	"authorization", "Authorization", "proxy-authorization", "Proxy-Authorization",

@@ -12,7 +12,7 @@ import (
 )
 
 // namespaceStatus is the one HTTP mapping function of each namespace (nil:
-// the namespace has no HTTP status, PLING.md §5).
+// the namespace has no HTTP status, docs/protocol.md §5).
 var namespaceStatus = map[Namespace]func(Code) int{
 	Surface:    SurfaceHTTPStatus,
 	Action:     nil,
@@ -22,7 +22,7 @@ var namespaceStatus = map[Namespace]func(Code) int{
 }
 
 // entryProblems lists what is missing or inconsistent in one entry's
-// metadata (PLING.md §5: every entry carries code, namespace, default
+// metadata (docs/protocol.md §5: every entry carries code, namespace, default
 // message, retriable, executed for protocol codes, HTTP status where the
 // namespace has one, recovery hint and i18n keys). An empty result means the
 // entry is complete. A reserved entry's parent is checked against the
@@ -78,7 +78,7 @@ func entryProblems(e Entry) []string {
 		add("HTTPStatus %d, but the %v mapping says %d", e.HTTPStatus, e.Namespace, status(e.Code))
 	}
 
-	// Executed: seed 001's column for Surface codes, not applicable
+	// Executed: docs/protocol.md §5's column for Surface codes, not applicable
 	// elsewhere.
 	wantExec := ExecutedNotApplicable
 	if e.Namespace == Surface {
@@ -105,7 +105,7 @@ func entryProblems(e Entry) []string {
 		}
 	}
 	if e.Code == InternalError && e.Retriable {
-		add("INTERNAL_ERROR must not be retriable (seed 001: never resend a write)")
+		add("INTERNAL_ERROR must not be retriable (docs/protocol.md §5: never resend a write)")
 	}
 
 	if e.Reserved() {
@@ -309,7 +309,7 @@ func TestEntryProblems(t *testing.T) {
 		{
 			name:  "INTERNAL_ERROR retriable",
 			entry: func() Entry { e := base(InternalError); e.Retriable = true; return e }(),
-			want:  []string{"INTERNAL_ERROR must not be retriable (seed 001: never resend a write)"},
+			want:  []string{"INTERNAL_ERROR must not be retriable (docs/protocol.md §5: never resend a write)"},
 		},
 		{
 			name:  "reserved with unknown parent",
@@ -363,8 +363,8 @@ func TestEntryProblems(t *testing.T) {
 	}
 }
 
-// The codes the seeds name: seed 000/001 (protocol and business tables),
-// seed 004 (SurfaceErrorCode) and the gateway codes of PLING.md §5.
+// The codes the protocol names: docs/protocol.md §5.1–5.2 (protocol and business tables),
+// docs/protocol.md §5.1 and the gateway codes of docs/protocol.md §5.
 var (
 	seedSurfaceCodes = []Code{
 		"INVALID_REQUEST",
@@ -452,8 +452,8 @@ func TestSeedCoverage(t *testing.T) {
 	}
 }
 
-// TestSeedRecoveryRules checks seed 001's recovery rules are in the
-// registry as code (PLING.md §5), not only as prose.
+// TestSeedRecoveryRules checks the recovery rules of docs/protocol.md §5.7 are in the
+// registry as code (docs/protocol.md §5), not only as prose.
 func TestSeedRecoveryRules(t *testing.T) {
 	tests := []struct {
 		code          Code
@@ -490,7 +490,7 @@ func TestSeedRecoveryRules(t *testing.T) {
 
 func TestCodeRoundTrip(t *testing.T) {
 	// Reserved codes are read as themselves but written as their parent:
-	// seed 002 §3.6, "until shipped, implementations use the canonical
+	// docs/protocol.md §5.6, "until shipped, implementations use the canonical
 	// parent", so this build never puts a reserved code on the wire.
 	wantWritten := map[Code]Code{
 		DelegationAudienceMismatch: DelegationBindingMismatch,

@@ -1,7 +1,7 @@
 package errors
 
-// Surface protocol codes: carried as ok:false (seed 001 "Protocol errors",
-// seed 004 SurfaceErrorCode). The set is fixed by the seeds.
+// Surface protocol codes: carried as ok:false (docs/protocol.md §5.1,
+// docs/protocol.md §5.1). The set is fixed by the protocol.
 const (
 	InvalidRequest             Code = "INVALID_REQUEST"
 	ProtocolVersionUnsupported Code = "PROTOCOL_VERSION_UNSUPPORTED"
@@ -19,7 +19,7 @@ const (
 )
 
 // Action (business) codes: carried in result.error of an ok:true response
-// (seed 001 "Business errors"). The set is fixed by the seeds.
+// (docs/protocol.md §5.2). The set is fixed by the protocol.
 const (
 	DuplicateActionID    Code = "DUPLICATE_ACTION_ID"
 	DuplicateStateKey    Code = "DUPLICATE_STATE_KEY"
@@ -39,7 +39,7 @@ const (
 	LoopDetected         Code = "LOOP_DETECTED"
 )
 
-// Delegation codes. Seed 004 describes the frozen map by meaning (request
+// Delegation codes. The source of the protocol describes the frozen map by meaning (request
 // invalid, credential invalid, binding mismatch, not found, revoked,
 // expired, internal) without spelling the codes; the names are ours and
 // carry the namespace as a prefix so that no code appears in two
@@ -59,7 +59,7 @@ const (
 	DelegationAudienceMismatch Code = "DELEGATION_AUDIENCE_MISMATCH"
 )
 
-// Continuity authority codes, named by us from seed 004's description.
+// Continuity authority codes, named by us from docs/protocol.md §5.4.
 const (
 	ContinuityTaskExists         Code = "CONTINUITY_TASK_EXISTS"
 	ContinuityTaskNotFound       Code = "CONTINUITY_TASK_NOT_FOUND"
@@ -78,7 +78,7 @@ const (
 	ContinuityStorageTimeout Code = "CONTINUITY_STORAGE_TIMEOUT"
 )
 
-// Gateway codes (seed 004 "网关"), rendered as an OpenAI-compatible body.
+// Gateway codes (docs/protocol.md §5.5), rendered as an OpenAI-compatible body.
 const (
 	GatewayInvalidJSON         Code = "INVALID_JSON"
 	GatewayModelRequired       Code = "MODEL_REQUIRED"
@@ -130,7 +130,7 @@ func SurfaceHTTPStatus(c Code) int {
 	return 0
 }
 
-// SurfaceExecuted is the "Executed?" column of seed 001 for protocol codes.
+// SurfaceExecuted is the "executed" flag of docs/protocol.md §5.1 for protocol codes.
 func SurfaceExecuted(c Code) Executed {
 	switch c {
 	case InternalError:

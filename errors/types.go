@@ -5,13 +5,13 @@
 // anything is logged or returned.
 //
 // The package shadows the standard library's name on purpose: it is the
-// registry of errors for this project (PLING.md §2). Importers usually name it
+// registry of errors for this project (docs/protocol.md §2). Importers usually name it
 // perr:
 //
 //	import perr "github.com/pling-go/pling/errors"
 //
 // Codes are for programs, messages are for people: nothing may branch on a
-// message, which may be localized (PLING.md §5).
+// message, which may be localized (docs/protocol.md §5).
 package errors
 
 import (
@@ -19,10 +19,10 @@ import (
 )
 
 // Namespace is one error contract. A code belongs to exactly one namespace
-// and never moves between them (PLING.md §5, §6).
+// and never moves between them (docs/protocol.md §5, §6).
 type Namespace uint8
 
-// The namespaces, in the order of PLING.md §5.
+// The namespaces, in the order of docs/protocol.md §5.
 const (
 	// Surface is the protocol namespace: failures carried as ok:false.
 	Surface Namespace = iota + 1
@@ -117,7 +117,7 @@ func Canonical(c Code) Code {
 }
 
 // Executed says whether a request that failed with a protocol code entered
-// business execution (seed 001, "Executed?" column).
+// business execution (docs/protocol.md §5.1, "executed").
 type Executed uint8
 
 const (
@@ -142,7 +142,7 @@ func (e Executed) String() string {
 }
 
 // Recovery is the machine-readable recovery hint of a code: what a client
-// does next (seed 001, "Recovery rules"). The agent-side client switches on
+// does next (docs/protocol.md §5.7). The agent-side client switches on
 // it; the human text is Entry.Action.
 type Recovery uint8
 

@@ -1,7 +1,7 @@
 /* Pling page shim: window.pling, declarations queued until the module is
  * ready, the module loaded lazily, declarative data-pling-* markup kept in
  * sync. The logic lives in Go (pling.wasm); this file only carries values
- * across. PLING.md §4.3. */
+ * across. docs/page-api.md. */
 (function (root) {
   "use strict";
 

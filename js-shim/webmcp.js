@@ -1,4 +1,4 @@
-/* Pling → WebMCP mirror (PLING.md §8), loaded by pling.js when the page
+/* Pling → WebMCP mirror (docs/agent.md), loaded by pling.js when the page
  * has a model context (document.modelContext, or the older
  * navigator.modelContext; native or @mcp-b/webmcp-polyfill).
  *

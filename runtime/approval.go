@@ -8,7 +8,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// authorize runs the policy, then the approval flow of PLING.md §3.6: the
+// authorize runs the policy, then the approval flow of docs/protocol.md §3.6: the
 // runtime builds an immutable binding (capability, input digest, session
 // digest, request id, expiry), shows a challenge that carries no token, and
 // goes on only when the decision approves that very binding before it

@@ -8,7 +8,7 @@ import (
 
 // AuditSink receives one SurfaceAuditEvent per request: time, request id,
 // method, capability id, outcome class, code and duration — never inputs,
-// results, tokens or messages from page code (PLING.md §3.6). Record must
+// results, tokens or messages from page code (docs/protocol.md §3.6). Record must
 // not block for long; it is called on the request path.
 type AuditSink interface {
 	Record(ev schema.SurfaceAuditEvent)

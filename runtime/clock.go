@@ -8,7 +8,7 @@ import (
 )
 
 // Clock is the only way the runtime reads or waits on time, so that tests
-// and the conformance suite can run on a fake one (PLING.md §7.1: token
+// and the conformance suite can run on a fake one (docs/protocol.md §7.1: token
 // expiry, rate-limit windows, loop windows, handoff and expectation timeouts
 // all read it).
 type Clock interface {

@@ -8,7 +8,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Action declares what an agent may do (PLING.md §4.1). Every field is
+// Action declares what an agent may do (docs/protocol.md §4.1). Every field is
 // untrusted input: Declare validates it and refuses a bad declaration
 // without changing the registry.
 type Action struct {

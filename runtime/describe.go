@@ -16,7 +16,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Limits bound a description (PLING.md §3.4: everything is bounded and says
+// Limits bound a description (docs/protocol.md §3.4: everything is bounded and says
 // when it was cut).
 type Limits struct {
 	// MaxCapabilities is the most capabilities listed.
@@ -78,7 +78,7 @@ type capsEncoding struct {
 }
 
 // exposure decides which capability ids a describe lists and an invoke may
-// reach: the site allowlist ∩ the session scope (PLING.md §3.6).
+// reach: the site allowlist ∩ the session scope (docs/protocol.md §3.6).
 type exposure interface {
 	allows(id string) bool
 	// key identifies the exposure for caching; equal keys expose equally.

@@ -19,7 +19,7 @@ func limits(edit func(l *Limits)) Option {
 }
 
 // Everything a description holds is bounded and says when it was cut
-// (PLING.md §3.4).
+// (docs/protocol.md §3.4).
 func TestDescribeBounds(t *testing.T) {
 	t.Run("capabilities", func(t *testing.T) {
 		e := newEnv(t, limits(func(l *Limits) { l.MaxCapabilities = 2 }))
@@ -178,7 +178,7 @@ func TestDescribeCacheFreshness(t *testing.T) {
 	}
 }
 
-// The check order of PLING.md §3.3 through Handle: each case fails two
+// The check order of docs/protocol.md §3.3 through Handle: each case fails two
 // steps and expects the earlier one; steps 1–9 never run page code.
 func TestCheckOrder(t *testing.T) {
 	var pageCalls atomic.Int64

@@ -11,7 +11,7 @@ import (
 )
 
 // capEntry is one capability as describe and the executor see it: a plain
-// action, or a fold of row actions (PLING.md §4.1).
+// action, or a fold of row actions (docs/protocol.md §4.1).
 type capEntry struct {
 	id       string
 	action   Action // the current declaration (a fold's template, else its first row)

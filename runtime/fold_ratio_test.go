@@ -1,7 +1,7 @@
 package runtime_test
 
 // Size of a folded description against the same page declared one
-// capability per row (PLING.md §4.1 record-template folding). Byte counts
+// capability per row (docs/protocol.md §4.1 record-template folding). Byte counts
 // are deterministic, so this is a unit test; timings live in bench_test.go.
 
 import (

@@ -11,7 +11,7 @@ import (
 )
 
 // The gate stands between an agent and page code: steps 6–9 of the check
-// order of PLING.md §3.3 — session, rate limit, replay guard, exposure — in
+// order of docs/protocol.md §3.3 — session, rate limit, replay guard, exposure — in
 // that order, failing closed. Nothing here runs page code.
 
 // Session is a verified session (or the anonymous page session).
@@ -116,7 +116,7 @@ func WithReplayGuard(g ReplayGuard) Option { return func(cfg *config) { cfg.gate
 
 // WithSharedReplayGuard adds a second replay guard, one that outlives the
 // page: a store shared by the origin's tabs, or an authority's record
-// (PLING.md §9.3). An invoke of a capability that can change something
+// (docs/protocol.md §3.6.4). An invoke of a capability that can change something
 // (risk write or destructive, or an id the page does not declare) consumes
 // its id there too, after the page's own guard, so that one id runs at
 // most once across reloads and tabs; describe and read invokes do not pay

@@ -333,7 +333,7 @@ func TestMemoryReplayGuardSweep(t *testing.T) {
 
 // TestReplayHammer releases many goroutines together sending the same
 // request id: exactly one executes and answers ok; every other one is
-// REPLAY_DETECTED (PLING.md §3.3 step 8, §3.6).
+// REPLAY_DETECTED (docs/protocol.md §3.3 step 8, §3.6).
 func TestReplayHammer(t *testing.T) {
 	const goroutines = 96
 	e := newEnv(t)

@@ -33,7 +33,7 @@ type HandoffUI interface {
 	Show(ctx context.Context, req HandoffRequest) <-chan HandoffOutcome
 }
 
-// Approver is the approval backend (PLING.md §3.6). It shows the challenge
+// Approver is the approval backend (docs/protocol.md §3.6). It shows the challenge
 // to a person and answers with a decision for a binding; the runtime runs
 // the action only if the decision approves the very binding it built. The
 // challenge's Record and Input are what the binding holds, already

@@ -11,7 +11,7 @@ import (
 // invoke waits for a person, so that a caller knows not to give up early.
 
 // Waiting is the notice that an invoke waits for a person before it
-// answers: an approval (PLING.md §3.6) or a handoff (§4.2). TimeoutMs is
+// answers: an approval (docs/protocol.md §3.6) or a handoff (§4.2). TimeoutMs is
 // the longest the page waits for the person; the answer comes after it at
 // the latest (plus the action's own run and expectation).
 type Waiting struct {

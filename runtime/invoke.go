@@ -12,7 +12,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// invocation carries one invoke through the pipeline of PLING.md §4.2.
+// invocation carries one invoke through the pipeline of docs/protocol.md §4.2.
 type invocation struct {
 	rt    *Runtime
 	req   *schema.Request

@@ -200,7 +200,7 @@ func first[A, B any](a A, _ B) A { return a }
 // Page code other than the handler may panic too. A state reader or an
 // availability check is guarded (the value is null, the action
 // unavailable); anything else unexpected at steps 6–10 is INTERNAL_ERROR,
-// and the runtime keeps serving (PLING.md §3.3 step 11).
+// and the runtime keeps serving (docs/protocol.md §3.3 step 11).
 func TestPanicsInPageCode(t *testing.T) {
 	boom := func() { panic("boom") }
 	tests := []struct {
@@ -521,7 +521,7 @@ func TestLoopDetectionOff(t *testing.T) {
 
 // Steps and resume tokens: a failed step returns STEP_FAILED with a token
 // that continues from that step once, for the same session and capability
-// (PLING.md §4.2).
+// (docs/protocol.md §4.2).
 func TestStepsAndResume(t *testing.T) {
 	e := newEnv(t, twoSessions(), WithResumeTTL(time.Second))
 	var a, b, c atomic.Int64
@@ -1019,7 +1019,7 @@ func TestHookChangesAfterASnapshot(t *testing.T) {
 	})
 }
 
-// The stages of the pipeline in order (PLING.md §4.2): each test makes two
+// The stages of the pipeline in order (docs/protocol.md §4.2): each test makes two
 // stages fail and expects the earlier one.
 func TestPipelineOrder(t *testing.T) {
 	tests := []struct {

@@ -5,7 +5,7 @@ import (
 )
 
 // loopDetector counts executions of the same call (session, capability,
-// canonical input) while the page's states stay the same (PLING.md §4.2).
+// canonical input) while the page's states stay the same (docs/protocol.md §4.2).
 // Paging through changing state is not a loop: any change of the state
 // fingerprint between two identical calls starts the count again.
 type loopDetector struct {

@@ -41,7 +41,7 @@ var falseVal = false
 
 // inputSchema is the capability's JsonSchema: properties by name, the
 // required names sorted, and no additional properties (unknown params are
-// rejected). A folded capability's record is not in it (PLING.md §4.1).
+// rejected). A folded capability's record is not in it (docs/protocol.md §4.1).
 func inputSchema(params map[string]Param) schema.JsonSchema {
 	js := schema.JsonSchema{Type: "object", AdditionalProperties: &falseVal}
 	if len(params) > 0 {

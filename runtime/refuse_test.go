@@ -13,7 +13,7 @@ import (
 )
 
 // Refuse gives what Handle gives the text a host refused unread: the same
-// response bytes and the same audit record (PLING.md §3.3 step 1).
+// response bytes and the same audit record (docs/protocol.md §3.3 step 1).
 func TestRefuse(t *testing.T) {
 	tests := []struct {
 		reason string

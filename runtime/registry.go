@@ -10,7 +10,7 @@ import (
 
 // instance is one live declaration: identical declarations under one key
 // share a slot, and the slot is one capability while all its instances
-// have the same shape (PLING.md §4.1 de-duplication).
+// have the same shape (docs/protocol.md §4.1 de-duplication).
 type instance[T any] struct {
 	handle uint64
 	decl   T
@@ -359,7 +359,7 @@ func (rt *Runtime) DeclareRecords(rs Records) (*Handle, error) {
 	}}, nil
 }
 
-// Hook is a lifecycle hook around invoke (PLING.md §4.2).
+// Hook is a lifecycle hook around invoke (docs/protocol.md §4.2).
 type Hook struct {
 	// Before runs after approval and before the run; a non-empty reason
 	// blocks the invoke with HOOK_BLOCKED.

@@ -3,7 +3,7 @@
 // folding, describe with its bounds, the invoke pipeline (params,
 // loop detection, availability, approval, hooks, steps, handoff,
 // expectations), and the gate in front of it (sessions, exposure, rate
-// limits, replay guard, audit). See PLING.md §3–§4.
+// limits, replay guard, audit). See docs/protocol.md §3–§4.
 //
 // The Surface protocol enters at Runtime.Handle: request text in, response
 // text out, the same on every host. The rooms:

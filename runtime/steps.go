@@ -8,7 +8,7 @@ import (
 )
 
 // resumeStore keeps the single-use resume tokens of failed composite steps
-// (PLING.md §4.2): a token continues from its step once, for the same
+// (docs/protocol.md §4.2): a token continues from its step once, for the same
 // session and capability, until it expires.
 type resumeStore struct {
 	mu sync.Mutex

@@ -8,7 +8,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Handle answers one Surface request (PLING.md §3): request text in,
+// Handle answers one Surface request (docs/protocol.md §3): request text in,
 // response text out. It never fails: every failure is a response. The
 // check order of §3.3 is followed exactly — envelope (steps 1–5), session,
 // rate limit, replay guard, exposure, executor — and anything unexpected at

@@ -13,7 +13,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Tool is a capability rendered as a model tool declaration (PLING.md §4.2
+// Tool is a capability rendered as a model tool declaration (docs/protocol.md §4.2
 // "Model tools"): a name that model APIs accept, a description, and JSON
 // Schema parameters. A folded capability's parameters include record.
 type Tool struct {

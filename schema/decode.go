@@ -12,7 +12,7 @@ import (
 )
 
 // Request is an envelope that passed steps 1–5 of the check order
-// (PLING.md §3.3). Fields the method does not use are zero.
+// (docs/protocol.md §3.3). Fields the method does not use are zero.
 type Request struct {
 	Protocol string
 	ID       string
@@ -52,7 +52,7 @@ func (r *Rejection) Response() SurfaceResponse {
 	return FailureResponse(r.ID, r.Error())
 }
 
-// The names a server understands, for the critical list (PLING.md §3.1).
+// The names a server understands, for the critical list (docs/protocol.md §3.1).
 var (
 	commonFields   = []string{"protocol", "id", "method", "session", "critical"}
 	invokeFields   = []string{"capability", "input", "resume"}

@@ -15,7 +15,7 @@ import (
 )
 
 // decodeCase is one request text and what the decoder must make of it
-// (PLING.md §3.1–3.3). Its name starts with the step of §3.3 whose rule it
+// (docs/protocol.md §3.1–3.3). Its name starts with the step of §3.3 whose rule it
 // checks; step is where the request stops (0: accepted).
 type decodeCase struct {
 	name     string
@@ -550,7 +550,7 @@ func checkCase(t *testing.T, tc decodeCase) {
 }
 
 // checkResponse encodes the rejection's response and checks it as a client
-// would read it (PLING.md §3.2).
+// would read it (docs/protocol.md §3.2).
 func checkResponse(t *testing.T, rej *schema.Rejection, wantCode perr.Code, wantID *string, wantDetails map[string]any) {
 	t.Helper()
 	b, err := schema.Encode(rej.Response())
@@ -602,7 +602,7 @@ func checkResponse(t *testing.T, rej *schema.Rejection, wantCode perr.Code, want
 }
 
 // TestDecodeRequestValue checks that a request that arrives already parsed
-// is judged exactly like its JSON text (PLING.md §3.1).
+// is judged exactly like its JSON text (docs/protocol.md §3.1).
 func TestDecodeRequestValue(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -686,8 +686,8 @@ func TestDecodeRequestValue(t *testing.T) {
 }
 
 // TestEncodeDeterministic checks that Encode gives the same bytes for the
-// same value every time, with keys sorted and no HTML escaping (PLING.md
-// §10 "Deterministic bytes").
+// same value every time, with keys sorted and no HTML escaping (docs/hosts.md
+// §5 "Deterministic bytes").
 func TestEncodeDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	keys := make([]string, 500)

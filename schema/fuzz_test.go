@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzDecode checks the properties every request text must keep through
-// DecodeRequest (PLING.md §3.3): no panic; exactly one of request and
+// DecodeRequest (docs/protocol.md §3.3): no panic; exactly one of request and
 // rejection; an accepted request is well formed and survives re-encoding; a
 // rejection is a Surface code at steps 1–5 whose response encodes to a valid
 // ok:false envelope; and the result is deterministic. The corpus is seeded

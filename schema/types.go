@@ -1,10 +1,10 @@
 // Package schema holds the Surface protocol wire types of pling.surface/0.1
-// (PLING.md §3, seed 004 "Surface 传输类型"), the strict request decoder, the
+// (docs/protocol.md §3, docs/protocol.md §3), the strict request decoder, the
 // deterministic encoder, and the artifacts generated from these types:
 // surface.schema.json, ../js-shim/pling.d.ts and the result encoders of
 // encode_gen.go.
 //
-// These Go types are the one source of every schema artifact (PLING.md §6):
+// These Go types are the one source of every schema artifact (docs/protocol.md §6):
 // a second, hand-written schema is a defect. Constraints that JSON Schema and
 // TypeScript must carry are written in `pling` struct tags, which the
 // generator reads:
@@ -40,7 +40,7 @@ const (
 	MethodInvoke   Method = "invoke"
 )
 
-// Limits of the envelope (PLING.md §3.1).
+// Limits of the envelope (docs/protocol.md §3.1).
 const (
 	// MaxIDLen is the longest request id.
 	MaxIDLen = 128
@@ -133,7 +133,7 @@ type Truncation struct {
 // Risk classifies what a capability does.
 type Risk string
 
-// The risks (PLING.md §4.1).
+// The risks (docs/protocol.md §4.1).
 const (
 	RiskRead        Risk = "read"
 	RiskWrite       Risk = "write"
@@ -159,7 +159,7 @@ type SurfaceCapability struct {
 }
 
 // RecordTemplate is the record metadata of a folded capability
-// (PLING.md §4.1): the caller passes input.record and the host rebuilds the
+// (docs/protocol.md §4.1): the caller passes input.record and the host rebuilds the
 // concrete id from Template.
 type RecordTemplate struct {
 	Kind     string `json:"kind" pling:"required"`
@@ -174,7 +174,7 @@ type RecordTemplate struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// JsonSchema is the small input schema of a capability (seed 004): an
+// JsonSchema is the small input schema of a capability (docs/protocol.md): an
 // object with properties and required names. It is not a full JSON Schema
 // document; the executor still validates values.
 type JsonSchema struct {
@@ -324,7 +324,7 @@ type Navigation struct {
 }
 
 // SurfaceSession is a verified identity: subject, expiry, scope and
-// revocation (PLING.md §3.6).
+// revocation (docs/protocol.md §3.6).
 type SurfaceSession struct {
 	Subject     string   `json:"subject" pling:"required"`
 	Audience    string   `json:"audience,omitempty"`

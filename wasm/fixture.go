@@ -28,7 +28,7 @@ func setTestEntries(bridge safejs.Value) error {
 
 // The conformance entry: load a fixture page, answer requests, move the
 // fake clock, read call counts — the host interface every conformance
-// runner drives (PLING.md §10 "One runner, many hosts"). Fixture pages run
+// runner drives (docs/hosts.md §3 "One runner, many hosts"). Fixture pages run
 // no JS and never wait on the event loop, so these calls are synchronous.
 
 var fixtures = struct {

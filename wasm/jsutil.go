@@ -158,7 +158,7 @@ func toJS(v any) (safejs.Value, error) {
 
 // callFn calls a JS function and, when it returns a thenable, waits for it
 // without blocking the event loop: the caller is a goroutine, never a JS
-// callback (PLING.md §10, "Never block the JS event loop from Go").
+// callback (docs/hosts.md §1, "Never block the JS event loop from Go").
 func callFn(fn safejs.Value, args ...any) (safejs.Value, error) {
 	v, err := fn.Invoke(args...)
 	if err != nil {
@@ -397,7 +397,7 @@ func argInt(args []safejs.Value, i int) (int, error) {
 //
 // The work runs on a worker goroutine, never on the JS callback itself: it
 // may wait for a JS promise (a handler's), and a callback that blocks
-// would block the event loop (PLING.md §10). The callback yields once so
+// would block the event loop (docs/hosts.md §1). The callback yields once so
 // that the worker runs at once; when the work finishes without waiting for
 // JS — the common case, a handler that returns a plain value — the result
 // is returned from the same call (the text itself, or cb called before the

@@ -118,7 +118,7 @@ func main() {
 		panic(err)
 	}
 	// Signal readiness explicitly instead of relying on the order of
-	// output (PLING.md §10 "Register before you print").
+	// output (docs/hosts.md §2 "Register before you print").
 	if ready, err := global.Get("__plingReady"); err == nil && ready.Type() == safejs.TypeFunction {
 		_, _ = ready.Invoke(bridge)
 	}

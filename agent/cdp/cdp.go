@@ -1,5 +1,5 @@
 // Package cdp is the agent-side transport to a real page in Chromium over
-// the DevTools protocol (PLING.md §8): it opens (or attaches to) a browser,
+// the DevTools protocol (docs/agent.md): it opens (or attaches to) a browser,
 // loads the page, waits for window.pling, and sends each Surface request
 // through pling.surface.handle in the page — the same call a page's own
 // agent would make. NewAllocator (launch.go) is the one Chromium launcher

@@ -1,8 +1,8 @@
 // Package mcp bridges a Pling page to the Model Context Protocol
-// (PLING.md §8): NewServer returns an MCP server (the official Go SDK's
+// (docs/agent.md): NewServer returns an MCP server (the official Go SDK's
 // *mcp.Server) whose tools are the capabilities the page exposes to the
 // client's session, each tool call an invoke through the agent.Client — so
-// the recovery rules of seed 001 apply to every call a model makes.
+// the recovery rules of docs/protocol.md §5.7 apply to every call a model makes.
 //
 // Tools are named as runtime.Tools names them (runtime.ToolNames, which
 // resolves names that collide); a folded capability's input
@@ -356,7 +356,7 @@ func (b *Bridge) follow(ctx context.Context, res *agent.Result, err error) {
 }
 
 // arguments reads tool-call arguments: absent or null is {}; anything but
-// one JSON object is not accepted (INVALID_ARGS, PLING.md §4.2).
+// one JSON object is not accepted (INVALID_ARGS, docs/protocol.md §4.2).
 func arguments(raw json.RawMessage) (map[string]any, bool) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {

@@ -17,7 +17,7 @@ func init() {
 func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("conform", stderr,
 		"Usage: pling conform [--host H] DIR|FILE…",
-		"Runs conformance cases (PLING.md §7.1) and exits 1 when any case fails.",
+		"Runs conformance cases (docs/protocol.md §7.1) and exits 1 when any case fails.",
 	)
 	strict := fs.Bool("strict", false, "refuse cases with unknown fields (our own suite is strict)")
 	host := fs.String("host", "native", "the host to run on: native, wazero, node, chromium")

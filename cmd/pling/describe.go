@@ -20,7 +20,7 @@ func init() {
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("describe", stderr,
 		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]",
-		"Describes the capabilities a page exposes to the session, and its context (PLING.md §3.4).",
+		"Describes the capabilities a page exposes to the session, and its context (docs/protocol.md §3.4).",
 		targetHelp,
 		sessionHelp,
 		"Exit status: 0 described, 1 the page refused or failed, 2 usage.",

@@ -23,7 +23,7 @@ import (
 // page; describe, invoke and mcp all go through it, so a new kind of target
 // is one more case here.
 //
-//	fixture:PATH   a fixture page (PLING.md §7.1: the page object, or a
+//	fixture:PATH   a fixture page (docs/protocol.md §7.1: the page object, or a
 //	               whole conformance case, whose page is used), run in this
 //	               process
 //	http(s)://…    a real page in headless Chromium over CDP (launched from

@@ -24,7 +24,7 @@ const DefaultChromium = cdp.DefaultChromium
 
 // chromiumPage is the page the Chromium host loads: Go's loader and the
 // module, streamed and instantiated the way a site would, with readiness
-// signalled through globalThis.__plingReady (PLING.md §10 "Register before
+// signalled through globalThis.__plingReady (docs/hosts.md §2 "Register before
 // you print") as the promise window.plingReady.
 const chromiumPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>pling conformance host</title><link rel="icon" href="data:,">

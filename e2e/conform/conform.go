@@ -1,4 +1,4 @@
-// Package conform runs conformance cases (PLING.md §7.1) against any host:
+// Package conform runs conformance cases (docs/protocol.md §7.1) against any host:
 // one JSON file per case, a fixture page, and steps of requests with
 // subset-matched expectations. A Host loads pages; the runner drives them
 // the same way whatever runs underneath (native Go, the test module on
@@ -86,7 +86,7 @@ type Step struct {
 	Note          string          `json:"note,omitempty"`
 }
 
-// ToolCall is an extension step: a model tool call (PLING.md §4.2 "Model
+// ToolCall is an extension step: a model tool call (docs/protocol.md §4.2 "Model
 // tools") with the tool name and the arguments text as a model wrote it.
 type ToolCall struct {
 	Name      string `json:"name"`
@@ -159,7 +159,7 @@ func ParseCase(b []byte) (*Case, error) { return parseCase(b, false) }
 
 // ParseCaseStrict is ParseCase that also refuses unknown fields in the case
 // and its steps, so a typo in our own suite cannot silently skip a check.
-// Cases from elsewhere are read tolerantly (PLING.md §6: readers ignore
+// Cases from elsewhere are read tolerantly (docs/protocol.md §6: readers ignore
 // what they do not know).
 func ParseCaseStrict(b []byte) (*Case, error) { return parseCase(b, true) }
 
@@ -361,7 +361,7 @@ func decode(b []byte, v any) error {
 // Any matches any present value in an expectation.
 const Any = "<any>"
 
-// match subset-matches got against want (PLING.md §7.1): every object
+// match subset-matches got against want (docs/protocol.md §7.1): every object
 // field given must be present and match; arrays match element by element
 // and have the same length; "<any>" matches any present value; numbers
 // compare by value. It returns one line per mismatch.

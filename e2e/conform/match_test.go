@@ -2,7 +2,7 @@ package conform
 
 import "testing"
 
-// TestMatch pins the subset matching of PLING.md §7.1 and the save/eq/ne
+// TestMatch pins the subset matching of docs/protocol.md §7.1 and the save/eq/ne
 // extension: each case must fail or pass as named.
 func TestMatch(t *testing.T) {
 	tests := []struct {

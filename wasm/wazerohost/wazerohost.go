@@ -26,7 +26,7 @@ type Transport struct {
 }
 
 // Open starts the test module found in dist (the directory with TestModule) and
-// loads the fixture page (PLING.md §7.1) into it. Compiled code is cached
+// loads the fixture page (docs/protocol.md §7.1) into it. Compiled code is cached
 // under the user's cache directory, so a second Open starts fast.
 func Open(ctx context.Context, dist string, page []byte) (*Transport, error) {
 	if !json.Valid(page) {

@@ -291,7 +291,7 @@ func TestServeDemoPages(t *testing.T) {
 			}
 			page := string(decode(t, res.Header.Get("Content-Encoding"), body))
 			if tc.path != "/" && !strings.Contains(page, `<script src="/pling/pling.js" data-expose="*" defer></script>`) {
-				t.Error("the page does not load the shim as PLING.md §4.3 shows")
+				t.Error("the page does not load the shim as docs/page-api.md shows")
 			}
 			if tc.path == "/shop/" {
 				res, body := get(t, ts, "GET", "/shop/shop.js", nil)

@@ -1,6 +1,6 @@
 // Package artifact generates the schema artifacts of the Surface protocol,
 // surface.schema.json (JSON Schema 2020-12) and pling.d.ts (TypeScript
-// declarations), from the Go wire types of package schema (PLING.md §3, §6).
+// declarations), from the Go wire types of package schema (docs/protocol.md §3, §6).
 //
 // The Go types are the one source: the generator reflects over them, reads
 // the constraints in their `pling` struct tags (documented in package

@@ -39,7 +39,7 @@ var generators = []struct {
 }
 
 // TestArtifactsUpToDate fails when a checked-in artifact differs from what
-// the Go types generate now (PLING.md §6: one source, no second schema).
+// the Go types generate now (docs/protocol.md §6: one source, no second schema).
 func TestArtifactsUpToDate(t *testing.T) {
 	for _, g := range generators {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 // Command gen writes the artifacts generated from the Go wire types of
 // package schema: surface.schema.json, the TypeScript declarations
-// (PLING.md §6) and the Go JSON encoders. go generate runs it in the schema
+// (docs/protocol.md §6) and the Go JSON encoders. go generate runs it in the schema
 // directory:
 //
 //	go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go

@@ -1,4 +1,4 @@
-// Package replaystore is the page's replay guard (PLING.md §3.3 step 8):
+// Package replaystore is the page's replay guard (docs/protocol.md §3.3 step 8):
 // consumed ids are kept in storage that every tab of the origin shares and
 // that survives a reload (IndexedDB), each call one read-write transaction,
 // which the storage runs one at a time across the origin's tabs. An id

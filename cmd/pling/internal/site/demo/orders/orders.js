@@ -1,7 +1,7 @@
 // The orders admin: 500 orders in a virtualized list (only the rows in
 // view, plus a few, exist in the DOM). Row actions are declared once per
 // kind of record and folded by the runtime into approve@order,
-// refund@order and open@order (PLING.md §4.1).
+// refund@order and open@order (docs/protocol.md §4.1).
 (function () {
   "use strict";
 

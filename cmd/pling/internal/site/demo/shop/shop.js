@@ -1,6 +1,6 @@
 // The shop: a product list, a cart and a checkout with a 3-D Secure step.
 // The page works for a person on its own; the block at the end declares
-// the same abilities to agents through the public page API (PLING.md §4.3).
+// the same abilities to agents through the public page API (docs/page-api.md).
 (function () {
   "use strict";
 
