@@ -19,6 +19,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config configures a Server. Store and Audiences are required.
@@ -54,6 +55,8 @@ type Server struct {
 
 	mu      sync.Mutex
 	revoked chan struct{} // closed and replaced on each revocation here
+
+	storeErrors prometheus.Counter
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -83,7 +86,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, revoked: make(chan struct{})}
+	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."})}
 	for _, k := range cfg.OperatorKeys {
 		if k != "" {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
@@ -175,6 +179,7 @@ func (s *Server) failStatus(w http.ResponseWriter, status int, code perr.Code, m
 }
 
 func (s *Server) internal(w http.ResponseWriter, r *http.Request, err error) {
+	s.storeErrors.Inc()
 	s.cfg.Logger.Error("store", "route", r.Pattern, "err", err.Error())
 	s.fail(w, perr.DelegationInternal, "The authority could not complete the request")
 }
