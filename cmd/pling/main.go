@@ -14,6 +14,8 @@
 //	        serve a page's capabilities as MCP tools over stdio
 //	pling conform [--host native|wazero|node|chromium] [--dist DIR] [--strict] DIR|FILE…
 //	        run conformance cases on a host
+//	pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…
+//	        run the delegation authority (docs/authority.md)
 //	pling version
 //	        print the Surface protocol version
 //

@@ -1,0 +1,229 @@
+package authority
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+//go:embed migrations/sqlite/*.sql
+var sqliteMigrations embed.FS
+
+// SQLStore is the Store on database/sql, with the SQLite schema.
+type SQLStore struct {
+	db *sql.DB
+}
+
+// OpenSQLite opens (creating) the SQLite file at path and applies the
+// embedded migrations.
+func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	// One writer at a time is SQLite's model; one connection keeps the
+	// conditional updates serial without busy retries.
+	db.SetMaxOpenConns(1)
+	sub, err := fs.Sub(sqliteMigrations, "migrations/sqlite")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, sub)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("authority: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("authority: migrations: %w", err)
+	}
+	return &SQLStore{db: db}, nil
+}
+
+func (s *SQLStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+func (s *SQLStore) Close() error                   { return s.db.Close() }
+
+func enc(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func dec(s sql.NullString) []string {
+	if !s.Valid {
+		return nil
+	}
+	var v []string
+	_ = json.Unmarshal([]byte(s.String), &v)
+	return v
+}
+
+func (s *SQLStore) CreateDelegation(ctx context.Context, d Delegation) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO delegations
+		(id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms, status, created_ms, expires_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.UserCode, d.PollSecretDigest, d.Audience, enc(d.Scope), d.Agent, d.TTLMs, StatusPending, d.CreatedMs, d.ExpiresMs)
+	return err
+}
+
+func (s *SQLStore) Delegation(ctx context.Context, id string) (Delegation, error) {
+	var d Delegation
+	var scope, approved, session sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms,
+		status, approved_scope, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE id = ?`, id).
+		Scan(&d.ID, &d.UserCode, &d.PollSecretDigest, &d.Audience, &scope, &d.Agent, &d.TTLMs,
+			&d.Status, &approved, &d.CreatedMs, &d.ExpiresMs, &d.LastPollMs, &session)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, ErrNotFound
+	}
+	d.Scope, d.ApprovedScope, d.SessionID = dec(scope), dec(approved), session.String
+	return d, err
+}
+
+func (s *SQLStore) Decide(ctx context.Context, id, status string, scope []string, nowMs int64) error {
+	r, err := s.db.ExecContext(ctx, `UPDATE delegations SET status = ?, approved_scope = ?
+		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, enc(scope), id, nowMs)
+	return oneRow(r, err)
+}
+
+func (s *SQLStore) Poll(ctx context.Context, id string, nowMs int64) (int64, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var prev int64
+	err = tx.QueryRowContext(ctx, `SELECT last_poll_ms FROM delegations WHERE id = ?`, id).Scan(&prev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	} else if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE delegations SET last_poll_ms = ? WHERE id = ?`, nowMs, id); err != nil {
+		return 0, err
+	}
+	return prev, tx.Commit()
+}
+
+func (s *SQLStore) Collect(ctx context.Context, id string, se Session) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	r, err := tx.ExecContext(ctx, `UPDATE delegations SET session_id = ?
+		WHERE id = ? AND status = 'approved' AND session_id IS NULL`, se.ID, id)
+	if err := oneRow(r, err); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, delegation_id, token_digest, audience, expires_ms)
+		VALUES (?, ?, ?, ?, ?)`, se.ID, id, se.TokenDigest, se.Audience, se.ExpiresMs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *SQLStore) Session(ctx context.Context, id string) (Session, error) {
+	var se Session
+	var rev sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT id, delegation_id, token_digest, audience, expires_ms, revoked_ms
+		FROM sessions WHERE id = ?`, id).Scan(&se.ID, &se.DelegationID, &se.TokenDigest, &se.Audience, &se.ExpiresMs, &rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return se, ErrNotFound
+	}
+	se.RevokedMs = rev.Int64
+	return se, err
+}
+
+func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	r, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL`, nowMs, sessionID)
+	if err := oneRow(r, err); errors.Is(err, ErrConflict) {
+		return nil // revoked already (or unknown: the caller looked it up)
+	} else if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO revocations (session_id, at_ms) VALUES (?, ?)`, sessionID, nowMs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT cursor, session_id, at_ms FROM revocations
+		WHERE cursor > ? ORDER BY cursor LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Revocation
+	for rows.Next() {
+		var r Revocation
+		if err := rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *SQLStore) AddKey(ctx context.Context, k SigningKey) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_ms) VALUES (?, ?, ?)`,
+		k.Kid, k.PrivateKey, k.CreatedMs)
+	return err
+}
+
+func (s *SQLStore) RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE signing_keys SET retired_ms = ?, not_after_ms = ? WHERE retired_ms IS NULL`,
+		nowMs, notAfterMs)
+	return err
+}
+
+func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT kid, private_key, created_ms, retired_ms, not_after_ms FROM signing_keys
+		WHERE not_after_ms IS NULL OR not_after_ms > ? ORDER BY created_ms DESC, kid DESC`, nowMs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SigningKey
+	for rows.Next() {
+		var k SigningKey
+		var ret, na sql.NullInt64
+		if err := rows.Scan(&k.Kid, &k.PrivateKey, &k.CreatedMs, &ret, &na); err != nil {
+			return nil, err
+		}
+		k.RetiredMs, k.NotAfterMs = ret.Int64, na.Int64
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func oneRow(r sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := r.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return ErrConflict
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+// Package authority is the delegation authority of docs/authority.md: the
+// device-grant flow by which an agent gets a pl1 session token for a page
+// origin, session revocation with a monotonic feed, and the published
+// signing keys. All state lives in a Store; the server is stateless.
+package authority
+
+import (
+	"context"
+	"errors"
+)
+
+// Delegation statuses.
+const (
+	StatusPending  = "pending"
+	StatusApproved = "approved"
+	StatusDenied   = "denied"
+	StatusExpired  = "expired"
+)
+
+// Delegation is one device-grant request. Only the digest of its poll
+// secret is kept.
+type Delegation struct {
+	ID               string
+	UserCode         string
+	PollSecretDigest []byte
+	Audience         string
+	Scope            []string
+	Agent            string
+	TTLMs            int64
+	Status           string
+	ApprovedScope    []string
+	CreatedMs        int64
+	ExpiresMs        int64
+	LastPollMs       int64
+	SessionID        string // set once the token was collected
+}
+
+// Session is an issued token, by the digest of the token.
+type Session struct {
+	ID           string
+	DelegationID string
+	TokenDigest  []byte
+	Audience     string
+	ExpiresMs    int64
+	RevokedMs    int64
+}
+
+// Revocation is one entry of the revocation feed.
+type Revocation struct {
+	Cursor    int64
+	SessionID string
+	AtMs      int64
+}
+
+// SigningKey is an Ed25519 key of the authority. A retired key signs no
+// more tokens and stays published until NotAfterMs (its last token's
+// expiry).
+type SigningKey struct {
+	Kid        string
+	PrivateKey []byte // ed25519 private key (64 bytes)
+	CreatedMs  int64
+	RetiredMs  int64
+	NotAfterMs int64
+}
+
+// Errors of a Store.
+var (
+	ErrNotFound = errors.New("authority: not found")
+	// ErrConflict is a conditional write that lost (state changed).
+	ErrConflict = errors.New("authority: conflict")
+)
+
+// Store is where the authority keeps its state. Every method is one
+// atomic step, so that any number of instances may share a store
+// (SQLite for one machine; PostgreSQL across many — the SQL is portable).
+type Store interface {
+	Ping(ctx context.Context) error
+	Close() error
+
+	CreateDelegation(ctx context.Context, d Delegation) error
+	Delegation(ctx context.Context, id string) (Delegation, error)
+	// Decide moves a pending, unexpired delegation to status (approved or
+	// denied) with scope; ErrConflict when it is not pending any more.
+	Decide(ctx context.Context, id, status string, scope []string, nowMs int64) error
+	// Poll records a poll at nowMs and returns the previous poll time.
+	Poll(ctx context.Context, id string, nowMs int64) (prevMs int64, err error)
+	// Collect atomically marks an approved delegation collected with
+	// session s; ErrConflict when it was collected already (exactly once).
+	Collect(ctx context.Context, id string, s Session) error
+
+	Session(ctx context.Context, id string) (Session, error)
+	// Revoke revokes a session once and appends it to the feed; revoking
+	// again is a no-op.
+	Revoke(ctx context.Context, sessionID string, nowMs int64) error
+	// Revocations returns up to limit entries with cursor > after.
+	Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error)
+
+	AddKey(ctx context.Context, k SigningKey) error
+	// RetireKeys retires every active key at nowMs, publishing each until
+	// notAfterMs.
+	RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error
+	// Keys returns the keys not past NotAfterMs at nowMs, newest first.
+	Keys(ctx context.Context, nowMs int64) ([]SigningKey, error)
+}

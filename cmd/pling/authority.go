@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pling-go/pling/authority"
+)
+
+func init() {
+	register(command{"authority", "run the delegation authority (device grant, revocations, keys)", runAuthority})
+}
+
+// audienceFlag is a repeatable --audience ORIGIN=PATTERN[,PATTERN…].
+type audienceFlag map[string][]string
+
+func (a audienceFlag) String() string { return "" }
+func (a audienceFlag) Set(v string) error {
+	origin, pats, ok := strings.Cut(v, "=")
+	if !ok || origin == "" || pats == "" {
+		return errors.New("want ORIGIN=PATTERN[,PATTERN…]")
+	}
+	a[origin] = append(a[origin], strings.Split(pats, ",")...)
+	return nil
+}
+
+// readKeys reads one key per line (blank lines and # comments skipped).
+func readKeys(r io.Reader) []string {
+	var out []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("authority", stderr,
+		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
+		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
+		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag.",
+	)
+	addr := fl.String("addr", "127.0.0.1:8090", "the address to listen on (port 0 picks a free port)")
+	store := fl.String("store", "sqlite:pling-authority.db", "the store: sqlite:PATH (postgres:// is not built yet)")
+	keysFile := fl.String("operator-keys", "", "a file of operator keys, one per line")
+	verify := fl.String("verification-uri", "", "where a person enters the user code (the site's consent page)")
+	aud := audienceFlag{}
+	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "pling authority: unexpected arguments %q\n", pos)
+		return 2
+	}
+	if len(aud) == 0 {
+		aud["http://127.0.0.1:8080"] = []string{"*"}
+	}
+	path, isSQLite := strings.CutPrefix(*store, "sqlite:")
+	if !isSQLite || path == "" {
+		fmt.Fprintf(stderr, "pling authority: --store %q: only sqlite:PATH is built so far\n", *store)
+		return 2
+	}
+	var opKeys []string
+	if *keysFile != "" {
+		f, err := os.Open(*keysFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling authority: --operator-keys: %v\n", err)
+			return 2
+		}
+		opKeys = readKeys(f)
+		f.Close()
+	}
+	opKeys = append(opKeys, readKeys(strings.NewReader(os.Getenv("PLING_OPERATOR_KEYS")))...)
+	if len(opKeys) == 0 {
+		fmt.Fprintln(stderr, "pling authority: no operator keys (--operator-keys FILE or PLING_OPERATOR_KEYS): approvals will be impossible")
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	st, err := authority.OpenSQLite(ctx, path)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
+		VerificationURI: *verify, Logger: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+		return 1
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
+		WriteTimeout: 45 * time.Second, IdleTimeout: 2 * time.Minute} // WriteTimeout > the revocation feed's 30 s wait
+	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), path)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "pling authority: shutdown: %v\n", err)
+		return 1
+	}
+	return 0
+}

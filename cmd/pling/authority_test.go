@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the command's logger and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// TestAuthorityCommand runs pling authority on a real SQLite file and
+// walks the device grant over its HTTP map, with the production routes.
+func TestAuthorityCommand(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "operators")
+	if err := os.WriteFile(keys, []byte("# operators\nop-secret-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", "sqlite:" + filepath.Join(dir, "a.db"),
+			"--operator-keys", keys, "--audience", "https://shop.example=orders.*"}, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	base := regexp.MustCompile(`http://\S+`).FindString(line)
+
+	call := func(method, path, auth, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&m)
+		return res.StatusCode, m
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if st, b := call("GET", p, "", ""); st != 200 {
+			t.Errorf("%s: %d %v", p, st, b)
+		}
+	}
+	if st, b := call("POST", "/v1/delegations", "", `{"agent":"`+strings.Repeat("x", 64<<10)+`"}`); st != 413 {
+		t.Errorf("oversized body: %d %v, want 413", st, b)
+	}
+	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
+	if st != 201 {
+		t.Fatalf("create: %d %v", st, b)
+	}
+	id, secret := b["id"].(string), b["pollSecret"].(string)
+	if st, b = call("POST", "/v1/delegations/"+id+"/approve", "op-secret-1", ""); st != 200 {
+		t.Fatalf("approve: %d %v", st, b)
+	}
+	st, b = call("POST", "/v1/delegations/"+id+"/token", "", `{"pollSecret":"`+secret+`"}`)
+	if st != 200 {
+		t.Fatalf("token: %d %v", st, b)
+	}
+	tok := b["token"].(string)
+
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{`pling_authority_requests_total{code="201",route="POST /v1/delegations"} 1`,
+		`pling_authority_requests_total{code="413",route="POST /v1/delegations"} 1`, "pling_authority_request_seconds", "pling_authority_store_errors_total 0"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d; stderr %s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+	logs := stderr.String()
+	for name, secretText := range map[string]string{"token": tok, "poll secret": secret, "operator key": "op-secret-1"} {
+		if strings.Contains(logs, secretText) {
+			t.Errorf("the log holds the %s", name)
+		}
+	}
+	if !strings.Contains(logs, "route=") {
+		t.Errorf("no request logged: %s", logs)
+	}
+}
