@@ -67,7 +67,7 @@ func write(buf *bytes.Buffer, v any) error {
 			buf.WriteString("false")
 		}
 	case string:
-		buf.Write(appendString(buf.AvailableBuffer(), x))
+		buf.Write(schema.AppendQuotedJCS(buf.AvailableBuffer(), x))
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil {
@@ -87,7 +87,7 @@ func write(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.Write(appendString(buf.AvailableBuffer(), k))
+			buf.Write(schema.AppendQuotedJCS(buf.AvailableBuffer(), k))
 			buf.WriteByte(':')
 			if err := writeValue(buf, x[k]); err != nil {
 				return err
@@ -152,57 +152,6 @@ func cmpUnit(ua, ub, ra, rb rune) int {
 	// Two characters beyond the BMP with the same high surrogate: their
 	// low surrogates are in the order of the characters.
 	return int(ra - rb)
-}
-
-// appendString appends s quoted as RFC 8785 §3.2.2.2 says (JSON.stringify's
-// rules): \" \\ \b \t \n \f \r, other controls below U+0020 as \u00xx in
-// lowercase hex, everything else as itself in UTF-8. A byte that is not
-// UTF-8 is written U+FFFD, as encoding/json and every host's JSON decoder
-// would see it.
-func appendString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 func writeFloat(buf *bytes.Buffer, f float64) error {
