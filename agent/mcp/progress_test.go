@@ -117,7 +117,7 @@ func TestWatchLogsAFailureOnce(t *testing.T) {
 		}
 		return agent.InProcess(p.rt).RoundTrip(ctx, raw)
 	})
-	var logs syncLog
+	var logs lockedBuffer
 	b := plingmcp.NewBridge(agent.New(tr), plingmcp.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if _, err := b.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -138,23 +138,6 @@ func TestWatchLogsAFailureOnce(t *testing.T) {
 	if n := strings.Count(got, "describe works again"); n != 1 {
 		t.Errorf("%d recoveries logged, want 1:\n%s", n, got)
 	}
-}
-
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // neverAnswers is a person who never decides; closed is signalled when
