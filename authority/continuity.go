@@ -253,6 +253,9 @@ func (s *Server) owner(w http.ResponseWriter, r *http.Request, nowMs int64) (str
 // and If-Match syntax, in that order; a refusal changes nothing.
 func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), taskStoreTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		c := &tcall{w: w, r: r, srv: s, nowMs: s.nowMs()}
 		var ok bool
 		if c.owner, ok = s.owner(w, r, c.nowMs); !ok {
@@ -290,6 +293,10 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 		h(c)
 	}
 }
+
+// taskStoreTimeout bounds the store calls of one continuity request; a
+// store that does not answer in time is CONTINUITY_STORAGE_UNAVAILABLE.
+const taskStoreTimeout = 5 * time.Second
 
 func (s *Server) sweep(ctx context.Context, nowMs int64) {
 	if err := s.cfg.Store.SweepContinuity(ctx, nowMs, nowMs-s.cfg.IdempotencyTTL.Milliseconds()); err != nil {
