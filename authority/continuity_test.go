@@ -2,11 +2,14 @@ package authority_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,10 +17,56 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pling-go/pling/authority"
 )
 
+// taskFixture is the continuity tests' own server: the real handler
+// (Handler, with /metrics) on loopback over st (nil: a fresh SQLite file
+// in t.TempDir()), with a clock the test moves. It does not share the
+// delegation tests' fixture so that either can change alone.
+type taskFixture struct {
+	t     *testing.T
+	url   string
+	srv   *authority.Server
+	clock *atomic.Int64 // unix ms
+	store authority.Store
+}
+
+func newTaskFixture(t *testing.T, st authority.Store) *taskFixture {
+	t.Helper()
+	ctx := context.Background()
+	if st == nil {
+		sq, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "a.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sq.Close() })
+		st = sq
+	}
+	clock := new(atomic.Int64)
+	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
+	srv, err := authority.NewServer(ctx, authority.Config{Store: st,
+		Audiences: map[string][]string{origin: {"orders.*"}}, OperatorKeys: []string{opKey},
+		Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return &taskFixture{t: t, url: hs.URL, srv: srv, clock: clock, store: st}
+}
+
+func (f *taskFixture) advance(d time.Duration) { f.clock.Add(d.Milliseconds()) }
+
+// call is do for the delegation routes: status and body.
+func (f *taskFixture) call(method, path, auth string, body any) (int, map[string]any) {
+	f.t.Helper()
+	r := f.do(method, path, auth, nil, body)
+	return r.status, r.body
+}
+
 // tokenFor returns a session token whose subject is agent.
-func (f *fixture) tokenFor(agent string) string {
+func (f *taskFixture) tokenFor(agent string) string {
 	f.t.Helper()
 	st, b := f.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 3600, "agent": agent})
 	if st != 201 {
@@ -37,7 +86,7 @@ type resp struct {
 }
 
 // do sends a continuity request with headers ("" values are skipped).
-func (f *fixture) do(method, path, tok string, hdr map[string]string, body any) resp {
+func (f *taskFixture) do(method, path, tok string, hdr map[string]string, body any) resp {
 	f.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -66,7 +115,7 @@ func (f *fixture) do(method, path, tok string, hdr map[string]string, body any) 
 	return resp{res.StatusCode, res.Header, raw, out}
 }
 
-func (f *fixture) newTask(tok, id string, state any) string {
+func (f *taskFixture) newTask(tok, id string, state any) string {
 	f.t.Helper()
 	body := map[string]any{"state": state}
 	if id != "" {
@@ -79,7 +128,7 @@ func (f *fixture) newTask(tok, id string, state any) string {
 	return r.body["taskId"].(string)
 }
 
-func (f *fixture) lease(tok, id, holder string) string {
+func (f *taskFixture) lease(tok, id, holder string) string {
 	f.t.Helper()
 	r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": holder, "ttlSeconds": 30})
 	if r.status != 200 {
@@ -93,7 +142,7 @@ func ifMatch(rev int) map[string]string {
 }
 
 func TestTaskLifecycle(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	r := f.do("POST", "/v1/tasks", tok, nil, map[string]any{"taskId": "checkout-1", "state": map[string]any{"step": "start"}})
 	if diff := cmp.Diff(map[string]any{"taskId": "checkout-1", "revision": float64(1)}, r.body); r.status != 201 || diff != "" {
@@ -131,7 +180,7 @@ func TestTaskLifecycle(t *testing.T) {
 }
 
 func TestLeaseExpiryRespectsClockSkew(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	id := f.newTask(tok, "", map[string]any{})
 	r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "a", "ttlSeconds": 10})
@@ -158,7 +207,7 @@ func TestLeaseExpiryRespectsClockSkew(t *testing.T) {
 }
 
 func TestContinuityCodes(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
 	revoked := f.tokenFor("agent-3")
 	f.newTask(tok, "taken", map[string]any{})
@@ -249,32 +298,21 @@ func TestContinuityCodes(t *testing.T) {
 }
 
 func TestContinuityMetrics(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	id := f.newTask(tok, "", map[string]any{})
 	f.lease(tok, id, "a")
 	for range 3 {
 		f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 5})
 	}
-	rec := &recorder{h: http.Header{}}
-	req, _ := http.NewRequest("GET", "/metrics", nil)
-	f.srv.Handler().ServeHTTP(rec, req)
-	if !strings.Contains(rec.b.String(), "pling_authority_lease_held_total 3") {
-		t.Errorf("metrics lack three LEASE_HELD answers:\n%s", rec.b.String())
+	r := f.do("GET", "/metrics", "", nil, nil)
+	if !strings.Contains(string(r.raw), "pling_authority_lease_held_total 3") {
+		t.Errorf("metrics lack three LEASE_HELD answers:\n%s", r.raw)
 	}
 }
 
-type recorder struct {
-	h http.Header
-	b bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header         { return r.h }
-func (r *recorder) Write(p []byte) (int, error) { return r.b.Write(p) }
-func (r *recorder) WriteHeader(int)             {}
-
 func TestContinuityStoreUnavailable(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	f.newTask(tok, "t1", map[string]any{})
 	f.store.Close()
@@ -287,7 +325,7 @@ func TestContinuityStoreUnavailable(t *testing.T) {
 }
 
 func TestContinuityBadInputChangesNothing(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	id := f.newTask(tok, "t1", map[string]any{"step": 1})
 	lid := f.lease(tok, id, "w")
@@ -340,7 +378,7 @@ func TestContinuityBadInputChangesNothing(t *testing.T) {
 }
 
 func TestIdempotentRetry(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
 	key := map[string]string{"Idempotency-Key": "create-1"}
 	first := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
@@ -406,6 +444,21 @@ func TestIdempotentRetry(t *testing.T) {
 	if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
 		t.Fatalf("stale put again: %s", r.raw)
 	}
+	// Release and revoke replay too: the second release would otherwise
+	// be LEASE_EXPIRED.
+	rl := map[string]string{"Idempotency-Key": "release-1"}
+	r1 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
+	r2 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
+	if r1.status != 200 || !bytes.Equal(r1.raw, r2.raw) {
+		t.Fatalf("release retry: %d %s vs %d %s", r1.status, r1.raw, r2.status, r2.raw)
+	}
+	f.lease(tok, id, "b")
+	dk := map[string]string{"Idempotency-Key": "revoke-1"}
+	d1 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
+	d2 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
+	if d1.status != 200 || !bytes.Equal(d1.raw, d2.raw) {
+		t.Fatalf("revoke retry: %d %s vs %d %s", d1.status, d1.raw, d2.status, d2.raw)
+	}
 	// Keys expire (24h by default): after that the key is free again.
 	f.advance(25 * time.Hour)
 	tok = f.tokenFor("agent-1")
@@ -415,7 +468,7 @@ func TestIdempotentRetry(t *testing.T) {
 }
 
 func TestLeaseAcquireExactlyOne(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	id := f.newTask(tok, "", map[string]any{})
 	var wg sync.WaitGroup
@@ -442,7 +495,7 @@ func TestLeaseAcquireExactlyOne(t *testing.T) {
 }
 
 func TestConcurrentIfMatchWriters(t *testing.T) {
-	f := newFixture(t)
+	f := newTaskFixture(t, nil)
 	tok := f.tokenFor("agent-1")
 	id := f.newTask(tok, "", map[string]any{"writes": []string{}})
 	lid := f.lease(tok, id, "w")
