@@ -43,8 +43,17 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxWait caps waitSeconds of the revocation feed (default 30s).
 	MaxWait time.Duration
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// Continuity (continuity.go): MaxStateBytes caps a task's state
+	// (default 64 KiB); MaxLeaseTTL caps a lease's ttlSeconds (default
+	// 10m); MaxClockSkew is the most the clocks of instances sharing the
+	// store may disagree (default 2s); IdempotencyTTL is how long an
+	// Idempotency-Key's answer is kept (default 24h).
+	MaxStateBytes  int64
+	MaxLeaseTTL    time.Duration
+	MaxClockSkew   time.Duration
+	IdempotencyTTL time.Duration
+	Now            func() time.Time
+	Logger         *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -57,6 +66,7 @@ type Server struct {
 	revoked chan struct{} // closed and replaced on each revocation here
 
 	storeErrors prometheus.Counter
+	cont        continuity
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -80,6 +90,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 30 * time.Second
 	}
+	if cfg.MaxStateBytes <= 0 {
+		cfg.MaxStateBytes = 64 << 10
+	}
+	if cfg.MaxLeaseTTL <= 0 {
+		cfg.MaxLeaseTTL = 10 * time.Minute
+	}
+	if cfg.MaxClockSkew <= 0 {
+		cfg.MaxClockSkew = 2 * time.Second
+	}
+	if cfg.IdempotencyTTL <= 0 {
+		cfg.IdempotencyTTL = 24 * time.Hour
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -87,7 +109,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."})}
+		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity()}
 	for _, k := range cfg.OperatorKeys {
 		if k != "" {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
@@ -111,6 +133,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("POST /v1/sessions/{id}/revoke", s.revoke)
 	m.HandleFunc("GET /v1/keys", s.keys)
 	m.HandleFunc("GET /v1/revocations", s.revocations)
+	s.routeContinuity(m)
 	s.mux = m
 	return s, nil
 }

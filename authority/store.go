@@ -101,4 +101,7 @@ type Store interface {
 	RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error
 	// Keys returns the keys not past NotAfterMs at nowMs, newest first.
 	Keys(ctx context.Context, nowMs int64) ([]SigningKey, error)
+
+	// ContinuityStore: tasks and leases (continuity_store.go).
+	ContinuityStore
 }

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(command{"authority", "run the delegation authority (device grant, revocations, keys)", runAuthority})
+	register(command{"authority", "run the authority (delegation device grant, revocations, keys; continuity tasks)", runAuthority})
 }
 
 // audienceFlag is a repeatable --audience ORIGIN=PATTERN[,PATTERN…].
