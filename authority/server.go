@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
@@ -43,8 +44,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxWait caps waitSeconds of the revocation feed (default 30s).
 	MaxWait time.Duration
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// MaxRequestsPerSession bounds the request records (shared replay
+	// guard) one session may hold (default 10000).
+	MaxRequestsPerSession int64
+	Now                   func() time.Time
+	Logger                *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -57,6 +61,7 @@ type Server struct {
 	revoked chan struct{} // closed and replaced on each revocation here
 
 	storeErrors prometheus.Counter
+	requestsGC  atomic.Int64 // when a consume last dropped expired records
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -79,6 +84,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 30 * time.Second
+	}
+	if cfg.MaxRequestsPerSession <= 0 {
+		cfg.MaxRequestsPerSession = 10_000
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -111,11 +119,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("POST /v1/sessions/{id}/revoke", s.revoke)
 	m.HandleFunc("GET /v1/keys", s.keys)
 	m.HandleFunc("GET /v1/revocations", s.revocations)
+	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
+	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m
 	return s, nil
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cors(w, r) {
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 func (s *Server) nowMs() int64 { return s.cfg.Now().UnixMilli() }
 
