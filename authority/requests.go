@@ -39,14 +39,15 @@ func validSessionID(s string) bool {
 	return true
 }
 
-// validCode is a protocol code: 1–64 chars of [A-Z0-9_], or empty.
+// validCode is a code: up to 64 chars of [A-Za-z0-9_.:-] (the protocol's
+// codes and a page's business codes), or empty.
 func validCode(s string) bool {
 	if len(s) > 64 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
 			return false
 		}
 	}
