@@ -63,7 +63,7 @@ const (
 	// replay guard remembers.
 	MaxSessions = 4096
 	// callTimeout bounds one call of the shared replay guard.
-	callTimeout = 5 * time.Second
+	callTimeout  = 5 * time.Second
 	maxBackoffMs = 30_000
 )
 
