@@ -20,7 +20,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,8 +126,7 @@ type delegated struct {
 // New starts a follower of the authority at base for the page origin
 // audience. It fetches the keys and follows the feed until Close.
 func New(base, audience string, opts ...Option) (*Follower, error) {
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+	if !validBase(base) {
 		return nil, errors.New("pling: authority must be an http(s) URL without query or fragment")
 	}
 	if audience == "" {
@@ -158,6 +156,10 @@ func (f *Follower) Close() {
 	f.cancel()
 	<-f.done
 }
+
+// Stop stops the follower without waiting (for a JS event handler, which
+// must not block). From then on its sessions are refused.
+func (f *Follower) Stop() { f.cancel() }
 
 // Ready is closed once the keys and the feed were fetched the first time.
 func (f *Follower) Ready() <-chan struct{} { return f.ready }
@@ -210,13 +212,13 @@ func (f *Follower) poll() error {
 	if !synced {
 		wait = 0
 	}
-	q := url.Values{"waitSeconds": {strconv.Itoa(wait)}}
+	q := "waitSeconds=" + strconv.Itoa(wait)
 	if cursor != "" {
-		q.Set("after", cursor)
+		q = "after=" + cursor + "&" + q
 	}
 	ctx, cancel := context.WithTimeout(f.ctx, time.Duration(wait)*time.Second+10*time.Second)
 	defer cancel()
-	st, body, err := f.tr.Do(ctx, "GET", f.base+"/v1/revocations?"+q.Encode(), "", nil)
+	st, body, err := f.tr.Do(ctx, "GET", f.base+"/v1/revocations?"+q, "", nil)
 	if err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func (f *Follower) poll() error {
 		return errors.New("pling: the revocation feed answered " + strconv.Itoa(st))
 	}
 	var a feedAnswer
-	if err := json.Unmarshal(body, &a); err != nil || a.Cursor == "" {
+	if err := json.Unmarshal(body, &a); err != nil || !digits(a.Cursor) {
 		return errors.New("pling: the revocation feed's answer is malformed")
 	}
 	now := f.clock.NowMs()
@@ -448,7 +450,7 @@ func (f *Follower) remember(token string, expMs, nowMs int64) {
 	var c struct {
 		ID string `json:"jti"`
 	}
-	if json.Unmarshal(payload, &c) != nil || c.ID == "" {
+	if json.Unmarshal(payload, &c) != nil || !urlSafe(c.ID) {
 		return
 	}
 	f.mu.Lock()
@@ -474,4 +476,44 @@ func (f *Follower) session(key string) (delegated, bool) {
 	defer f.mu.Unlock()
 	d, ok := f.sessions[key]
 	return d, ok
+}
+
+// validBase is an http(s) URL with a host and no query, fragment or
+// credentials (net/url is not in the module; this is enough to refuse a
+// mistyped configuration, the browser's fetch parses the rest).
+func validBase(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		rest, ok = strings.CutPrefix(s, "http://")
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return ok && len(s) <= 2048 && host != "" && !strings.ContainsAny(s, "?#@ \t\r\n\\")
+}
+
+// digits reports a feed cursor: 1–20 decimal digits.
+func digits(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// urlSafe is 1–128 chars of [A-Za-z0-9_-], what a path segment carries
+// as it is.
+func urlSafe(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

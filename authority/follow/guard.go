@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"strconv"
 
 	"github.com/pling-go/pling/runtime"
@@ -32,7 +31,8 @@ type sharedGuard struct {
 var errNotDelegated = errors.New("pling: the session was not verified by the page's authority")
 
 func (g *sharedGuard) requestURL(d delegated, id string) string {
-	return g.f.base + "/v1/sessions/" + url.PathEscape(d.id) + "/requests/" + url.PathEscape(id)
+	// Both ids are of URL-safe alphabets (remember and schema.ValidID).
+	return g.f.base + "/v1/sessions/" + d.id + "/requests/" + id
 }
 
 // Consume implements runtime.ReplayGuard.
