@@ -22,8 +22,8 @@ import (
 // followAuthority starts the follower and returns the runtime options it
 // gives: the session verifier and the shared replay guard, with guard
 // (the page's own shared guard, or nil) for requests without a session.
-// The follower stops when the page is hidden for good (pagehide) or
-// unloaded.
+// The follower stops when the page goes away (pagehide, unless the page
+// is kept in the back-forward cache, or unload).
 func followAuthority(url, origin string, requireSession bool, guard runtime.ReplayGuard) (*follow.Follower, []runtime.Option, error) {
 	if origin == "" {
 		return nil, nil, errors.New("pling: authority needs the page origin")
@@ -33,7 +33,17 @@ func followAuthority(url, origin string, requireSession bool, guard runtime.Repl
 		return nil, nil, err
 	}
 	if add, err := global.Get("addEventListener"); err == nil && add.Type() == safejs.TypeFunction {
-		stop, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		stop, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+			// A page kept in the back-forward cache (persisted) is
+			// frozen, not gone: its follower resumes when it is shown
+			// again, its first poll after that answering afresh.
+			if len(args) > 0 && args[0].Type() == safejs.TypeObject {
+				if p, err := args[0].Get("persisted"); err == nil {
+					if b, _ := p.Truthy(); b {
+						return nil
+					}
+				}
+			}
 			f.Stop() // never blocks: the follower's goroutine ends on its own
 			return nil
 		})
