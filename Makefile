@@ -62,7 +62,7 @@ test-go: wasm ## Go tests, including the conformance suite on every host
 
 # The packages with goroutines, locks and timers of their own: the runtime,
 # the agent side, the replay store, and what they share.
-RACEPKGS ?= ./errors/ ./authority/ ./schema/ ./runtime/ ./runtime/internal/... ./agent/... ./wasm/internal/replaystore/
+RACEPKGS ?= ./errors/ ./authority/ ./authority/follow/ ./schema/ ./runtime/ ./runtime/internal/... ./agent/... ./wasm/internal/replaystore/
 
 test-race: wasm ## the race detector on the packages with concurrency (-short)
 	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 $(RACEPKGS)

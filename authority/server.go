@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
@@ -52,8 +53,11 @@ type Config struct {
 	MaxLeaseTTL    time.Duration
 	MaxClockSkew   time.Duration
 	IdempotencyTTL time.Duration
-	Now            func() time.Time
-	Logger         *slog.Logger
+	// MaxRequestsPerSession bounds the request records (shared replay
+	// guard) one session may hold (default 10000).
+	MaxRequestsPerSession int64
+	Now                   func() time.Time
+	Logger                *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -67,6 +71,7 @@ type Server struct {
 
 	storeErrors prometheus.Counter
 	cont        continuity
+	requestsGC  atomic.Int64 // when a consume last dropped expired records
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -102,6 +107,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = 24 * time.Hour
 	}
+	if cfg.MaxRequestsPerSession <= 0 {
+		cfg.MaxRequestsPerSession = 10_000
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -134,11 +142,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("GET /v1/keys", s.keys)
 	m.HandleFunc("GET /v1/revocations", s.revocations)
 	s.routeContinuity(m)
+	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
+	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m
 	return s, nil
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cors(w, r) {
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 func (s *Server) nowMs() int64 { return s.cfg.Now().UnixMilli() }
 

@@ -34,7 +34,7 @@ type fixture struct {
 	store *authority.SQLStore
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, mods ...func(*authority.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "a.db"))
@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { st.Close() })
 	clock := new(atomic.Int64)
 	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-	srv, err := authority.NewServer(ctx, authority.Config{
+	cfg := authority.Config{
 		Store:           st,
 		Audiences:       map[string][]string{origin: {"orders.*", "cart.view"}},
 		OperatorKeys:    []string{opKey},
@@ -53,7 +53,11 @@ func newFixture(t *testing.T) *fixture {
 		MaxBodyBytes:    1024,
 		MaxWait:         3 * time.Second,
 		Now:             func() time.Time { return time.UnixMilli(clock.Load()) },
-	})
+	}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	srv, err := authority.NewServer(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -227,3 +227,64 @@ func oneRow(r sql.Result, err error) error {
 	}
 	return nil
 }
+
+func (s *SQLStore) ConsumeRequest(ctx context.Context, r RequestRecord, maxPerSession int64) (bool, RequestRecord, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, RequestRecord{}, err
+	}
+	defer tx.Rollback()
+	// Insert-once: the primary key decides between concurrent calls on
+	// any engine; the loser reads the winner's record.
+	res, err := tx.ExecContext(ctx, `INSERT INTO requests (session_id, request_id, created_ms, expires_ms)
+		VALUES (?, ?, ?, ?) ON CONFLICT (session_id, request_id) DO NOTHING`,
+		r.SessionID, r.RequestID, r.CreatedMs, r.ExpiresMs)
+	if err != nil {
+		return false, RequestRecord{}, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, RequestRecord{}, err
+	}
+	if n == 0 {
+		prev := RequestRecord{SessionID: r.SessionID, RequestID: r.RequestID}
+		var completed, ok int64
+		err := tx.QueryRowContext(ctx, `SELECT completed, ok, code, expires_ms FROM requests
+			WHERE session_id = ? AND request_id = ?`, r.SessionID, r.RequestID).Scan(&completed, &ok, &prev.Code, &prev.ExpiresMs)
+		prev.Completed, prev.OK = completed != 0, ok != 0
+		return false, prev, err
+	}
+	cnt, err := tx.ExecContext(ctx, `UPDATE sessions SET request_count = request_count + 1
+		WHERE id = ? AND request_count < ?`, r.SessionID, maxPerSession)
+	if err := oneRow(cnt, err); errors.Is(err, ErrConflict) {
+		return false, RequestRecord{}, ErrFull // the insert rolls back
+	} else if err != nil {
+		return false, RequestRecord{}, err
+	}
+	return true, RequestRecord{}, tx.Commit()
+}
+
+func (s *SQLStore) CompleteRequest(ctx context.Context, sessionID, requestID string, ok bool, code string) error {
+	okv := 0
+	if ok {
+		okv = 1
+	}
+	r, err := s.db.ExecContext(ctx, `UPDATE requests SET completed = 1, ok = ?, code = ?
+		WHERE session_id = ? AND request_id = ? AND completed = 0`, okv, code, sessionID, requestID)
+	if err := oneRow(r, err); !errors.Is(err, ErrConflict) {
+		return err
+	}
+	var one int
+	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM requests WHERE session_id = ? AND request_id = ?`, sessionID, requestID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	} else if err != nil {
+		return err
+	}
+	return ErrConflict
+}
+
+func (s *SQLStore) DeleteExpiredRequests(ctx context.Context, nowMs int64) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM requests WHERE expires_ms <= ?`, nowMs)
+	return err
+}

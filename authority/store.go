@@ -63,11 +63,25 @@ type SigningKey struct {
 	NotAfterMs int64
 }
 
+// RequestRecord is one request id consumed through the shared replay
+// guard: whether the request completed, and how (its code only).
+type RequestRecord struct {
+	SessionID string
+	RequestID string
+	Completed bool
+	OK        bool
+	Code      string
+	CreatedMs int64
+	ExpiresMs int64
+}
+
 // Errors of a Store.
 var (
 	ErrNotFound = errors.New("authority: not found")
 	// ErrConflict is a conditional write that lost (state changed).
 	ErrConflict = errors.New("authority: conflict")
+	// ErrFull is a session that holds its bound of request records.
+	ErrFull = errors.New("authority: the session holds its bound of request records")
 )
 
 // Store is where the authority keeps its state. Every method is one
@@ -94,6 +108,19 @@ type Store interface {
 	Revoke(ctx context.Context, sessionID string, nowMs int64) error
 	// Revocations returns up to limit entries with cursor > after.
 	Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error)
+
+	// ConsumeRequest records (r.SessionID, r.RequestID) once, atomically:
+	// of concurrent calls exactly one gets created true; the others get
+	// the record as it stands. A new record counts against the session's
+	// bound of maxPerSession (ErrFull when it holds that many).
+	ConsumeRequest(ctx context.Context, r RequestRecord, maxPerSession int64) (created bool, prev RequestRecord, err error)
+	// CompleteRequest records how a consumed request ended, once:
+	// ErrNotFound when it was never consumed, ErrConflict when it was
+	// completed already.
+	CompleteRequest(ctx context.Context, sessionID, requestID string, ok bool, code string) error
+	// DeleteExpiredRequests drops the records of sessions expired at
+	// nowMs.
+	DeleteExpiredRequests(ctx context.Context, nowMs int64) error
 
 	AddKey(ctx context.Context, k SigningKey) error
 	// RetireKeys retires every active key at nowMs, publishing each until

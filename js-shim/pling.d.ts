@@ -493,6 +493,13 @@ export declare namespace Page {
     approvalTtlMs?: number;
     /** ReplayGuard is "" or "memory". */
     replayGuard?: string;
+    /**
+     * Authority is the URL of the delegation authority the page follows:
+     * its keys verify sessions, its revocation feed revokes them, and its
+     * shared replay guard records a delegated session's write and
+     * destructive request ids (docs/authority.md).
+     */
+    authority?: string;
   }
 
   /** Guide is the data of pling.guide(). */

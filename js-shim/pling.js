@@ -179,6 +179,9 @@
   // data-anonymous: what a caller without a session may reach (present but
   // empty: nothing; absent: the runtime's default, RATIONALE.md).
   if (data.anonymous !== undefined) defaults.anonymous = data.anonymous.split(/[\s,]+/).filter(Boolean);
+  // data-authority: the delegation authority the page follows (its keys,
+  // revocations and shared replay guard; docs/authority.md).
+  if (data.authority) defaults.authority = data.authority;
   function loadScript(src) {
     return new Promise(function (ok, fail) {
       var s = document.createElement("script");

@@ -146,6 +146,10 @@ func newGate(cfg *config) *gate {
 // anonymousKey is the session key of every request without a session.
 const anonymousKey = "anonymous"
 
+// AnonymousSessionKey is the session key a ReplayGuard is called with for
+// a request without a session.
+const AnonymousSessionKey = anonymousKey
+
 // anonRetentionMs is how long an anonymous request id stays consumed.
 const anonRetentionMs = 24 * 60 * 60 * 1000
 

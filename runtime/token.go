@@ -327,3 +327,13 @@ func validPattern(p string) bool {
 	}
 	return true
 }
+
+// SessionKeyOf returns the key of the session a token opens: what
+// Session.Key returns and what a ReplayGuard is called with for it. It is
+// a digest, never the token, so a guard that needs to know which token a
+// key stands for (a shared guard in an authority) keeps its own map from
+// the keys of the tokens it verified.
+func SessionKeyOf(token string) string {
+	sum := tokenDigest(token)
+	return sessionKey(&sum)
+}

@@ -63,7 +63,11 @@ func initPage(args []safejs.Value) (any, error) {
 	if c.Origin != "" {
 		opts = append(opts, runtime.WithOrigin(c.Origin))
 	}
-	if len(c.Keys) > 0 {
+	if c.Authority != "" {
+		if len(c.Keys) > 0 {
+			return nil, errors.New("pling: keys and authority exclude each other: the authority publishes the keys")
+		}
+	} else if len(c.Keys) > 0 {
 		v, err := tokenVerifier(c.Keys, c.Origin)
 		if err != nil {
 			return nil, err
@@ -81,10 +85,19 @@ func initPage(args []safejs.Value) (any, error) {
 	if c.ExpectTimeoutMs > 0 {
 		opts = append(opts, runtime.WithExpectTimeout(msDuration(c.ExpectTimeoutMs), 0))
 	}
-	if g, err := pageReplayGuard(c.ReplayGuard); err != nil {
+	shared, err := pageReplayGuard(c.ReplayGuard)
+	if err != nil {
 		return nil, err
-	} else if g != nil {
-		opts = append(opts, runtime.WithSharedReplayGuard(g))
+	}
+	var follower interface{ Stop() }
+	if c.Authority != "" {
+		f, aopts, err := followAuthority(c.Authority, c.Origin, c.RequireSession, shared)
+		if err != nil {
+			return nil, err
+		}
+		follower, opts = f, append(opts, aopts...)
+	} else if shared != nil {
+		opts = append(opts, runtime.WithSharedReplayGuard(shared))
 	}
 	if hooks.Type() == safejs.TypeObject {
 		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {
@@ -115,6 +128,9 @@ func initPage(args []safejs.Value) (any, error) {
 	page.Lock()
 	defer page.Unlock()
 	if page.rt != nil {
+		if follower != nil {
+			follower.Stop()
+		}
 		return nil, errors.New("pling: init was called twice; the configuration is immutable")
 	}
 	page.rt = runtime.New(opts...)

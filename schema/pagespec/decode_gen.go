@@ -140,7 +140,7 @@ func decodeConfig(v any, out *Config) error {
 	if !ok {
 		return wrongType("Config", "an object")
 	}
-	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "replayGuard"); err != nil {
+	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "replayGuard", "authority"); err != nil {
 		return err
 	}
 	if x, ok := m["expose"]; ok && x != nil {
@@ -253,6 +253,13 @@ func decodeConfig(v any, out *Config) error {
 			return err
 		}
 		out.ReplayGuard = v0
+	}
+	if x, ok := m["authority"]; ok && x != nil {
+		v0, err := decString("Config.authority", x)
+		if err != nil {
+			return err
+		}
+		out.Authority = v0
 	}
 	return nil
 }

@@ -32,6 +32,11 @@ type Config struct {
 	ApprovalTTLMs int64 `json:"approvalTtlMs,omitempty"`
 	// ReplayGuard is "" or "memory".
 	ReplayGuard string `json:"replayGuard,omitempty"`
+	// Authority is the URL of the delegation authority the page follows:
+	// its keys verify sessions, its revocation feed revokes them, and its
+	// shared replay guard records a delegated session's write and
+	// destructive request ids (docs/authority.md).
+	Authority string `json:"authority,omitempty"`
 }
 
 // RateLimit is the budget of describe and of invoke, per session.

@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/pling-go/pling/authority"
+)
+
+// authorityPage follows the authority at {{AUTHORITY}} (another loopback
+// port: every call to it is cross-origin, so its CORS answers matter).
+const authorityPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Authority</title><link rel="icon" href="data:,">
+<script src="/pling/pling.js" data-expose="*" data-authority="{{AUTHORITY}}"></script>
+<script>
+pling.action({ id: "order.place", title: "Place the order", risk: "write",
+  run: async () => { await fetch("/test/authority/executed", { method: "POST" }); return "placed"; } });
+pling.action({ id: "order.view", title: "View the order", risk: "read", run: () => "seen" });
+</script></head><body><h1>Authority</h1></body></html>`
+
+// TestBrowserAuthority: a page in Chromium configured with authority: a
+// delegated token minted by the real device grant works; the same write
+// request id sent again from the reloaded page is REPLAY_DETECTED through
+// the authority's record; once the operator revokes the session, the
+// still-open page refuses it with SESSION_REVOKED within 5 s.
+func TestBrowserAuthority(t *testing.T) {
+	d := dist(t)
+	var executed atomic.Int64
+	var mu sync.Mutex
+	authorityURL := ""
+	extra := http.NewServeMux()
+	extra.HandleFunc("/test/authority.html", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		u := authorityURL
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write([]byte(strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", u)))
+	})
+	extra.HandleFunc("/test/authority/executed", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			executed.Add(1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	site := startBrowserSite(t, d, extra)
+
+	const opKey = "operator-key-for-e2e"
+	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "authority.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := authority.NewServer(t.Context(), authority.Config{Store: st,
+		Audiences: map[string][]string{site.url: {"order.*"}}, OperatorKeys: []string{opKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := httptest.NewServer(srv.Handler())
+	t.Cleanup(as.Close)
+	mu.Lock()
+	authorityURL = as.URL
+	mu.Unlock()
+
+	call := func(method, path, bearer string, body any) (int, map[string]any) {
+		t.Helper()
+		var rd bytes.Buffer
+		if body != nil {
+			_ = json.NewEncoder(&rd).Encode(body)
+		}
+		req, _ := http.NewRequest(method, as.URL+path, &rd)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	// The device grant over HTTP: create, approve, collect.
+	code, b := call("POST", "/v1/delegations", "", map[string]any{"audience": site.url, "scope": []string{"order.*"}, "ttlSeconds": 600, "agent": "e2e-agent"})
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, b)
+	}
+	id, secret := b["id"].(string), b["pollSecret"].(string)
+	if code, b := call("POST", "/v1/delegations/"+id+"/approve", opKey, nil); code != 200 {
+		t.Fatalf("approve: %d %v", code, b)
+	}
+	code, b = call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
+	if code != 200 {
+		t.Fatalf("collect: %d %v", code, b)
+	}
+	token, sessionID := b["token"].(string), b["sessionId"].(string)
+
+	tb := site.open(t, "/test/authority.html")
+	send := func(reqID, capability string) (ok bool, code string, details map[string]any) {
+		t.Helper()
+		req, _ := json.Marshal(map[string]any{"protocol": "pling.surface/0.1", "id": reqID, "method": "invoke",
+			"capability": capability, "input": map[string]any{}, "session": token})
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		out, err := tb.page.RoundTrip(ctx, req)
+		if err != nil {
+			t.Fatalf("invoke %s: %v", reqID, err)
+		}
+		var res struct {
+			OK    bool `json:"ok"`
+			Error struct {
+				Code    string         `json:"code"`
+				Details map[string]any `json:"details"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("invoke %s: %v in %s", reqID, err, out)
+		}
+		return res.OK, res.Error.Code, res.Error.Details
+	}
+
+	if ok, code, _ := send("auth-view-1", "order.view"); !ok {
+		t.Fatalf("delegated invoke: %s", code)
+	}
+	if ok, code, _ := send("auth-place-1", "order.place"); !ok {
+		t.Fatalf("delegated write invoke: %s", code)
+	}
+
+	// Reload: the page's own guard starts empty, the authority's record
+	// does not.
+	eval[bool](tb, `(window.__before = true, setTimeout(() => location.reload(), 0), true)`)
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(tb.ctx, time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__before && !!(window.pling && window.pling.surface)`))
+		cancel()
+		if err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page did not reload: %v", err)
+		}
+	}
+	ok, rcode, details := send("auth-place-1", "order.place")
+	if ok || rcode != "REPLAY_DETECTED" {
+		t.Fatalf("resent from the reloaded page: ok=%v code=%q, want REPLAY_DETECTED", ok, rcode)
+	}
+	if prev, _ := details["previous"].(map[string]any); prev["completed"] != true || prev["ok"] != true {
+		t.Errorf("previous %v, want completed and ok", details["previous"])
+	}
+	if n := executed.Load(); n != 1 {
+		t.Errorf("order.place ran %d times, want once", n)
+	}
+	if code, b := call("POST", "/v1/sessions/"+sessionID+"/requests/auth-place-1", token, nil); code != 409 {
+		t.Errorf("the authority's record of auth-place-1: %d %v, want 409", code, b)
+	}
+
+	// The operator revokes; the open page refuses the session within 5 s.
+	if code, b := call("POST", "/v1/sessions/"+sessionID+"/revoke", opKey, nil); code != 200 {
+		t.Fatalf("revoke: %d %v", code, b)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; ; i++ {
+		_, code, _ := send("auth-after-"+strconv.Itoa(i), "order.view")
+		if code == "SESSION_REVOKED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page still answers %q 5 s after the revocation", code)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,128 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/pling-go/pling/authority/follow"
+	"github.com/pling-go/pling/runtime"
+)
+
+// A page configured with authority: URL follows that authority
+// (docs/authority.md "Pages that follow the authority"): package follow
+// over the browser's fetch, so net/http stays out of the module. Every
+// fetch runs on a goroutine (the follower's, or a request's worker) and is
+// awaited through then/catch callbacks, never from a JS callback
+// (docs/hosts.md §1).
+
+// followAuthority starts the follower and returns the runtime options it
+// gives: the session verifier and the shared replay guard, with guard
+// (the page's own shared guard, or nil) for requests without a session.
+// The follower stops when the page goes away (pagehide, unless the page
+// is kept in the back-forward cache, or unload).
+func followAuthority(url, origin string, requireSession bool, guard runtime.ReplayGuard) (*follow.Follower, []runtime.Option, error) {
+	if origin == "" {
+		return nil, nil, errors.New("pling: authority needs the page origin")
+	}
+	f, err := follow.New(url, origin, follow.WithTransport(fetchTransport{}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if add, err := global.Get("addEventListener"); err == nil && add.Type() == safejs.TypeFunction {
+		stop, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+			// A page kept in the back-forward cache (persisted) is
+			// frozen, not gone: its follower resumes when it is shown
+			// again, its first poll after that answering afresh.
+			if len(args) > 0 && args[0].Type() == safejs.TypeObject {
+				if p, err := args[0].Get("persisted"); err == nil {
+					if b, _ := p.Truthy(); b {
+						return nil
+					}
+				}
+			}
+			f.Stop() // never blocks: the follower's goroutine ends on its own
+			return nil
+		})
+		if err == nil {
+			for _, ev := range []string{"pagehide", "unload"} {
+				_, _ = add.Invoke(ev, stop.Value())
+			}
+		}
+	}
+	return f, []runtime.Option{runtime.WithSessions(f, requireSession), runtime.WithSharedReplayGuard(f.ReplayGuard(guard))}, nil
+}
+
+// fetchTransport is follow.Transport over fetch: no cookies
+// (credentials "omit"), no HTTP cache, aborted when ctx ends.
+type fetchTransport struct{}
+
+func (fetchTransport) Do(ctx context.Context, method, url, bearer string, body []byte) (int, []byte, error) {
+	fetch, err := global.Get("fetch")
+	if err != nil || fetch.Type() != safejs.TypeFunction {
+		return 0, nil, errors.New("pling: this host has no fetch")
+	}
+	headers, err := newObject(nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if bearer != "" {
+		_ = headers.Set("Authorization", "Bearer "+bearer)
+	}
+	props := map[string]any{"method": method, "headers": headers, "credentials": "omit", "cache": "no-store"}
+	if body != nil {
+		_ = headers.Set("Content-Type", "application/json")
+		props["body"] = string(body)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	if ctor, err := global.Get("AbortController"); err == nil && ctor.Type() == safejs.TypeFunction {
+		if ac, err := ctor.New(); err == nil {
+			if sig, err := ac.Get("signal"); err == nil {
+				props["signal"] = sig
+				go func() {
+					select {
+					case <-ctx.Done():
+						_, _ = ac.Call("abort")
+					case <-done:
+					}
+				}()
+			}
+		}
+	}
+	init, err := newObject(props)
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := callFn(fetch, url, init)
+	if err != nil {
+		return 0, nil, err
+	}
+	sv, err := res.Get("status")
+	if err != nil {
+		return 0, nil, err
+	}
+	status, err := sv.Int()
+	if err != nil {
+		return 0, nil, err
+	}
+	tp, err := res.Call("text")
+	if err != nil {
+		return 0, nil, err
+	}
+	tv, err := await(tp)
+	if err != nil {
+		return 0, nil, err
+	}
+	if n := stringLength(tv); n > follow.MaxBodyBytes {
+		return 0, nil, errors.New("pling: the authority's answer is too large")
+	}
+	text, err := tv.String()
+	if err != nil {
+		return 0, nil, err
+	}
+	return status, []byte(text), nil
+}
