@@ -36,3 +36,10 @@ func DecodeRegion(v any) (Region, error) {
 	err := decodeRegion(v, &r)
 	return r, err
 }
+
+// DecodeAction reads an action declaration.
+func DecodeAction(v any) (Action, error) {
+	var a Action
+	err := decodeAction(v, &a)
+	return a, err
+}

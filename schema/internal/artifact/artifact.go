@@ -115,12 +115,13 @@ var PageRoots = []reflect.Type{
 	reflect.TypeFor[pagespec.State](),
 	reflect.TypeFor[pagespec.Guide](),
 	reflect.TypeFor[pagespec.Region](),
+	reflect.TypeFor[pagespec.Action](),
 }
 
 // PageNamespace is the TypeScript namespace of PageRoots.
 const PageNamespace = "Page"
 
-const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the state, guide, region and records declarations. Members are read by these names exactly; one spelled in another case is refused."
+const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the action, state, guide, region and records declarations. Members are read by these names exactly; one spelled in another case is refused."
 
 // PageDecoders returns the Go source of package page's decoders.
 func PageDecoders() ([]byte, error) {
@@ -206,6 +207,16 @@ var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	schemaPkgPath  = reflect.TypeFor[schema.SurfaceResponse]().PkgPath()
 )
+
+// isRawJSON reports a struct type named RawJSON with the fields Set bool
+// and Value any (pagespec.RawJSON, or the same type in a copy of the
+// package): a member of any JSON value whose decoder keeps the value as
+// parsed and tells an absent member from null.
+func isRawJSON(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.Name() == "RawJSON" && t.NumField() == 2 &&
+		t.Field(0).Name == "Set" && t.Field(0).Type == reflect.TypeFor[bool]() &&
+		t.Field(1).Name == "Value" && t.Field(1).Type == reflect.TypeFor[any]()
+}
 
 // build walks roots (Roots, or those of a copy of package schema) and
 // resolves every ref and oneOf name.
@@ -416,7 +427,7 @@ func fieldShape(t reflect.Type, o tagOptions, structs *[]reflect.Type) (sh *shap
 	if t.Kind() == reflect.Pointer {
 		t, ptr = t.Elem(), true
 	}
-	opaque := t == rawMessageType || t.Kind() == reflect.Interface
+	opaque := t == rawMessageType || isRawJSON(t) || t.Kind() == reflect.Interface
 	switch {
 	case o.ref != "" || len(o.oneOf) > 0:
 		if !opaque {
@@ -441,7 +452,7 @@ func fieldShape(t reflect.Type, o tagOptions, structs *[]reflect.Type) (sh *shap
 
 // typeShape maps a Go type without tag constraints.
 func typeShape(t reflect.Type, structs *[]reflect.Type) (*shape, error) {
-	if t == rawMessageType {
+	if t == rawMessageType || isRawJSON(t) {
 		return &shape{kind: kAny}, nil
 	}
 	switch t.Kind() {

@@ -1,17 +1,15 @@
-// Package jsonmap reads what schema.ParseValue gives (map[string]any,
-// []any, json.Number, string, bool, nil) into Go values exactly as
-// json.Unmarshal would read the same text into a struct, for the cases
-// where that is simple: each helper reports false whenever
-// json.Unmarshal could do something else (a key that only matches a
-// field case-insensitively in a non-ASCII way, two keys for one field, a
-// null, a value of another type), and the caller then takes
-// json.Unmarshal's way. It keeps encoding/json's reflection off a page's
-// first describe.
+// Package jsonmap reads the rows a page's records reader returns (Rows)
+// exactly as json.Unmarshal would read the same text into []Row, without
+// its reflection when the rows are plain: each helper reports false
+// whenever json.Unmarshal could do something else (a key that only
+// matches a field case-insensitively in a non-ASCII way, two keys for one
+// field, a null, a value of another type), and Rows then takes
+// json.Unmarshal's way. Declarations are not read here: they have
+// decoders generated from their types in package schema/pagespec.
 package jsonmap
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -90,17 +88,6 @@ func String(v any) (string, bool) {
 	return "", false
 }
 
-// Bool reads a bool field; absent is false.
-func Bool(v any) (bool, bool) {
-	switch x := v.(type) {
-	case nil:
-		return false, true
-	case bool:
-		return x, true
-	}
-	return false, false
-}
-
 // BoolPtr reads a *bool field; absent is nil.
 func BoolPtr(v any) (*bool, bool) {
 	switch x := v.(type) {
@@ -108,98 +95,6 @@ func BoolPtr(v any) (*bool, bool) {
 		return nil, true
 	case bool:
 		return &x, true
-	}
-	return nil, false
-}
-
-// Int64 reads an int64 field (an integer literal in range); absent is 0.
-func Int64(v any) (int64, bool) {
-	switch x := v.(type) {
-	case nil:
-		return 0, true
-	case json.Number:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		return n, err == nil
-	}
-	return 0, false
-}
-
-// IntPtr reads an *int field; absent is nil.
-func IntPtr(v any) (*int, bool) {
-	if v == nil {
-		return nil, true
-	}
-	x, isNum := v.(json.Number)
-	if !isNum {
-		return nil, false
-	}
-	n, err := strconv.ParseInt(string(x), 10, strconv.IntSize)
-	if err != nil {
-		return nil, false
-	}
-	i := int(n)
-	return &i, true
-}
-
-// Float64Ptr reads a *float64 field; absent is nil.
-func Float64Ptr(v any) (*float64, bool) {
-	if v == nil {
-		return nil, true
-	}
-	x, isNum := v.(json.Number)
-	if !isNum {
-		return nil, false
-	}
-	f, err := strconv.ParseFloat(string(x), 64)
-	if err != nil {
-		return nil, false
-	}
-	return &f, true
-}
-
-// Any reads a field typed any: numbers become float64 (json.Unmarshal
-// does not use json.Number there). Objects and arrays are converted in
-// place. Absent is nil.
-func Any(v any) (any, bool) {
-	switch x := v.(type) {
-	case nil, string, bool:
-		return x, true
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return f, err == nil
-	case map[string]any:
-		for k, e := range x {
-			c, ok := Any(e)
-			if !ok {
-				return nil, false
-			}
-			x[k] = c
-		}
-		return x, true
-	case []any:
-		for i, e := range x {
-			c, ok := Any(e)
-			if !ok {
-				return nil, false
-			}
-			x[i] = c
-		}
-		return x, true
-	}
-	return nil, false
-}
-
-// AnySlice reads a field typed []any; absent is nil.
-func AnySlice(v any) ([]any, bool) {
-	switch x := v.(type) {
-	case nil:
-		return nil, true
-	case []any:
-		c, ok := Any(x)
-		if !ok {
-			return nil, false
-		}
-		return c.([]any), true
 	}
 	return nil, false
 }
@@ -366,44 +261,4 @@ func fastRows(data []byte) ([]Row, bool) {
 		}
 	}
 	return rows, true
-}
-
-// Strings reads a []string field; absent is nil.
-func Strings(v any) ([]string, bool) {
-	if v == nil {
-		return nil, true
-	}
-	arr, isArr := v.([]any)
-	if !isArr {
-		return nil, false
-	}
-	out := make([]string, len(arr))
-	for i, e := range arr {
-		s, isStr := e.(string)
-		if !isStr {
-			return nil, false
-		}
-		out[i] = s
-	}
-	return out, true
-}
-
-// StringMap reads a map[string]string field; absent is nil.
-func StringMap(v any) (map[string]string, bool) {
-	if v == nil {
-		return nil, true
-	}
-	m, isMap := v.(map[string]any)
-	if !isMap {
-		return nil, false
-	}
-	out := make(map[string]string, len(m))
-	for k, e := range m {
-		s, isStr := e.(string)
-		if !isStr {
-			return nil, false
-		}
-		out[k] = s
-	}
-	return out, true
 }
