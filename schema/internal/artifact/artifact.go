@@ -97,12 +97,23 @@ func DTS(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pm, err := load(filepath.Join(dir, "pagespec"), PageRoots)
+	ns, err := PageDTSFor(filepath.Join(dir, "pagespec"), PageRoots)
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(b)
-	pm.tsNamespace(buf, PageNamespace, pageDoc)
+	return append(b, ns...), nil
+}
+
+// PageDTSFor returns the TypeScript namespace PageNamespace of the page
+// types reachable from roots (PageRoots, or those of a copy of package
+// pagespec), as DTS appends it. dir is the package's directory.
+func PageDTSFor(dir string, roots []reflect.Type) ([]byte, error) {
+	pm, err := load(dir, roots)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	pm.tsNamespace(&buf, PageNamespace, pageDoc)
 	return buf.Bytes(), nil
 }
 

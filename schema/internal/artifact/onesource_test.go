@@ -230,3 +230,186 @@ func init() {
 		}
 	})
 }
+
+// The field TestOneSourceAddPageField adds to a copy of pagespec.Action,
+// after its Region.
+const (
+	addPageAfter = "\tRegion string `json:\"region,omitempty\"`\n"
+	addPageField = "\tDeprecated string `json:\"deprecated,omitempty\"`\n"
+)
+
+// TestOneSourceAddPageField is TestOneSourceAddField in the other
+// direction, what a page sends the module: one field added to a copy of
+// the declaration types (schema/pagespec, under testdata) reaches, after
+// the generator runs on the copy, the TypeScript declarations (Page.Action)
+// and the generated decoder, which reads it by its exact name and refuses
+// it spelled in another case.
+func TestOneSourceAddPageField(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a copy of the types with the go command")
+	}
+	pageDir := filepath.Join(schemaDir, "pagespec")
+	src, err := os.ReadFile(filepath.Join(pageDir, "page.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	if !strings.Contains(text, addPageAfter) {
+		t.Fatalf("pagespec/page.go has no line %q to add a field after; update the test", addPageAfter)
+	}
+	text = strings.Replace(text, addPageAfter, addPageAfter+addPageField, 1)
+	decodeSrc, err := os.ReadFile(filepath.Join(pageDir, "decode.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.MkdirAll("testdata", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("testdata", "onesourcepage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Remove("testdata") // when this test made it
+	})
+	copyDir := filepath.Join(dir, "pagespec")
+	if err := os.Mkdir(copyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const modPath = "github.com/pling-go/pling/schema/internal/artifact/"
+	var roots strings.Builder
+	for _, r := range artifact.PageRoots {
+		fmt.Fprintf(&roots, "\treflect.TypeFor[pagespec.%s](),\n", r.Name())
+	}
+	files := map[string]string{
+		filepath.Join(copyDir, "page.go"):   text,
+		filepath.Join(copyDir, "decode.go"): string(decodeSrc),
+		filepath.Join(dir, "main.go"): `package main
+
+import (
+	"os"
+	"reflect"
+
+	"github.com/pling-go/pling/schema/internal/artifact"
+	"` + modPath + filepath.ToSlash(copyDir) + `"
+)
+
+var roots = []reflect.Type{
+` + roots.String() + `}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "wire" {
+		wire()
+		return
+	}
+	d := "` + filepath.ToSlash(copyDir) + `"
+	for _, out := range []struct {
+		file string
+		gen  func() ([]byte, error)
+	}{
+		{d + "/decode_gen.go", func() ([]byte, error) { return artifact.DecoderOf("pagespec", roots) }},
+		{"` + filepath.ToSlash(dir) + `/pling.d.ts", func() ([]byte, error) { return artifact.PageDTSFor(d, roots) }},
+	} {
+		b, err := out.gen()
+		if err != nil {
+			panic(err)
+		}
+		if err := os.WriteFile(out.file, b, 0o644); err != nil {
+			panic(err)
+		}
+	}
+}
+
+var wire = func() { panic("built without withcodec") }
+`,
+		filepath.Join(dir, "wire.go"): `//go:build withcodec
+
+package main
+
+import (
+	"os"
+
+	"github.com/pling-go/pling/schema"
+	"` + modPath + filepath.ToSlash(copyDir) + `"
+)
+
+func init() {
+	wire = func() {
+		for _, text := range []string{
+			` + "`" + `{"id":"a","deprecated":"use b <soon>"}` + "`" + `,
+			` + "`" + `{"id":"a","Deprecated":"use b"}` + "`" + `,
+		} {
+			v, err := schema.ParseValue([]byte(text), 64)
+			if err != nil {
+				panic(err)
+			}
+			a, err := pagespec.DecodeAction(v)
+			if err != nil {
+				os.Stdout.WriteString("error: " + err.Error() + "\n")
+				continue
+			}
+			os.Stdout.WriteString("deprecated: " + a.Deprecated + "\n")
+		}
+	}
+}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		}
+		return string(out)
+	}
+	pkg := "./" + filepath.ToSlash(dir)
+	// plinggen leaves out the copy's decode.go, which needs the decoders
+	// not generated yet.
+	run("run", "-tags", "plinggen", pkg)
+	got := run("run", "-tags", "withcodec", pkg, "wire")
+
+	t.Run("decoder", func(t *testing.T) {
+		want := "deprecated: use b <soon>\n" + `error: Action: member "Deprecated" is spelled "deprecated"` + "\n"
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the copy's decoder (-want +got):\n%s", diff)
+		}
+		real, err := os.ReadFile(pageFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(real), `"deprecated"`) {
+			t.Error("the real decoders already read deprecated; pick another field for this test")
+		}
+	})
+	t.Run("typescript", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join(dir, "pling.d.ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		iface := func(dts string) string {
+			_, after, _ := strings.Cut(dts, "\n  export interface Action {\n")
+			body, _, _ := strings.Cut(after, "\n  }\n")
+			return body
+		}
+		if !strings.Contains(iface(string(b)), "\n    deprecated?: string;") {
+			t.Errorf("the copy's Page.Action lacks deprecated?: string:\n%s", iface(string(b)))
+		}
+		real, err := os.ReadFile(dtsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(iface(string(real)), "deprecated") {
+			t.Error("the real pling.d.ts already has Page.Action.deprecated; pick another field for this test")
+		}
+	})
+}
