@@ -360,10 +360,13 @@ func newField(sf reflect.StructField, doc string) (*field, []reflect.Type, error
 // tagOptions are the parsed options of a pling tag.
 type tagOptions struct {
 	required, nullable, any bool
-	pattern, ref, codes     string
-	constVal                *string
-	enum, oneOf             []string
-	min, max                json.Number
+	// text: no control characters (C0, DEL, C1), which the request
+	// decoder checks; the JSON Schema and TypeScript do not say it.
+	text                bool
+	pattern, ref, codes string
+	constVal            *string
+	enum, oneOf         []string
+	min, max            json.Number
 }
 
 // parseTag parses a pling tag: options separated by commas, where "\," is a
@@ -383,6 +386,8 @@ func parseTag(tag string) (tagOptions, error) {
 			o.nullable = true
 		case key == "any" && !hasVal:
 			o.any = true
+		case key == "text" && !hasVal:
+			o.text = true
 		case key == "pattern" && hasVal:
 			o.pattern = val
 		case key == "const" && hasVal:
@@ -557,6 +562,9 @@ func (s *shape) constrain(o tagOptions) error {
 			return fmt.Errorf("min and max need a string or number field")
 		}
 		s.min, s.max = o.min, o.max
+	}
+	if o.text && s.kind != kString {
+		return fmt.Errorf("text needs a string field")
 	}
 	if o.nullable {
 		if !scalar && s.kind != kRef {
