@@ -456,8 +456,8 @@ export interface Unavailable {
 /**
  * What a page sends the module as JSON text: the data members of
  * pling.configure's argument (Page.Config) and of the action, state, guide,
- * region and records declarations. Members are read by these names exactly;
- * one spelled in another case is refused.
+ * region and records declarations (Page.Row: a records reader's rows). Members
+ * are read by these names exactly; one spelled in another case is refused.
  */
 export declare namespace Page {
   /**
@@ -616,6 +616,14 @@ export declare namespace Page {
     title?: string;
     modal?: boolean;
     identity?: unknown;
+  }
+
+  /** Row is one record a records reader returns. */
+  export interface Row {
+    id: string;
+    label?: string;
+    /** Visible is false for a record out of view; absent is visible. */
+    visible?: boolean;
   }
 
   /** State is the data of pling.state(). */

@@ -491,8 +491,8 @@ func declare(args []safejs.Value) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			// As json.Unmarshal would read them, without its reflection
-			// when the rows are plain (jsonmap.Rows).
+			// By the exact json names of pagespec.Row, without
+			// encoding/json's reflection (jsonmap.Rows).
 			rows, err := jsonmap.Rows(text)
 			if err != nil {
 				return nil, err

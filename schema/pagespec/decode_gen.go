@@ -738,6 +738,41 @@ func decodeRegion(v any, out *Region) error {
 	return nil
 }
 
+// decodeRow reads v into out by the json names of Row.
+func decodeRow(v any, out *Row) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Row", "an object")
+	}
+	if err := nearMiss("Row", m, "id", "label", "visible"); err != nil {
+		return err
+	}
+	if x, ok := m["id"]; ok && x != nil {
+		v0, err := decString("Row.id", x)
+		if err != nil {
+			return err
+		}
+		out.ID = v0
+	}
+	if x, ok := m["label"]; ok && x != nil {
+		v0, err := decString("Row.label", x)
+		if err != nil {
+			return err
+		}
+		out.Label = v0
+	}
+	if x, ok := m["visible"]; ok && x != nil {
+		v0 := new(bool)
+		v1, err := decBool("Row.visible", x)
+		if err != nil {
+			return err
+		}
+		(*v0) = v1
+		out.Visible = v0
+	}
+	return nil
+}
+
 // decodeState reads v into out by the json names of State.
 func decodeState(v any, out *State) error {
 	m, ok := v.(map[string]any)

@@ -84,6 +84,14 @@ type Records struct {
 	Kind string `json:"kind"`
 }
 
+// Row is one record a records reader returns.
+type Row struct {
+	ID    string `json:"id"`
+	Label string `json:"label,omitempty"`
+	// Visible is false for a record out of view; absent is visible.
+	Visible *bool `json:"visible,omitempty"`
+}
+
 // Action is the data of pling.action(); its functions (run, available,
 // the expectation's predicate, the steps' runs and predicates) travel
 // apart.

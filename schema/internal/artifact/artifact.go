@@ -127,12 +127,13 @@ var PageRoots = []reflect.Type{
 	reflect.TypeFor[pagespec.Guide](),
 	reflect.TypeFor[pagespec.Region](),
 	reflect.TypeFor[pagespec.Action](),
+	reflect.TypeFor[pagespec.Row](),
 }
 
 // PageNamespace is the TypeScript namespace of PageRoots.
 const PageNamespace = "Page"
 
-const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the action, state, guide, region and records declarations. Members are read by these names exactly; one spelled in another case is refused."
+const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the action, state, guide, region and records declarations (Page.Row: a records reader's rows). Members are read by these names exactly; one spelled in another case is refused."
 
 // PageDecoders returns the Go source of package page's decoders.
 func PageDecoders() ([]byte, error) {
