@@ -455,11 +455,43 @@ export interface Unavailable {
 
 /**
  * What a page sends the module as JSON text: the data members of
- * pling.configure's argument (Page.Config) and of the state, guide, region and
- * records declarations. Members are read by these names exactly; one spelled
- * in another case is refused.
+ * pling.configure's argument (Page.Config) and of the action, state, guide,
+ * region and records declarations (Page.Row: a records reader's rows). Members
+ * are read by these names exactly; one spelled in another case is refused.
  */
 export declare namespace Page {
+  /**
+   * Action is the data of pling.action(); its functions (run, available,
+   * the expectation's predicate, the steps' runs and predicates) travel
+   * apart.
+   */
+  export interface Action {
+    id: string;
+    title?: string;
+    description?: string;
+    /** Params are the input parameters by name. */
+    params?: Record<string, Param>;
+    /** Risk is read, write or destructive; absent means write. */
+    risk?: string;
+    /** Expect is the success condition observed after the run. */
+    expect?: Expect;
+    /** Steps make the action composite. */
+    steps?: Step[];
+    /** Handoff makes the action need a person. */
+    handoff?: Handoff;
+    /** Approval requires a person's approval of each invoke. */
+    approval?: boolean;
+    /** Region is the region the action belongs to. */
+    region?: string;
+    /** Record makes this a row action, folded into id@kind. */
+    record?: RecordRef;
+    /**
+     * Identity tells two declarations under one id apart (the handler's
+     * source, by default).
+     */
+    identity?: unknown;
+  }
+
   /** Bucket is one token bucket; a burst of 0 turns it off. */
   export interface Bucket {
     burst?: number;
@@ -502,12 +534,34 @@ export declare namespace Page {
     authority?: string;
   }
 
+  /** Expect is an expectation: the state that must change, and how. */
+  export interface Expect {
+    state?: string;
+    /**
+     * Change is "increase", "decrease", "any" or "change" (the same as
+     * "any").
+     */
+    change?: string;
+    /**
+     * Equals is the value the state must have after; null is a value
+     * here ("equals null"), and an absent equals sets no value.
+     */
+    equals?: unknown;
+    timeoutMs?: number;
+  }
+
   /** Guide is the data of pling.guide(). */
   export interface Guide {
     target: string;
     label?: string;
     selector?: string;
     identity?: unknown;
+  }
+
+  /** Handoff hands the action over to a person. */
+  export interface Handoff {
+    prompt?: string;
+    timeoutMs?: number;
   }
 
   /**
@@ -520,10 +574,42 @@ export declare namespace Page {
     windowMs?: number;
   }
 
+  /** Param declares one input parameter. */
+  export interface Param {
+    /**
+     * Type is string, number, integer, boolean, object or array; empty
+     * accepts any JSON value.
+     */
+    type?: string;
+    required?: boolean;
+    description?: string;
+    enum?: unknown[];
+    minimum?: number;
+    maximum?: number;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    items?: Param;
+    minItems?: number;
+    maxItems?: number;
+    default?: unknown;
+  }
+
   /** RateLimit is the budget of describe and of invoke, per session. */
   export interface RateLimit {
     describe?: Bucket;
     invoke?: Bucket;
+  }
+
+  /**
+   * RecordRef binds an action to records of a kind. With ID set, the
+   * declaration is for that one row (concrete id id:recordId); with ID
+   * empty, it applies to every record of Kind.
+   */
+  export interface RecordRef {
+    kind: string;
+    id?: string;
+    allowOffscreen?: boolean;
   }
 
   /** Records is the data of pling.records(). */
@@ -539,6 +625,14 @@ export declare namespace Page {
     identity?: unknown;
   }
 
+  /** Row is one record a records reader returns. */
+  export interface Row {
+    id: string;
+    label?: string;
+    /** Visible is false for a record out of view; absent is visible. */
+    visible?: boolean;
+  }
+
   /** State is the data of pling.state(). */
   export interface State {
     key: string;
@@ -548,5 +642,11 @@ export declare namespace Page {
      * source, by default).
      */
     identity?: unknown;
+  }
+
+  /** Step is one step of a composite action. */
+  export interface Step {
+    title?: string;
+    expect?: Expect;
   }
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/schema/pagespec"
 )
 
 // Action declares what an agent may do (docs/protocol.md §4.1). Every field is
@@ -49,31 +50,13 @@ type Action struct {
 
 // RecordRef binds an action to records of a kind. With ID set, the
 // declaration is for that one row (concrete id ID:RecordID); with ID empty,
-// it applies to every record of Kind.
-type RecordRef struct {
-	Kind           string
-	ID             string
-	AllowOffscreen bool
-}
+// it applies to every record of Kind. It is the type a page declares in
+// JSON (pagespec.RecordRef), read by its json names exactly.
+type RecordRef = pagespec.RecordRef
 
-// Param declares one input parameter.
-type Param struct {
-	// Type is string, number, integer, boolean, object or array; empty
-	// accepts any JSON value.
-	Type        string   `json:"type,omitempty"`
-	Required    bool     `json:"required,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Enum        []any    `json:"enum,omitempty"`
-	Minimum     *float64 `json:"minimum,omitempty"`
-	Maximum     *float64 `json:"maximum,omitempty"`
-	MinLength   *int     `json:"minLength,omitempty"`
-	MaxLength   *int     `json:"maxLength,omitempty"`
-	Pattern     string   `json:"pattern,omitempty"`
-	Items       *Param   `json:"items,omitempty"`
-	MinItems    *int     `json:"minItems,omitempty"`
-	MaxItems    *int     `json:"maxItems,omitempty"`
-	Default     any      `json:"default,omitempty"`
-}
+// Param declares one input parameter: the type a page declares in JSON
+// (pagespec.Param), so a parameter has one definition on both sides.
+type Param = pagespec.Param
 
 // Availability is the answer of Action.Available.
 type Availability struct {

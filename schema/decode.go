@@ -52,22 +52,13 @@ func (r *Rejection) Response() SurfaceResponse {
 	return FailureResponse(r.ID, r.Error())
 }
 
-// The names a server understands, for the critical list (docs/protocol.md §3.1).
-var (
-	commonFields   = []string{"protocol", "id", "method", "session", "critical"}
-	invokeFields   = []string{"capability", "input", "resume"}
-	describeFields = []string{"options"}
-)
-
+// understood reports whether a server understands the member name of a
+// request of method m, for the critical list (docs/protocol.md §3.1): the
+// members of the method's request type (request_gen.go).
 func understood(m Method, name string) bool {
-	for _, f := range commonFields {
-		if f == name {
-			return true
-		}
-	}
-	fs := describeFields
+	fs := describeMembers
 	if m == MethodInvoke {
-		fs = invokeFields
+		fs = invokeMembers
 	}
 	for _, f := range fs {
 		if f == name {
@@ -205,64 +196,14 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 		return nil, r
 	}
 
-	// Step 5: the method's fields, then critical.
-	if sv, ok := obj["session"]; ok {
-		s, ok := sv.(string)
-		if !ok {
-			return nil, reject(5, perr.InvalidRequest, "session", "session must be a string")
-		}
-		if len(s) > MaxSessionLen {
-			return nil, reject(5, perr.InvalidRequest, "session", fmt.Sprintf("session must be at most %d bytes", MaxSessionLen))
-		}
-		req.Session, req.HasSession = s, true
+	// Step 5: the method's members, read by the decoder generated from
+	// the request types' tags (request_gen.go), then critical.
+	decodeMembers := decodeDescribeMembers
+	if req.Method == MethodInvoke {
+		decodeMembers = decodeInvokeMembers
 	}
-	switch req.Method {
-	case MethodInvoke:
-		cv, ok := obj["capability"]
-		if !ok {
-			return nil, reject(5, perr.InvalidRequest, "capability", "capability is required for invoke")
-		}
-		c, ok := cv.(string)
-		if !ok {
-			return nil, reject(5, perr.InvalidRequest, "capability", "capability must be a string")
-		}
-		if c == "" || len(c) > MaxCapabilityLen || hasControl(c) {
-			return nil, reject(5, perr.InvalidRequest, "capability",
-				fmt.Sprintf("capability must be 1–%d bytes with no control characters", MaxCapabilityLen))
-		}
-		req.Capability = c
-		req.Input = map[string]any{}
-		if inv, ok := obj["input"]; ok {
-			in, ok := inv.(map[string]any)
-			if !ok {
-				return nil, reject(5, perr.InvalidRequest, "input", "input must be an object")
-			}
-			req.Input = in
-		}
-		if rv, ok := obj["resume"]; ok {
-			r, ok := rv.(string)
-			if !ok {
-				return nil, reject(5, perr.InvalidRequest, "resume", "resume must be a string")
-			}
-			if r == "" || len(r) > MaxResumeLen {
-				return nil, reject(5, perr.InvalidRequest, "resume", fmt.Sprintf("resume must be 1–%d bytes", MaxResumeLen))
-			}
-			req.Resume, req.HasResume = r, true
-		}
-	case MethodDescribe:
-		if ov, ok := obj["options"]; ok {
-			o, ok := ov.(map[string]any)
-			if !ok {
-				return nil, reject(5, perr.InvalidRequest, "options", "options must be an object")
-			}
-			if mr, ok := o["maxRecords"]; ok {
-				n, ok := smallInt(mr, 0, 10000)
-				if !ok {
-					return nil, reject(5, perr.InvalidRequest, "options.maxRecords", "options.maxRecords must be an integer from 0 to 10000")
-				}
-				req.Options.MaxRecords = &n
-			}
-		}
+	if field, msg := decodeMembers(obj, req); field != "" {
+		return nil, reject(5, perr.InvalidRequest, field, msg)
 	}
 	if cv, ok := obj["critical"]; ok {
 		list, ok := cv.([]any)

@@ -1,8 +1,8 @@
 // Package schema holds the Surface protocol wire types of pling.surface/0.1
 // (docs/protocol.md §3, docs/protocol.md §3), the strict request decoder, the
 // deterministic encoder, and the artifacts generated from these types:
-// surface.schema.json, ../js-shim/pling.d.ts and the result encoders of
-// encode_gen.go.
+// surface.schema.json, ../js-shim/pling.d.ts, the result encoders of
+// encode_gen.go and the request member decoder of request_gen.go.
 //
 // These Go types are the one source of every schema artifact (docs/protocol.md §6):
 // a second, hand-written schema is a defect. Constraints that JSON Schema and
@@ -16,13 +16,14 @@
 //	pling:"const=…"               the only allowed value
 //	pling:"nullable"              the value may be null
 //	pling:"any"                   any JSON value
+//	pling:"text"                  no control characters (checked by the request decoder only)
 //	pling:"ref=Name"              the value is the named definition
 //	pling:"oneOf=A|B"             the value is one of the named definitions
 package schema
 
 import "encoding/json"
 
-//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go
+//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go -request request_gen.go
 
 // Protocol is the only protocol version this build speaks.
 const Protocol = "pling.surface/0.1"
@@ -85,7 +86,7 @@ type SurfaceInvokeRequest struct {
 	ID         string         `json:"id" pling:"required,pattern=^[A-Za-z0-9._:-]{1\\,128}$"`
 	Method     Method         `json:"method" pling:"required,const=invoke"`
 	Session    string         `json:"session,omitempty" pling:"max=8192"`
-	Capability string         `json:"capability" pling:"required,min=1,max=256"`
+	Capability string         `json:"capability" pling:"required,min=1,max=256,text"`
 	Input      map[string]any `json:"input,omitempty"`
 	Resume     string         `json:"resume,omitempty" pling:"min=1,max=512"`
 	Critical   []string       `json:"critical,omitempty"`

@@ -435,14 +435,7 @@ func declare(args []safejs.Value) (any, error) {
 	var h *runtime.Handle
 	switch kind {
 	case "action":
-		var a actionSpec
-		if !a.decodeFast(text) {
-			a = actionSpec{}
-			if err := json.Unmarshal([]byte(text), &a); err != nil {
-				return nil, fmt.Errorf("pling.action: %w", err)
-			}
-		}
-		decl, err := a.toAction(fns)
+		decl, err := actionOf(text, fns)
 		if err != nil {
 			return nil, err
 		}
@@ -514,8 +507,8 @@ func declare(args []safejs.Value) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			// As json.Unmarshal would read them, without its reflection
-			// when the rows are plain (jsonmap.Rows).
+			// By the exact json names of pagespec.Row, without
+			// encoding/json's reflection (jsonmap.Rows).
 			rows, err := jsonmap.Rows(text)
 			if err != nil {
 				return nil, err
@@ -661,38 +654,9 @@ func appendCallInfo(b []byte, c *runtime.Call) []byte {
 	return append(b, '}')
 }
 
-// actionSpec is the data half of pling.action(); the functions come in
-// fns: run, available, predicate (for expect), steps (an array of run
-// functions) and stepPredicates.
-type actionSpec struct {
-	ID          string                   `json:"id"`
-	Title       string                   `json:"title"`
-	Description string                   `json:"description"`
-	Params      map[string]runtime.Param `json:"params"`
-	Risk        schema.Risk              `json:"risk"`
-	Expect      *expectSpec              `json:"expect"`
-	Steps       []struct {
-		Title  string      `json:"title"`
-		Expect *expectSpec `json:"expect"`
-	} `json:"steps"`
-	Handoff *struct {
-		Prompt    string `json:"prompt"`
-		TimeoutMs int64  `json:"timeoutMs"`
-	} `json:"handoff"`
-	Approval bool               `json:"approval"`
-	Region   string             `json:"region"`
-	Record   *runtime.RecordRef `json:"record"`
-	Identity any                `json:"identity"`
-}
-
-type expectSpec struct {
-	State     string          `json:"state"`
-	Change    string          `json:"change"`
-	Equals    json.RawMessage `json:"equals"`
-	TimeoutMs int64           `json:"timeoutMs"`
-}
-
-func (e *expectSpec) toExpectation(pred safejs.Value) (*runtime.Expectation, error) {
+// toExpectation is the runtime's expectation of a declared expect, with
+// the predicate function pred (undefined for none).
+func toExpectation(e *pagespec.Expect, pred safejs.Value) (*runtime.Expectation, error) {
 	if e == nil {
 		return nil, nil
 	}
@@ -700,12 +664,10 @@ func (e *expectSpec) toExpectation(pred safejs.Value) (*runtime.Expectation, err
 	if x.Change == "change" {
 		x.Change = "any"
 	}
-	if len(e.Equals) > 0 {
-		v, err := decodeJSON(e.Equals)
-		if err != nil {
-			return nil, err
-		}
-		x.Equals, x.HasEquals = v, true
+	// equals: null is a value (HasEquals with Equals nil); absent is none.
+	// The value is as the parser read it, numbers as json.Number.
+	if e.Equals.Set {
+		x.Equals, x.HasEquals = e.Equals.Value, true
 	}
 	if !pred.IsUndefined() {
 		x.Predicate = func(before, after any) bool {
@@ -720,11 +682,14 @@ func (e *expectSpec) toExpectation(pred safejs.Value) (*runtime.Expectation, err
 	return x, nil
 }
 
-func (a *actionSpec) toAction(fns safejs.Value) (runtime.Action, error) {
-	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: a.Risk,
+// toAction is the runtime's declaration of a declared action, with the
+// functions in fns: run, available, predicate (for expect), steps (an
+// array of run functions) and stepPredicates.
+func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
+	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: schema.Risk(a.Risk),
 		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity}
 	var err error
-	if d.Expect, err = a.Expect.toExpectation(fnField(fns, "predicate")); err != nil {
+	if d.Expect, err = toExpectation(a.Expect, fnField(fns, "predicate")); err != nil {
 		return d, err
 	}
 	if run := fnField(fns, "run"); !run.IsUndefined() {
@@ -774,7 +739,7 @@ func (a *actionSpec) toAction(fns safejs.Value) (runtime.Action, error) {
 				pred = f
 			}
 		}
-		if st.Expect, err = s.Expect.toExpectation(pred); err != nil {
+		if st.Expect, err = toExpectation(s.Expect, pred); err != nil {
 			return d, err
 		}
 		d.Steps = append(d.Steps, st)

@@ -16,6 +16,28 @@ func DecodeRecords(v any) (Records, error) {
 	return r, err
 }
 
+// DecodeRows reads what a records reader returns: an array of rows (a
+// null row is an empty one, as json.Unmarshal reads it), or null for none.
+func DecodeRows(v any) ([]Row, error) {
+	if v == nil {
+		return nil, nil
+	}
+	a, ok := v.([]any)
+	if !ok {
+		return nil, wrongType("rows", "an array")
+	}
+	rows := make([]Row, len(a))
+	for i, e := range a {
+		if e == nil {
+			continue
+		}
+		if err := decodeRow(e, &rows[i]); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
 // DecodeState reads a state declaration.
 func DecodeState(v any) (State, error) {
 	var s State
@@ -35,4 +57,11 @@ func DecodeRegion(v any) (Region, error) {
 	var r Region
 	err := decodeRegion(v, &r)
 	return r, err
+}
+
+// DecodeAction reads an action declaration.
+func DecodeAction(v any) (Action, error) {
+	var a Action
+	err := decodeAction(v, &a)
+	return a, err
 }

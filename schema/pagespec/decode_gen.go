@@ -108,6 +108,120 @@ func plainAny(where string, x any) (any, error) {
 	return x, nil
 }
 
+// decodeAction reads v into out by the json names of Action.
+func decodeAction(v any, out *Action) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Action", "an object")
+	}
+	if err := nearMiss("Action", m, "id", "title", "description", "params", "risk", "expect", "steps", "handoff", "approval", "region", "record", "identity"); err != nil {
+		return err
+	}
+	if x, ok := m["id"]; ok && x != nil {
+		v0, err := decString("Action.id", x)
+		if err != nil {
+			return err
+		}
+		out.ID = v0
+	}
+	if x, ok := m["title"]; ok && x != nil {
+		v0, err := decString("Action.title", x)
+		if err != nil {
+			return err
+		}
+		out.Title = v0
+	}
+	if x, ok := m["description"]; ok && x != nil {
+		v0, err := decString("Action.description", x)
+		if err != nil {
+			return err
+		}
+		out.Description = v0
+	}
+	if x, ok := m["params"]; ok && x != nil {
+		o0, ok := x.(map[string]any)
+		if !ok {
+			return wrongType("Action.params", "an object")
+		}
+		v0 := make(map[string]Param, len(o0))
+		for k0, e0 := range o0 {
+			var el0 Param
+			if e0 != nil {
+				if err := decodeParam(e0, &el0); err != nil {
+					return err
+				}
+			}
+			v0[k0] = el0
+		}
+		out.Params = v0
+	}
+	if x, ok := m["risk"]; ok && x != nil {
+		v0, err := decString("Action.risk", x)
+		if err != nil {
+			return err
+		}
+		out.Risk = v0
+	}
+	if x, ok := m["expect"]; ok && x != nil {
+		v0 := new(Expect)
+		if err := decodeExpect(x, &(*v0)); err != nil {
+			return err
+		}
+		out.Expect = v0
+	}
+	if x, ok := m["steps"]; ok && x != nil {
+		a0, ok := x.([]any)
+		if !ok {
+			return wrongType("Action.steps", "an array")
+		}
+		v0 := make([]Step, len(a0))
+		for i0, e0 := range a0 {
+			if e0 != nil {
+				if err := decodeStep(e0, &v0[i0]); err != nil {
+					return err
+				}
+			}
+		}
+		out.Steps = v0
+	}
+	if x, ok := m["handoff"]; ok && x != nil {
+		v0 := new(Handoff)
+		if err := decodeHandoff(x, &(*v0)); err != nil {
+			return err
+		}
+		out.Handoff = v0
+	}
+	if x, ok := m["approval"]; ok && x != nil {
+		v0, err := decBool("Action.approval", x)
+		if err != nil {
+			return err
+		}
+		out.Approval = v0
+	}
+	if x, ok := m["region"]; ok && x != nil {
+		v0, err := decString("Action.region", x)
+		if err != nil {
+			return err
+		}
+		out.Region = v0
+	}
+	if x, ok := m["record"]; ok && x != nil {
+		v0 := new(RecordRef)
+		if err := decodeRecordRef(x, &(*v0)); err != nil {
+			return err
+		}
+		out.Record = v0
+	}
+	if x, ok := m["identity"]; ok && x != nil {
+		v0, err := plainAny("Action.identity", x)
+		if err != nil {
+			return err
+		}
+		out.Identity = v0
+	}
+	return nil
+}
+
 // decodeBucket reads v into out by the json names of Bucket.
 func decodeBucket(v any, out *Bucket) error {
 	m, ok := v.(map[string]any)
@@ -264,6 +378,42 @@ func decodeConfig(v any, out *Config) error {
 	return nil
 }
 
+// decodeExpect reads v into out by the json names of Expect.
+func decodeExpect(v any, out *Expect) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Expect", "an object")
+	}
+	if err := nearMiss("Expect", m, "state", "change", "equals", "timeoutMs"); err != nil {
+		return err
+	}
+	if x, ok := m["state"]; ok && x != nil {
+		v0, err := decString("Expect.state", x)
+		if err != nil {
+			return err
+		}
+		out.State = v0
+	}
+	if x, ok := m["change"]; ok && x != nil {
+		v0, err := decString("Expect.change", x)
+		if err != nil {
+			return err
+		}
+		out.Change = v0
+	}
+	if x, ok := m["equals"]; ok {
+		out.Equals = RawJSON{Set: true, Value: x}
+	}
+	if x, ok := m["timeoutMs"]; ok && x != nil {
+		v0, err := decInt("Expect.timeoutMs", x, 64)
+		if err != nil {
+			return err
+		}
+		out.TimeoutMs = v0
+	}
+	return nil
+}
+
 // decodeGuide reads v into out by the json names of Guide.
 func decodeGuide(v any, out *Guide) error {
 	m, ok := v.(map[string]any)
@@ -304,6 +454,32 @@ func decodeGuide(v any, out *Guide) error {
 	return nil
 }
 
+// decodeHandoff reads v into out by the json names of Handoff.
+func decodeHandoff(v any, out *Handoff) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Handoff", "an object")
+	}
+	if err := nearMiss("Handoff", m, "prompt", "timeoutMs"); err != nil {
+		return err
+	}
+	if x, ok := m["prompt"]; ok && x != nil {
+		v0, err := decString("Handoff.prompt", x)
+		if err != nil {
+			return err
+		}
+		out.Prompt = v0
+	}
+	if x, ok := m["timeoutMs"]; ok && x != nil {
+		v0, err := decInt("Handoff.timeoutMs", x, 64)
+		if err != nil {
+			return err
+		}
+		out.TimeoutMs = v0
+	}
+	return nil
+}
+
 // decodeLoop reads v into out by the json names of Loop.
 func decodeLoop(v any, out *Loop) error {
 	m, ok := v.(map[string]any)
@@ -330,6 +506,131 @@ func decodeLoop(v any, out *Loop) error {
 	return nil
 }
 
+// decodeParam reads v into out by the json names of Param.
+func decodeParam(v any, out *Param) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Param", "an object")
+	}
+	if err := nearMiss("Param", m, "type", "required", "description", "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "items", "minItems", "maxItems", "default"); err != nil {
+		return err
+	}
+	if x, ok := m["type"]; ok && x != nil {
+		v0, err := decString("Param.type", x)
+		if err != nil {
+			return err
+		}
+		out.Type = v0
+	}
+	if x, ok := m["required"]; ok && x != nil {
+		v0, err := decBool("Param.required", x)
+		if err != nil {
+			return err
+		}
+		out.Required = v0
+	}
+	if x, ok := m["description"]; ok && x != nil {
+		v0, err := decString("Param.description", x)
+		if err != nil {
+			return err
+		}
+		out.Description = v0
+	}
+	if x, ok := m["enum"]; ok && x != nil {
+		a0, ok := x.([]any)
+		if !ok {
+			return wrongType("Param.enum", "an array")
+		}
+		v0 := make([]interface{}, len(a0))
+		for i0, e0 := range a0 {
+			if e0 != nil {
+				v1, err := plainAny("Param.enum[]", e0)
+				if err != nil {
+					return err
+				}
+				v0[i0] = v1
+			}
+		}
+		out.Enum = v0
+	}
+	if x, ok := m["minimum"]; ok && x != nil {
+		v0 := new(float64)
+		v1, err := decFloat("Param.minimum", x)
+		if err != nil {
+			return err
+		}
+		(*v0) = v1
+		out.Minimum = v0
+	}
+	if x, ok := m["maximum"]; ok && x != nil {
+		v0 := new(float64)
+		v1, err := decFloat("Param.maximum", x)
+		if err != nil {
+			return err
+		}
+		(*v0) = v1
+		out.Maximum = v0
+	}
+	if x, ok := m["minLength"]; ok && x != nil {
+		v0 := new(int)
+		v1, err := decInt("Param.minLength", x, 64)
+		if err != nil {
+			return err
+		}
+		(*v0) = int(v1)
+		out.MinLength = v0
+	}
+	if x, ok := m["maxLength"]; ok && x != nil {
+		v0 := new(int)
+		v1, err := decInt("Param.maxLength", x, 64)
+		if err != nil {
+			return err
+		}
+		(*v0) = int(v1)
+		out.MaxLength = v0
+	}
+	if x, ok := m["pattern"]; ok && x != nil {
+		v0, err := decString("Param.pattern", x)
+		if err != nil {
+			return err
+		}
+		out.Pattern = v0
+	}
+	if x, ok := m["items"]; ok && x != nil {
+		v0 := new(Param)
+		if err := decodeParam(x, &(*v0)); err != nil {
+			return err
+		}
+		out.Items = v0
+	}
+	if x, ok := m["minItems"]; ok && x != nil {
+		v0 := new(int)
+		v1, err := decInt("Param.minItems", x, 64)
+		if err != nil {
+			return err
+		}
+		(*v0) = int(v1)
+		out.MinItems = v0
+	}
+	if x, ok := m["maxItems"]; ok && x != nil {
+		v0 := new(int)
+		v1, err := decInt("Param.maxItems", x, 64)
+		if err != nil {
+			return err
+		}
+		(*v0) = int(v1)
+		out.MaxItems = v0
+	}
+	if x, ok := m["default"]; ok && x != nil {
+		v0, err := plainAny("Param.default", x)
+		if err != nil {
+			return err
+		}
+		out.Default = v0
+	}
+	return nil
+}
+
 // decodeRateLimit reads v into out by the json names of RateLimit.
 func decodeRateLimit(v any, out *RateLimit) error {
 	m, ok := v.(map[string]any)
@@ -348,6 +649,39 @@ func decodeRateLimit(v any, out *RateLimit) error {
 		if err := decodeBucket(x, &out.Invoke); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// decodeRecordRef reads v into out by the json names of RecordRef.
+func decodeRecordRef(v any, out *RecordRef) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("RecordRef", "an object")
+	}
+	if err := nearMiss("RecordRef", m, "kind", "id", "allowOffscreen"); err != nil {
+		return err
+	}
+	if x, ok := m["kind"]; ok && x != nil {
+		v0, err := decString("RecordRef.kind", x)
+		if err != nil {
+			return err
+		}
+		out.Kind = v0
+	}
+	if x, ok := m["id"]; ok && x != nil {
+		v0, err := decString("RecordRef.id", x)
+		if err != nil {
+			return err
+		}
+		out.ID = v0
+	}
+	if x, ok := m["allowOffscreen"]; ok && x != nil {
+		v0, err := decBool("RecordRef.allowOffscreen", x)
+		if err != nil {
+			return err
+		}
+		out.AllowOffscreen = v0
 	}
 	return nil
 }
@@ -411,6 +745,41 @@ func decodeRegion(v any, out *Region) error {
 	return nil
 }
 
+// decodeRow reads v into out by the json names of Row.
+func decodeRow(v any, out *Row) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Row", "an object")
+	}
+	if err := nearMiss("Row", m, "id", "label", "visible"); err != nil {
+		return err
+	}
+	if x, ok := m["id"]; ok && x != nil {
+		v0, err := decString("Row.id", x)
+		if err != nil {
+			return err
+		}
+		out.ID = v0
+	}
+	if x, ok := m["label"]; ok && x != nil {
+		v0, err := decString("Row.label", x)
+		if err != nil {
+			return err
+		}
+		out.Label = v0
+	}
+	if x, ok := m["visible"]; ok && x != nil {
+		v0 := new(bool)
+		v1, err := decBool("Row.visible", x)
+		if err != nil {
+			return err
+		}
+		(*v0) = v1
+		out.Visible = v0
+	}
+	return nil
+}
+
 // decodeState reads v into out by the json names of State.
 func decodeState(v any, out *State) error {
 	m, ok := v.(map[string]any)
@@ -440,6 +809,32 @@ func decodeState(v any, out *State) error {
 			return err
 		}
 		out.Identity = v0
+	}
+	return nil
+}
+
+// decodeStep reads v into out by the json names of Step.
+func decodeStep(v any, out *Step) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Step", "an object")
+	}
+	if err := nearMiss("Step", m, "title", "expect"); err != nil {
+		return err
+	}
+	if x, ok := m["title"]; ok && x != nil {
+		v0, err := decString("Step.title", x)
+		if err != nil {
+			return err
+		}
+		out.Title = v0
+	}
+	if x, ok := m["expect"]; ok && x != nil {
+		v0 := new(Expect)
+		if err := decodeExpect(x, &(*v0)); err != nil {
+			return err
+		}
+		out.Expect = v0
 	}
 	return nil
 }

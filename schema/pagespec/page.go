@@ -88,3 +88,101 @@ type Region struct {
 type Records struct {
 	Kind string `json:"kind"`
 }
+
+// Row is one record a records reader returns.
+type Row struct {
+	ID    string `json:"id"`
+	Label string `json:"label,omitempty"`
+	// Visible is false for a record out of view; absent is visible.
+	Visible *bool `json:"visible,omitempty"`
+}
+
+// Action is the data of pling.action(); its functions (run, available,
+// the expectation's predicate, the steps' runs and predicates) travel
+// apart.
+type Action struct {
+	ID          string `json:"id"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Params are the input parameters by name.
+	Params map[string]Param `json:"params,omitempty"`
+	// Risk is read, write or destructive; absent means write.
+	Risk string `json:"risk,omitempty"`
+	// Expect is the success condition observed after the run.
+	Expect *Expect `json:"expect,omitempty"`
+	// Steps make the action composite.
+	Steps []Step `json:"steps,omitempty"`
+	// Handoff makes the action need a person.
+	Handoff *Handoff `json:"handoff,omitempty"`
+	// Approval requires a person's approval of each invoke.
+	Approval bool `json:"approval,omitempty"`
+	// Region is the region the action belongs to.
+	Region string `json:"region,omitempty"`
+	// Record makes this a row action, folded into id@kind.
+	Record *RecordRef `json:"record,omitempty"`
+	// Identity tells two declarations under one id apart (the handler's
+	// source, by default).
+	Identity any `json:"identity,omitempty"`
+}
+
+// Param declares one input parameter.
+type Param struct {
+	// Type is string, number, integer, boolean, object or array; empty
+	// accepts any JSON value.
+	Type        string   `json:"type,omitempty"`
+	Required    bool     `json:"required,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Enum        []any    `json:"enum,omitempty"`
+	Minimum     *float64 `json:"minimum,omitempty"`
+	Maximum     *float64 `json:"maximum,omitempty"`
+	MinLength   *int     `json:"minLength,omitempty"`
+	MaxLength   *int     `json:"maxLength,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Items       *Param   `json:"items,omitempty"`
+	MinItems    *int     `json:"minItems,omitempty"`
+	MaxItems    *int     `json:"maxItems,omitempty"`
+	Default     any      `json:"default,omitempty"`
+}
+
+// Expect is an expectation: the state that must change, and how.
+type Expect struct {
+	State string `json:"state,omitempty"`
+	// Change is "increase", "decrease", "any" or "change" (the same as
+	// "any").
+	Change string `json:"change,omitempty"`
+	// Equals is the value the state must have after; null is a value
+	// here ("equals null"), and an absent equals sets no value.
+	Equals    RawJSON `json:"equals,omitempty"`
+	TimeoutMs int64   `json:"timeoutMs,omitempty"`
+}
+
+// Step is one step of a composite action.
+type Step struct {
+	Title  string  `json:"title,omitempty"`
+	Expect *Expect `json:"expect,omitempty"`
+}
+
+// Handoff hands the action over to a person.
+type Handoff struct {
+	Prompt    string `json:"prompt,omitempty"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty"`
+}
+
+// RecordRef binds an action to records of a kind. With ID set, the
+// declaration is for that one row (concrete id id:recordId); with ID
+// empty, it applies to every record of Kind.
+type RecordRef struct {
+	Kind           string `json:"kind"`
+	ID             string `json:"id,omitempty"`
+	AllowOffscreen bool   `json:"allowOffscreen,omitempty"`
+}
+
+// RawJSON is a member of any JSON value that is kept as the parser read
+// it (objects as map[string]any, arrays as []any, numbers as
+// json.Number with their text) and whose presence is kept too: Set is
+// false when the member is absent and true when it is there, null
+// included (Value nil). Other members read a null as absent.
+type RawJSON struct {
+	Set   bool
+	Value any
+}

@@ -97,12 +97,23 @@ func DTS(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pm, err := load(filepath.Join(dir, "pagespec"), PageRoots)
+	ns, err := PageDTSFor(filepath.Join(dir, "pagespec"), PageRoots)
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(b)
-	pm.tsNamespace(buf, PageNamespace, pageDoc)
+	return append(b, ns...), nil
+}
+
+// PageDTSFor returns the TypeScript namespace PageNamespace of the page
+// types reachable from roots (PageRoots, or those of a copy of package
+// pagespec), as DTS appends it. dir is the package's directory.
+func PageDTSFor(dir string, roots []reflect.Type) ([]byte, error) {
+	pm, err := load(dir, roots)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	pm.tsNamespace(&buf, PageNamespace, pageDoc)
 	return buf.Bytes(), nil
 }
 
@@ -115,12 +126,14 @@ var PageRoots = []reflect.Type{
 	reflect.TypeFor[pagespec.State](),
 	reflect.TypeFor[pagespec.Guide](),
 	reflect.TypeFor[pagespec.Region](),
+	reflect.TypeFor[pagespec.Action](),
+	reflect.TypeFor[pagespec.Row](),
 }
 
 // PageNamespace is the TypeScript namespace of PageRoots.
 const PageNamespace = "Page"
 
-const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the state, guide, region and records declarations. Members are read by these names exactly; one spelled in another case is refused."
+const pageDoc = "What a page sends the module as JSON text: the data members of pling.configure's argument (Page.Config) and of the action, state, guide, region and records declarations (Page.Row: a records reader's rows). Members are read by these names exactly; one spelled in another case is refused."
 
 // PageDecoders returns the Go source of package page's decoders.
 func PageDecoders() ([]byte, error) {
@@ -206,6 +219,16 @@ var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	schemaPkgPath  = reflect.TypeFor[schema.SurfaceResponse]().PkgPath()
 )
+
+// isRawJSON reports a struct type named RawJSON with the fields Set bool
+// and Value any (pagespec.RawJSON, or the same type in a copy of the
+// package): a member of any JSON value whose decoder keeps the value as
+// parsed and tells an absent member from null.
+func isRawJSON(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.Name() == "RawJSON" && t.NumField() == 2 &&
+		t.Field(0).Name == "Set" && t.Field(0).Type == reflect.TypeFor[bool]() &&
+		t.Field(1).Name == "Value" && t.Field(1).Type == reflect.TypeFor[any]()
+}
 
 // build walks roots (Roots, or those of a copy of package schema) and
 // resolves every ref and oneOf name.
@@ -338,10 +361,13 @@ func newField(sf reflect.StructField, doc string) (*field, []reflect.Type, error
 // tagOptions are the parsed options of a pling tag.
 type tagOptions struct {
 	required, nullable, any bool
-	pattern, ref, codes     string
-	constVal                *string
-	enum, oneOf             []string
-	min, max                json.Number
+	// text: no control characters (C0, DEL, C1), which the request
+	// decoder checks; the JSON Schema and TypeScript do not say it.
+	text                bool
+	pattern, ref, codes string
+	constVal            *string
+	enum, oneOf         []string
+	min, max            json.Number
 }
 
 // parseTag parses a pling tag: options separated by commas, where "\," is a
@@ -361,6 +387,8 @@ func parseTag(tag string) (tagOptions, error) {
 			o.nullable = true
 		case key == "any" && !hasVal:
 			o.any = true
+		case key == "text" && !hasVal:
+			o.text = true
 		case key == "pattern" && hasVal:
 			o.pattern = val
 		case key == "const" && hasVal:
@@ -416,7 +444,7 @@ func fieldShape(t reflect.Type, o tagOptions, structs *[]reflect.Type) (sh *shap
 	if t.Kind() == reflect.Pointer {
 		t, ptr = t.Elem(), true
 	}
-	opaque := t == rawMessageType || t.Kind() == reflect.Interface
+	opaque := t == rawMessageType || isRawJSON(t) || t.Kind() == reflect.Interface
 	switch {
 	case o.ref != "" || len(o.oneOf) > 0:
 		if !opaque {
@@ -441,7 +469,7 @@ func fieldShape(t reflect.Type, o tagOptions, structs *[]reflect.Type) (sh *shap
 
 // typeShape maps a Go type without tag constraints.
 func typeShape(t reflect.Type, structs *[]reflect.Type) (*shape, error) {
-	if t == rawMessageType {
+	if t == rawMessageType || isRawJSON(t) {
 		return &shape{kind: kAny}, nil
 	}
 	switch t.Kind() {
@@ -535,6 +563,9 @@ func (s *shape) constrain(o tagOptions) error {
 			return fmt.Errorf("min and max need a string or number field")
 		}
 		s.min, s.max = o.min, o.max
+	}
+	if o.text && s.kind != kString {
+		return fmt.Errorf("text needs a string field")
 	}
 	if o.nullable {
 		if !scalar && s.kind != kRef {

@@ -113,8 +113,8 @@ func (g *codecGen) collect(t reflect.Type) error {
 	g.types[t.Name()] = t
 	var visit func(ft reflect.Type) error
 	visit = func(ft reflect.Type) error {
-		if marshals(ft) {
-			return nil // refused where it is written
+		if marshals(ft) || isRawJSON(ft) {
+			return nil // refused where it is written, or read whole
 		}
 		switch ft.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map:
@@ -435,7 +435,9 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 // unknown member is ignored, except one that matches a member only when
 // case is ignored, which is an error (json.Unmarshal would take it, and a
 // decoder that ignored it would silently drop what the page meant); a
-// value of the wrong type is an error.
+// value of the wrong type is an error. A member of type RawJSON (see
+// isRawJSON) is kept as parsed, with Set true whenever it is present, so
+// there a null is a value and not an absent member.
 func DecoderOf(pkg string, roots []reflect.Type) ([]byte, error) {
 	if len(roots) == 0 {
 		return nil, fmt.Errorf("artifact: no decoder roots")
@@ -590,6 +592,13 @@ func (g *codecGen) decoder(b *bytes.Buffer, t reflect.Type) error {
 	w := &codecWriter{g: g, b: b}
 	for _, f := range fields {
 		where := t.Name() + "." + f.name
+		if isRawJSON(f.sf.Type) {
+			// Present, null included: the value as parsed.
+			w.line("if x, ok := m[%q]; ok {", f.name)
+			w.line("out.%s = %s{Set: true, Value: x}", f.sf.Name, f.sf.Type.Name())
+			w.line("}")
+			continue
+		}
 		w.line("if x, ok := m[%q]; ok && x != nil {", f.name)
 		if err := w.decode("x", "out."+f.sf.Name, f.sf.Type, where, 0); err != nil {
 			return fmt.Errorf("artifact: decoder: %s.%s: %w", t.Name(), f.sf.Name, err)
@@ -605,6 +614,9 @@ func (g *codecGen) decoder(b *bytes.Buffer, t reflect.Type) error {
 func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth int) error {
 	if marshals(t) || t == numberType {
 		return fmt.Errorf("%v reads itself; not supported", t)
+	}
+	if isRawJSON(t) {
+		return fmt.Errorf("%v is only supported as a struct member", t)
 	}
 	conv := func(v, basic string) string {
 		if t.Name() == basic && t.PkgPath() == "" {

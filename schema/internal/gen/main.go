@@ -3,7 +3,7 @@
 // (docs/protocol.md §6) and the Go JSON encoders. go generate runs it in the schema
 // directory:
 //
-//	go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go
+//	go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go -request request_gen.go
 //
 // The plinggen tag leaves the generated encoders out of package schema, so
 // the generator builds even when they are stale (a field removed).
@@ -26,10 +26,11 @@ func main() {
 	dtsOut := flag.String("dts", "", "write the TypeScript declarations to `file`")
 	codecOut := flag.String("codec", "", "write the Go JSON encoders of package schema to `file`")
 	pageOut := flag.String("page", "", "write the Go decoders of package schema/pagespec to `file`")
+	reqOut := flag.String("request", "", "write the Go request member decoder of package schema to `file`")
 	dir := flag.String("dir", ".", "the `directory` of package schema, whose doc comments become descriptions")
 	flag.Parse()
-	if flag.NArg() > 0 || (*schemaOut == "" && *dtsOut == "" && *codecOut == "" && *pageOut == "") {
-		fmt.Fprintln(os.Stderr, "usage: gen [-dir dir] [-schema file] [-dts file] [-codec file] [-page file]")
+	if flag.NArg() > 0 || (*schemaOut == "" && *dtsOut == "" && *codecOut == "" && *pageOut == "" && *reqOut == "") {
+		fmt.Fprintln(os.Stderr, "usage: gen [-dir dir] [-schema file] [-dts file] [-codec file] [-page file] [-request file]")
 		flag.PrintDefaults()
 		os.Exit(2)
 	}
@@ -41,6 +42,7 @@ func main() {
 		{*dtsOut, artifact.DTS},
 		{*codecOut, func(string) ([]byte, error) { return artifact.Codec() }},
 		{*pageOut, func(string) ([]byte, error) { return artifact.PageDecoders() }},
+		{*reqOut, func(string) ([]byte, error) { return artifact.RequestDecoder() }},
 	} {
 		if out.path == "" {
 			continue
