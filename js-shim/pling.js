@@ -162,8 +162,25 @@
     return api;
   }
 
+  // adopt replays, in order, the calls a page made on the stub (stub.js,
+  // docs/page-api.md §1.2) before this file ran, and hands each its real
+  // handle; a stub whose ready was read gets this pling's ready.
+  function adopt(api, pre) {
+    if (!pre || !Array.isArray(pre.q)) return;
+    pre.q.splice(0).forEach(function (c) {
+      var h;
+      try { h = api[c.m].apply(api, c.a); } catch (e) {
+        if (root.console) console.error("pling." + c.m + ": " + e.message);
+        h = { dispose: function () {}, declared: Promise.resolve({ ok: false, error: e.message }) };
+      }
+      c.h = h;
+      c.r(h);
+    });
+    if (pre.w) pre.w(api.ready);
+  }
+
   if (typeof module === "object" && module.exports) {
-    module.exports = { createPling: createPling };
+    module.exports = { createPling: createPling, adopt: adopt };
     return;
   }
   if (!root.document) return;
@@ -231,7 +248,9 @@
       return out;
     }
   });
+  var pre = root.pling;
   root.pling = pling;
+  adopt(pling, pre);
   if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
 
