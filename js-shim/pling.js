@@ -12,7 +12,7 @@
     var bridge = null, loading = null, configured = false, started = false;
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
-    var queue = [], watchers = [];
+    var queue = [], watchers = [], warned = {};
 
     function start() {
       if (!loading) {
@@ -52,6 +52,11 @@
         }
         h.id = r.handle;
         h.code = r.code;
+        if (r.unexposed && !warned[spec.id] && root.console) {
+          warned[spec.id] = 1;
+          console.warn("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
+            [].concat(config.expose || []).join(" ") + "\"; agents cannot see it");
+        }
         if (r.code && root.console) console.warn("pling: " + r.code + ": " + r.message);
         settle(r.code ? { ok: false, code: r.code, message: r.message } : { ok: true });
       };
