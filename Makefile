@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
+.PHONY: npm help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -31,6 +31,12 @@ wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the c
 	cp js-shim/pling.js js-shim/ui.js js-shim/webmcp.js $(DIST)/
 	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/ui.js $(DIST)/webmcp.js $(SITEDIST)/
 	@$(NODE) -e 'const z=require("zlib"),fs=require("fs");for(const f of ["pling.wasm","pling.js","ui.js","webmcp.js"]){const b=fs.readFileSync("$(DIST)/"+f);console.log(f.padEnd(11),"raw",b.length,"gzip",z.gzipSync(b,{level:9}).length,"brotli",z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)}'
+
+npm: wasm ## stage the npm package @pling/page (js-shim/package.json) with the module into dist/npm/ and npm pack it there
+	rm -rf $(DIST)/npm && mkdir -p $(DIST)/npm/dist
+	cd js-shim && cp package.json $$($(NODE) -p 'require("./package.json").files.filter(f=>!f.startsWith("dist/")).join(" ")') ../$(DIST)/npm/
+	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/npm/dist/
+	cd $(DIST)/npm && npm pack
 
 vet: ## go vet (native and GOOS=js) and gofmt
 	$(GO) vet ./...

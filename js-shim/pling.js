@@ -8,7 +8,10 @@
   // createPling builds a pling object. load() must resolve to the module's
   // bridge (globalThis.__plingBridge once the Go module has started);
   // defaultHooks are the hooks used unless the page configures its own.
-  function createPling(load, defaults, defaultHooks) {
+  // loader holds where the page's files are served (assets, wasm,
+  // wasmExec, ui, webmcpSrc): configure sets them; they stay in JS.
+  function createPling(load, defaults, defaultHooks, loader) {
+    loader = loader || {};
     var bridge = null, loading = null, configured = false, started = false;
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
@@ -135,7 +138,10 @@
           if (typeof c[k] === "function") hooks[k] = c[k];
           else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
         });
-        for (var k in c) if (hk.indexOf(k) < 0) config[k] = c[k];
+        for (var k in c) {
+          if (LOADER.indexOf(k) >= 0) loader[k] = c[k];
+          else if (hk.indexOf(k) < 0) config[k] = c[k];
+        }
         configured = true;
         return { dispose: function () {} };
       },
@@ -167,6 +173,8 @@
     return api;
   }
 
+  var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc"];
+
   // adopt replays, in order, the calls a page made on the stub (stub.js,
   // docs/page-api.md §1.2) before this file ran, and hands each its real
   // handle; a stub whose ready was read gets this pling's ready.
@@ -191,9 +199,17 @@
   if (!root.document) return;
 
   // In a page: the script tag says where the module is and what to expose.
+  // Loaded as an ES module (the npm package's entry) there is no script
+  // tag: files are looked for under /pling/ unless configure({assets}) or
+  // a data-assets attribute says where they are served.
   var script = document.currentScript;
-  var base = script ? script.src.replace(/[^/]*$/, "") : "/pling/";
   var data = (script && script.dataset) || {};
+  var loader = { assets: data.assets, wasm: data.wasm, wasmExec: data.wasmExec, ui: data.ui, webmcpSrc: data.webmcpSrc };
+  function asset(name, key) {
+    if (loader[key]) return loader[key];
+    var base = loader.assets || (script ? script.src.replace(/[^/]*$/, "") : "/pling/");
+    return base.replace(/\/?$/, "/") + name;
+  }
   var defaults = {
     expose: (data.expose || "").split(/[\s,]+/).filter(Boolean),
     origin: location.origin
@@ -209,10 +225,10 @@
     });
   }
   function load() {
-    return (root.Go ? Promise.resolve() : loadScript(data.wasmExec || base + "wasm_exec.js")).then(function () {
+    return (root.Go ? Promise.resolve() : loadScript(asset("wasm_exec.js", "wasmExec"))).then(function () {
       var go = new root.Go();
       var ready = new Promise(function (ok) { root.__plingReady = ok; });
-      var src = data.wasm || base + "pling.wasm";
+      var src = asset("pling.wasm", "wasm");
       var inst = WebAssembly.instantiateStreaming
         ? WebAssembly.instantiateStreaming(fetch(src), go.importObject)
         : fetch(src).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.instantiate(b, go.importObject); });
@@ -226,7 +242,7 @@
   var ui = null;
   function overlay(kind) {
     return function (req, signal) {
-      ui = ui || loadScript(data.ui || base + "ui.js").then(function () { return root.__plingUI; });
+      ui = ui || loadScript(asset("ui.js", "ui")).then(function () { return root.__plingUI; });
       return ui.then(function (u) { return u[kind](req, signal); }, function (e) {
         ui = null;
         if (root.console) console.error(e.message);
@@ -252,7 +268,7 @@
       });
       return out;
     }
-  });
+  }, loader);
   var pre = root.pling;
   root.pling = pling;
   adopt(pling, pre);
@@ -265,7 +281,7 @@
   function webmcp() {
     if (mirrored || !(document.modelContext || navigator.modelContext)) return;
     mirrored = true;
-    loadScript(data.webmcpSrc || base + "webmcp.js").catch(function (e) { if (root.console) console.error(e.message); });
+    loadScript(asset("webmcp.js", "webmcpSrc")).catch(function (e) { if (root.console) console.error(e.message); });
   }
   webmcp();
   root.addEventListener("load", webmcp);
