@@ -151,6 +151,9 @@ export interface LoaderOptions {
   wasmExec?: string;
   ui?: string;
   webmcpSrc?: string;
+  /** Subresource Integrity of pling.wasm and wasm_exec.js (dist/sri.json). */
+  wasmIntegrity?: string;
+  wasmExecIntegrity?: string;
 }
 
 /** pling.configure's argument: the generated Page.Config, hooks, loader. */

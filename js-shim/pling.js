@@ -173,7 +173,7 @@
     return api;
   }
 
-  var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc"];
+  var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc", "wasmIntegrity", "wasmExecIntegrity"];
 
   // adopt replays, in order, the calls a page made on the stub (stub.js,
   // docs/page-api.md §1.2) before this file ran, and hands each its real
@@ -204,7 +204,8 @@
   // a data-assets attribute says where they are served.
   var script = document.currentScript;
   var data = (script && script.dataset) || {};
-  var loader = { assets: data.assets, wasm: data.wasm, wasmExec: data.wasmExec, ui: data.ui, webmcpSrc: data.webmcpSrc };
+  var loader = {};
+  LOADER.forEach(function (k) { loader[k] = data[k]; });
   function asset(name, key) {
     if (loader[key]) return loader[key];
     var base = loader.assets || (script ? script.src.replace(/[^/]*$/, "") : "/pling/");
@@ -217,21 +218,24 @@
   // data-anonymous: what a caller without a session may reach (present but
   // empty: nothing; absent: the runtime's default, RATIONALE.md).
   if (data.anonymous !== undefined) defaults.anonymous = data.anonymous.split(/[\s,]+/).filter(Boolean);
-  function loadScript(src) {
+  // integrity (Subresource Integrity, sha384-…) makes the browser refuse
+  // other bytes; it needs CORS, which plinghttp and pling serve send.
+  function loadScript(src, integrity) {
     return new Promise(function (ok, fail) {
       var s = document.createElement("script");
+      if (integrity) { s.integrity = integrity; s.crossOrigin = "anonymous"; }
       s.src = src; s.onload = ok; s.onerror = function () { fail(new Error("pling: cannot load " + src)); };
       document.head.appendChild(s);
     });
   }
   function load() {
-    return (root.Go ? Promise.resolve() : loadScript(asset("wasm_exec.js", "wasmExec"))).then(function () {
+    return (root.Go ? Promise.resolve() : loadScript(asset("wasm_exec.js", "wasmExec"), loader.wasmExecIntegrity)).then(function () {
       var go = new root.Go();
       var ready = new Promise(function (ok) { root.__plingReady = ok; });
-      var src = asset("pling.wasm", "wasm");
+      var src = asset("pling.wasm", "wasm"), opts = loader.wasmIntegrity ? { integrity: loader.wasmIntegrity } : undefined;
       var inst = WebAssembly.instantiateStreaming
-        ? WebAssembly.instantiateStreaming(fetch(src), go.importObject)
-        : fetch(src).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.instantiate(b, go.importObject); });
+        ? WebAssembly.instantiateStreaming(fetch(src, opts), go.importObject)
+        : fetch(src, opts).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.instantiate(b, go.importObject); });
       return inst.then(function (r) { go.run(r.instance); return ready; });
     });
   }

@@ -4,8 +4,8 @@
 //	pling demo [--dist DIR] [-v]
 //	        serve the demo site, open it in headless Chromium and run a
 //	        scripted agent session, printing a transcript
-//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q]
-//	        serve the demo site and the module over HTTP
+//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR]
+//	        serve the demo site (or with --dir your own pages) and the module over HTTP
 //	pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N] [--strict]
 //	        describe what a page lets an agent do
 //	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
