@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
+.PHONY: npm help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -23,14 +23,22 @@ build: ## build every package and the pling command into bin/
 	$(GO) build ./...
 	$(GO) build -o bin/pling ./cmd/pling
 
-wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them and pling.wasm into the pling serve embed
+wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them and into the pling serve and plinghttp embeds, write their Subresource Integrity hashes to dist/sri.json
 	@mkdir -p $(DIST)
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling.wasm ./wasm
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -tags plingfixture -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling-conform.wasm ./wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
-	cp js-shim/pling.js js-shim/ui.js js-shim/webmcp.js $(DIST)/
+	cp js-shim/pling.js js-shim/pling.mjs js-shim/stub.js js-shim/ui.js js-shim/webmcp.js $(DIST)/
 	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/ui.js $(DIST)/webmcp.js $(SITEDIST)/
+	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/pling.mjs $(DIST)/stub.js $(DIST)/ui.js $(DIST)/webmcp.js plinghttp/dist/
+	@$(NODE) -e 'const c=require("crypto"),fs=require("fs"),o={};for(const f of ["pling.js","pling.mjs","stub.js","ui.js","webmcp.js","wasm_exec.js","pling.wasm"])o[f]="sha384-"+c.createHash("sha384").update(fs.readFileSync("$(DIST)/"+f)).digest("base64");fs.writeFileSync("$(DIST)/sri.json",JSON.stringify(o,null,2)+"\n");for(const f in o)console.log("integrity",f.padEnd(12),o[f])'
 	@$(NODE) -e 'const z=require("zlib"),fs=require("fs");for(const f of ["pling.wasm","pling.js","ui.js","webmcp.js"]){const b=fs.readFileSync("$(DIST)/"+f);console.log(f.padEnd(11),"raw",b.length,"gzip",z.gzipSync(b,{level:9}).length,"brotli",z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)}'
+
+npm: wasm ## stage the npm package @pling/page (js-shim/package.json) with the module into dist/npm/ and npm pack it there
+	rm -rf $(DIST)/npm && mkdir -p $(DIST)/npm/dist
+	cd js-shim && cp package.json $$($(NODE) -p 'require("./package.json").files.filter(f=>!f.startsWith("dist/")).join(" ")') ../$(DIST)/npm/
+	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/npm/dist/
+	cd $(DIST)/npm && npm pack
 
 vet: ## go vet (native and GOOS=js) and gofmt
 	$(GO) vet ./...
@@ -99,4 +107,4 @@ bench: ## benchmarks, reported as ratios measured side by side
 
 clean: ## remove build outputs
 	rm -rf bin $(DIST)
-	find $(SITEDIST) -type f ! -name .keep -delete
+	find $(SITEDIST) plinghttp/dist -type f ! -name .keep -delete

@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// TestRuntimeDeps: the runtime's tree and the shipped module carry none of
+// TestRuntimeDeps: the runtime's tree, plinghttp (what a Go site imports
+// to serve the module) and the shipped module carry none of
 // the test and tooling dependencies (chromedp, go-cmp, wazero, the MCP
 // SDK); those stay with the agent side, e2e/ and the hosts under wasm/.
 func TestRuntimeDeps(t *testing.T) {
@@ -27,6 +28,7 @@ func TestRuntimeDeps(t *testing.T) {
 		pkgs []string
 	}{
 		{"runtime", nil, []string{"./runtime/...", "./schema/...", "./errors/..."}},
+		{"plinghttp", nil, []string{"./plinghttp"}},
 		{"the module", []string{"GOOS=js", "GOARCH=wasm"}, []string{"./wasm"}},
 		{"the test module", []string{"GOOS=js", "GOARCH=wasm"}, []string{"-tags=plingfixture", "./wasm"}},
 	} {

@@ -89,3 +89,31 @@ func TestModuleHeavyDeps(t *testing.T) {
 		})
 	}
 }
+
+// shimBudget is what a page may load before an agent arrives: pling.js
+// and the inline stub (js-shim/stub.js), brotli at quality 11 (README
+// "Measurements": ≤ 7 KB brotli).
+const shimBudget = 7_000
+
+// TestShimBudget: pling.js plus the stub stay within shimBudget brotli.
+func TestShimBudget(t *testing.T) {
+	total := 0
+	for _, name := range []string{"pling.js", "stub.js"} {
+		b, err := os.ReadFile(filepath.Join("..", "js-shim", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var br bytes.Buffer
+		w := brotli.NewWriterLevel(&br, brotli.BestCompression)
+		_, _ = w.Write(b)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d B raw, %d B brotli", name, len(b), br.Len())
+		total += br.Len()
+	}
+	t.Logf("before an agent arrives: %d B brotli (budget %d B)", total, shimBudget)
+	if total > shimBudget {
+		t.Errorf("pling.js and the stub are %d B brotli, over the budget of %d B", total, shimBudget)
+	}
+}

@@ -36,11 +36,18 @@ function loadModule(dir, file = "pling.wasm") {
   return started;
 }
 
+// defaultDir is where the module is when no dir is given: dist/ beside
+// this file in the npm package, ../dist in the repository.
+function defaultDir() {
+  const packaged = path.join(__dirname, "dist");
+  return fs.existsSync(path.join(packaged, "pling.wasm")) ? packaged : path.join(__dirname, "..", "dist");
+}
+
 // loadPling returns a pling object backed by the module in opts.dir (the
-// directory with pling.wasm and wasm_exec.js; default: ../dist). Other
+// directory with pling.wasm and wasm_exec.js; default: defaultDir()). Other
 // options are the configuration (expose, origin, keys, rateLimit, …).
 function loadPling(opts = {}) {
-  const dir = opts.dir || path.join(__dirname, "..", "dist");
+  const dir = opts.dir || defaultDir();
   const config = Object.assign({}, opts);
   delete config.dir;
   return createPling(() => loadModule(dir), config);

@@ -8,11 +8,14 @@
   // createPling builds a pling object. load() must resolve to the module's
   // bridge (globalThis.__plingBridge once the Go module has started);
   // defaultHooks are the hooks used unless the page configures its own.
-  function createPling(load, defaults, defaultHooks) {
+  // loader holds where the page's files are served (assets, wasm,
+  // wasmExec, ui, webmcpSrc): configure sets them; they stay in JS.
+  function createPling(load, defaults, defaultHooks, loader) {
+    loader = loader || {};
     var bridge = null, loading = null, configured = false, started = false;
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
-    var queue = [], watchers = [];
+    var queue = [], watchers = [], warned = {};
 
     function start() {
       if (!loading) {
@@ -52,6 +55,11 @@
         }
         h.id = r.handle;
         h.code = r.code;
+        if (r.unexposed && !warned[spec.id] && root.console) {
+          warned[spec.id] = 1;
+          console.warn("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
+            [].concat(config.expose || []).join(" ") + "\"; agents cannot see it");
+        }
         if (r.code && root.console) console.warn("pling: " + r.code + ": " + r.message);
         settle(r.code ? { ok: false, code: r.code, message: r.message } : { ok: true });
       };
@@ -130,7 +138,10 @@
           if (typeof c[k] === "function") hooks[k] = c[k];
           else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
         });
-        for (var k in c) if (hk.indexOf(k) < 0) config[k] = c[k];
+        for (var k in c) {
+          if (LOADER.indexOf(k) >= 0) loader[k] = c[k];
+          else if (hk.indexOf(k) < 0) config[k] = c[k];
+        }
         configured = true;
         return { dispose: function () {} };
       },
@@ -162,16 +173,44 @@
     return api;
   }
 
+  var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc", "wasmIntegrity", "wasmExecIntegrity"];
+
+  // adopt replays, in order, the calls a page made on the stub (stub.js,
+  // docs/page-api.md §1.2) before this file ran, and hands each its real
+  // handle; a stub whose ready was read gets this pling's ready.
+  function adopt(api, pre) {
+    if (!pre || !Array.isArray(pre.q)) return;
+    pre.q.splice(0).forEach(function (c) {
+      var h;
+      try { h = api[c.m].apply(api, c.a); } catch (e) {
+        if (root.console) console.error("pling." + c.m + ": " + e.message);
+        h = { dispose: function () {}, declared: Promise.resolve({ ok: false, error: e.message }) };
+      }
+      c.h = h;
+      c.r(h);
+    });
+    if (pre.w) pre.w(api.ready);
+  }
+
   if (typeof module === "object" && module.exports) {
-    module.exports = { createPling: createPling };
+    module.exports = { createPling: createPling, adopt: adopt };
     return;
   }
   if (!root.document) return;
 
   // In a page: the script tag says where the module is and what to expose.
+  // Loaded as an ES module (the npm package's entry) there is no script
+  // tag: files are looked for under /pling/ unless configure({assets}) or
+  // a data-assets attribute says where they are served.
   var script = document.currentScript;
-  var base = script ? script.src.replace(/[^/]*$/, "") : "/pling/";
   var data = (script && script.dataset) || {};
+  var loader = {};
+  LOADER.forEach(function (k) { loader[k] = data[k]; });
+  function asset(name, key) {
+    if (loader[key]) return loader[key];
+    var base = loader.assets || (script ? script.src.replace(/[^/]*$/, "") : "/pling/");
+    return base.replace(/\/?$/, "/") + name;
+  }
   var defaults = {
     expose: (data.expose || "").split(/[\s,]+/).filter(Boolean),
     origin: location.origin
@@ -182,21 +221,24 @@
   // data-authority: the delegation authority the page follows (its keys,
   // revocations and shared replay guard; docs/authority.md).
   if (data.authority) defaults.authority = data.authority;
-  function loadScript(src) {
+  // integrity (Subresource Integrity, sha384-…) makes the browser refuse
+  // other bytes; it needs CORS, which plinghttp and pling serve send.
+  function loadScript(src, integrity) {
     return new Promise(function (ok, fail) {
       var s = document.createElement("script");
+      if (integrity) { s.integrity = integrity; s.crossOrigin = "anonymous"; }
       s.src = src; s.onload = ok; s.onerror = function () { fail(new Error("pling: cannot load " + src)); };
       document.head.appendChild(s);
     });
   }
   function load() {
-    return (root.Go ? Promise.resolve() : loadScript(data.wasmExec || base + "wasm_exec.js")).then(function () {
+    return (root.Go ? Promise.resolve() : loadScript(asset("wasm_exec.js", "wasmExec"), loader.wasmExecIntegrity)).then(function () {
       var go = new root.Go();
       var ready = new Promise(function (ok) { root.__plingReady = ok; });
-      var src = data.wasm || base + "pling.wasm";
+      var src = asset("pling.wasm", "wasm"), opts = loader.wasmIntegrity ? { integrity: loader.wasmIntegrity } : undefined;
       var inst = WebAssembly.instantiateStreaming
-        ? WebAssembly.instantiateStreaming(fetch(src), go.importObject)
-        : fetch(src).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.instantiate(b, go.importObject); });
+        ? WebAssembly.instantiateStreaming(fetch(src, opts), go.importObject)
+        : fetch(src, opts).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.instantiate(b, go.importObject); });
       return inst.then(function (r) { go.run(r.instance); return ready; });
     });
   }
@@ -207,7 +249,7 @@
   var ui = null;
   function overlay(kind) {
     return function (req, signal) {
-      ui = ui || loadScript(data.ui || base + "ui.js").then(function () { return root.__plingUI; });
+      ui = ui || loadScript(asset("ui.js", "ui")).then(function () { return root.__plingUI; });
       return ui.then(function (u) { return u[kind](req, signal); }, function (e) {
         ui = null;
         if (root.console) console.error(e.message);
@@ -233,8 +275,10 @@
       });
       return out;
     }
-  });
+  }, loader);
+  var pre = root.pling;
   root.pling = pling;
+  adopt(pling, pre);
   if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
 
@@ -244,7 +288,7 @@
   function webmcp() {
     if (mirrored || !(document.modelContext || navigator.modelContext)) return;
     mirrored = true;
-    loadScript(data.webmcpSrc || base + "webmcp.js").catch(function (e) { if (root.console) console.error(e.message); });
+    loadScript(asset("webmcp.js", "webmcpSrc")).catch(function (e) { if (root.console) console.error(e.message); });
   }
   webmcp();
   root.addEventListener("load", webmcp);

@@ -424,6 +424,11 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	truncated := func(r string) { reasons = append(reasons, r) }
 	var sc schema.SurfaceContext
 	p, feedback := rt.readPage(ctx)
+	if rt.cfg.unexposedFeedback {
+		if f, ok := rt.unexposedFeedback(snap); ok {
+			feedback = append([]schema.Feedback{f}, feedback...)
+		}
+	}
 	p.URL, p.Title = cut(p.URL, 2048), cut(p.Title, lim.MaxTextLen)
 	if p.URL != "" || p.Title != "" {
 		sc.Page = &p

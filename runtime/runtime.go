@@ -51,21 +51,24 @@ type Runtime struct {
 }
 
 type config struct {
-	clock            Clock
-	limits           Limits
-	loop             LoopConfig
-	expectTimeoutMs  int64
-	expectPollMs     int64
-	handoffTimeoutMs int64
-	handoff          HandoffUI
-	approver         Approver
-	approvalTTLMs    int64
-	resumeTTLMs      int64
-	waiting          func(Waiting)
-	policy           func(ctx context.Context, call *Call) (deny string)
-	page             func(ctx context.Context) (schema.PageInfo, []schema.Feedback)
-	gate             gateConfig
-	random           io.Reader
+	clock Clock
+	// unexposedFeedback: describe names declared actions the site
+	// allowlist hides (WithUnexposedFeedback).
+	unexposedFeedback bool
+	limits            Limits
+	loop              LoopConfig
+	expectTimeoutMs   int64
+	expectPollMs      int64
+	handoffTimeoutMs  int64
+	handoff           HandoffUI
+	approver          Approver
+	approvalTTLMs     int64
+	resumeTTLMs       int64
+	waiting           func(Waiting)
+	policy            func(ctx context.Context, call *Call) (deny string)
+	page              func(ctx context.Context) (schema.PageInfo, []schema.Feedback)
+	gate              gateConfig
+	random            io.Reader
 }
 
 // Option configures a Runtime. Options are applied once, by New; the

@@ -56,7 +56,10 @@ func initPage(args []safejs.Value) (any, error) {
 	if len(args) > 1 {
 		hooks = args[1]
 	}
-	opts := []runtime.Option{runtime.WithExpose(c.Expose...)}
+	// A page says in describe which of its actions it does not expose
+	// (docs/page-api.md §2); fixture pages do not, so conformance is as
+	// before.
+	opts := []runtime.Option{runtime.WithExpose(c.Expose...), runtime.WithUnexposedFeedback()}
 	if c.Anonymous != nil {
 		opts = append(opts, runtime.WithAnonymous(*c.Anonymous...))
 	}
@@ -440,7 +443,11 @@ func declare(args []safejs.Value) (any, error) {
 			return nil, err
 		}
 		h, err = rt.DeclareAction(decl)
-		return outcome(h, err)
+		out, oerr := outcome(h, err)
+		if m, ok := out.(map[string]any); ok && err == nil && !rt.SiteExposes(decl) {
+			m["unexposed"] = true // the shim warns once per id
+		}
+		return out, oerr
 	case "state":
 		s, err := decodeSpec(text, pagespec.DecodeState)
 		if err != nil {

@@ -19,15 +19,16 @@ func init() {
 
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("describe", stderr,
-		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]",
+		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N] [--strict]",
 		"Describes the capabilities a page exposes to the session, and its context (docs/protocol.md §3.4).",
 		targetHelp,
 		sessionHelp,
-		"Exit status: 0 described, 1 the page refused or failed, 2 usage.",
+		"Exit status: 0 described, 1 the page refused or failed (with --strict: or exposes no capability), 2 usage.",
 	)
 	sessionFl := addSessionFlags(fl)
 	asJSON := fl.Bool("json", false, "print the description (or the failure) as JSON, for programs")
 	maxRecords := fl.Int("max-records", -1, "list at most this many record ids per kind (-1: the page's bound)")
+	strict := fl.Bool("strict", false, "exit 1 when the page exposes no capability to the session (for CI)")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
 		return exit
@@ -67,10 +68,40 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if *asJSON {
 		writeIndentedJSON(stdout, d)
-		return 0
+	} else {
+		printDescription(stdout, d)
 	}
-	printDescription(stdout, d)
+	if len(d.Capabilities) == 0 {
+		printNothingExposed(stderr, d)
+		if *strict {
+			return 1
+		}
+	}
 	return 0
+}
+
+// printNothingExposed says why a description lists no capability: the
+// page's own line on what its site allowlist hides (declared N, exposed
+// none, the patterns: runtime.WithUnexposedFeedback), what is declared but
+// unavailable now, or else where to look.
+func printNothingExposed(w io.Writer, d *schema.SurfaceDescription) {
+	fmt.Fprintln(w, "pling describe: the page exposes 0 capabilities to this session.")
+	said := false
+	for _, f := range d.Context.Feedback {
+		if strings.Contains(f.Message, "not exposed by the site allowlist") {
+			fmt.Fprintf(w, "  why: %s\n", f.Message)
+			fmt.Fprintln(w, "  fix: widen data-expose on the pling.js tag (or configure({expose})), e.g. data-expose=\"*\"")
+			said = true
+		}
+	}
+	if n := len(d.Context.Unavailable); n > 0 {
+		fmt.Fprintf(w, "  why: %d declared capability(ies) are unavailable now (listed under Unavailable)\n", n)
+		said = true
+	}
+	if !said {
+		fmt.Fprintln(w, "  why: the page declares no action this session's scope reaches: none declared (pling.action, data-pling-action),")
+		fmt.Fprintln(w, "       or the session's scope / the anonymous allowlist (data-anonymous) leaves none")
+	}
 }
 
 // writeIndentedJSON prints v as indented JSON without HTML escaping.

@@ -4,9 +4,9 @@
 //	pling demo [--dist DIR] [-v]
 //	        serve the demo site, open it in headless Chromium and run a
 //	        scripted agent session, printing a transcript
-//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q]
-//	        serve the demo site and the module over HTTP
-//	pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]
+//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR]
+//	        serve the demo site (or with --dir your own pages) and the module over HTTP
+//	pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N] [--strict]
 //	        describe what a page lets an agent do
 //	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
 //	        invoke one capability through the agent client
@@ -20,7 +20,8 @@
 //	        print the Surface protocol version
 //
 // A TARGET is a page URL (opened in headless Chromium), or fixture:PATH (a
-// fixture page run in this process). Every command parses its flags with
+// fixture page run in this process). With no arguments pling prints the
+// usage on stderr and exits 2; "pling help" prints it on stdout, exit 0. Every command parses its flags with
 // newFlags and parseFlags (flags.go): flags may come among the arguments,
 // -h prints the usage and exits 0, a bad flag exits 2. Run "pling help
 // COMMAND" for a command's flags. The benchmarks are a separate command,
@@ -78,7 +79,11 @@ func init() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			return run(ctx, []string{args[1], "-h"}, stdout, stderr)
 		}

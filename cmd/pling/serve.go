@@ -26,10 +26,12 @@ func init() {
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("serve", stderr,
-		"Usage: pling serve [--addr HOST:PORT] [--dist DIR]",
+		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR]",
 		"Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,",
 		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
+		"With --dir, serves your own pages from DIR instead, with Pling beside them at /pling/.",
 	)
+	pages := fl.String("dir", "", "serve the pages in this directory (instead of the demo site), with Pling at /pling/")
 	addr := fl.String("addr", "127.0.0.1:8080", "the address to listen on (port 0 picks a free port)")
 	dist := fl.String("dist", "", "serve the module from this directory (make wasm builds dist/) instead of the copy embedded in the binary")
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality 0–11 for the module; files over 1 MiB start at 5 and are upgraded in the background")
@@ -55,6 +57,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "pling serve: --dist %s has no pling.wasm: run make wasm\n", *dist)
 			return 2
 		}
+	}
+	if *pages != "" {
+		return serveDir(ctx, module, source, *pages, *addr, *quality, stdout, stderr)
 	}
 	start := time.Now()
 	srv, err := newServer(ctx, module, site.Demo(), serveOptions{brotli: *quality})
@@ -90,6 +95,37 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}()
 	}
 	hs := newHTTPServer(srv)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "pling serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serveDir runs pling serve --dir.
+func serveDir(ctx context.Context, module fs.FS, source, dir, addr string, quality int, stdout, stderr io.Writer) int {
+	h, ph, err := dirHandler(module, dir, quality)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling serve: --dir: %v\n", err)
+		return 2
+	}
+	if m := ph.Missing(); len(m) > 0 {
+		fmt.Fprintf(stderr, "pling serve: the module (%s) lacks %s: run make wasm, or pass --dist dist\n", source, strings.Join(m, ", "))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "pling serve: http://%s/ serves %s, Pling at /pling/ (module from %s)\n", ln.Addr(), dir, source)
+	fmt.Fprintf(stdout, "  <script src=\"/pling/pling.js\" integrity=\"%s\" crossorigin=\"anonymous\" data-expose=\"*\" defer></script>\n", ph.Integrity("pling.js"))
+	hs := newHTTPServer(h)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -15,6 +15,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/runtime/fixture"
 	"github.com/pling-go/pling/schema"
 )
@@ -36,23 +37,29 @@ func transportFor(ctx context.Context, target string) (agent.Transport, error) {
 	scheme, rest, ok := strings.Cut(target, ":")
 	switch {
 	case target == "":
-		return nil, &targetError{"no target: give fixture:PATH"}
+		return nil, &targetError{"no target: " + acceptedTargets}
 	case ok && scheme == "fixture":
 		if rest == "" {
 			return nil, &targetError{"fixture: needs a path: fixture:PATH"}
 		}
 		return fixtureTransport(rest)
 	case ok && (scheme == "http" || scheme == "https"):
+		if err := checkPage(ctx, target); err != nil {
+			return nil, err
+		}
 		return cdp.Open(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Progress: progressOut})
 	case ok && len(scheme) > 1:
-		return nil, &targetError{fmt.Sprintf("%s: unknown kind of target %q (have: fixture:PATH)", target, scheme)}
+		return nil, &targetError{fmt.Sprintf("%s: unknown kind of target %q (%s)", target, scheme, acceptedTargets)}
 	default:
 		if _, err := os.Stat(target); err == nil {
 			return nil, &targetError{fmt.Sprintf("%s: a file target needs its kind: fixture:%s", target, target)}
 		}
-		return nil, &targetError{fmt.Sprintf("%s: not a target (have: fixture:PATH)", target)}
+		return nil, &targetError{fmt.Sprintf("%s: not a target (%s)", target, acceptedTargets)}
 	}
 }
+
+// acceptedTargets names the forms of TARGET, for errors.
+const acceptedTargets = "give an http:// or https:// page URL, or fixture:PATH"
 
 // targetHelp is the TARGET line of every command's usage.
 const targetHelp = "TARGET is a page URL (opened in headless Chromium: $PLING_CHROMIUM or /usr/bin/chromium, or the\n" +
@@ -93,7 +100,7 @@ func fixtureTransport(path string) (agent.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, err := loadFixturePage(data)
+	page, err := loadFixturePage(data, runtime.WithUnexposedFeedback())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -102,7 +109,7 @@ func fixtureTransport(path string) (agent.Transport, error) {
 
 // loadFixturePage reads a fixture page, or the page of a conformance case
 // (an object with "page" and "steps").
-func loadFixturePage(data []byte) (*fixture.Page, error) {
+func loadFixturePage(data []byte, opts ...runtime.Option) (*fixture.Page, error) {
 	var probe struct {
 		Page  json.RawMessage `json:"page"`
 		Steps json.RawMessage `json:"steps"`
@@ -114,7 +121,7 @@ func loadFixturePage(data []byte) (*fixture.Page, error) {
 	if len(probe.Page) > 0 && len(probe.Steps) > 0 {
 		data = probe.Page
 	}
-	return fixture.Load(data)
+	return fixture.Load(data, opts...)
 }
 
 type wallClockFixture struct {

@@ -1,0 +1,343 @@
+// Package plinghttp serves Pling's page files — the shim (pling.js, its
+// ES module entry pling.mjs, the inline stub stub.js), the default dialog
+// ui.js, the WebMCP mirror webmcp.js, wasm_exec.js and the module
+// pling.wasm — from any Go HTTP server, in one line:
+//
+//	mux.Handle("/pling/", plinghttp.Handler())
+//
+// Each file is read and compressed (brotli, gzip) once, when the handler is
+// built; requests only pick bytes. Every answer has its Content-Type
+// (application/wasm for the module), a strong ETag per encoding (a matching
+// If-None-Match gets 304), Cache-Control (immutable for the content-hashed
+// names of Hashed, revalidate for the plain ones), and CORS and
+// Cross-Origin-Resource-Policy headers so pages on other origins, cross-
+// origin isolated ones too, may load them (docs/hosts.md §6).
+//
+// The handler serves a file by the last element of the request path, so it
+// can be mounted under any prefix. Integrity gives the Subresource
+// Integrity value of each file for a script tag.
+package plinghttp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+)
+
+// Files are the files a handler serves, when its directory has them.
+// pling.js and pling.wasm are required; the others are served when present.
+var Files = []string{"pling.js", "pling.mjs", "stub.js", "ui.js", "webmcp.js", "wasm_exec.js", "pling.wasm"}
+
+var required = []string{"pling.js", "pling.wasm", "wasm_exec.js"}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	allowOrigin string
+	brotli      int
+	bigBrotli   int
+}
+
+// WithAllowOrigin sets Access-Control-Allow-Origin; the default is "*",
+// since the files are public and fetched without credentials. "" sends no
+// CORS header (same-origin pages only).
+func WithAllowOrigin(origin string) Option { return func(o *options) { o.allowOrigin = origin } }
+
+// WithBrotli sets the brotli quality (0–11) of files up to 1 MiB and of
+// larger ones (pling.wasm): quality 11 takes tens of seconds on the
+// module, so its default is 6 (about 10% larger, a second or two).
+func WithBrotli(small, big int) Option {
+	return func(o *options) { o.brotli, o.bigBrotli = small, big }
+}
+
+// bigFile is the size above which the big-file brotli quality applies.
+const bigFile = 1 << 20
+
+// A Server serves the files of one directory.
+type Server struct {
+	files       map[string]*file // by served name: plain and hashed
+	missing     []string         // required files that are not there
+	allowOrigin string
+}
+
+type file struct {
+	name, ctype, cache string
+	raw, gz, br        []byte
+	etag               string // quoted, of raw; encodings add a suffix
+	integrity          string // sha384-…
+	hashed             string // name with the content hash
+}
+
+// New builds a handler over dir, which holds the Files (as make wasm
+// writes them into dist/, or an npm package's files). A required file that
+// is missing is answered with 503 and listed by Missing.
+func New(dir fs.FS, opts ...Option) (*Server, error) {
+	o := options{allowOrigin: "*", brotli: brotli.BestCompression, bigBrotli: 6}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.brotli < 0 || o.brotli > 11 || o.bigBrotli < 0 || o.bigBrotli > 11 {
+		return nil, fmt.Errorf("plinghttp: brotli quality must be 0–11, not %d/%d", o.brotli, o.bigBrotli)
+	}
+	h := &Server{files: map[string]*file{}, allowOrigin: o.allowOrigin}
+	var list []*file
+	for _, name := range Files {
+		b, err := fs.ReadFile(dir, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			for _, r := range required {
+				if r == name {
+					h.missing = append(h.missing, name)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plinghttp: %w", err)
+		}
+		sum := sha256.Sum256(b)
+		hash := hex.EncodeToString(sum[:6])
+		sri := sha512.Sum384(b)
+		ext := path.Ext(name)
+		f := &file{name: name, ctype: contentType(name), raw: b, etag: `"` + hex.EncodeToString(sum[:12]),
+			integrity: "sha384-" + base64.StdEncoding.EncodeToString(sri[:]),
+			hashed:    strings.TrimSuffix(name, ext) + "." + hash + ext}
+		list = append(list, f)
+	}
+	var wg sync.WaitGroup
+	for _, f := range list {
+		q := o.brotli
+		if len(f.raw) > bigFile {
+			q = o.bigBrotli
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.gz = smaller(gzipBytes(f.raw), f.raw)
+			f.br = smaller(brotliBytes(f.raw, q), f.raw)
+		}()
+	}
+	wg.Wait()
+	for _, f := range list {
+		plain, hashed := *f, *f
+		plain.cache = "public, no-cache" // revalidate: the ETag makes that a 304
+		hashed.cache = "public, max-age=31536000, immutable"
+		h.files[f.name] = &plain
+		h.files[f.hashed] = &hashed
+	}
+	return h, nil
+}
+
+// Missing lists the required files the directory lacks.
+func (h *Server) Missing() []string { return append([]string(nil), h.missing...) }
+
+// Hashed is the content-addressed name of a file ("pling.1a2b3c4d5e6f.wasm"),
+// served with Cache-Control immutable; "" when there is no such file.
+func (h *Server) Hashed(name string) string {
+	if f := h.files[name]; f != nil {
+		return f.hashed
+	}
+	return ""
+}
+
+// Integrity is the Subresource Integrity value (sha384-…) of a file, for
+// the integrity attribute of its script tag (and data-wasm-integrity for
+// the module); "" when there is no such file.
+func (h *Server) Integrity(name string) string {
+	if f := h.files[name]; f != nil {
+		return f.integrity
+	}
+	return ""
+}
+
+// Integrities maps each served file (by its plain name) to its Integrity,
+// as make wasm writes dist/sri.json.
+func (h *Server) Integrities() map[string]string {
+	out := map[string]string{}
+	for _, name := range Files {
+		if f := h.files[name]; f != nil {
+			out[name] = f.integrity
+		}
+	}
+	return out
+}
+
+func (h *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	// The files are public and carry no credentials: any page may embed
+	// them, a cross-origin isolated one (COEP require-corp) too.
+	hd.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	if h.allowOrigin != "" {
+		hd.Set("Access-Control-Allow-Origin", h.allowOrigin)
+		if h.allowOrigin != "*" {
+			hd.Add("Vary", "Origin")
+		}
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		hd.Set("Access-Control-Allow-Methods", "GET, HEAD")
+		hd.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		hd.Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	name := path.Base(r.URL.Path)
+	f := h.files[name]
+	if f == nil {
+		for _, m := range h.missing {
+			if m == name {
+				hd.Set("Cache-Control", "no-store")
+				http.Error(w, "pling: "+name+" is not built: run make wasm (or point plinghttp.New at a directory that has it)", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		http.NotFound(w, r)
+		return
+	}
+	body, enc, tag := f.raw, "", ""
+	hd.Add("Vary", "Accept-Encoding")
+	switch negotiate(r.Header.Get("Accept-Encoding"), f.br != nil, f.gz != nil) {
+	case "br":
+		body, enc, tag = f.br, "br", "-br"
+	case "gzip":
+		body, enc, tag = f.gz, "gzip", "-gz"
+	}
+	etag := f.etag + tag + `"`
+	hd.Set("Content-Type", f.ctype)
+	hd.Set("Cache-Control", f.cache)
+	hd.Set("ETag", etag)
+	if enc != "" {
+		hd.Set("Content-Encoding", enc)
+	}
+	if noneMatch(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+func contentType(name string) string {
+	switch path.Ext(name) {
+	case ".wasm":
+		return "application/wasm"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
+
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	level := gzip.BestCompression
+	if len(b) > bigFile {
+		level = gzip.DefaultCompression
+	}
+	w, _ := gzip.NewWriterLevel(&out, level)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
+}
+
+func brotliBytes(b []byte, quality int) []byte {
+	var out bytes.Buffer
+	w := brotli.NewWriterLevel(&out, quality)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
+}
+
+// smaller keeps a compressed body only when it saves bytes.
+func smaller(c, raw []byte) []byte {
+	if len(c) >= len(raw) {
+		return nil
+	}
+	return c
+}
+
+// negotiate picks the content coding from Accept-Encoding (RFC 9110
+// §12.5.3): the highest q above zero among those available, brotli before
+// gzip before identity on a tie.
+func negotiate(accept string, haveBr, haveGzip bool) string {
+	q := map[string]float64{}
+	star := -1.0
+	for _, part := range strings.Split(accept, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		v := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+					v = f
+				}
+			}
+		}
+		if name == "*" {
+			star = v
+		} else {
+			q[name] = v
+		}
+	}
+	weight := func(name string) float64 {
+		if v, ok := q[name]; ok {
+			return v
+		}
+		if star >= 0 {
+			return star
+		}
+		if name == "identity" {
+			return 0.0001
+		}
+		return 0
+	}
+	best, bestQ := "identity", weight("identity")
+	for _, o := range []struct {
+		name string
+		ok   bool
+	}{{"gzip", haveGzip}, {"br", haveBr}} {
+		if w := weight(o.name); o.ok && w > 0 && w >= bestQ {
+			best, bestQ = o.name, w
+		}
+	}
+	return best
+}
+
+// noneMatch reports whether If-None-Match names etag (weak comparison, as
+// RFC 9110 §13.1.2 asks for this header).
+func noneMatch(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,275 @@
+package plinghttp_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/andybalholm/brotli"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/plinghttp"
+)
+
+// The files are text repeated so that they compress; their content is not
+// the subject here (e2e's TestCrossOriginSRI serves the real module).
+var (
+	shim   = []byte(strings.Repeat("/* pling.js */ window.pling = {};\n", 100))
+	module = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("module bytes "), 500)...)
+	dir    = fstest.MapFS{
+		"pling.js":     {Data: shim},
+		"wasm_exec.js": {Data: []byte(strings.Repeat("// wasm_exec\n", 100))},
+		"pling.wasm":   {Data: module},
+		"tiny.txt":     {Data: []byte("not served")},
+	}
+)
+
+func serve(t *testing.T, h http.Handler, method, path string, header map[string]string) *http.Response {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/pling/", h)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	req, err := http.NewRequest(method, ts.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	// The transport would ask for gzip itself and decode it; the tests
+	// ask explicitly and see the coding.
+	tr := &http.Transport{DisableCompression: true}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func newServer(t *testing.T, opts ...plinghttp.Option) *plinghttp.Server {
+	t.Helper()
+	h, err := plinghttp.New(dir, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func body(t *testing.T, r *http.Response) []byte {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch r.Header.Get("Content-Encoding") {
+	case "br":
+		b, err = io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
+	case "gzip":
+		var zr *gzip.Reader
+		if zr, err = gzip.NewReader(bytes.NewReader(b)); err == nil {
+			b, err = io.ReadAll(zr)
+		}
+	}
+	if err != nil {
+		t.Fatalf("decoding %s: %v", r.Header.Get("Content-Encoding"), err)
+	}
+	return b
+}
+
+func TestContentType(t *testing.T) {
+	h := newServer(t)
+	for _, tc := range []struct{ path, want string }{
+		{"/pling/pling.wasm", "application/wasm"},
+		{"/pling/pling.js", "text/javascript; charset=utf-8"},
+		{"/pling/wasm_exec.js", "text/javascript; charset=utf-8"},
+		{"/pling/" + h.Hashed("pling.wasm"), "application/wasm"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			r := serve(t, h, "GET", tc.path, nil)
+			if r.StatusCode != 200 || r.Header.Get("Content-Type") != tc.want {
+				t.Errorf("status %d, Content-Type %q, want 200 %q", r.StatusCode, r.Header.Get("Content-Type"), tc.want)
+			}
+			if got := r.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q", got)
+			}
+		})
+	}
+}
+
+func TestEncoding(t *testing.T) {
+	h := newServer(t)
+	for _, tc := range []struct{ name, accept, want string }{
+		{"brotli", "br", "br"},
+		{"brotli over gzip", "gzip, deflate, br", "br"},
+		{"gzip", "gzip", "gzip"},
+		{"brotli refused", "br;q=0, gzip", "gzip"},
+		{"none", "", ""},
+		{"identity only", "identity", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, name := range []string{"pling.wasm", "pling.js"} {
+				r := serve(t, h, "GET", "/pling/"+name, map[string]string{"Accept-Encoding": tc.accept})
+				if got := r.Header.Get("Content-Encoding"); got != tc.want {
+					t.Errorf("%s: Content-Encoding %q, want %q", name, got, tc.want)
+				}
+				if !strings.Contains(r.Header.Get("Vary"), "Accept-Encoding") {
+					t.Errorf("%s: Vary %q lacks Accept-Encoding", name, r.Header.Get("Vary"))
+				}
+				want := dir[name].Data
+				if got := body(t, r); !bytes.Equal(got, want) {
+					t.Errorf("%s: the body decodes to %d bytes, not the file's %d", name, len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+func TestETag(t *testing.T) {
+	h := newServer(t)
+	tags := map[string]string{}
+	for _, enc := range []string{"br", "gzip", ""} {
+		r := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": enc})
+		tag := r.Header.Get("ETag")
+		if !strings.HasPrefix(tag, `"`) || !strings.HasSuffix(tag, `"`) {
+			t.Fatalf("%q: ETag %q is not a strong tag", enc, tag)
+		}
+		if prev, ok := tags[tag]; ok {
+			t.Errorf("encodings %q and %q share the ETag %s", prev, enc, tag)
+		}
+		tags[tag] = enc
+		for _, tc := range []struct {
+			name, inm string
+			want      int
+		}{
+			{"its tag", tag, 304},
+			{"weak", "W/" + tag, 304},
+			{"in a list", `"other", ` + tag, 304},
+			{"star", "*", 304},
+			{"another", `"other"`, 200},
+		} {
+			t.Run(enc+"/"+tc.name, func(t *testing.T) {
+				r := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": enc, "If-None-Match": tc.inm})
+				if r.StatusCode != tc.want {
+					t.Errorf("If-None-Match %s: status %d, want %d", tc.inm, r.StatusCode, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestCacheControl(t *testing.T) {
+	h := newServer(t)
+	hashed := h.Hashed("pling.wasm")
+	if !strings.HasPrefix(hashed, "pling.") || !strings.HasSuffix(hashed, ".wasm") || hashed == "pling.wasm" {
+		t.Fatalf("Hashed(pling.wasm) = %q", hashed)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/pling/pling.wasm", "public, no-cache"},
+		{"/pling/pling.js", "public, no-cache"},
+		{"/pling/" + hashed, "public, max-age=31536000, immutable"},
+		{"/pling/" + h.Hashed("pling.js"), "public, max-age=31536000, immutable"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			r := serve(t, h, "GET", tc.path, nil)
+			if got := r.Header.Get("Cache-Control"); got != tc.want {
+				t.Errorf("Cache-Control %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := body(t, serve(t, h, "GET", "/pling/"+hashed, nil)); !bytes.Equal(got, module) {
+		t.Error("the hashed name serves other bytes")
+	}
+}
+
+func TestCORS(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		opts      []plinghttp.Option
+		wantACAO  string
+		wantVaryO bool
+	}{
+		{"default: any origin", nil, "*", false},
+		{"one origin", []plinghttp.Option{plinghttp.WithAllowOrigin("https://shop.example")}, "https://shop.example", true},
+		{"none", []plinghttp.Option{plinghttp.WithAllowOrigin("")}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newServer(t, tc.opts...)
+			r := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Origin": "https://shop.example"})
+			if got := r.Header.Get("Access-Control-Allow-Origin"); got != tc.wantACAO {
+				t.Errorf("Access-Control-Allow-Origin %q, want %q", got, tc.wantACAO)
+			}
+			if got := r.Header.Get("Cross-Origin-Resource-Policy"); got != "cross-origin" {
+				t.Errorf("Cross-Origin-Resource-Policy %q, want cross-origin", got)
+			}
+			if got := strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "Origin"); got != tc.wantVaryO {
+				t.Errorf("Vary %v: Origin listed %v, want %v", r.Header.Values("Vary"), got, tc.wantVaryO)
+			}
+		})
+	}
+	t.Run("preflight", func(t *testing.T) {
+		r := serve(t, newServer(t), "OPTIONS", "/pling/pling.wasm", map[string]string{"Origin": "https://shop.example", "Access-Control-Request-Method": "GET"})
+		if r.StatusCode != 204 || r.Header.Get("Access-Control-Allow-Methods") != "GET, HEAD" || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("preflight: %d %v", r.StatusCode, r.Header)
+		}
+	})
+}
+
+func TestStatus(t *testing.T) {
+	h := newServer(t)
+	noModule, err := plinghttp.New(fstest.MapFS{"pling.js": {Data: shim}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"wasm_exec.js", "pling.wasm"}, noModule.Missing()); diff != "" {
+		t.Errorf("Missing (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name, method, path string
+		h                  http.Handler
+		want               int
+	}{
+		{"HEAD", "HEAD", "/pling/pling.js", h, 200},
+		{"a file it does not serve", "GET", "/pling/tiny.txt", h, 404},
+		{"POST", "POST", "/pling/pling.js", h, 405},
+		{"the module not built", "GET", "/pling/pling.wasm", noModule, 503},
+		{"an optional file absent", "GET", "/pling/ui.js", noModule, 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := serve(t, tc.h, tc.method, tc.path, nil); r.StatusCode != tc.want {
+				t.Errorf("%s %s: %d, want %d", tc.method, tc.path, r.StatusCode, tc.want)
+			}
+		})
+	}
+}
+
+func TestIntegrity(t *testing.T) {
+	h := newServer(t)
+	for _, name := range []string{"pling.js", "pling.wasm", "wasm_exec.js"} {
+		sum := sha512.Sum384(dir[name].Data)
+		want := "sha384-" + base64.StdEncoding.EncodeToString(sum[:])
+		if got := h.Integrity(name); got != want {
+			t.Errorf("Integrity(%s) = %q, want %q", name, got, want)
+		}
+		if got := h.Integrities()[name]; got != want {
+			t.Errorf("Integrities()[%s] = %q, want %q", name, got, want)
+		}
+	}
+	if h.Integrity("ui.js") != "" {
+		t.Error("Integrity of a file it does not serve")
+	}
+}
+
+func TestBadOption(t *testing.T) {
+	if _, err := plinghttp.New(dir, plinghttp.WithBrotli(12, 5)); err == nil {
+		t.Error("brotli quality 12 accepted")
+	}
+}

@@ -1,0 +1,59 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pling-go/pling/schema"
+)
+
+// WithUnexposedFeedback makes describe say, in its context's feedback, which
+// declared actions the site allowlist (WithExpose) exposes to no caller: a
+// page whose author forgot data-expose, or spelled a pattern that matches
+// nothing, learns it from the first describe instead of from an empty
+// list (RATIONALE "Why does a page say which actions it does not
+// expose?"). The page bridge turns it on; fixture pages, and so the
+// conformance suite, run without it.
+func WithUnexposedFeedback() Option {
+	return func(cfg *config) { cfg.unexposedFeedback = true }
+}
+
+// SiteExposes reports whether the site allowlist lets any caller reach the
+// capability an action declares (its id, or id@kind for a row action). A
+// session's scope may narrow that further; it can never widen it.
+func (rt *Runtime) SiteExposes(a Action) bool {
+	return MatchAny(rt.cfg.gate.expose, capabilityIDOf(&a))
+}
+
+// maxUnexposedListed bounds the ids one feedback line names.
+const maxUnexposedListed = 10
+
+// unexposedFeedback is the feedback line for the declared capabilities
+// the site allowlist exposes to nobody, or false when there are none.
+func (rt *Runtime) unexposedFeedback(snap *snapshot) (schema.Feedback, bool) {
+	var ids []string
+	for _, c := range snap.caps {
+		if !MatchAny(rt.cfg.gate.expose, c.id) {
+			ids = append(ids, c.id)
+		}
+	}
+	if len(ids) == 0 {
+		return schema.Feedback{}, false
+	}
+	total, more := len(ids), ""
+	if len(ids) > maxUnexposedListed {
+		more = fmt.Sprintf(" and %d more", len(ids)-maxUnexposedListed)
+		ids = ids[:maxUnexposedListed]
+	}
+	return schema.Feedback{Level: "warning", Message: fmt.Sprintf(
+		"%d declared action(s) are not exposed by the site allowlist (data-expose / expose: %s): %s%s",
+		total, patternsText(rt.cfg.gate.expose), strings.Join(ids, ", "), more)}, true
+}
+
+// patternsText renders the site allowlist for a message.
+func patternsText(patterns []string) string {
+	if len(patterns) == 0 {
+		return "none"
+	}
+	return `"` + strings.Join(patterns, " ") + `"`
+}

@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/schema"
+)
+
+// TestUnexposedFeedback: with WithUnexposedFeedback, describe's feedback
+// names the declared actions the site allowlist hides, once, with the
+// patterns; without it (fixture pages, the conformance suite) nothing
+// changes.
+func TestUnexposedFeedback(t *testing.T) {
+	run := func(context.Context, *Call) (any, error) { return nil, nil }
+	declare := func(t *testing.T, rt *Runtime) {
+		for _, a := range []Action{
+			{ID: "cart.add", Title: "Add", Run: run},
+			{ID: "checkout", Title: "Checkout", Run: run},
+			{ID: "open", Title: "Open", Record: &RecordRef{Kind: "order"}, Run: run},
+		} {
+			if _, err := rt.DeclareAction(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		opts   []Option
+		want   []schema.Feedback
+		listed []string
+	}{
+		{"all exposed", []Option{WithExpose("*"), WithUnexposedFeedback()}, nil, []string{"cart.add", "checkout", "open@order"}},
+		{"some hidden", []Option{WithExpose("cart.*"), WithUnexposedFeedback()}, []schema.Feedback{{Level: "warning",
+			Message: `2 declared action(s) are not exposed by the site allowlist (data-expose / expose: "cart.*"): checkout, open@order`}}, []string{"cart.add"}},
+		{"nothing exposed", []Option{WithExpose(), WithUnexposedFeedback()}, []schema.Feedback{{Level: "warning",
+			Message: `3 declared action(s) are not exposed by the site allowlist (data-expose / expose: none): cart.add, checkout, open@order`}}, []string{}},
+		{"off by default", []Option{WithExpose("cart.*")}, nil, []string{"cart.add"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.opts...)
+			declare(t, e.rt)
+			d := e.describe("")
+			if diff := cmp.Diff(tc.want, d.Context.Feedback); diff != "" {
+				t.Errorf("feedback (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.listed, capIDs(d)); diff != "" {
+				t.Errorf("capabilities (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSiteExposes: a row action is matched under its folded id.
+func TestSiteExposes(t *testing.T) {
+	rt := New(WithExpose("open@*", "cart.*"))
+	for _, tc := range []struct {
+		a    Action
+		want bool
+	}{
+		{Action{ID: "cart.add"}, true},
+		{Action{ID: "open"}, false},
+		{Action{ID: "open", Record: &RecordRef{Kind: "order"}}, true},
+		{Action{ID: "checkout"}, false},
+	} {
+		t.Run(capabilityIDOf(&tc.a), func(t *testing.T) {
+			if got := rt.SiteExposes(tc.a); got != tc.want {
+				t.Errorf("SiteExposes = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
