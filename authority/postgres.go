@@ -91,7 +91,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	locker, err := lock.NewPostgresSessionLocker()
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 60)) // retry each second, for a minute
 	if err != nil {
 		db.Close()
 		return nil, err

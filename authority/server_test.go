@@ -61,6 +61,16 @@ func (f *fixture) advance(d time.Duration) { f.clock.Add(d.Milliseconds()) }
 // call sends a request and returns the status and the decoded body.
 func (f *fixture) call(method, path, auth string, body any) (int, map[string]any) {
 	f.t.Helper()
+	return f.callAt(nil, method, path, auth, body)
+}
+
+// burstClient keeps enough connections alive for a burst of requests.
+var burstClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+// callAt is call sent when start is closed (nil: at once), on connections
+// kept alive, so that a burst of calls really overlaps.
+func (f *fixture) callAt(start <-chan struct{}, method, path, auth string, body any) (int, map[string]any) {
+	f.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -74,9 +84,15 @@ func (f *fixture) call(method, path, auth string, body any) (int, map[string]any
 	if auth != "" {
 		req.Header.Set("Authorization", "Bearer "+auth)
 	}
-	res, err := http.DefaultClient.Do(req)
+	client := http.DefaultClient
+	if start != nil {
+		client = burstClient
+		<-start
+	}
+	res, err := client.Do(req)
 	if err != nil {
-		f.t.Fatal(err)
+		f.t.Error(err)
+		return 0, nil
 	}
 	defer res.Body.Close()
 	var out map[string]any
@@ -256,29 +272,38 @@ func TestCollectExactlyOnce(t *testing.T) {
 		f := newFixture(t, open())
 		id, secret := f.create("orders.read")
 		f.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil)
-		var wg sync.WaitGroup
-		var got, refused atomic.Int32
-		for range 32 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				st, b := f.call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
-				switch {
-				case st == 200:
-					got.Add(1)
-				case st == 401 && code(b) == "DELEGATION_CREDENTIAL_INVALID":
-					refused.Add(1)
-				default:
-					t.Errorf("unexpected %d %v", st, b)
-				}
-			}()
+		burst := func(fn func()) { // 32 calls leaving together
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 32 {
+				wg.Add(1)
+				go func() { defer wg.Done(); <-start; fn() }()
+			}
+			close(start)
+			wg.Wait()
 		}
-		wg.Wait()
+		// Warm the connections (HTTP and the store's pool) first.
+		burst(func() { f.callAt(closed, "GET", "/v1/delegations/"+id, opKey, nil) })
+		var got, refused atomic.Int32
+		burst(func() {
+			st, b := f.callAt(closed, "POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
+			switch {
+			case st == 200:
+				got.Add(1)
+			case st == 401 && code(b) == "DELEGATION_CREDENTIAL_INVALID":
+				refused.Add(1)
+			default:
+				t.Errorf("unexpected %d %v", st, b)
+			}
+		})
 		if got.Load() != 1 || refused.Load() != 31 {
 			t.Fatalf("collected %d times, refused %d, want 1 and 31", got.Load(), refused.Load())
 		}
 	})
 }
+
+// closed is a start channel that is open already.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (f *fixture) session() (sid, tok string) {
 	id, secret := f.create("orders.read")
