@@ -255,3 +255,36 @@ func TestInstancesRevocationFeed(t *testing.T) {
 		t.Fatal("the feed on C did not see the revocation on A within 5s")
 	}
 }
+
+// /readyz answers for the store: 200 while PostgreSQL answers, 503 once it
+// is gone (its own cluster here, stopped under the running instance).
+func TestReadyzFollowsPostgres(t *testing.T) {
+	pgtest.Shared(t) // skips without PostgreSQL
+	pg, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Stop()
+	dsn, err := pg.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := startInstance(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.stop()
+	c := &cluster{t: t, Inst: []*instance{in}, client: http.DefaultClient}
+	if st, b := c.call(0, "GET", "/readyz", "", nil); st != 200 {
+		t.Fatalf("readyz with the store up: %d %v", st, b)
+	}
+	if err := pg.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if st, b := c.call(0, "GET", "/readyz", "", nil); st != 503 || b["status"] != "store unreachable" {
+		t.Errorf("readyz with the store down: %d %v, want 503", st, b)
+	}
+	if st, _ := c.call(0, "GET", "/healthz", "", nil); st != 200 {
+		t.Errorf("healthz with the store down: %d, want 200 (alive)", st)
+	}
+}

@@ -379,13 +379,25 @@ func Shared(t testing.TB) *Server {
 	if shared.s == nil && shared.err == nil {
 		shared.s, shared.err = Start()
 	}
-	switch {
-	case errors.Is(shared.err, ErrNotInstalled) && os.Getenv(RequireEnv) != "1":
+	switch outcome(shared.err, os.Getenv(RequireEnv)) {
+	case "skip":
 		t.Skipf("%v (%s=1 fails instead of skipping)", shared.err, RequireEnv)
-	case shared.err != nil:
+	case "fail":
 		t.Fatal(shared.err)
 	}
 	return shared.s
+}
+
+// outcome is what a test does after starting the cluster failed with err
+// (nil: it runs): a missing PostgreSQL skips, unless required.
+func outcome(err error, require string) string {
+	switch {
+	case err == nil:
+		return "run"
+	case errors.Is(err, ErrNotInstalled) && require != "1":
+		return "skip"
+	}
+	return "fail"
 }
 
 // DSN returns the DSN of a fresh database on the shared cluster (see Shared).

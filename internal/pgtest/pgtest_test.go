@@ -2,6 +2,7 @@ package pgtest
 
 import (
 	"context"
+	"errors"
 	"database/sql"
 	"os"
 	"os/exec"
@@ -123,5 +124,22 @@ func TestCleanStaleStopsAnOrphan(t *testing.T) {
 	gone(t, pid, "after CleanStale")
 	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
 		t.Errorf("CleanStale left the directory: %v", err)
+	}
+}
+
+func TestMissingPostgresSkipsUnlessRequired(t *testing.T) {
+	other := errors.New("initdb: boom")
+	for _, c := range []struct {
+		err     error
+		require string
+		want    string
+	}{
+		{nil, "", "run"}, {nil, "1", "run"},
+		{ErrNotInstalled, "", "skip"}, {ErrNotInstalled, "0", "skip"}, {ErrNotInstalled, "1", "fail"},
+		{other, "", "fail"}, {other, "1", "fail"},
+	} {
+		if got := outcome(c.err, c.require); got != c.want {
+			t.Errorf("outcome(%v, %q) = %s, want %s", c.err, c.require, got, c.want)
+		}
 	}
 }
