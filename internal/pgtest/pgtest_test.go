@@ -2,8 +2,8 @@ package pgtest
 
 import (
 	"context"
-	"errors"
 	"database/sql"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
