@@ -8,7 +8,8 @@ import (
 // Rebind rewrites a query written with SQLite's ? placeholders into
 // PostgreSQL's $1…$n, leaving alone a ? inside a string literal ('…',
 // with ” as the escaped quote), a quoted identifier ("…"), a line
-// comment (-- …) or a block comment (/* … */). The store's SQL is written
+// comment (-- …) or a block comment (/* … */); SQLite's numbered ?NNN
+// becomes $NNN. The store's SQL is written
 // once, with ?, and rebound for PostgreSQL by the connection itself (see
 // OpenPostgres), so every query of the store runs unchanged on both.
 func Rebind(q string) string {
@@ -51,6 +52,8 @@ func Rebind(q string) string {
 			}
 			b.WriteString(q[i:end])
 			i = end - 1
+		case c == '?' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			b.WriteByte('$') // ?NNN, SQLite's numbered parameter, is PostgreSQL's $NNN
 		case c == '?':
 			n++
 			b.WriteByte('$')
