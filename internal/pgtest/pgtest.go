@@ -157,7 +157,7 @@ func (s *Server) start(bin string, cred *syscall.Credential) error {
 	}
 	var lastErr error
 	for range 3 { // a free port may be taken between picking it and binding it
-		port, err := freePort()
+		port, err := pickPort()
 		if err != nil {
 			return err
 		}
@@ -223,6 +223,10 @@ func (s *Server) killWatchdog() {
 	s.watchdog, s.lifeline = nil, nil
 }
 
+// pickPort picks the port to try (a variable for the test of a port
+// taken meanwhile).
+var pickPort = freePort
+
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -232,8 +236,13 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
+// waitReady waits until our postgres answers on its own unix socket (a
+// port may have been taken by another cluster starting at the same time:
+// then ours exits, and a TCP ping would have reached the other), then
+// checks that the loopback port is ours too.
 func (s *Server) waitReady(exited <-chan struct{}) error {
-	db, err := sql.Open("pgx", s.DSN("postgres"))
+	sock := fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", filepath.Join(s.Dir, "sock"), s.Port)
+	db, err := sql.Open("pgx", sock)
 	if err != nil {
 		return err
 	}
@@ -244,6 +253,10 @@ func (s *Server) waitReady(exited <-chan struct{}) error {
 		cancel()
 		if err == nil {
 			db.SetMaxOpenConns(4)
+			if err := s.checkPort(); err != nil {
+				db.Close()
+				return err
+			}
 			s.admin = db
 			return nil
 		}
@@ -259,6 +272,25 @@ func (s *Server) waitReady(exited <-chan struct{}) error {
 			return fmt.Errorf("pgtest: postgres not ready after 60s: %v", err)
 		}
 	}
+}
+
+// checkPort checks that the loopback port reaches this cluster.
+func (s *Server) checkPort() error {
+	db, err := sql.Open("pgx", s.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var dir string
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('data_directory')").Scan(&dir); err != nil {
+		return fmt.Errorf("pgtest: port %d: %w", s.Port, err)
+	}
+	if dir != filepath.Join(s.Dir, "data") {
+		return fmt.Errorf("pgtest: port %d is another cluster's (%s)", s.Port, dir)
+	}
+	return nil
 }
 
 // DSN is the URL of database db on the cluster (user postgres, trust).
@@ -323,8 +355,8 @@ func CleanStale() {
 		if err != nil {
 			continue // not started yet, or not ours
 		}
-		if owner, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && owner != os.Getpid() && processAlive(owner) {
-			continue // a live run's cluster
+		if owner, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && (owner == os.Getpid() || processAlive(owner)) {
+			continue // a live run's cluster (this one's included)
 		}
 		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
 			line, _, _ := strings.Cut(string(b), "\n")

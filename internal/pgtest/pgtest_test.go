@@ -120,8 +120,12 @@ func TestCleanStaleStopsAnOrphan(t *testing.T) {
 	if err := query(t, s.DSN("postgres")); err != nil {
 		t.Fatalf("the orphan should still run: %v", err)
 	}
+	live := start(t) // this process's: CleanStale leaves it
 	CleanStale()
 	gone(t, pid, "after CleanStale")
+	if err := live.checkPort(); err != nil {
+		t.Errorf("CleanStale stopped a live cluster of this process: %v", err)
+	}
 	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
 		t.Errorf("CleanStale left the directory: %v", err)
 	}
@@ -140,6 +144,34 @@ func TestMissingPostgresSkipsUnlessRequired(t *testing.T) {
 	} {
 		if got := outcome(c.err, c.require); got != c.want {
 			t.Errorf("outcome(%v, %q) = %s, want %s", c.err, c.require, got, c.want)
+		}
+	}
+}
+
+// Two clusters starting at once may pick the same free port: the one that
+// loses the bind must notice (its own socket never answers) and retry on
+// another port, never take the other cluster for its own.
+func TestStartSurvivesATakenPort(t *testing.T) {
+	a := start(t)
+	tries := 0
+	pickPort = func() (int, error) {
+		if tries++; tries == 1 {
+			return a.Port, nil
+		}
+		return freePort()
+	}
+	defer func() { pickPort = freePort }()
+	b, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	if b.Port == a.Port || tries < 2 {
+		t.Fatalf("b on port %d (a on %d) after %d tries", b.Port, a.Port, tries)
+	}
+	for _, s := range []*Server{a, b} { // both run, each on its own port
+		if err := s.checkPort(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
