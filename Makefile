@@ -52,7 +52,15 @@ generate: ## regenerate schema/surface.schema.json, js-shim/pling.d.ts and the G
 check-generated: generate ## fail when the generated artifacts are stale
 	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts schema/encode_gen.go schema/request_gen.go schema/pagespec/decode_gen.go
 
-deps: ## install what the tests need when it is missing: Chromium (apt-get install chromium, as root)
+deps: ## install what the tests need when it is missing: Chromium (apt-get install chromium) and PostgreSQL's server (apt-get install postgresql), as root
+	@if ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "deps: installing PostgreSQL (apt-get install postgresql; the tests start a cluster of their own)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  pg_lsclusters -h 2>/dev/null | awk '$$4 == "online" {print $$1, $$2}' | while read -r v c; do pg_ctlcluster "$$v" "$$c" stop || true; done; \
+	else \
+	  echo "deps: no PostgreSQL server binaries; the authority's PostgreSQL tests will be skipped (as root: apt-get install postgresql)."; \
+	fi
 	@if [ -x "$(PLING_CHROMIUM)" ]; then :; \
 	elif [ "$(PLING_CHROMIUM)" = /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "deps: installing Chromium (apt-get install chromium)"; \

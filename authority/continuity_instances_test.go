@@ -102,23 +102,25 @@ func TestLeaseUnderClockSkew(t *testing.T) {
 }
 
 func TestContinuityExpiredToken(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	st, b := f.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 60, "agent": "agent-1"})
-	if st != 201 {
-		t.Fatal(b)
-	}
-	f.call("POST", "/v1/delegations/"+b["id"].(string)+"/approve", opKey, nil)
-	_, tb := f.call("POST", "/v1/delegations/"+b["id"].(string)+"/token", "", map[string]any{"pollSecret": b["pollSecret"]})
-	tok := tb["token"].(string)
-	id := f.newTask(tok, "", map[string]any{})
-	f.advance(61 * time.Second)
-	if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.status != 401 || code(r.body) != "CONTINUITY_UNAUTHORIZED" {
-		t.Fatalf("expired token: %d %s", r.status, r.raw)
-	}
-	// A new session of the same agent for the same origin owns the task.
-	if r := f.do("GET", "/v1/tasks/"+id, f.tokenFor("agent-1"), nil, nil); r.status != 200 {
-		t.Fatalf("a new session of the owner: %d %s", r.status, r.raw)
-	}
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		st, b := f.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 60, "agent": "agent-1"})
+		if st != 201 {
+			t.Fatal(b)
+		}
+		f.call("POST", "/v1/delegations/"+b["id"].(string)+"/approve", opKey, nil)
+		_, tb := f.call("POST", "/v1/delegations/"+b["id"].(string)+"/token", "", map[string]any{"pollSecret": b["pollSecret"]})
+		tok := tb["token"].(string)
+		id := f.newTask(tok, "", map[string]any{})
+		f.advance(61 * time.Second)
+		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.status != 401 || code(r.body) != "CONTINUITY_UNAUTHORIZED" {
+			t.Fatalf("expired token: %d %s", r.status, r.raw)
+		}
+		// A new session of the same agent for the same origin owns the task.
+		if r := f.do("GET", "/v1/tasks/"+id, f.tokenFor("agent-1"), nil, nil); r.status != 200 {
+			t.Fatalf("a new session of the owner: %d %s", r.status, r.raw)
+		}
+	})
 }
 
 func TestSweepContinuity(t *testing.T) {

@@ -142,395 +142,413 @@ func ifMatch(rev int) map[string]string {
 }
 
 func TestTaskLifecycle(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	r := f.do("POST", "/v1/tasks", tok, nil, map[string]any{"taskId": "checkout-1", "state": map[string]any{"step": "start"}})
-	if diff := cmp.Diff(map[string]any{"taskId": "checkout-1", "revision": float64(1)}, r.body); r.status != 201 || diff != "" {
-		t.Fatalf("create: %d (-want +got)\n%s", r.status, diff)
-	}
-	lid := f.lease(tok, "checkout-1", "tab-1")
-	r = f.do("PUT", "/v1/tasks/checkout-1", tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"step": "cart done"}})
-	if r.status != 200 || r.body["revision"] != float64(2) {
-		t.Fatalf("put: %d %s", r.status, r.raw)
-	}
-	r = f.do("GET", "/v1/tasks/checkout-1", tok, nil, nil)
-	if r.status != 200 || r.header.Get("ETag") != `"2"` {
-		t.Fatalf("get: %d %v %s", r.status, r.header, r.raw)
-	}
-	if diff := cmp.Diff(map[string]any{"step": "cart done"}, r.body["state"]); diff != "" {
-		t.Errorf("state (-want +got)\n%s", diff)
-	}
-	if l, _ := r.body["lease"].(map[string]any); l["holder"] != "tab-1" || l["leaseId"] != nil {
-		t.Errorf("lease view %v: want the holder, never the lease id", r.body["lease"])
-	}
-	// The same holder acquiring again gets its live lease back (a reload).
-	if again := f.lease(tok, "checkout-1", "tab-1"); again != lid {
-		t.Errorf("re-acquire by the holder: %s, want %s", again, lid)
-	}
-	r = f.do("POST", "/v1/tasks/checkout-1/lease/renew", tok, nil, map[string]any{"leaseId": lid})
-	if r.status != 200 || r.body["leaseId"] != lid {
-		t.Fatalf("renew: %d %s", r.status, r.raw)
-	}
-	r = f.do("POST", "/v1/tasks/checkout-1/lease/release", tok, nil, map[string]any{"leaseId": lid})
-	if r.status != 200 || r.body["status"] != "released" {
-		t.Fatalf("release: %d %s", r.status, r.raw)
-	}
-	// Released: another holder may take it at once.
-	f.lease(tok, "checkout-1", "tab-2")
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		r := f.do("POST", "/v1/tasks", tok, nil, map[string]any{"taskId": "checkout-1", "state": map[string]any{"step": "start"}})
+		if diff := cmp.Diff(map[string]any{"taskId": "checkout-1", "revision": float64(1)}, r.body); r.status != 201 || diff != "" {
+			t.Fatalf("create: %d (-want +got)\n%s", r.status, diff)
+		}
+		lid := f.lease(tok, "checkout-1", "tab-1")
+		r = f.do("PUT", "/v1/tasks/checkout-1", tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"step": "cart done"}})
+		if r.status != 200 || r.body["revision"] != float64(2) {
+			t.Fatalf("put: %d %s", r.status, r.raw)
+		}
+		r = f.do("GET", "/v1/tasks/checkout-1", tok, nil, nil)
+		if r.status != 200 || r.header.Get("ETag") != `"2"` {
+			t.Fatalf("get: %d %v %s", r.status, r.header, r.raw)
+		}
+		if diff := cmp.Diff(map[string]any{"step": "cart done"}, r.body["state"]); diff != "" {
+			t.Errorf("state (-want +got)\n%s", diff)
+		}
+		if l, _ := r.body["lease"].(map[string]any); l["holder"] != "tab-1" || l["leaseId"] != nil {
+			t.Errorf("lease view %v: want the holder, never the lease id", r.body["lease"])
+		}
+		// The same holder acquiring again gets its live lease back (a reload).
+		if again := f.lease(tok, "checkout-1", "tab-1"); again != lid {
+			t.Errorf("re-acquire by the holder: %s, want %s", again, lid)
+		}
+		r = f.do("POST", "/v1/tasks/checkout-1/lease/renew", tok, nil, map[string]any{"leaseId": lid})
+		if r.status != 200 || r.body["leaseId"] != lid {
+			t.Fatalf("renew: %d %s", r.status, r.raw)
+		}
+		r = f.do("POST", "/v1/tasks/checkout-1/lease/release", tok, nil, map[string]any{"leaseId": lid})
+		if r.status != 200 || r.body["status"] != "released" {
+			t.Fatalf("release: %d %s", r.status, r.raw)
+		}
+		// Released: another holder may take it at once.
+		f.lease(tok, "checkout-1", "tab-2")
+	})
 }
 
 func TestLeaseExpiryRespectsClockSkew(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	id := f.newTask(tok, "", map[string]any{})
-	r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "a", "ttlSeconds": 10})
-	lid := r.body["leaseId"].(string)
-	f.advance(10 * time.Second) // lapsed for its holder…
-	r = f.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{}})
-	if r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
-		t.Fatalf("write on a lapsed lease: %d %s", r.status, r.raw)
-	}
-	// …but not handed on within the skew margin (2s by default).
-	r = f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 10})
-	if r.status != 423 || code(r.body) != "CONTINUITY_LEASE_HELD" {
-		t.Fatalf("acquire within the skew margin: %d %s", r.status, r.raw)
-	}
-	if ms, _ := r.body["error"].(map[string]any)["retryAfterMs"].(float64); ms != 2000 {
-		t.Errorf("retryAfterMs = %v, want 2000", ms)
-	}
-	f.advance(2 * time.Second)
-	f.lease(tok, id, "b")
-	r = f.do("POST", "/v1/tasks/"+id+"/lease/renew", tok, nil, map[string]any{"leaseId": lid})
-	if r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
-		t.Fatalf("renew a superseded lease: %d %s", r.status, r.raw)
-	}
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		id := f.newTask(tok, "", map[string]any{})
+		r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "a", "ttlSeconds": 10})
+		lid := r.body["leaseId"].(string)
+		f.advance(10 * time.Second) // lapsed for its holder…
+		r = f.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{}})
+		if r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
+			t.Fatalf("write on a lapsed lease: %d %s", r.status, r.raw)
+		}
+		// …but not handed on within the skew margin (2s by default).
+		r = f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 10})
+		if r.status != 423 || code(r.body) != "CONTINUITY_LEASE_HELD" {
+			t.Fatalf("acquire within the skew margin: %d %s", r.status, r.raw)
+		}
+		if ms, _ := r.body["error"].(map[string]any)["retryAfterMs"].(float64); ms != 2000 {
+			t.Errorf("retryAfterMs = %v, want 2000", ms)
+		}
+		f.advance(2 * time.Second)
+		f.lease(tok, id, "b")
+		r = f.do("POST", "/v1/tasks/"+id+"/lease/renew", tok, nil, map[string]any{"leaseId": lid})
+		if r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
+			t.Fatalf("renew a superseded lease: %d %s", r.status, r.raw)
+		}
+	})
 }
 
 func TestContinuityCodes(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
-	revoked := f.tokenFor("agent-3")
-	f.newTask(tok, "taken", map[string]any{})
-	f.newTask(tok, "held", map[string]any{})
-	f.lease(tok, "held", "holder-1")
-	f.newTask(tok, "rev", map[string]any{})
-	revLease := f.lease(tok, "rev", "w")
-	f.newTask(tok, "released", map[string]any{})
-	relLease := f.lease(tok, "released", "w")
-	f.do("POST", "/v1/tasks/released/lease/release", tok, nil, map[string]any{"leaseId": relLease})
-	f.newTask(tok, "revoked", map[string]any{})
-	rvkLease := f.lease(tok, "revoked", "w")
-	f.do("DELETE", "/v1/tasks/revoked/lease", tok, nil, nil)
-	f.newTask(tok, "done", map[string]any{"status": "done"})
-	f.newTask(tok, "free", map[string]any{})
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
+		revoked := f.tokenFor("agent-3")
+		f.newTask(tok, "taken", map[string]any{})
+		f.newTask(tok, "held", map[string]any{})
+		f.lease(tok, "held", "holder-1")
+		f.newTask(tok, "rev", map[string]any{})
+		revLease := f.lease(tok, "rev", "w")
+		f.newTask(tok, "released", map[string]any{})
+		relLease := f.lease(tok, "released", "w")
+		f.do("POST", "/v1/tasks/released/lease/release", tok, nil, map[string]any{"leaseId": relLease})
+		f.newTask(tok, "revoked", map[string]any{})
+		rvkLease := f.lease(tok, "revoked", "w")
+		f.do("DELETE", "/v1/tasks/revoked/lease", tok, nil, nil)
+		f.newTask(tok, "done", map[string]any{"status": "done"})
+		f.newTask(tok, "free", map[string]any{})
 
-	// A revoked session's token is refused.
-	var sessionID string
-	{
-		parts := strings.Split(revoked, ".")
-		raw, _ := decodeB64(parts[2])
-		var c struct {
-			ID string `json:"jti"`
-		}
-		_ = json.Unmarshal(raw, &c)
-		sessionID = c.ID
-	}
-	if st, b := f.call("POST", "/v1/sessions/"+sessionID+"/revoke", opKey, nil); st != 200 {
-		t.Fatalf("revoke session: %d %v", st, b)
-	}
-
-	put := func(lease string) map[string]any {
-		return map[string]any{"leaseId": lease, "state": map[string]any{"x": 1}}
-	}
-	cases := []struct {
-		name, method, path, tok string
-		hdr                     map[string]string
-		body                    any
-		status                  int
-		code                    string
-	}{
-		{"no token", "GET", "/v1/tasks/taken", "", nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
-		{"garbage token", "GET", "/v1/tasks/taken", "pl1.k.x.y", nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
-		{"operator key is no owner", "GET", "/v1/tasks/taken", opKey, nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
-		{"tampered token", "GET", "/v1/tasks/taken", tok[:len(tok)-2] + "AA", nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
-		{"revoked session", "GET", "/v1/tasks/taken", revoked, nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
-		{"task exists", "POST", "/v1/tasks", tok, nil, map[string]any{"taskId": "taken", "state": map[string]any{}}, 409, "CONTINUITY_TASK_EXISTS"},
-		{"task exists for another owner", "POST", "/v1/tasks", other, nil, map[string]any{"taskId": "taken", "state": map[string]any{}}, 409, "CONTINUITY_TASK_EXISTS"},
-		{"not found", "GET", "/v1/tasks/nope", tok, nil, nil, 404, "CONTINUITY_TASK_NOT_FOUND"},
-		{"lease of unknown task", "POST", "/v1/tasks/nope/lease", tok, nil, map[string]any{"holder": "h", "ttlSeconds": 5}, 404, "CONTINUITY_TASK_NOT_FOUND"},
-		{"owner mismatch get", "GET", "/v1/tasks/taken", other, nil, nil, 403, "CONTINUITY_OWNER_MISMATCH"},
-		{"owner mismatch lease", "POST", "/v1/tasks/free/lease", other, nil, map[string]any{"holder": "h", "ttlSeconds": 5}, 403, "CONTINUITY_OWNER_MISMATCH"},
-		{"owner mismatch revoke", "DELETE", "/v1/tasks/held/lease", other, nil, nil, 403, "CONTINUITY_OWNER_MISMATCH"},
-		{"lease held", "POST", "/v1/tasks/held/lease", tok, nil, map[string]any{"holder": "holder-2", "ttlSeconds": 5}, 423, "CONTINUITY_LEASE_HELD"},
-		{"renew released", "POST", "/v1/tasks/released/lease/renew", tok, nil, map[string]any{"leaseId": relLease}, 409, "CONTINUITY_LEASE_EXPIRED"},
-		{"release twice", "POST", "/v1/tasks/released/lease/release", tok, nil, map[string]any{"leaseId": relLease}, 409, "CONTINUITY_LEASE_EXPIRED"},
-		{"unknown lease id", "PUT", "/v1/tasks/free", tok, ifMatch(1), put("l-nope"), 409, "CONTINUITY_LEASE_EXPIRED"},
-		{"revoke with no lease", "DELETE", "/v1/tasks/free/lease", tok, nil, nil, 409, "CONTINUITY_LEASE_EXPIRED"},
-		{"renew revoked", "POST", "/v1/tasks/revoked/lease/renew", tok, nil, map[string]any{"leaseId": rvkLease}, 409, "CONTINUITY_LEASE_REVOKED"},
-		{"write with revoked lease", "PUT", "/v1/tasks/revoked", tok, ifMatch(1), put(rvkLease), 409, "CONTINUITY_LEASE_REVOKED"},
-		{"stale revision", "PUT", "/v1/tasks/rev", tok, ifMatch(7), put(revLease), 409, "CONTINUITY_REVISION_CONFLICT"},
-		{"write to a done task", "PUT", "/v1/tasks/done", tok, ifMatch(1), put("l-any"), 409, "CONTINUITY_INVALID_STATE"},
-		{"lease a done task", "POST", "/v1/tasks/done/lease", tok, nil, map[string]any{"holder": "h", "ttlSeconds": 5}, 409, "CONTINUITY_INVALID_STATE"},
-		{"missing If-Match", "PUT", "/v1/tasks/rev", tok, nil, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
-		{"malformed If-Match", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": "1"}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
-		{"weak If-Match", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": `W/"1"`}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
-		{"If-Match list", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": `"1", "2"`}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
-		{"If-Match star", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": `*`}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := f.do(c.method, c.path, c.tok, c.hdr, c.body)
-			if diff := cmp.Diff([2]any{c.status, c.code}, [2]any{r.status, code(r.body)}); diff != "" {
-				t.Errorf("(-want +got)\n%s\nbody %s", diff, r.raw)
+		// A revoked session's token is refused.
+		var sessionID string
+		{
+			parts := strings.Split(revoked, ".")
+			raw, _ := decodeB64(parts[2])
+			var c struct {
+				ID string `json:"jti"`
 			}
-		})
-	}
-	// The refused writes changed nothing.
-	for id, rev := range map[string]float64{"rev": 1, "revoked": 1, "done": 1, "free": 1, "taken": 1} {
-		r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
-		if r.body["revision"] != rev {
-			t.Errorf("%s: revision %v, want %v", id, r.body["revision"], rev)
+			_ = json.Unmarshal(raw, &c)
+			sessionID = c.ID
 		}
-	}
-	if r := f.do("GET", "/v1/tasks/held", tok, nil, nil); r.body["lease"].(map[string]any)["holder"] != "holder-1" {
-		t.Errorf("held: lease %v, want holder-1's", r.body["lease"])
-	}
+		if st, b := f.call("POST", "/v1/sessions/"+sessionID+"/revoke", opKey, nil); st != 200 {
+			t.Fatalf("revoke session: %d %v", st, b)
+		}
+
+		put := func(lease string) map[string]any {
+			return map[string]any{"leaseId": lease, "state": map[string]any{"x": 1}}
+		}
+		cases := []struct {
+			name, method, path, tok string
+			hdr                     map[string]string
+			body                    any
+			status                  int
+			code                    string
+		}{
+			{"no token", "GET", "/v1/tasks/taken", "", nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
+			{"garbage token", "GET", "/v1/tasks/taken", "pl1.k.x.y", nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
+			{"operator key is no owner", "GET", "/v1/tasks/taken", opKey, nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
+			{"tampered token", "GET", "/v1/tasks/taken", tok[:len(tok)-2] + "AA", nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
+			{"revoked session", "GET", "/v1/tasks/taken", revoked, nil, nil, 401, "CONTINUITY_UNAUTHORIZED"},
+			{"task exists", "POST", "/v1/tasks", tok, nil, map[string]any{"taskId": "taken", "state": map[string]any{}}, 409, "CONTINUITY_TASK_EXISTS"},
+			{"task exists for another owner", "POST", "/v1/tasks", other, nil, map[string]any{"taskId": "taken", "state": map[string]any{}}, 409, "CONTINUITY_TASK_EXISTS"},
+			{"not found", "GET", "/v1/tasks/nope", tok, nil, nil, 404, "CONTINUITY_TASK_NOT_FOUND"},
+			{"lease of unknown task", "POST", "/v1/tasks/nope/lease", tok, nil, map[string]any{"holder": "h", "ttlSeconds": 5}, 404, "CONTINUITY_TASK_NOT_FOUND"},
+			{"owner mismatch get", "GET", "/v1/tasks/taken", other, nil, nil, 403, "CONTINUITY_OWNER_MISMATCH"},
+			{"owner mismatch lease", "POST", "/v1/tasks/free/lease", other, nil, map[string]any{"holder": "h", "ttlSeconds": 5}, 403, "CONTINUITY_OWNER_MISMATCH"},
+			{"owner mismatch revoke", "DELETE", "/v1/tasks/held/lease", other, nil, nil, 403, "CONTINUITY_OWNER_MISMATCH"},
+			{"lease held", "POST", "/v1/tasks/held/lease", tok, nil, map[string]any{"holder": "holder-2", "ttlSeconds": 5}, 423, "CONTINUITY_LEASE_HELD"},
+			{"renew released", "POST", "/v1/tasks/released/lease/renew", tok, nil, map[string]any{"leaseId": relLease}, 409, "CONTINUITY_LEASE_EXPIRED"},
+			{"release twice", "POST", "/v1/tasks/released/lease/release", tok, nil, map[string]any{"leaseId": relLease}, 409, "CONTINUITY_LEASE_EXPIRED"},
+			{"unknown lease id", "PUT", "/v1/tasks/free", tok, ifMatch(1), put("l-nope"), 409, "CONTINUITY_LEASE_EXPIRED"},
+			{"revoke with no lease", "DELETE", "/v1/tasks/free/lease", tok, nil, nil, 409, "CONTINUITY_LEASE_EXPIRED"},
+			{"renew revoked", "POST", "/v1/tasks/revoked/lease/renew", tok, nil, map[string]any{"leaseId": rvkLease}, 409, "CONTINUITY_LEASE_REVOKED"},
+			{"write with revoked lease", "PUT", "/v1/tasks/revoked", tok, ifMatch(1), put(rvkLease), 409, "CONTINUITY_LEASE_REVOKED"},
+			{"stale revision", "PUT", "/v1/tasks/rev", tok, ifMatch(7), put(revLease), 409, "CONTINUITY_REVISION_CONFLICT"},
+			{"write to a done task", "PUT", "/v1/tasks/done", tok, ifMatch(1), put("l-any"), 409, "CONTINUITY_INVALID_STATE"},
+			{"lease a done task", "POST", "/v1/tasks/done/lease", tok, nil, map[string]any{"holder": "h", "ttlSeconds": 5}, 409, "CONTINUITY_INVALID_STATE"},
+			{"missing If-Match", "PUT", "/v1/tasks/rev", tok, nil, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
+			{"malformed If-Match", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": "1"}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
+			{"weak If-Match", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": `W/"1"`}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
+			{"If-Match list", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": `"1", "2"`}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
+			{"If-Match star", "PUT", "/v1/tasks/rev", tok, map[string]string{"If-Match": `*`}, put(revLease), 409, "CONTINUITY_INVALID_STATE"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				r := f.do(c.method, c.path, c.tok, c.hdr, c.body)
+				if diff := cmp.Diff([2]any{c.status, c.code}, [2]any{r.status, code(r.body)}); diff != "" {
+					t.Errorf("(-want +got)\n%s\nbody %s", diff, r.raw)
+				}
+			})
+		}
+		// The refused writes changed nothing.
+		for id, rev := range map[string]float64{"rev": 1, "revoked": 1, "done": 1, "free": 1, "taken": 1} {
+			r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
+			if r.body["revision"] != rev {
+				t.Errorf("%s: revision %v, want %v", id, r.body["revision"], rev)
+			}
+		}
+		if r := f.do("GET", "/v1/tasks/held", tok, nil, nil); r.body["lease"].(map[string]any)["holder"] != "holder-1" {
+			t.Errorf("held: lease %v, want holder-1's", r.body["lease"])
+		}
+	})
 }
 
 func TestContinuityMetrics(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	id := f.newTask(tok, "", map[string]any{})
-	f.lease(tok, id, "a")
-	for range 3 {
-		f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 5})
-	}
-	r := f.do("GET", "/metrics", "", nil, nil)
-	if !strings.Contains(string(r.raw), "pling_authority_lease_held_total 3") {
-		t.Errorf("metrics lack three LEASE_HELD answers:\n%s", r.raw)
-	}
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		id := f.newTask(tok, "", map[string]any{})
+		f.lease(tok, id, "a")
+		for range 3 {
+			f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 5})
+		}
+		r := f.do("GET", "/metrics", "", nil, nil)
+		if !strings.Contains(string(r.raw), "pling_authority_lease_held_total 3") {
+			t.Errorf("metrics lack three LEASE_HELD answers:\n%s", r.raw)
+		}
+	})
 }
 
 func TestContinuityStoreUnavailable(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	f.newTask(tok, "t1", map[string]any{})
-	f.store.Close()
-	for _, c := range []struct{ method, path string }{{"GET", "/v1/tasks/t1"}, {"POST", "/v1/tasks"}} {
-		r := f.do(c.method, c.path, tok, nil, map[string]any{"state": map[string]any{}})
-		if r.status != 503 || code(r.body) != "CONTINUITY_STORAGE_UNAVAILABLE" {
-			t.Errorf("%s %s on a closed store: %d %s", c.method, c.path, r.status, r.raw)
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		f.newTask(tok, "t1", map[string]any{})
+		f.store.Close()
+		for _, c := range []struct{ method, path string }{{"GET", "/v1/tasks/t1"}, {"POST", "/v1/tasks"}} {
+			r := f.do(c.method, c.path, tok, nil, map[string]any{"state": map[string]any{}})
+			if r.status != 503 || code(r.body) != "CONTINUITY_STORAGE_UNAVAILABLE" {
+				t.Errorf("%s %s on a closed store: %d %s", c.method, c.path, r.status, r.raw)
+			}
 		}
-	}
+	})
 }
 
 func TestContinuityBadInputChangesNothing(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	id := f.newTask(tok, "t1", map[string]any{"step": 1})
-	lid := f.lease(tok, id, "w")
-	big := `{"leaseId":"` + lid + `","state":{"x":"` + strings.Repeat("a", 80<<10) + `"}}`
-	bigState := `{"leaseId":"` + lid + `","state":{"x":"` + strings.Repeat("a", 65<<10) + `"}}`
-	cases := []struct {
-		name, method, path string
-		hdr                map[string]string
-		body               any
-		status             int
-	}{
-		{"oversized body", "PUT", "/v1/tasks/t1", ifMatch(1), big, 413},
-		{"oversized state", "PUT", "/v1/tasks/t1", ifMatch(1), bigState, 413},
-		{"oversized create", "POST", "/v1/tasks", nil, `{"taskId":"t2","state":{"x":"` + strings.Repeat("a", 80<<10) + `"}}`, 413},
-		{"unknown field", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{}, "extra": 1}, 409},
-		{"unknown field on create", "POST", "/v1/tasks", nil, map[string]any{"taskId": "t2", "state": map[string]any{}, "owner": "x"}, 409},
-		{"state not an object", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": lid, "state": []int{1}}, 409},
-		{"state missing", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": lid}, 409},
-		{"leaseId wrong type", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": 7, "state": map[string]any{}}, 409},
-		{"trailing data", "PUT", "/v1/tasks/t1", ifMatch(1), `{"leaseId":"` + lid + `","state":{}} {}`, 409},
-		{"not JSON", "PUT", "/v1/tasks/t1", ifMatch(1), `leaseId=1`, 409},
-		{"missing If-Match", "PUT", "/v1/tasks/t1", nil, map[string]any{"leaseId": lid, "state": map[string]any{}}, 409},
-		{"malformed If-Match", "PUT", "/v1/tasks/t1", map[string]string{"If-Match": `"01"`}, map[string]any{"leaseId": lid, "state": map[string]any{}}, 409},
-		{"bad task id", "POST", "/v1/tasks", nil, map[string]any{"taskId": "a b", "state": map[string]any{}}, 409},
-		{"ttl too long", "POST", "/v1/tasks/t1/lease", nil, map[string]any{"holder": "x", "ttlSeconds": 999999}, 409},
-		{"ttl wrong type", "POST", "/v1/tasks/t1/lease", nil, map[string]any{"holder": "x", "ttlSeconds": "5"}, 409},
-		{"holder missing", "POST", "/v1/tasks/t1/lease", nil, map[string]any{"ttlSeconds": 5}, 409},
-		{"release with a ttl", "POST", "/v1/tasks/t1/lease/release", nil, map[string]any{"leaseId": lid, "ttlSeconds": 5}, 409},
-		{"revoke with a body", "DELETE", "/v1/tasks/t1/lease", nil, map[string]any{"leaseId": lid}, 409},
-		{"bad idempotency key", "PUT", "/v1/tasks/t1", map[string]string{"If-Match": `"1"`, "Idempotency-Key": "a b"}, map[string]any{"leaseId": lid, "state": map[string]any{}}, 409},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := f.do(c.method, c.path, tok, c.hdr, c.body)
-			if diff := cmp.Diff([2]any{c.status, "CONTINUITY_INVALID_STATE"}, [2]any{r.status, code(r.body)}); diff != "" {
-				t.Errorf("(-want +got)\n%s\nbody %.200s", diff, r.raw)
-			}
-		})
-	}
-	r := f.do("GET", "/v1/tasks/t1", tok, nil, nil)
-	if diff := cmp.Diff(map[string]any{"step": float64(1)}, r.body["state"]); r.body["revision"] != float64(1) || diff != "" {
-		t.Errorf("task changed: revision %v, state (-want +got)\n%s", r.body["revision"], diff)
-	}
-	if l, _ := r.body["lease"].(map[string]any); l["holder"] != "w" {
-		t.Errorf("lease changed: %v", r.body["lease"])
-	}
-	if r := f.do("GET", "/v1/tasks/t2", tok, nil, nil); r.status != 404 {
-		t.Errorf("a refused create made t2: %d", r.status)
-	}
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		id := f.newTask(tok, "t1", map[string]any{"step": 1})
+		lid := f.lease(tok, id, "w")
+		big := `{"leaseId":"` + lid + `","state":{"x":"` + strings.Repeat("a", 80<<10) + `"}}`
+		bigState := `{"leaseId":"` + lid + `","state":{"x":"` + strings.Repeat("a", 65<<10) + `"}}`
+		cases := []struct {
+			name, method, path string
+			hdr                map[string]string
+			body               any
+			status             int
+		}{
+			{"oversized body", "PUT", "/v1/tasks/t1", ifMatch(1), big, 413},
+			{"oversized state", "PUT", "/v1/tasks/t1", ifMatch(1), bigState, 413},
+			{"oversized create", "POST", "/v1/tasks", nil, `{"taskId":"t2","state":{"x":"` + strings.Repeat("a", 80<<10) + `"}}`, 413},
+			{"unknown field", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{}, "extra": 1}, 409},
+			{"unknown field on create", "POST", "/v1/tasks", nil, map[string]any{"taskId": "t2", "state": map[string]any{}, "owner": "x"}, 409},
+			{"state not an object", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": lid, "state": []int{1}}, 409},
+			{"state missing", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": lid}, 409},
+			{"leaseId wrong type", "PUT", "/v1/tasks/t1", ifMatch(1), map[string]any{"leaseId": 7, "state": map[string]any{}}, 409},
+			{"trailing data", "PUT", "/v1/tasks/t1", ifMatch(1), `{"leaseId":"` + lid + `","state":{}} {}`, 409},
+			{"not JSON", "PUT", "/v1/tasks/t1", ifMatch(1), `leaseId=1`, 409},
+			{"missing If-Match", "PUT", "/v1/tasks/t1", nil, map[string]any{"leaseId": lid, "state": map[string]any{}}, 409},
+			{"malformed If-Match", "PUT", "/v1/tasks/t1", map[string]string{"If-Match": `"01"`}, map[string]any{"leaseId": lid, "state": map[string]any{}}, 409},
+			{"bad task id", "POST", "/v1/tasks", nil, map[string]any{"taskId": "a b", "state": map[string]any{}}, 409},
+			{"ttl too long", "POST", "/v1/tasks/t1/lease", nil, map[string]any{"holder": "x", "ttlSeconds": 999999}, 409},
+			{"ttl wrong type", "POST", "/v1/tasks/t1/lease", nil, map[string]any{"holder": "x", "ttlSeconds": "5"}, 409},
+			{"holder missing", "POST", "/v1/tasks/t1/lease", nil, map[string]any{"ttlSeconds": 5}, 409},
+			{"release with a ttl", "POST", "/v1/tasks/t1/lease/release", nil, map[string]any{"leaseId": lid, "ttlSeconds": 5}, 409},
+			{"revoke with a body", "DELETE", "/v1/tasks/t1/lease", nil, map[string]any{"leaseId": lid}, 409},
+			{"bad idempotency key", "PUT", "/v1/tasks/t1", map[string]string{"If-Match": `"1"`, "Idempotency-Key": "a b"}, map[string]any{"leaseId": lid, "state": map[string]any{}}, 409},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				r := f.do(c.method, c.path, tok, c.hdr, c.body)
+				if diff := cmp.Diff([2]any{c.status, "CONTINUITY_INVALID_STATE"}, [2]any{r.status, code(r.body)}); diff != "" {
+					t.Errorf("(-want +got)\n%s\nbody %.200s", diff, r.raw)
+				}
+			})
+		}
+		r := f.do("GET", "/v1/tasks/t1", tok, nil, nil)
+		if diff := cmp.Diff(map[string]any{"step": float64(1)}, r.body["state"]); r.body["revision"] != float64(1) || diff != "" {
+			t.Errorf("task changed: revision %v, state (-want +got)\n%s", r.body["revision"], diff)
+		}
+		if l, _ := r.body["lease"].(map[string]any); l["holder"] != "w" {
+			t.Errorf("lease changed: %v", r.body["lease"])
+		}
+		if r := f.do("GET", "/v1/tasks/t2", tok, nil, nil); r.status != 404 {
+			t.Errorf("a refused create made t2: %d", r.status)
+		}
+	})
 }
 
 func TestIdempotentRetry(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
-	key := map[string]string{"Idempotency-Key": "create-1"}
-	first := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
-	if first.status != 201 {
-		t.Fatalf("create: %d %s", first.status, first.raw)
-	}
-	again := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
-	if again.status != 201 || !bytes.Equal(first.raw, again.raw) || again.header.Get("Idempotent-Replayed") != "true" {
-		t.Fatalf("retry: %d %s, want the first answer %s", again.status, again.raw, first.raw)
-	}
-	id := first.body["taskId"].(string)
-	// The key is per owner: another owner's same key is its own request.
-	if r := f.do("POST", "/v1/tasks", other, key, map[string]any{"state": map[string]any{"n": 1}}); r.status != 201 || r.body["taskId"] == id {
-		t.Errorf("another owner's key: %d %s", r.status, r.raw)
-	}
-	// The same key with another body is refused and does nothing.
-	if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 2}}); r.status != 409 || code(r.body) != "CONTINUITY_INVALID_STATE" {
-		t.Errorf("same key, other body: %d %s", r.status, r.raw)
-	}
-
-	lk := map[string]string{"Idempotency-Key": "lease-1"}
-	l1 := f.do("POST", "/v1/tasks/"+id+"/lease", tok, lk, map[string]any{"holder": "a", "ttlSeconds": 30})
-	l2 := f.do("POST", "/v1/tasks/"+id+"/lease", tok, lk, map[string]any{"holder": "a", "ttlSeconds": 30})
-	if l1.status != 200 || !bytes.Equal(l1.raw, l2.raw) {
-		t.Fatalf("lease retry: %s vs %s", l1.raw, l2.raw)
-	}
-	lid := l1.body["leaseId"].(string)
-	pk := map[string]string{"Idempotency-Key": "put-1", "If-Match": `"1"`}
-	body := map[string]any{"leaseId": lid, "state": map[string]any{"n": 2}}
-	p1 := f.do("PUT", "/v1/tasks/"+id, tok, pk, body)
-	p2 := f.do("PUT", "/v1/tasks/"+id, tok, pk, body)
-	if p1.status != 200 || !bytes.Equal(p1.raw, p2.raw) {
-		t.Fatalf("put retry: %d %s vs %d %s", p1.status, p1.raw, p2.status, p2.raw)
-	}
-	if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.body["revision"] != float64(2) {
-		t.Errorf("a retried PUT applied twice: revision %v, want 2", r.body["revision"])
-	}
-	// Concurrent retries of one key: one write, one answer.
-	var wg sync.WaitGroup
-	answers := make([][]byte, 8)
-	for i := range answers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i] = f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"Idempotency-Key": "put-2", "If-Match": `"2"`},
-				map[string]any{"leaseId": lid, "state": map[string]any{"n": 3}}).raw
-		}()
-	}
-	wg.Wait()
-	for i := range answers {
-		if !bytes.Equal(answers[i], answers[0]) {
-			t.Errorf("concurrent retry %d: %s, want %s", i, answers[i], answers[0])
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
+		key := map[string]string{"Idempotency-Key": "create-1"}
+		first := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
+		if first.status != 201 {
+			t.Fatalf("create: %d %s", first.status, first.raw)
 		}
-	}
-	if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.body["revision"] != float64(3) {
-		t.Errorf("concurrent retries: revision %v, want 3", r.body["revision"])
-	}
-	// A refusal is not remembered: nothing was written, so a retry is a new attempt.
-	rk := map[string]string{"Idempotency-Key": "put-3", "If-Match": `"1"`}
-	if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
-		t.Fatalf("stale put: %s", r.raw)
-	}
-	if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
-		t.Fatalf("stale put again: %s", r.raw)
-	}
-	// Release and revoke replay too: the second release would otherwise
-	// be LEASE_EXPIRED.
-	rl := map[string]string{"Idempotency-Key": "release-1"}
-	r1 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
-	r2 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
-	if r1.status != 200 || !bytes.Equal(r1.raw, r2.raw) {
-		t.Fatalf("release retry: %d %s vs %d %s", r1.status, r1.raw, r2.status, r2.raw)
-	}
-	f.lease(tok, id, "b")
-	dk := map[string]string{"Idempotency-Key": "revoke-1"}
-	d1 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
-	d2 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
-	if d1.status != 200 || !bytes.Equal(d1.raw, d2.raw) {
-		t.Fatalf("revoke retry: %d %s vs %d %s", d1.status, d1.raw, d2.status, d2.raw)
-	}
-	// Keys expire (24h by default): after that the key is free again.
-	f.advance(25 * time.Hour)
-	tok = f.tokenFor("agent-1")
-	if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}}); r.status != 201 || r.body["taskId"] == id {
-		t.Errorf("expired key: %d %s, want a new task", r.status, r.raw)
-	}
+		again := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
+		if again.status != 201 || !bytes.Equal(first.raw, again.raw) || again.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("retry: %d %s, want the first answer %s", again.status, again.raw, first.raw)
+		}
+		id := first.body["taskId"].(string)
+		// The key is per owner: another owner's same key is its own request.
+		if r := f.do("POST", "/v1/tasks", other, key, map[string]any{"state": map[string]any{"n": 1}}); r.status != 201 || r.body["taskId"] == id {
+			t.Errorf("another owner's key: %d %s", r.status, r.raw)
+		}
+		// The same key with another body is refused and does nothing.
+		if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 2}}); r.status != 409 || code(r.body) != "CONTINUITY_INVALID_STATE" {
+			t.Errorf("same key, other body: %d %s", r.status, r.raw)
+		}
+
+		lk := map[string]string{"Idempotency-Key": "lease-1"}
+		l1 := f.do("POST", "/v1/tasks/"+id+"/lease", tok, lk, map[string]any{"holder": "a", "ttlSeconds": 30})
+		l2 := f.do("POST", "/v1/tasks/"+id+"/lease", tok, lk, map[string]any{"holder": "a", "ttlSeconds": 30})
+		if l1.status != 200 || !bytes.Equal(l1.raw, l2.raw) {
+			t.Fatalf("lease retry: %s vs %s", l1.raw, l2.raw)
+		}
+		lid := l1.body["leaseId"].(string)
+		pk := map[string]string{"Idempotency-Key": "put-1", "If-Match": `"1"`}
+		body := map[string]any{"leaseId": lid, "state": map[string]any{"n": 2}}
+		p1 := f.do("PUT", "/v1/tasks/"+id, tok, pk, body)
+		p2 := f.do("PUT", "/v1/tasks/"+id, tok, pk, body)
+		if p1.status != 200 || !bytes.Equal(p1.raw, p2.raw) {
+			t.Fatalf("put retry: %d %s vs %d %s", p1.status, p1.raw, p2.status, p2.raw)
+		}
+		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.body["revision"] != float64(2) {
+			t.Errorf("a retried PUT applied twice: revision %v, want 2", r.body["revision"])
+		}
+		// Concurrent retries of one key: one write, one answer.
+		var wg sync.WaitGroup
+		answers := make([][]byte, 8)
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"Idempotency-Key": "put-2", "If-Match": `"2"`},
+					map[string]any{"leaseId": lid, "state": map[string]any{"n": 3}}).raw
+			}()
+		}
+		wg.Wait()
+		for i := range answers {
+			if !bytes.Equal(answers[i], answers[0]) {
+				t.Errorf("concurrent retry %d: %s, want %s", i, answers[i], answers[0])
+			}
+		}
+		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.body["revision"] != float64(3) {
+			t.Errorf("concurrent retries: revision %v, want 3", r.body["revision"])
+		}
+		// A refusal is not remembered: nothing was written, so a retry is a new attempt.
+		rk := map[string]string{"Idempotency-Key": "put-3", "If-Match": `"1"`}
+		if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
+			t.Fatalf("stale put: %s", r.raw)
+		}
+		if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
+			t.Fatalf("stale put again: %s", r.raw)
+		}
+		// Release and revoke replay too: the second release would otherwise
+		// be LEASE_EXPIRED.
+		rl := map[string]string{"Idempotency-Key": "release-1"}
+		r1 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
+		r2 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
+		if r1.status != 200 || !bytes.Equal(r1.raw, r2.raw) {
+			t.Fatalf("release retry: %d %s vs %d %s", r1.status, r1.raw, r2.status, r2.raw)
+		}
+		f.lease(tok, id, "b")
+		dk := map[string]string{"Idempotency-Key": "revoke-1"}
+		d1 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
+		d2 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
+		if d1.status != 200 || !bytes.Equal(d1.raw, d2.raw) {
+			t.Fatalf("revoke retry: %d %s vs %d %s", d1.status, d1.raw, d2.status, d2.raw)
+		}
+		// Keys expire (24h by default): after that the key is free again.
+		f.advance(25 * time.Hour)
+		tok = f.tokenFor("agent-1")
+		if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}}); r.status != 201 || r.body["taskId"] == id {
+			t.Errorf("expired key: %d %s, want a new task", r.status, r.raw)
+		}
+	})
 }
 
 func TestLeaseAcquireExactlyOne(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	id := f.newTask(tok, "", map[string]any{})
-	var wg sync.WaitGroup
-	var won, held atomic.Int32
-	for i := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
-			switch {
-			case r.status == 200:
-				won.Add(1)
-			case r.status == 423 && code(r.body) == "CONTINUITY_LEASE_HELD":
-				held.Add(1)
-			default:
-				t.Errorf("unexpected %d %s", r.status, r.raw)
-			}
-		}()
-	}
-	wg.Wait()
-	if won.Load() != 1 || held.Load() != 15 {
-		t.Fatalf("%d holders and %d refusals, want 1 and 15", won.Load(), held.Load())
-	}
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		id := f.newTask(tok, "", map[string]any{})
+		var wg sync.WaitGroup
+		var won, held atomic.Int32
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
+				switch {
+				case r.status == 200:
+					won.Add(1)
+				case r.status == 423 && code(r.body) == "CONTINUITY_LEASE_HELD":
+					held.Add(1)
+				default:
+					t.Errorf("unexpected %d %s", r.status, r.raw)
+				}
+			}()
+		}
+		wg.Wait()
+		if won.Load() != 1 || held.Load() != 15 {
+			t.Fatalf("%d holders and %d refusals, want 1 and 15", won.Load(), held.Load())
+		}
+	})
 }
 
 func TestConcurrentIfMatchWriters(t *testing.T) {
-	f := newTaskFixture(t, nil)
-	tok := f.tokenFor("agent-1")
-	id := f.newTask(tok, "", map[string]any{"writes": []string{}})
-	lid := f.lease(tok, id, "w")
-	var wg sync.WaitGroup
-	var ok, conflict atomic.Int32
-	for i := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cur := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
-			var st struct{ Writes []string }
-			b, _ := json.Marshal(cur.body["state"])
-			_ = json.Unmarshal(b, &st)
-			st.Writes = append(st.Writes, fmt.Sprintf("w%d", i))
-			r := f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"If-Match": cur.header.Get("ETag")},
-				map[string]any{"leaseId": lid, "state": map[string]any{"writes": st.Writes}})
-			switch {
-			case r.status == 200:
-				ok.Add(1)
-			case r.status == 409 && code(r.body) == "CONTINUITY_REVISION_CONFLICT":
-				conflict.Add(1)
-			default:
-				t.Errorf("unexpected %d %s", r.status, r.raw)
-			}
-		}()
-	}
-	wg.Wait()
-	r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
-	writes := r.body["state"].(map[string]any)["writes"].([]any)
-	if ok.Load()+conflict.Load() != 16 || ok.Load() < 1 {
-		t.Fatalf("%d ok + %d conflicts", ok.Load(), conflict.Load())
-	}
-	if r.body["revision"] != float64(1+ok.Load()) || len(writes) != int(ok.Load()) {
-		t.Fatalf("revision %v with %d writes kept, want %d and %d (a lost update)", r.body["revision"], len(writes), 1+ok.Load(), ok.Load())
-	}
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newTaskFixture(t, open())
+		tok := f.tokenFor("agent-1")
+		id := f.newTask(tok, "", map[string]any{"writes": []string{}})
+		lid := f.lease(tok, id, "w")
+		var wg sync.WaitGroup
+		var ok, conflict atomic.Int32
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cur := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
+				var st struct{ Writes []string }
+				b, _ := json.Marshal(cur.body["state"])
+				_ = json.Unmarshal(b, &st)
+				st.Writes = append(st.Writes, fmt.Sprintf("w%d", i))
+				r := f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"If-Match": cur.header.Get("ETag")},
+					map[string]any{"leaseId": lid, "state": map[string]any{"writes": st.Writes}})
+				switch {
+				case r.status == 200:
+					ok.Add(1)
+				case r.status == 409 && code(r.body) == "CONTINUITY_REVISION_CONFLICT":
+					conflict.Add(1)
+				default:
+					t.Errorf("unexpected %d %s", r.status, r.raw)
+				}
+			}()
+		}
+		wg.Wait()
+		r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
+		writes := r.body["state"].(map[string]any)["writes"].([]any)
+		if ok.Load()+conflict.Load() != 16 || ok.Load() < 1 {
+			t.Fatalf("%d ok + %d conflicts", ok.Load(), conflict.Load())
+		}
+		if r.body["revision"] != float64(1+ok.Load()) || len(writes) != int(ok.Load()) {
+			t.Fatalf("revision %v with %d writes kept, want %d and %d (a lost update)", r.body["revision"], len(writes), 1+ok.Load(), ok.Load())
+		}
+	})
 }
 
 func decodeB64(s string) ([]byte, error) {

@@ -61,3 +61,11 @@ func (s *Server) Handler() http.Handler {
 		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "ms", d.Milliseconds())
 	})
 }
+
+// NewHTTPServer is the http.Server pling authority serves h with: header,
+// read, write and idle timeouts, the write timeout above the revocation
+// feed's longest wait (30 s).
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
+		WriteTimeout: 45 * time.Second, IdleTimeout: 2 * time.Minute}
+}

@@ -16,9 +16,11 @@ import (
 //go:embed migrations/sqlite/*.sql
 var sqliteMigrations embed.FS
 
-// SQLStore is the Store on database/sql, with the SQLite schema.
+// SQLStore is the Store on database/sql: SQLite (OpenSQLite) or
+// PostgreSQL (OpenPostgres), with the same queries, written with ?.
 type SQLStore struct {
-	db *sql.DB
+	db      *sql.DB
+	dialect Dialect
 }
 
 // OpenSQLite opens (creating) the SQLite file at path and applies the
@@ -104,7 +106,7 @@ func (s *SQLStore) Poll(ctx context.Context, id string, nowMs int64) (int64, err
 	}
 	defer tx.Rollback()
 	var prev int64
-	err = tx.QueryRowContext(ctx, `SELECT last_poll_ms FROM delegations WHERE id = ?`, id).Scan(&prev)
+	err = tx.QueryRowContext(ctx, `SELECT last_poll_ms FROM delegations WHERE id = ?`+s.forUpdate(), id).Scan(&prev)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, ErrNotFound
 	} else if err != nil {
@@ -157,6 +159,14 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 		return nil // revoked already (or unknown: the caller looked it up)
 	} else if err != nil {
 		return err
+	}
+	if s.dialect == PostgreSQL {
+		// Cursors must become visible in order, or a reader past cursor
+		// n+1 never sees a slower n: one appender at a time, until commit.
+		// Readers are not blocked.
+		if _, err := tx.ExecContext(ctx, `LOCK TABLE revocations IN EXCLUSIVE MODE`); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO revocations (session_id, at_ms) VALUES (?, ?)`, sessionID, nowMs); err != nil {
 		return err
@@ -212,6 +222,15 @@ func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) 
 		out = append(out, k)
 	}
 	return out, rows.Err()
+}
+
+// forUpdate locks the selected row for the transaction on PostgreSQL
+// (SQLite's immediate transactions hold the database already).
+func (s *SQLStore) forUpdate() string {
+	if s.dialect == PostgreSQL {
+		return " FOR UPDATE"
+	}
+	return ""
 }
 
 func oneRow(r sql.Result, err error) error {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -54,7 +53,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag.",
 	)
 	addr := fl.String("addr", "127.0.0.1:8090", "the address to listen on (port 0 picks a free port)")
-	store := fl.String("store", "sqlite:pling-authority.db", "the store: sqlite:PATH (postgres:// is not built yet)")
+	store := fl.String("store", string(authority.DefaultStore), "the store: sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (shared by any number of instances)")
 	keysFile := fl.String("operator-keys", "", "a file of operator keys, one per line")
 	verify := fl.String("verification-uri", "", "where a person enters the user code (the site's consent page)")
 	aud := audienceFlag{}
@@ -70,9 +69,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(aud) == 0 {
 		aud["http://127.0.0.1:8080"] = []string{"*"}
 	}
-	path, isSQLite := strings.CutPrefix(*store, "sqlite:")
-	if !isSQLite || path == "" {
-		fmt.Fprintf(stderr, "pling authority: --store %q: only sqlite:PATH is built so far\n", *store)
+	spec := authority.StoreSpec(*store)
+	if _, _, err := spec.Parse(); err != nil {
+		fmt.Fprintf(stderr, "pling authority: --store: %v\n", err)
 		return 2
 	}
 	var opKeys []string
@@ -93,7 +92,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	st, err := authority.OpenSQLite(ctx, path)
+	st, err := authority.Open(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
@@ -110,9 +109,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
-		WriteTimeout: 45 * time.Second, IdleTimeout: 2 * time.Minute} // WriteTimeout > the revocation feed's 30 s wait
-	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), path)
+	hs := authority.NewHTTPServer(srv.Handler())
+	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
+	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pling-go/pling/internal/pgtest"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the command's logger and the test.
@@ -29,9 +31,22 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 }
 func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
-// TestAuthorityCommand runs pling authority on a real SQLite file and
-// walks the device grant over its HTTP map, with the production routes.
+// TestAuthorityCommand runs pling authority on a real SQLite file, and on
+// a real PostgreSQL with a password in its DSN, and walks the device grant
+// over its HTTP map, with the production routes; the password is never
+// printed or logged.
 func TestAuthorityCommand(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		testAuthorityCommand(t, "sqlite:"+filepath.Join(t.TempDir(), "a.db"), "")
+	})
+	t.Run("postgres", func(t *testing.T) {
+		// The throwaway cluster trusts loopback, so any password connects.
+		dsn := strings.Replace(pgtest.DSN(t), "postgres@", "postgres:pg-s3cret-pw@", 1)
+		testAuthorityCommand(t, dsn, "pg-s3cret-pw")
+	})
+}
+
+func testAuthorityCommand(t *testing.T, store, password string) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "operators")
 	if err := os.WriteFile(keys, []byte("# operators\nop-secret-1\n"), 0o600); err != nil {
@@ -43,7 +58,7 @@ func TestAuthorityCommand(t *testing.T) {
 	var stderr lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", "sqlite:" + filepath.Join(dir, "a.db"),
+		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
 			"--operator-keys", keys, "--audience", "https://shop.example=orders.*"}, pw, &stderr)
 		pw.Close()
 	}()
@@ -51,7 +66,10 @@ func TestAuthorityCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
 	}
-	go io.Copy(io.Discard, pr)
+	var stdout lockedBuffer
+	stdout.Write([]byte(line))
+	copied := make(chan struct{})
+	go func() { io.Copy(&stdout, pr); close(copied) }()
 	base := regexp.MustCompile(`http://\S+`).FindString(line)
 
 	call := func(method, path, auth, body string) (int, map[string]any) {
@@ -112,13 +130,40 @@ func TestAuthorityCommand(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("no graceful shutdown")
 	}
-	logs := stderr.String()
-	for name, secretText := range map[string]string{"token": tok, "poll secret": secret, "operator key": "op-secret-1"} {
+	<-copied
+	logs := stderr.String() + stdout.String()
+	secrets := map[string]string{"token": tok, "poll secret": secret, "operator key": "op-secret-1"}
+	if password != "" {
+		secrets["store password"] = password
+		if !strings.Contains(logs, "xxxxx") {
+			t.Errorf("the store is not named (redacted) in the output: %s", logs)
+		}
+	}
+	for name, secretText := range secrets {
 		if strings.Contains(logs, secretText) {
-			t.Errorf("the log holds the %s", name)
+			t.Errorf("the output holds the %s", name)
 		}
 	}
 	if !strings.Contains(logs, "route=") {
 		t.Errorf("no request logged: %s", logs)
+	}
+}
+
+func TestAuthorityStoreFlag(t *testing.T) {
+	for _, c := range []struct{ store, want string }{
+		{"pling-authority.db", `--store: store "pling-authority.db": want sqlite:PATH or a postgres://USER@HOST/DB URL`},
+		{"sqlite:", `--store: store "sqlite:": sqlite: needs a path`},
+		{"mysql://root:hunter2@db/x", `--store: store "mysql://root:xxxxx@db/x": want sqlite:PATH`},
+	} {
+		t.Run(c.store, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := runAuthority(context.Background(), []string{"--store", c.store}, &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), c.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), c.want)
+			}
+			if strings.Contains(errb.String()+out.String(), "hunter2") {
+				t.Errorf("the password is printed: %q", errb.String())
+			}
+		})
 	}
 }

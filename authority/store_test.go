@@ -1,0 +1,147 @@
+package authority_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pling-go/pling/authority"
+)
+
+func TestStoreSpec(t *testing.T) {
+	for _, c := range []struct {
+		spec, dialect, target, err, redacted string
+	}{
+		{spec: "sqlite:pling-authority.db", dialect: "sqlite", target: "pling-authority.db", redacted: "sqlite:pling-authority.db"},
+		{spec: "sqlite:/var/lib/a b.db", dialect: "sqlite", target: "/var/lib/a b.db", redacted: "sqlite:/var/lib/a b.db"},
+		{spec: "postgres://pling:s3cret@db.internal:5432/auth?sslmode=require", dialect: "postgres",
+			target: "postgres://pling:s3cret@db.internal:5432/auth?sslmode=require", redacted: "postgres://pling:xxxxx@db.internal:5432/auth?sslmode=require"},
+		{spec: "postgresql://pling@db/auth?password=s3cret", dialect: "postgres", target: "postgresql://pling@db/auth?password=s3cret",
+			redacted: "postgresql://pling@db/auth?password=xxxxx"},
+		{spec: "sqlite:", err: `store "sqlite:": sqlite: needs a path`, redacted: "sqlite:"},
+		{spec: "", err: `store "": want sqlite:PATH or a postgres://`},
+		{spec: "pling-authority.db", err: `store "pling-authority.db": want sqlite:PATH`, redacted: "pling-authority.db"},
+		{spec: "mysql://root:s3cret@db/auth", err: `store "mysql://root:xxxxx@db/auth": want sqlite:PATH`, redacted: "mysql://root:xxxxx@db/auth"},
+		{spec: "postgres://u:s3cret@db:port/x", err: `store "[unparseable, hidden]": not a URL`, redacted: "[unparseable, hidden]"},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			s := authority.StoreSpec(c.spec)
+			d, target, err := s.Parse()
+			got := struct{ Dialect, Target, Err string }{Target: target}
+			if err != nil {
+				got.Err = err.Error()
+				if !strings.HasPrefix(got.Err, c.err) {
+					t.Errorf("error %q, want prefix %q", got.Err, c.err)
+				}
+				if strings.Contains(got.Err, "s3cret") {
+					t.Errorf("the error holds the password: %q", got.Err)
+				}
+			} else {
+				got.Dialect = d.String()
+				if diff := cmp.Diff(struct{ Dialect, Target, Err string }{c.dialect, c.target, ""}, got); diff != "" {
+					t.Errorf("(-want +got)\n%s", diff)
+				}
+			}
+			if c.redacted != "" && s.Redacted() != c.redacted {
+				t.Errorf("Redacted() = %q, want %q", s.Redacted(), c.redacted)
+			}
+			var log strings.Builder
+			slog.New(slog.NewTextHandler(&log, nil)).Info("open", "store", s)
+			fmt.Fprintf(&log, "%v %s %#v", s, s, s)
+			if strings.Contains(log.String(), "s3cret") {
+				t.Errorf("logged or printed with its password: %s", log.String())
+			}
+		})
+	}
+}
+
+// A PostgreSQL that cannot be reached, or a DSN pgx refuses: the error
+// names neither the password nor the DSN whole.
+func TestOpenPostgresErrorsHidePassword(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://pling:s3cret@127.0.0.1:1/auth?sslmode=disable&connect_timeout=2",
+		"postgres://pling:s3cret@127.0.0.1:5432/auth?sslmode=bogus",
+	} {
+		_, err := authority.Open(context.Background(), authority.StoreSpec(dsn))
+		if err == nil {
+			t.Fatalf("%s opened", authority.StoreSpec(dsn))
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("error holds the password: %v", err)
+		}
+	}
+}
+
+// The feed's cursors become visible in order: a reader following the
+// cursor while revocations commit concurrently misses none (on
+// PostgreSQL, identity values are taken before commit, in any order, so
+// this needs the appenders serialised).
+func TestRevocationFeedMissesNoneUnderConcurrentRevokes(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		ctx := context.Background()
+		st := open()
+		const n, writers = 120, 8
+		for i := range n {
+			id := fmt.Sprintf("d%d", i)
+			if err := st.CreateDelegation(ctx, authority.Delegation{ID: id, UserCode: id, PollSecretDigest: []byte{1},
+				Audience: origin, Scope: []string{"x"}, Agent: "a", TTLMs: 1, CreatedMs: 1, ExpiresMs: 1 << 50}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, 2); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Collect(ctx, id, authority.Session{ID: "s" + id, DelegationID: id, TokenDigest: []byte{2},
+				Audience: origin, ExpiresMs: 1 << 50}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seen := map[string]int{}
+		var cursor int64
+		follow := func() {
+			list, err := st.Revocations(ctx, cursor, 1000)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, r := range list {
+				seen[r.SessionID]++
+				cursor = r.Cursor
+			}
+		}
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < n; i += writers {
+					if err := st.Revoke(ctx, fmt.Sprintf("sd%d", i), 3); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		for running := true; running; {
+			select {
+			case <-done:
+				running = false
+			default:
+			}
+			follow()
+		}
+		follow()
+		if len(seen) != n {
+			t.Errorf("the follower saw %d of %d revocations", len(seen), n)
+		}
+		for sid, k := range seen {
+			if k != 1 {
+				t.Errorf("%s seen %d times", sid, k)
+			}
+		}
+	})
+}
