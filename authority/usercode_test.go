@@ -13,13 +13,13 @@ import (
 func TestDelegationByUserCode(t *testing.T) {
 	f := newFixture(t)
 	_, b := f.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.*"}, "ttlSeconds": 600, "agent": "agent-1"})
-	id, code := b["id"].(string), b["userCode"].(string)
+	id, userCode := b["id"].(string), b["userCode"].(string)
 	type answer struct {
 		Status      int
 		ID, Code, S string
 	}
-	get := func(auth, userCode string) answer {
-		st, b := f.call("GET", "/v1/delegations?userCode="+url.QueryEscape(userCode), auth, nil)
+	get := func(auth, uc string) answer {
+		st, b := f.call("GET", "/v1/delegations?userCode="+url.QueryEscape(uc), auth, nil)
 		a := answer{Status: st, Code: code(b)}
 		a.ID, _ = b["id"].(string)
 		a.S, _ = b["status"].(string)
@@ -30,12 +30,12 @@ func TestDelegationByUserCode(t *testing.T) {
 		advance          time.Duration
 		want             answer
 	}{
-		{"found", opKey, code, 0, answer{Status: 200, ID: id, S: "pending"}},
-		{"no operator key", "", code, 0, answer{Status: 401, Code: "DELEGATION_CREDENTIAL_INVALID"}},
-		{"wrong operator key", "nope", code, 0, answer{Status: 401, Code: "DELEGATION_CREDENTIAL_INVALID"}},
+		{"found", opKey, userCode, 0, answer{Status: 200, ID: id, S: "pending"}},
+		{"no operator key", "", userCode, 0, answer{Status: 401, Code: "DELEGATION_CREDENTIAL_INVALID"}},
+		{"wrong operator key", "nope", userCode, 0, answer{Status: 401, Code: "DELEGATION_CREDENTIAL_INVALID"}},
 		{"unknown code", opKey, "BBBB-BBBB", 0, answer{Status: 404, Code: "DELEGATION_NOT_FOUND"}},
 		{"no code", opKey, "", 0, answer{Status: 400, Code: "DELEGATION_REQUEST_INVALID"}},
-		{"expired", opKey, code, 11 * time.Minute, answer{Status: 200, ID: id, S: "expired"}},
+		{"expired", opKey, userCode, 11 * time.Minute, answer{Status: 200, ID: id, S: "expired"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
