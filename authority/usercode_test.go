@@ -46,4 +46,3 @@ func TestDelegationByUserCode(t *testing.T) {
 		})
 	}
 }
-

@@ -16,6 +16,10 @@
 //	        run conformance cases on a host
 //	pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…
 //	        run the delegation authority (docs/authority.md)
+//	pling delegate URL --scope PATTERN[,…] [--authority URL] [--ttl D] [--token-file F] [--agent NAME] [--json]
+//	        ask the site's authority for a session, wait for a person's
+//	        consent and store the token (0600) where describe, invoke and
+//	        mcp find it
 //	pling version
 //	        print the Surface protocol version
 //
