@@ -79,7 +79,7 @@ func runDelegate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 
-	p, err := agent.RequestDelegation(ctx, *authURL, agent.DelegationRequest{Audience: origin, Scope: patterns, TTL: *ttl, Agent: *agentName})
+	p, err := requestDelegation(ctx, *authURL, agent.DelegationRequest{Audience: origin, Scope: patterns, TTL: *ttl, Agent: *agentName})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling delegate: %v\n", err)
 		return 1
@@ -175,4 +175,28 @@ func writeJSONLine(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+}
+
+// startupGrace is how long pling delegate retries an authority that does
+// not answer at all: one started a moment ago in the same script
+// ("pling authority & pling delegate …") is still opening its store.
+const startupGrace = 5 * time.Second
+
+// requestDelegation is agent.RequestDelegation, retried while the
+// authority cannot be reached within startupGrace. An answer, even a
+// refusal, is final.
+func requestDelegation(ctx context.Context, authURL string, req agent.DelegationRequest) (*agent.PendingDelegation, error) {
+	deadline := time.Now().Add(startupGrace)
+	for {
+		p, err := agent.RequestDelegation(ctx, authURL, req)
+		var de *agent.DelegationError
+		if err == nil || errors.As(err, &de) || ctx.Err() != nil || time.Now().After(deadline) {
+			return p, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

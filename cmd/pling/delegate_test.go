@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -280,5 +281,48 @@ func TestSessionStoredAndTokenFile(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// "pling authority & pling delegate …" in one script: the authority may
+// not listen yet when pling delegate first asks; it tries again for a
+// few seconds.
+func TestDelegateWaitsForAStartingAuthority(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens until the authority starts below
+	t.Setenv(tokenDirEnv, t.TempDir())
+	lines, done, stderr := runDelegateAsync(t, "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "http://"+addr, "--json")
+	time.Sleep(500 * time.Millisecond) // the authority is slow to start
+	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := authority.NewServer(t.Context(), authority.Config{Store: st,
+		Audiences: map[string][]string{"http://127.0.0.1:8080": {"*"}}, OperatorKeys: []string{testOpKey}, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	defer hs.Close()
+	if !lines.Scan() {
+		t.Fatalf("no pending line; stderr:\n%s", stderr)
+	}
+	var pending struct{ ID string }
+	_ = json.Unmarshal(lines.Bytes(), &pending)
+	operatorCall(t, "http://"+addr, "/v1/delegations/"+pending.ID+"/approve", nil)
+	for lines.Scan() {
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 }

@@ -363,6 +363,7 @@ ul{list-style:none;padding:0}li{margin:.5rem 0}.problem{color:#a00}button{font:i
 {{with .Done}}<p id="done" role="status">{{.}}</p>{{end}}
 {{if and .Request (not .Done)}}{{with .Request}}
 <form method="post" action="/pling/consent">
+{{with $.Code}}<p>Code <code id="user-code">{{.}}</code>: it must be the code the agent showed you.</p>{{end}}
 <p>An agent that calls itself <span class="agent" id="agent">{{.Agent}}</span> asks to act for you on <code id="audience">{{.Audience}}</code>.
 Its name is its own: check that you started it.</p>
 <p>It may use (untick what it should not):</p>

@@ -142,7 +142,7 @@ func TestConsentShowsEscaped(t *testing.T) {
 		t.Errorf("agent markup reached the page:\n%s", page)
 	}
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;", `value="cart.*"`, `value="checkout"`,
-		"every capability whose name starts with “cart.”", "the capability “checkout” only", "http://shop.example"} {
+		"every capability whose name starts with “cart.”", "the capability “checkout” only", "http://shop.example", `<code id="user-code">` + code + `</code>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q:\n%s", want, page)
 		}
