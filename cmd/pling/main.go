@@ -4,8 +4,9 @@
 //	pling demo [--dist DIR] [-v]
 //	        serve the demo site, open it in headless Chromium and run a
 //	        scripted agent session, printing a transcript
-//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q]
-//	        serve the demo site and the module over HTTP
+//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--authority URL|embedded]
+//	        serve the demo site and the module over HTTP; with --authority,
+//	        also the site's consent screen for delegations
 //	pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N]
 //	        describe what a page lets an agent do
 //	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
