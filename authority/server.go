@@ -134,6 +134,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	m := http.NewServeMux()
 	m.HandleFunc("POST /v1/delegations", s.create)
+	m.HandleFunc("GET /v1/delegations", s.operator(s.byUserCode))
 	m.HandleFunc("GET /v1/delegations/{id}", s.operator(s.get))
 	m.HandleFunc("POST /v1/delegations/{id}/approve", s.operator(s.decide(StatusApproved)))
 	m.HandleFunc("POST /v1/delegations/{id}/deny", s.operator(s.decide(StatusDenied)))
@@ -383,9 +384,35 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (Delegation, boo
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	d, ok := s.lookup(w, r)
-	if !ok {
+	if ok {
+		s.writeDelegation(w, d)
+	}
+}
+
+// byUserCode is GET /v1/delegations?userCode=CODE: what a consent screen
+// calls with the code the person typed or followed a link with.
+func (s *Server) byUserCode(w http.ResponseWriter, r *http.Request) {
+	code := r.URL.Query().Get("userCode")
+	if code == "" || len(code) > 64 {
+		s.fail(w, perr.DelegationRequestInvalid, "userCode is required")
 		return
 	}
+	d, err := s.cfg.Store.DelegationByUserCode(r.Context(), code)
+	if errors.Is(err, ErrNotFound) {
+		s.fail(w, perr.DelegationNotFound, "No such delegation")
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	if d.Status == StatusPending && s.nowMs() >= d.ExpiresMs {
+		d.Status = StatusExpired
+	}
+	s.writeDelegation(w, d)
+}
+
+func (s *Server) writeDelegation(w http.ResponseWriter, d Delegation) {
 	scope := d.Scope
 	if d.ApprovedScope != nil {
 		scope = d.ApprovedScope

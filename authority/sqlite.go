@@ -80,10 +80,20 @@ func (s *SQLStore) CreateDelegation(ctx context.Context, d Delegation) error {
 }
 
 func (s *SQLStore) Delegation(ctx context.Context, id string) (Delegation, error) {
+	return s.delegationWhere(ctx, "id", id)
+}
+
+func (s *SQLStore) DelegationByUserCode(ctx context.Context, code string) (Delegation, error) {
+	return s.delegationWhere(ctx, "user_code", code)
+}
+
+// delegationWhere reads the delegation whose column col (a constant of
+// this file, never input) equals v.
+func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegation, error) {
 	var d Delegation
 	var scope, approved, session sql.NullString
 	err := s.db.QueryRowContext(ctx, `SELECT id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms,
-		status, approved_scope, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE id = ?`, id).
+		status, approved_scope, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE `+col+` = ?`, v).
 		Scan(&d.ID, &d.UserCode, &d.PollSecretDigest, &d.Audience, &scope, &d.Agent, &d.TTLMs,
 			&d.Status, &approved, &d.CreatedMs, &d.ExpiresMs, &d.LastPollMs, &session)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -93,6 +93,9 @@ type Store interface {
 
 	CreateDelegation(ctx context.Context, d Delegation) error
 	Delegation(ctx context.Context, id string) (Delegation, error)
+	// DelegationByUserCode finds a delegation by its user code (what a
+	// consent screen is given).
+	DelegationByUserCode(ctx context.Context, code string) (Delegation, error)
 	// Decide moves a pending, unexpired delegation to status (approved or
 	// denied) with scope; ErrConflict when it is not pending any more.
 	Decide(ctx context.Context, id, status string, scope []string, nowMs int64) error

@@ -19,7 +19,7 @@ func init() {
 
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("describe", stderr,
-		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N] [--strict]",
+		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]",
 		"Describes the capabilities a page exposes to the session, and its context (docs/protocol.md §3.4).",
 		targetHelp,
 		sessionHelp,
@@ -33,7 +33,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if !ok {
 		return exit
 	}
-	session, ok := sessionToken(sessionFl, "describe", stderr)
+	session, ok := sessionToken(sessionFl, "describe", firstArg(pos), stderr)
 	if !ok {
 		return 2
 	}

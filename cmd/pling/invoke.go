@@ -18,7 +18,7 @@ func init() {
 
 func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("invoke", stderr,
-		"Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH] [--json]",
+		"Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH | --token-file PATH] [--json]",
 		"Invokes one capability (docs/protocol.md §3.5) through the agent client, which applies the recovery",
 		"rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends",
 		"a call whose outcome is unconfirmed.",
@@ -36,7 +36,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return exit
 	}
-	session, ok := sessionToken(sessionFl, "invoke", stderr)
+	session, ok := sessionToken(sessionFl, "invoke", firstArg(pos), stderr)
 	if !ok {
 		return 2
 	}

@@ -4,9 +4,10 @@
 //	pling demo [--dist DIR] [-v]
 //	        serve the demo site, open it in headless Chromium and run a
 //	        scripted agent session, printing a transcript
-//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR]
-//	        serve the demo site (or with --dir your own pages) and the module over HTTP
-//	pling describe TARGET [--session TOKEN | --session-file PATH] [--json] [--max-records N] [--strict]
+//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR] [--authority URL|embedded]
+//	        serve the demo site (or with --dir your own pages) and the module over HTTP;
+//	        with --authority, also the site's consent screen for delegations
+//	pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]
 //	        describe what a page lets an agent do
 //	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
 //	        invoke one capability through the agent client
@@ -16,6 +17,10 @@
 //	        run conformance cases on a host
 //	pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…
 //	        run the delegation authority (docs/authority.md)
+//	pling delegate URL --scope PATTERN[,…] [--authority URL] [--ttl D] [--token-file F] [--agent NAME] [--json]
+//	        ask the site's authority for a session, wait for a person's
+//	        consent and store the token (0600) where describe, invoke and
+//	        mcp find it
 //	pling version
 //	        print the Surface protocol version
 //

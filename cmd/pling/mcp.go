@@ -28,7 +28,7 @@ var mcpStdin io.Reader = os.Stdin
 
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("mcp", stderr,
-		"Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH] [--poll DURATION]",
+		"Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH | --token-file PATH] [--poll DURATION]",
 		"Serves the capabilities the page exposes to the session as Model Context Protocol tools",
 		"over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through",
 		"the agent client and its recovery rules; the tool list follows the page, with",
@@ -45,7 +45,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exit
 	}
-	session, ok := sessionToken(sessionFl, "mcp", stderr)
+	session, ok := sessionToken(sessionFl, "mcp", firstArg(pos), stderr)
 	if !ok {
 		return 2
 	}

@@ -26,15 +26,22 @@ func init() {
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("serve", stderr,
-		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR]",
+		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR] [--authority URL|embedded [--operator-key-file FILE]]",
 		"Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,",
 		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
 		"With --dir, serves your own pages from DIR instead, with Pling beside them at /pling/.",
+		"With --authority it also plays the site's backend for delegations: the pages verify the",
+		"authority's session tokens, and "+siteserver.ConsentPath+" is the consent screen, which decides with the",
+		"operator key from $"+operatorKeyEnv+" or --operator-key-file (never a flag). --authority embedded",
+		"runs an authority in this process (in memory, on --authority-addr) issuing for this site.",
 	)
 	pages := fl.String("dir", "", "serve the pages in this directory (instead of the demo site), with Pling at /pling/")
 	addr := fl.String("addr", "127.0.0.1:8080", "the address to listen on (port 0 picks a free port)")
 	dist := fl.String("dist", "", "serve the module from this directory (make wasm builds dist/) instead of the copy embedded in the binary")
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality 0–11 for the module; files over 1 MiB start at 5 and are upgraded in the background")
+	authFlag := fl.String("authority", "", "the delegation authority: its URL, or embedded to run one here")
+	authAddr := fl.String("authority-addr", "127.0.0.1:8090", "where --authority embedded listens")
+	opKeyFile := fl.String("operator-key-file", "", "a file holding the operator key for --authority URL (default $"+operatorKeyEnv+")")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
 		return exit
@@ -59,10 +66,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if *pages != "" {
+		if *authFlag != "" {
+			fmt.Fprintln(stderr, "pling serve: --authority plays the demo site's backend; it does not combine with --dir (your site's backend holds the operator key)")
+			return 2
+		}
 		return serveDir(ctx, module, source, *pages, *addr, *quality, stdout, stderr)
 	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling serve: %v\n", err)
+		return 1
+	}
+	defer ln.Close()
+	opts := serveOptions{brotli: *quality}
+	if *authFlag != "" {
+		auth, exit := startSiteAuthority(ctx, *authFlag, *authAddr, *opKeyFile, "http://"+ln.Addr().String(), stdout, stderr)
+		if auth == nil {
+			return exit
+		}
+		defer auth.close()
+		opts.keys, opts.consent = auth.keys, auth.consent
+	}
 	start := time.Now()
-	srv, err := newServer(ctx, module, site.Demo(), serveOptions{brotli: *quality})
+	srv, err := newServer(ctx, module, site.Demo(), opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling serve: %v\n", err)
 		return 1
@@ -78,11 +104,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling serve: %v\n", err)
-		return 1
-	}
 	fmt.Fprintf(stdout, "pling serve: http://%s/ (shop/, orders/, settings/)\n", ln.Addr())
 	if late := srv.Upgrading(); len(late) > 0 {
 		go func() {
@@ -157,10 +178,13 @@ func newHTTPServer(h http.Handler) *http.Server {
 type serveOptions struct {
 	// brotli is the target brotli quality (0–11).
 	brotli int
+	// keys and consent: see siteserver.Options.
+	keys    map[string]string
+	consent *siteserver.Consent
 }
 
 // newServer builds the handler of pling serve (package siteserver, where
 // it lives so that the e2e browser tests run the same server in-process).
 func newServer(ctx context.Context, module, demo fs.FS, opt serveOptions) (*siteserver.Server, error) {
-	return siteserver.New(ctx, module, demo, siteserver.Options{Brotli: opt.brotli})
+	return siteserver.New(ctx, module, demo, siteserver.Options{Brotli: opt.brotli, Keys: opt.keys, Consent: opt.consent})
 }

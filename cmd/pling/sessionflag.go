@@ -22,41 +22,72 @@ const sessionEnv = "PLING_SESSION"
 const maxSessionFile = 8 << 10
 
 // sessionHelp is the usage text on where the token comes from.
-const sessionHelp = `The session token: --session TOKEN, or --session-file PATH (a file only its owner can
-read: chmod 600), or the environment variable ` + sessionEnv + `. A flag wins over
-the environment; --session and --session-file together are a usage error. Prefer the
-file or the environment: a token on the command line shows in the process list.`
+const sessionHelp = `The session token: --session TOKEN, or --session-file PATH (or its other name
+--token-file; a file only its owner can read: chmod 600), or the environment variable
+` + sessionEnv + `, or else the token pling delegate stored for the page's origin, when
+there is one. A flag wins over the environment; two flags together are a usage error.
+Prefer a file or the environment: a token on the command line shows in the process list.`
 
 // sessionFlags are the --session and --session-file flags of a command.
-type sessionFlags struct{ token, file *string }
+type sessionFlags struct{ token, file, tokenFile *string }
 
 // addSessionFlags registers --session and --session-file on fl.
 func addSessionFlags(fl *flag.FlagSet) sessionFlags {
 	return sessionFlags{
 		token: fl.String("session", "", "the session token to send (visible in the process list: prefer --session-file or $"+sessionEnv+")"),
 		file:  fl.String("session-file", "", "read the session token from this file (only its owner may read it)"),
+		// The name pling delegate --token-file writes under.
+		tokenFile: fl.String("token-file", "", "the same as --session-file (the file pling delegate wrote)"),
 	}
 }
 
-// resolve returns the session token ("" for none): --session, else
-// --session-file, else $PLING_SESSION. An error is a usage error (exit
-// status 2) and never contains the token.
-func (s sessionFlags) resolve(getenv func(string) string) (string, error) {
-	switch {
-	case *s.token != "" && *s.file != "":
-		return "", errors.New("give --session or --session-file, not both")
-	case *s.token != "":
-		return *s.token, nil
-	case *s.file != "":
-		return readSessionFile(*s.file)
+// resolve returns the session token ("" for none) and where it came
+// from ("" unless the stored one): --session, else --session-file or
+// --token-file, else $PLING_SESSION, else the token pling delegate stored
+// for target's origin when target is a page URL and that file exists. An
+// error is a usage error (exit status 2) and never contains the token.
+func (s sessionFlags) resolve(getenv func(string) string, target string) (tok, stored string, err error) {
+	file := *s.file
+	if *s.tokenFile != "" {
+		if file != "" {
+			return "", "", errors.New("give --session-file or --token-file, not both")
+		}
+		file = *s.tokenFile
 	}
-	return strings.TrimSpace(getenv(sessionEnv)), nil
+	switch {
+	case *s.token != "" && file != "":
+		return "", "", errors.New("give --session or --session-file, not both")
+	case *s.token != "":
+		return *s.token, "", nil
+	case file != "":
+		tok, err := readSessionFile(file)
+		return tok, "", err
+	}
+	if tok := strings.TrimSpace(getenv(sessionEnv)); tok != "" {
+		return tok, "", nil
+	}
+	origin, err := pageOrigin(target)
+	if err != nil {
+		return "", "", nil // fixture:PATH or no target: nothing stored for it
+	}
+	path, err := tokenFileFor(origin)
+	if err != nil {
+		return "", "", nil
+	}
+	if _, err := os.Lstat(path); err != nil {
+		return "", "", nil
+	}
+	tok, err = readSessionFile(path)
+	return tok, path, err
 }
 
 // readSessionFile reads a token file: one token, surrounding white space
 // ignored. A file that group or others may read is refused, as ssh refuses
 // such a private key: the token in it is no secret any more.
 func readSessionFile(path string) (string, error) {
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		return "", fmt.Errorf("session file %s is a symbolic link: give the file itself", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("session file: %v", err)
@@ -88,11 +119,22 @@ func readSessionFile(path string) (string, error) {
 
 // sessionToken resolves the command's token, printing a failure as
 // "pling CMD: …"; ok false means exit with status 2.
-func sessionToken(s sessionFlags, cmd string, stderr io.Writer) (token string, ok bool) {
-	tok, err := s.resolve(os.Getenv)
+func sessionToken(s sessionFlags, cmd, target string, stderr io.Writer) (token string, ok bool) {
+	tok, stored, err := s.resolve(os.Getenv, target)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling %s: %v\n", cmd, err)
 		return "", false
 	}
+	if stored != "" {
+		fmt.Fprintf(stderr, "pling %s: using the session stored in %s\n", cmd, stored)
+	}
 	return tok, true
+}
+
+// firstArg is the first positional argument, or "".
+func firstArg(pos []string) string {
+	if len(pos) == 0 {
+		return ""
+	}
+	return pos[0]
 }

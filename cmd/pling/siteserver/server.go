@@ -46,6 +46,13 @@ type Options struct {
 	// CSP is the Content-Security-Policy of the HTML pages; "" is
 	// DefaultCSP.
 	CSP string
+	// Consent, when set, serves the consent screen at ConsentPath.
+	Consent *Consent
+	// Keys, when set, are the session-token keys (kid → base64url
+	// Ed25519 public key) the demo pages verify sessions with: each page
+	// carries them in <meta name="pling-keys">, which assets/site.js
+	// passes to pling.configure({keys}).
+	Keys map[string]string
 }
 
 // DefaultCSP is the Content-Security-Policy of the demo pages: scripts
@@ -67,6 +74,7 @@ type Server struct {
 	late     []*servedFile
 	upgraded chan struct{}
 	csp      string // of the HTML pages
+	consent  *consent
 }
 
 // servedFile is one file with its precompressed representations.
@@ -101,6 +109,17 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 	if s.csp == "" {
 		s.csp = DefaultCSP
 	}
+	if opt.Consent != nil {
+		c, err := newConsent(*opt.Consent)
+		if err != nil {
+			return nil, err
+		}
+		s.consent = c
+	}
+	keysMeta, err := keysMeta(opt.Keys)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range ModuleFiles {
 		b, err := fs.ReadFile(module, name)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -115,13 +134,16 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		// embedded cross-origin even by a cross-origin isolated page.
 		s.files["/pling/"+name] = &servedFile{name: name, raw: b, cache: "public, max-age=300", corp: "cross-origin"}
 	}
-	err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := fs.ReadFile(demo, p)
 		if err != nil {
 			return err
+		}
+		if keysMeta != nil && strings.HasSuffix(p, ".html") {
+			b = bytes.Replace(b, []byte("<head>"), append([]byte("<head>\n"), keysMeta...), 1)
 		}
 		// Pages revalidate every time (a 304 is cheap); the ETag still
 		// saves the bytes.
@@ -284,6 +306,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if r.URL.Path == ConsentPath && s.consent != nil {
+		s.consent.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

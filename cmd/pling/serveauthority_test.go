@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestServeAuthorityUsage(t *testing.T) {
+	t.Setenv(operatorKeyEnv, "")
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"not a URL", []string{"--authority", "ftp://x"}, "--authority: want a URL or embedded"},
+		{"a key file for the embedded one", []string{"--authority", "embedded", "--operator-key-file", "k"}, "the embedded authority makes its own key"},
+		{"a missing key file", []string{"--authority", "http://127.0.0.1:1", "--operator-key-file", filepath.Join(t.TempDir(), "none")}, "--operator-key-file:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runServe(t.Context(), append([]string{"--addr", "127.0.0.1:0", "--dist", moduleDir(t)}, tt.args...), &out, &errOut)
+			if code != 2 || !strings.Contains(errOut.String(), tt.wantErr) {
+				t.Fatalf("exit %d, want 2 with %q:\n%s", code, tt.wantErr, errOut.String())
+			}
+		})
+	}
+}
+
+func moduleDir(t *testing.T) string {
+	dir := t.TempDir()
+	for name, f := range fakeModule() {
+		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// pling serve --authority embedded is the whole site backend in one
+// command: pling delegate asks it, a person approves on its consent
+// screen, the token lands in the token directory.
+func TestServeEmbeddedAuthority(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--dist", moduleDir(t), "--authority", "embedded", "--authority-addr", "127.0.0.1:0"}, pw, &stderr)
+		pw.Close()
+	}()
+	var site, auth string
+	sc := bufio.NewScanner(pr)
+	for site == "" && sc.Scan() {
+		if m := regexp.MustCompile(`embedded authority on (\S+),`).FindStringSubmatch(sc.Text()); m != nil {
+			auth = m[1]
+		}
+		if rest, ok := strings.CutPrefix(sc.Text(), "pling serve: http://"); ok {
+			site = "http://" + strings.TrimSuffix(strings.Fields(rest)[0], "/")
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if site == "" || auth == "" {
+		t.Fatalf("site %q authority %q; stderr:\n%s", site, auth, stderr.String())
+	}
+	res, err := http.Get(site + "/shop/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !bytes.Contains(page, []byte(`<meta name="pling-keys"`)) {
+		t.Errorf("the page lacks the authority's keys:\n%.300s", page)
+	}
+
+	dir := t.TempDir()
+	t.Setenv(tokenDirEnv, dir)
+	lines, delegated, derr := runDelegateAsync(t, site+"/shop/", "--scope", "cart.*", "--authority", auth, "--json")
+	if !lines.Scan() {
+		t.Fatalf("no pending line; stderr:\n%s", derr)
+	}
+	link := regexp.MustCompile(`"verificationUriComplete":"([^"]+)"`).FindSubmatch(lines.Bytes())
+	if link == nil || !strings.HasPrefix(string(link[1]), site+"/pling/consent?code=") {
+		t.Fatalf("pending line %s", lines.Bytes())
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	jar, _ := cookiejar.New(nil)
+	person := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = person.Get(string(link[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	vals := url.Values{"decision": {"approve"}, "scope": {"cart.*"}}
+	for _, m := range regexp.MustCompile(`name="(id|csrf)" value="([^"]*)"`).FindAllSubmatch(form, -1) {
+		vals.Set(string(m[1]), string(m[2]))
+	}
+	res, err = person.PostForm(site+"/pling/consent", vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !bytes.Contains(answer, []byte("Approved")) {
+		t.Fatalf("approve: HTTP %d\n%s", res.StatusCode, answer)
+	}
+	if code := <-delegated; code != 0 {
+		t.Fatalf("pling delegate exit %d:\n%s", code, derr)
+	}
+	if st, err := os.Stat(filepath.Join(dir, strings.NewReplacer("://", "_", ":", "_").Replace(site)+".token")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("token file: %v %v", st, err)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("pling serve exit %d:\n%s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "pl1.") {
+		t.Errorf("a token in the log:\n%s", stderr.String())
+	}
+}

@@ -1,0 +1,253 @@
+package siteserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/authority"
+)
+
+const consentOpKey = "operator-key-for-consent-tests"
+
+// consentFixture is the site with its consent screen in front of a real
+// authority on loopback.
+type consentFixture struct {
+	t         *testing.T
+	site, api string
+}
+
+func newConsentFixture(t *testing.T) *consentFixture {
+	t.Helper()
+	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	a, err := authority.NewServer(t.Context(), authority.Config{Store: st,
+		Audiences: map[string][]string{"http://shop.example": {"*"}}, OperatorKeys: []string{consentOpKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := httptest.NewServer(a.Handler())
+	t.Cleanup(as.Close)
+	keys, err := FetchKeys(t.Context(), nil, as.URL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(t.Context(), fakeModule(), Demo(), Options{Brotli: 1, Keys: keys,
+		Consent: &Consent{AuthorityURL: as.URL, OperatorKey: consentOpKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := httptest.NewServer(s)
+	t.Cleanup(ss.Close)
+	return &consentFixture{t: t, site: ss.URL, api: as.URL}
+}
+
+// ask creates a delegation as an agent would; it returns id and code.
+func (f *consentFixture) ask(agentName string, scope ...string) (string, string) {
+	f.t.Helper()
+	b, _ := json.Marshal(map[string]any{"audience": "http://shop.example", "scope": scope, "ttlSeconds": 60, "agent": agentName})
+	res, err := http.Post(f.api+"/v1/delegations", "application/json", bytes.NewReader(b))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct{ ID, UserCode string }
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return out.ID, out.UserCode
+}
+
+// state is what the authority says of the delegation now.
+func (f *consentFixture) state(id string) (string, []string) {
+	f.t.Helper()
+	req, _ := http.NewRequest("GET", f.api+"/v1/delegations/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+consentOpKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Status string
+		Scope  []string
+	}
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return out.Status, out.Scope
+}
+
+// browser is a client with cookies that follows no redirect.
+func browser(t *testing.T) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func fetch(t *testing.T, c *http.Client, method, u string, form url.Values, header map[string]string) (int, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, u, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+var hiddenRE = regexp.MustCompile(`name="(id|csrf)" value="([^"]*)"`)
+
+func hidden(page string) (id, csrf string) {
+	for _, m := range hiddenRE.FindAllStringSubmatch(page, -1) {
+		if m[1] == "id" {
+			id = m[2]
+		} else {
+			csrf = m[2]
+		}
+	}
+	return
+}
+
+// The screen shows the agent's name and scope escaped: the agent is
+// untrusted and its name is text, never markup.
+func TestConsentShowsEscaped(t *testing.T) {
+	f := newConsentFixture(t)
+	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
+	_, code := f.ask(evil, "cart.*", "checkout")
+	st, page := fetch(t, browser(t), "GET", f.site+ConsentPath+"?code="+strings.ToLower(strings.ReplaceAll(code, "-", "")), nil, nil)
+	if st != 200 {
+		t.Fatalf("HTTP %d\n%s", st, page)
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "<img") {
+		t.Errorf("agent markup reached the page:\n%s", page)
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;", `value="cart.*"`, `value="checkout"`,
+		"every capability whose name starts with “cart.”", "the capability “checkout” only", "http://shop.example", `<code id="user-code">` + code + `</code>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+}
+
+func TestConsentDecisions(t *testing.T) {
+	type outcome struct {
+		HTTP   int
+		Status string
+		Scope  []string
+	}
+	tests := []struct {
+		name   string
+		form   func(id, csrf string) url.Values
+		header map[string]string
+		noJar  bool // a client that did not load the form (no cookie)
+		want   outcome
+	}{
+		{name: "approve narrowed", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*"}}
+		}, want: outcome{200, "approved", []string{"cart.*"}}},
+		{name: "approve cannot add a pattern", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*", "admin.*"}}
+		}, want: outcome{200, "approved", []string{"cart.*"}}},
+		{name: "approve with nothing ticked", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"admin.*"}}
+		}, want: outcome{400, "pending", []string{"cart.*", "checkout"}}},
+		{name: "deny", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}
+		}, want: outcome{200, "denied", []string{"cart.*", "checkout"}}},
+		{name: "no CSRF token", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "decision": {"approve"}, "scope": {"cart.*"}}
+		}, want: outcome{403, "pending", []string{"cart.*", "checkout"}}},
+		{name: "another browser's token", noJar: true, form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*"}}
+		}, want: outcome{403, "pending", []string{"cart.*", "checkout"}}},
+		{name: "cross-site POST", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*"}}
+		}, want: outcome{403, "pending", []string{"cart.*", "checkout"}}},
+		{name: "cross-origin Origin", header: map[string]string{"Origin": "http://evil.example"}, form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*"}}
+		}, want: outcome{403, "pending", []string{"cart.*", "checkout"}}},
+		{name: "a path in the id", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {"../../v1/keys"}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*"}}
+		}, want: outcome{403, "pending", []string{"cart.*", "checkout"}}},
+		{name: "neither approve nor deny", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"maybe"}}
+		}, want: outcome{400, "pending", []string{"cart.*", "checkout"}}},
+	}
+	f := newConsentFixture(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, code := f.ask("agent", "cart.*", "checkout")
+			c := browser(t)
+			_, page := fetch(t, c, "GET", f.site+ConsentPath+"?code="+code, nil, nil)
+			fid, csrf := hidden(page)
+			if fid != id || csrf == "" {
+				t.Fatalf("form id %q csrf %q, want id %q:\n%s", fid, csrf, id, page)
+			}
+			if tt.noJar {
+				c = browser(t)
+				fetch(t, c, "GET", f.site+ConsentPath+"?code="+code, nil, nil) // its own cookie
+			}
+			st, body := fetch(t, c, "POST", f.site+ConsentPath, tt.form(id, csrf), tt.header)
+			status, scope := f.state(id)
+			if diff := cmp.Diff(tt.want, outcome{st, status, scope}); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%s", diff, body)
+			}
+		})
+	}
+}
+
+func TestConsentLookups(t *testing.T) {
+	f := newConsentFixture(t)
+	_, code := f.ask("agent", "cart.*")
+	tests := []struct {
+		name, query string
+		wantHTTP    int
+		want        string
+	}{
+		{"no code: a form to type it", "", 200, `name="code"`},
+		{"a malformed code", "?code=%3Cb%3E", 400, "eight letters"},
+		{"an unknown code", "?code=BBBB-BBBB", 404, "No request has the code BBBB-BBBB"},
+		{"a known code", "?code=" + code, 200, `id="approve"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, page := fetch(t, browser(t), "GET", f.site+ConsentPath+tt.query, nil, nil)
+			if st != tt.wantHTTP || !strings.Contains(page, tt.want) {
+				t.Errorf("HTTP %d, want %d with %q:\n%s", st, tt.wantHTTP, tt.want, page)
+			}
+		})
+	}
+}
+
+// Every page carries the authority's keys for site.js; a key that is no
+// Ed25519 public key stops the server from starting.
+func TestKeysMeta(t *testing.T) {
+	f := newConsentFixture(t)
+	_, page := fetch(t, browser(t), "GET", f.site+"/shop/", nil, nil)
+	if !regexp.MustCompile(`<head>\n<meta name="pling-keys" content="\{&#34;k[^"]+&#34;:&#34;[A-Za-z0-9_-]{43}&#34;\}">`).MatchString(page) {
+		t.Errorf("no keys meta:\n%.400s", page)
+	}
+	if _, err := New(t.Context(), fakeModule(), Demo(), Options{Keys: map[string]string{"k": "short"}}); err == nil {
+		t.Error("a bad key was accepted")
+	}
+}

@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/cmd/pling/siteserver"
+)
+
+// The delegation flow end to end, as docs/authority.md tells it: an agent
+// (the Go client) asks a real authority for a session on the demo site;
+// a person opens the verification URI in Chromium, sees the agent's name —
+// markup in it shown as text —, unticks one pattern and approves; the
+// agent's Wait returns a token with the narrowed scope; pling invoke
+// --token-file uses it on the demo page, which verifies it with the
+// authority's keys (put into the pages by pling serve's site server).
+func TestConsentScreen(t *testing.T) {
+	d := dist(t)
+	bin := cdp.Browser("")
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		t.Fatalf("no browser at %s: the browser tests need Chromium", bin)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+
+	// The site's address first: the authority issues for its origin.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := "http://" + ln.Addr().String()
+	const opKey = "operator-key-for-the-consent-test"
+	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	auth, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
+		OperatorKeys: []string{opKey}, VerificationURI: origin + siteserver.ConsentPath, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := httptest.NewServer(auth.Handler())
+	defer as.Close()
+	keys, err := siteserver.FetchKeys(ctx, nil, as.URL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{Brotli: 1, Keys: keys,
+		Consent: &siteserver.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := httptest.NewUnstartedServer(srv)
+	ss.Listener.Close()
+	ss.Listener = ln
+	ss.Start()
+	defer ss.Close()
+
+	// Build pling meanwhile (the agent's command line).
+	plingBin := filepath.Join(t.TempDir(), "pling")
+	if goruntime.GOOS == "windows" {
+		plingBin += ".exe"
+	}
+	built := make(chan error, 1)
+	go func() {
+		out, err := exec.CommandContext(ctx, filepath.Join(goruntime.GOROOT(), "bin", "go"), "build", "-o", plingBin, "github.com/pling-go/pling/cmd/pling").CombinedOutput()
+		if err != nil {
+			err = &exec.ExitError{Stderr: out}
+		}
+		built <- err
+	}()
+
+	const evilName = `<img src=x onerror="document.title='pwned'">Evil <b>agent</b> & "co"`
+	p, err := agent.RequestDelegation(ctx, as.URL, agent.DelegationRequest{Audience: origin,
+		Scope: []string{"cart.*", "checkout"}, TTL: 10 * time.Minute, Agent: evilName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type waited struct {
+		d   *agent.Delegated
+		err error
+	}
+	got := make(chan waited, 1)
+	go func() { d, err := p.Wait(ctx); got <- waited{d, err} }()
+
+	// The person.
+	actx, acancel, err := cdp.NewAllocator(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if err := chromedp.Do(bctx); err != nil { // starts the browser, bound to bctx
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	link, _ := url.Parse(p.VerificationURI)
+	link.RawQuery = url.Values{"code": {p.UserCode}}.Encode()
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, scancel := context.WithTimeout(bctx, waitLimit)
+		defer scancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	value := func(what string, a chromedp.Action[string]) string {
+		t.Helper()
+		sctx, scancel := context.WithTimeout(bctx, waitLimit)
+		defer scancel()
+		v, err := chromedp.Run(sctx, a)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return v
+	}
+	step("opening "+link.String(), chromedp.Navigate(link.String()), chromedp.WaitVisible(chromedp.CSS("#approve")))
+	shown := value("the agent's name", chromedp.TextContent(chromedp.CSS("#agent")))
+	markup := value("markup", chromedp.Evaluate[string](`String(document.querySelectorAll("#agent *, img, script").length)`))
+	title := value("title", chromedp.Title())
+	if shown != evilName || markup != "0" || title == "pwned" {
+		t.Errorf("agent name shown %q (want it verbatim, as text), %s elements, title %q", shown, markup, title)
+	}
+	step("approving", chromedp.Click(chromedp.CSS(`input[name="scope"][value="checkout"]`)),
+		chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done")))
+	if done := value("the answer", chromedp.TextContent(chromedp.CSS("#done"))); !strings.HasPrefix(done, "Approved") {
+		t.Errorf("after approve the page says %q", done)
+	}
+
+	var w waited
+	select {
+	case w = <-got:
+	case <-ctx.Done():
+		t.Fatal("Wait did not return")
+	}
+	if w.err != nil {
+		t.Fatalf("Wait: %v", w.err)
+	}
+	if diff := cmp.Diff([]string{"cart.*"}, w.d.Scope); diff != "" {
+		t.Errorf("token scope (-want +got):\n%s", diff)
+	}
+
+	// The agent's command line with the token in a private file.
+	tokenFile := filepath.Join(t.TempDir(), "shop.token")
+	if err := os.WriteFile(tokenFile, []byte(w.d.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-built; err != nil {
+		t.Fatalf("go build pling: %s", err.(*exec.ExitError).Stderr)
+	}
+	invoke := func(args ...string) (int, string) {
+		cmd := exec.CommandContext(ctx, plingBin, append([]string{"invoke", origin + "/shop/"}, args...)...)
+		cmd.Env = append(os.Environ(), "PLING_TOKEN_DIR="+t.TempDir(), "PLING_SESSION=")
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantExit int
+		want     string
+	}{
+		{"the token's scope", []string{"cart.add", "--input", `{"sku":"pack-20"}`, "--token-file", tokenFile}, 0, "ok: cart.add"},
+		{"unticked by the person", []string{"checkout", "--token-file", tokenFile}, 1, "CAPABILITY_NOT_EXPOSED"},
+		{"no token: the page verifies sessions now", []string{"cart.add", "--input", `{"sku":"pack-20"}`}, 1, "CAPABILITY_NOT_EXPOSED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := invoke(tt.args...)
+			if code != tt.wantExit || !strings.Contains(out, tt.want) || strings.Contains(out, w.d.Token) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, tt.wantExit, tt.want, out)
+			}
+		})
+	}
+}
