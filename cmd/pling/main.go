@@ -16,6 +16,8 @@
 //	        run conformance cases on a host
 //	pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…
 //	        run the delegation authority (docs/authority.md)
+//	pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--site-keys FILE] [--authority URL]
+//	        run the OpenAI-compatible model gateway (docs/gateway.md)
 //	pling version
 //	        print the Surface protocol version
 //
