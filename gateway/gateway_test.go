@@ -36,8 +36,12 @@ type lockedBuffer struct {
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *lockedBuffer) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 type env struct {
 	up   *scripted.Server
@@ -232,7 +236,11 @@ func TestGatewayCodes(t *testing.T) {
 }
 
 func TestCallerRateLimit(t *testing.T) {
-	e := start(t, answer("ok"), func(c *gateway.Config) { c.RatePerSecond = 0.1; c.Burst = 2; c.SiteKeys = []string{siteKey, "second-site"} })
+	e := start(t, answer("ok"), func(c *gateway.Config) {
+		c.RatePerSecond = 0.1
+		c.Burst = 2
+		c.SiteKeys = []string{siteKey, "second-site"}
+	})
 	c := e.client(siteKey)
 	for i := range 2 {
 		if _, err := c.Chat.Completions.New(context.Background(), say("hi")); err != nil {
@@ -398,7 +406,10 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	e := start(t, answer(reply), nil)
 	a := newAuthority(t)
 	tok := a.token(t, "gateway:*")
-	e2 := start(t, answer(reply), func(c *gateway.Config) { c.Tokens = a.tokenAuth(t); c.Logger = slog.New(slog.NewJSONHandler(e.logs, nil)) })
+	e2 := start(t, answer(reply), func(c *gateway.Config) {
+		c.Tokens = a.tokenAuth(t)
+		c.Logger = slog.New(slog.NewJSONHandler(e.logs, nil))
+	})
 	for _, c := range []*openai.Client{e.client(siteKey), e.client("wrong-key-visible"), e2.client(tok)} {
 		_, _ = c.Chat.Completions.New(context.Background(), say(prompt))
 		s := c.Chat.Completions.NewStreaming(context.Background(), say(prompt))

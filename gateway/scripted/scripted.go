@@ -261,4 +261,3 @@ func reset(w http.ResponseWriter) {
 	}
 	_ = conn.Close()
 }
-
