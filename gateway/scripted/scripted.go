@@ -68,6 +68,10 @@ type Reply struct {
 	Content   string
 	Chunks    []string
 	ChunkSize int
+	// Piece, when set, makes a stream of Count pieces, each made when it
+	// is sent (a long answer that nobody holds whole).
+	Piece func(i int) string
+	Count int
 	// ToolCalls, when set, is the answer instead of Content.
 	ToolCalls []ToolCall
 	// Gap is slept before each chunk of a stream.
@@ -215,7 +219,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 	if !event(map[string]any{"role": "assistant", "content": ""}, nil) {
 		return
 	}
-	for i, p := range Pieces(rep) {
+	pieces := Pieces(rep)
+	n := len(pieces)
+	if rep.Piece != nil {
+		n = rep.Count
+	}
+	for i := range n {
 		if rep.ResetAfter > 0 && i == rep.ResetAfter {
 			reset(w)
 			return
@@ -226,6 +235,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 			case <-r.Context().Done():
 				return
 			}
+		}
+		var p string
+		if rep.Piece != nil {
+			p = rep.Piece(i) // made now, after the gap
+		} else {
+			p = pieces[i]
 		}
 		if !event(map[string]any{"content": p}, nil) {
 			return
