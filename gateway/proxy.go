@@ -16,11 +16,37 @@ import (
 	perr "github.com/pling-go/pling/errors"
 )
 
-// request is what the gateway reads of a completion request; the body is
-// forwarded upstream as it came.
-type request struct {
-	Model  *string `json:"model"`
-	Stream bool    `json:"stream"`
+// topLevel splits a JSON object into its members, refusing anything else
+// and any key given twice: the body is forwarded as it came, so the model
+// the gateway allows must be the only one the provider can read.
+func topLevel(body []byte) (map[string]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if _, dup := out[k]; dup {
+			return nil, false
+		}
+		out[k] = v
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // trailing data
+	}
+	return out, true
 }
 
 // chat is POST /v1/chat/completions, in the order of docs/gateway.md.
@@ -38,18 +64,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		fail(w, perr.GatewayInvalidJSON, "") // a body that broke off is not JSON
 		return
 	}
-	// 2. JSON: one object.
-	var req request
-	if !json.Valid(body) || json.Unmarshal(body, &req) != nil || bytes.TrimSpace(body)[0] != '{' {
+	// 2. JSON: one object, no key twice.
+	fields, ok := topLevel(body)
+	if !ok || !json.Valid(body) {
 		fail(w, perr.GatewayInvalidJSON, "")
 		return
 	}
-	// 3, 4. Model present, then allowed.
-	if req.Model == nil || *req.Model == "" {
+	// 3, 4. Model present (a non-empty string), then allowed.
+	var model string
+	if json.Unmarshal(fields["model"], &model) != nil || model == "" {
 		fail(w, perr.GatewayModelRequired, "")
 		return
 	}
-	if !slices.Contains(s.models, *req.Model) {
+	if !slices.Contains(s.models, model) {
 		fail(w, perr.GatewayModelNotAllowed, "")
 		return
 	}
@@ -68,9 +95,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sw, ok := w.(*statusWriter); ok {
-		sw.model = *req.Model
+		sw.model = model
 	}
-	s.forward(w, r, body, req.Stream)
+	s.forward(w, r, body, string(fields["stream"]) == "true")
 }
 
 // forward calls the upstream and passes its answer on. The upstream
