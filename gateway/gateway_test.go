@@ -482,3 +482,51 @@ func TestHealthAndMetrics(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamFlushesEachChunk: the upstream holds its second chunk until
+// the client has the first, which only a gateway that passes each chunk
+// on at once lets happen.
+func TestStreamFlushesEachChunk(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	e := start(t, func(scripted.Request) scripted.Reply {
+		return scripted.Reply{Count: 2, Piece: func(i int) string {
+			if i == 1 {
+				<-release
+			}
+			return "chunk" + itoa(i)
+		}}
+	}, func(c *gateway.Config) { c.UpstreamTimeout = 10 * time.Second })
+	s := e.client(siteKey).Chat.Completions.NewStreaming(context.Background(), say("hi"))
+	first := make(chan string, 1)
+	go func() {
+		for s.Next() {
+			if ch := s.Current(); len(ch.Choices) > 0 && ch.Choices[0].Delta.Content != "" {
+				first <- ch.Choices[0].Delta.Content
+				return
+			}
+		}
+		first <- "stream ended: " + errString(s.Err())
+	}()
+	select {
+	case got := <-first:
+		if got != "chunk0" {
+			t.Fatalf("first content %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first chunk did not reach the client while the upstream held the second: the gateway buffers")
+	}
+	once.Do(func() { close(release) })
+	code, rest := streamErr(t, s)
+	if code != "" || rest != "chunk1" {
+		t.Errorf("rest of the stream: code %q, content %q", code, rest)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
