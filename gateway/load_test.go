@@ -164,6 +164,9 @@ func TestLoad200Streams(t *testing.T) {
 	growth := int64(peak.Load()) - int64(heap0)
 	t.Logf("200 streams × 1 MiB in %v; heap before %d MiB, peak %d MiB, after %d MiB", elapsed.Round(time.Millisecond),
 		heap0>>20, peak.Load()>>20, heap1>>20)
+	if t.Failed() {
+		t.Logf("gateway log:\n%s", lastLog(e.logs.String(), 20))
+	}
 	if growth > 100<<20 {
 		t.Errorf("heap grew by %d MiB at its peak: answers are being buffered", growth>>20)
 	}
@@ -222,4 +225,15 @@ func chunkLatencyRatio(t *testing.T) (ratio float64, direct, via time.Duration) 
 	slices.Sort(g)
 	direct, via = d[len(d)/2], g[len(g)/2]
 	return float64(via) / float64(direct), direct, via
+}
+
+// lastLog is the last n lines of a log that are not plain request lines.
+func lastLog(s string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" && !strings.Contains(l, `"msg":"request"`) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out[max(0, len(out)-n):], "\n")
 }

@@ -130,6 +130,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, st
 		if r.Context().Err() != nil {
 			return // the caller went away; nobody to answer
 		}
+		// The error names the upstream's address, never the key (it is a
+		// header) or the body.
+		s.cfg.Logger.Warn("upstream", "err", err.Error())
 		fail(w, upstreamErrCode(err, timedOut.Load()), "")
 		return
 	}
