@@ -80,7 +80,7 @@
   function build() {
     var panel = document.createElement("aside");
     panel.id = "assistant";
-    panel.className = "card assistant";
+    panel.className = "card assistant-panel";
     panel.setAttribute("aria-label", "Assistant");
     var h = document.createElement("h2");
     h.textContent = "Assistant";
