@@ -128,21 +128,25 @@ func (a *TokenAuth) Ready() bool {
 	return a.verifiers != nil
 }
 
+// refreshLoop fetches the keys every KeyRefresh, and every 5 s while
+// none has been fetched yet (an authority that was down at start).
 func (a *TokenAuth) refreshLoop() {
 	defer a.done.Done()
-	t := time.NewTicker(KeyRefresh)
-	defer t.Stop()
 	for {
+		wait := KeyRefresh
+		if !a.Ready() {
+			wait = 5 * time.Second
+		}
 		select {
 		case <-a.stop:
 			return
-		case <-t.C:
-			ctx, cancel := a.stopCtx(10 * time.Second)
-			if err := a.fetchKeys(ctx); err != nil {
-				a.log.Warn("authority keys", "err", err.Error())
-			}
-			cancel()
+		case <-time.After(wait):
 		}
+		ctx, cancel := a.stopCtx(10 * time.Second)
+		if err := a.fetchKeys(ctx); err != nil {
+			a.log.Warn("authority keys", "err", err.Error())
+		}
+		cancel()
 	}
 }
 

@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
@@ -129,4 +133,54 @@ func TestDelegationTokens(t *testing.T) {
 			return err != nil && asAPIError(t, err).Code == "UNAUTHORIZED"
 		})
 	})
+}
+
+// TestAuthorityDownAtStart: a gateway whose authority does not answer at
+// start is not ready and refuses tokens; once the authority answers, the
+// keys are fetched within the 5 s retry and the token is accepted.
+func TestAuthorityDownAtStart(t *testing.T) {
+	a := newAuthority(t)
+	tok := a.token(t, "gateway:*")
+	var up atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		target, _ := url.Parse(a.url)
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	ta, err := gateway.NewTokenAuth(front.URL, []string{siteOrigin}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.Start(context.Background()); err == nil {
+		t.Fatal("Start reported no error with the authority down")
+	}
+	t.Cleanup(ta.Close)
+	e := start(t, answer("hi"), func(c *gateway.Config) { c.Tokens = ta })
+	res, err := http.Get(e.gw.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 503 {
+		t.Errorf("readyz %d with no keys, want 503", res.StatusCode)
+	}
+	_, err = e.client(tok).Chat.Completions.New(context.Background(), say("hi"))
+	if got := asAPIError(t, err).Code; got != "UNAUTHORIZED" {
+		t.Errorf("token with no keys: %s", got)
+	}
+	up.Store(true)
+	deadline := time.Now().Add(10 * time.Second)
+	for !ta.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("keys not fetched 10 s after the authority came up")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := e.client(tok).Chat.Completions.New(context.Background(), say("hi")); err != nil {
+		t.Errorf("token once the keys are in: %v", err)
+	}
 }
