@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: npm help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
+.PHONY: npm help demo bench-hosts bench-browser bench-gateway all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -78,7 +78,7 @@ test-go: wasm ## Go tests, including the conformance suite on every host
 
 # The packages with goroutines, locks and timers of their own: the runtime,
 # the agent side, the replay store, and what they share.
-RACEPKGS ?= ./errors/ ./authority/ ./authority/follow/ ./schema/ ./runtime/ ./runtime/internal/... ./agent/... ./wasm/internal/replaystore/
+RACEPKGS ?= ./errors/ ./authority/ ./authority/follow/ ./gateway/... ./schema/ ./runtime/ ./runtime/internal/... ./agent/... ./wasm/internal/replaystore/
 
 test-race: wasm ## the race detector on the packages with concurrency (-short)
 	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 $(RACEPKGS)
@@ -109,6 +109,9 @@ bench-hosts: wasm ## the module on every host in one run: sizes, cold start, des
 
 bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg)
 	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
+
+bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json)
+	PLING_BENCH_OUT=$(CURDIR)/e2e/artifacts/bench-gateway.json $(GO) test -count=1 -run '^TestLoad200Streams$$' -v ./gateway/
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...

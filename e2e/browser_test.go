@@ -72,6 +72,7 @@ func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux) *browserS
 	if extra != nil {
 		mux.Handle("/test/", extra)
 		mux.Handle("/shop/webmcp.html", extra)
+		mux.Handle("/gateway/", extra) // the assistant's gateway (assistant_test.go)
 	}
 	mux.Handle("/", srv)
 	ts := httptest.NewServer(mux)

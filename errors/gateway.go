@@ -12,7 +12,7 @@ func GatewayErrorType(c Code) string {
 		return "permission_error"
 	case GatewayUnauthorized:
 		return "authentication_error"
-	case GatewayUpstreamRateLimited:
+	case GatewayUpstreamRateLimited, GatewayRateLimited:
 		return "rate_limit_error"
 	case GatewayUpstreamTimeout:
 		return "timeout_error"

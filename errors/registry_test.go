@@ -908,6 +908,8 @@ func TestHTTPStatus(t *testing.T) {
 			"UPSTREAM_TIMEOUT":      504,
 			"UPSTREAM_RATE_LIMITED": 429,
 			"GATEWAY_MISCONFIGURED": 500,
+			"GATEWAY_RATE_LIMITED":  429,
+			"UPSTREAM_UNAVAILABLE":  502,
 		}},
 	}
 	for _, tt := range tests {

@@ -88,6 +88,13 @@ const (
 	GatewayUpstreamTimeout     Code = "UPSTREAM_TIMEOUT"
 	GatewayUpstreamRateLimited Code = "UPSTREAM_RATE_LIMITED"
 	GatewayMisconfigured       Code = "GATEWAY_MISCONFIGURED"
+	// GatewayRateLimited is the gateway's own per-caller limit; RATE_LIMITED
+	// is a Surface code and never crosses into this namespace.
+	GatewayRateLimited Code = "GATEWAY_RATE_LIMITED"
+	// GatewayUpstreamUnavailable is an upstream that answered 5xx, reset the
+	// connection or could not be reached (RATIONALE.md "Why does an
+	// upstream 5xx become UPSTREAM_UNAVAILABLE?").
+	GatewayUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE"
 )
 
 // historicalAliases are codes once written and now read only. No Pling
@@ -215,6 +222,10 @@ func GatewayHTTPStatus(c Code) int {
 		return 429
 	case GatewayMisconfigured:
 		return 500
+	case GatewayRateLimited:
+		return 429
+	case GatewayUpstreamUnavailable:
+		return 502
 	}
 	return 0
 }
@@ -412,4 +423,10 @@ var gatewayEntries = []Entry{
 	{Code: GatewayMisconfigured, Recovery: RecoverStop,
 		Message: Text{"The gateway is misconfigured", "网关配置错误"},
 		Action:  Text{"Tell the operator; retrying will not help.", "联系运维；重试无效。"}},
+	{Code: GatewayRateLimited, Recovery: RecoverWait, Retriable: true,
+		Message: Text{"Too many requests to this gateway", "请求过于频繁"},
+		Action:  Text{"Wait for Retry-After, then retry.", "等待 Retry-After 后重试。"}},
+	{Code: GatewayUpstreamUnavailable, Recovery: RecoverRetryLater, Retriable: true,
+		Message: Text{"The upstream model failed to answer", "上游模型出错"},
+		Action:  Text{"Retry later.", "稍后重试。"}},
 }

@@ -112,19 +112,5 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	hs := authority.NewHTTPServer(srv.Handler())
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		fmt.Fprintf(stderr, "pling authority: %v\n", err)
-		return 1
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "pling authority: shutdown: %v\n", err)
-		return 1
-	}
-	return 0
+	return serveUntilDone(ctx, hs, ln, 10*time.Second, "authority", stderr)
 }

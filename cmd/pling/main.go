@@ -4,7 +4,7 @@
 //	pling demo [--dist DIR] [-v]
 //	        serve the demo site, open it in headless Chromium and run a
 //	        scripted agent session, printing a transcript
-//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR] [--authority URL|embedded]
+//	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR] [--authority URL|embedded] [--gateway URL]
 //	        serve the demo site (or with --dir your own pages) and the module over HTTP;
 //	        with --authority, also the site's consent screen for delegations
 //	pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]
@@ -21,6 +21,8 @@
 //	        ask the site's authority for a session, wait for a person's
 //	        consent and store the token (0600) where describe, invoke and
 //	        mcp find it
+//	pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--site-keys FILE] [--authority URL]
+//	        run the OpenAI-compatible model gateway (docs/gateway.md)
 //	pling version
 //	        print the Surface protocol version
 //

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -26,7 +27,7 @@ func init() {
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("serve", stderr,
-		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR] [--authority URL|embedded [--operator-key-file FILE]]",
+		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR] [--authority URL|embedded [--operator-key-file FILE]] [--gateway URL]",
 		"Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,",
 		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
 		"With --dir, serves your own pages from DIR instead, with Pling beside them at /pling/.",
@@ -38,6 +39,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	pages := fl.String("dir", "", "serve the pages in this directory (instead of the demo site), with Pling at /pling/")
 	addr := fl.String("addr", "127.0.0.1:8080", "the address to listen on (port 0 picks a free port)")
 	dist := fl.String("dist", "", "serve the module from this directory (make wasm builds dist/) instead of the copy embedded in the binary")
+	gw := fl.String("gateway", "", "a pling gateway for the in-page assistant, proxied at /gateway/ with the site key from PLING_GATEWAY_SITE_KEY")
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality 0–11 for the module; files over 1 MiB start at 5 and are upgraded in the background")
 	authFlag := fl.String("authority", "", "the delegation authority: its URL, or embedded to run one here")
 	authAddr := fl.String("authority-addr", "127.0.0.1:8090", "where --authority embedded listens")
@@ -115,7 +117,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}()
 	}
-	hs := newHTTPServer(srv)
+	var handler http.Handler = srv
+	if *gw != "" {
+		target, err := url.Parse(*gw)
+		if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
+			fmt.Fprintf(stderr, "pling serve: --gateway %q is not an http(s) URL\n", *gw)
+			return 2
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/gateway/", siteserver.GatewayProxy(target, os.Getenv("PLING_GATEWAY_SITE_KEY")))
+		mux.Handle("/", srv)
+		handler = mux
+		fmt.Fprintf(stdout, "pling serve: the assistant talks to the gateway at %s\n", target.Redacted())
+	}
+	hs := newHTTPServer(handler)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pling-go/pling/gateway"
+)
+
+func init() {
+	register(command{"gateway", "run the OpenAI-compatible model gateway (docs/gateway.md)", runGateway})
+}
+
+func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("gateway", stderr,
+		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]…",
+		"Runs the OpenAI-compatible model gateway (docs/gateway.md). The provider key comes from",
+		"PLING_UPSTREAM_KEY or the file named by --upstream-key-file (or PLING_UPSTREAM_KEY_FILE), never from a flag.",
+	)
+	addr := fl.String("addr", "127.0.0.1:8091", "the address to listen on (port 0 picks a free port)")
+	upstream := fl.String("upstream", "", "the provider's OpenAI-compatible base URL, e.g. https://api.example/v1")
+	models := fl.String("models", "", "the models callers may use, comma-separated")
+	timeout := fl.Duration("upstream-timeout", 2*time.Minute, "the longest wait for the upstream's answer, and between two chunks of a stream")
+	siteKeys := fl.String("site-keys", "", "a file of site keys, one per line")
+	auth := fl.String("authority", "", "the pling authority whose delegation tokens (scope gateway:*) are accepted")
+	keyFile := fl.String("upstream-key-file", os.Getenv("PLING_UPSTREAM_KEY_FILE"), "a file holding the provider key")
+	grace := fl.Duration("grace", 30*time.Second, "how long streams in flight may run on after a shutdown signal")
+	maxBody := fl.Int64("max-body", 1<<20, "the largest request body, in bytes")
+	var audiences []string
+	fl.Func("audience", "a page origin whose tokens are accepted (repeatable; default http://127.0.0.1:8080)", func(v string) error {
+		audiences = append(audiences, v)
+		return nil
+	})
+	pos, exit, ok := parseFlags(fl, args)
+	if !ok {
+		return exit
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "pling gateway: unexpected arguments %q\n", pos)
+		return 2
+	}
+	key := strings.TrimSpace(os.Getenv("PLING_UPSTREAM_KEY"))
+	if *keyFile != "" {
+		b, err := os.ReadFile(*keyFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling gateway: --upstream-key-file: %v\n", err)
+			return 2
+		}
+		key = strings.TrimSpace(string(b))
+	}
+	var sites []string
+	if *siteKeys != "" {
+		f, err := os.Open(*siteKeys)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling gateway: --site-keys: %v\n", err)
+			return 2
+		}
+		sites = readKeys(f)
+		f.Close()
+	}
+	if len(audiences) == 0 {
+		audiences = []string{"http://127.0.0.1:8080"}
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
+		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log}
+	if *auth != "" {
+		ta, err := gateway.NewTokenAuth(*auth, audiences, nil, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling gateway: %v\n", err)
+			return 2
+		}
+		if err := ta.Start(ctx); err != nil {
+			log.Warn("authority keys not fetched yet; retrying", "err", err.Error())
+		}
+		defer ta.Close()
+		cfg.Tokens = ta
+	}
+	srv := gateway.New(cfg)
+	if why := srv.Misconfigured(); why != "" {
+		fmt.Fprintf(stderr, "pling gateway: misconfigured (%s): completions answer GATEWAY_MISCONFIGURED\n", why)
+	}
+	if len(sites) == 0 && cfg.Tokens == nil {
+		fmt.Fprintln(stderr, "pling gateway: no site keys and no --authority: every caller will be refused")
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling gateway: %v\n", err)
+		return 1
+	}
+	// No WriteTimeout: a stream may outlast any fixed bound; each write
+	// has its own deadline in the gateway instead.
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
+	fmt.Fprintf(stdout, "pling gateway: listening on http://%s (upstream %s)\n", ln.Addr(), *upstream)
+	return serveUntilDone(ctx, hs, ln, *grace, "gateway", stderr)
+}
+
+// serveUntilDone serves until ctx ends, then shuts down: requests in
+// flight (streams too) may finish within grace, after which the rest are
+// cut.
+func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration, name string, stderr io.Writer) int {
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "pling %s: %v\n", name, err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		_ = hs.Close()
+		fmt.Fprintf(stderr, "pling %s: shutdown: %v\n", name, err)
+		return 1
+	}
+	return 0
+}

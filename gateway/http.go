@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/time/rate"
+)
+
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	upstream prometheus.Histogram
+	streams  prometheus.Gauge
+	bytes    prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pling_gateway_requests_total",
+			Help: "Requests by route, HTTP status and gateway error code (\"\" when none)."}, []string{"route", "code", "error"}),
+		upstream: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "pling_gateway_upstream_seconds",
+			Help: "Time until the upstream's response headers.", Buckets: prometheus.DefBuckets}),
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{Name: "pling_gateway_streams_in_flight",
+			Help: "Streamed completions being passed on now."}),
+		bytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_gateway_streamed_bytes_total",
+			Help: "Answer bytes passed from the upstream to callers."}),
+	}
+	m.reg.MustRegister(m.requests, m.upstream, m.streams, m.bytes)
+	return m
+}
+
+// statusWriter remembers what a handler answered, for the metrics and the
+// log line. It unwraps for http.ResponseController (flush, deadlines).
+type statusWriter struct {
+	http.ResponseWriter
+	status  int
+	errCode perr.Code
+	model   string
+}
+
+func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.WriteHeader(s) }
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Handler is the production handler: the two OpenAI routes, GET /healthz
+// (alive), GET /readyz (configured, and the authority's keys fetched when
+// tokens are in use) and GET /metrics. Each request is logged by route,
+// status, error code, model and duration: never a body, a prompt, a key or
+// a token.
+func (s *Server) Handler() http.Handler {
+	m := http.NewServeMux()
+	m.HandleFunc("POST /v1/chat/completions", s.chat)
+	m.HandleFunc("GET /v1/models", s.listModels)
+	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
+	m.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if why := s.Misconfigured(); why != "" {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": why})
+			return
+		}
+		if s.cfg.Tokens != nil && !s.cfg.Tokens.Ready() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "authority keys not fetched"})
+			return
+		}
+		writeJSON(w, 200, map[string]string{"status": "ready"})
+	})
+	m.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: 200}
+		_, route := m.Handler(r)
+		if route == "" {
+			route = "other"
+		}
+		m.ServeHTTP(sw, r)
+		d := time.Since(start)
+		s.metrics.requests.WithLabelValues(route, strconv.Itoa(sw.status), string(sw.errCode)).Inc()
+		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "error", string(sw.errCode),
+			"model", sw.model, "ms", d.Milliseconds())
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// limiter is a token bucket per caller. Buckets idle long enough to be
+// full again are dropped, so memory follows the callers active now.
+type limiter struct {
+	rate  rate.Limit
+	burst int
+	mu    sync.Mutex
+	m     map[string]*bucket
+	swept time.Time
+}
+
+type bucket struct {
+	l    *rate.Limiter
+	last time.Time
+}
+
+func newLimiter(perSecond float64, burst int) *limiter {
+	return &limiter{rate: rate.Limit(perSecond), burst: burst, m: map[string]*bucket{}, swept: time.Now()}
+}
+
+// take spends one token of key's bucket; it returns 0, or how long until
+// a token is there (and spends nothing).
+func (l *limiter) take(key string) time.Duration {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	full := time.Duration(float64(l.burst) / float64(l.rate) * float64(time.Second))
+	if now.Sub(l.swept) > full && len(l.m) > 0 {
+		for k, b := range l.m {
+			if now.Sub(b.last) > full {
+				delete(l.m, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.m[key]
+	if b == nil {
+		b = &bucket{l: rate.NewLimiter(l.rate, l.burst)}
+		l.m[key] = b
+	}
+	b.last = now
+	res := b.l.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return d
+	}
+	return 0
+}
