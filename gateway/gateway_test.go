@@ -457,7 +457,13 @@ func TestHealthAndMetrics(t *testing.T) {
 	if st, _ := get("/readyz"); st != 200 {
 		t.Errorf("readyz %d", st)
 	}
+	// The client has read the whole stream before the gateway's handler
+	// returns and counts it: wait (bounded) until no stream is in flight.
 	_, m := get("/metrics")
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(m, "pling_gateway_streams_in_flight 0") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		_, m = get("/metrics")
+	}
 	for _, want := range []string{
 		`pling_gateway_requests_total{code="200",error="",route="POST /v1/chat/completions"} 2`,
 		`pling_gateway_requests_total{code="401",error="UNAUTHORIZED",route="POST /v1/chat/completions"} 1`,
