@@ -7,11 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 )
 
 // The browsing session: a Page is one browser tab the agent drives, and
@@ -249,4 +251,17 @@ func (p *Page) Outline(ctx context.Context, maxBytes int) (string, error) {
 		b.WriteString(l + "\n")
 	}
 	return b.String(), nil
+}
+
+// CloseBrowser closes the browser at a debugging endpoint (a session
+// browser that Start kept open).
+func CloseBrowser(ctx context.Context, endpoint string) error {
+	actx, acancel := remote.NewAllocator(ctx, endpoint)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if _, err := chromedp.CallBrowser(bctx, browser.Close, cdproto.Empty{}); err != nil {
+		return fmt.Errorf("cdp: closing the browser at %s: %w", endpoint, err)
+	}
+	return nil
 }

@@ -28,7 +28,8 @@ import (
 //	               process
 //	http(s)://…    a real page in headless Chromium over CDP (launched from
 //	               $PLING_CHROMIUM or /usr/bin/chromium, or attached to
-//	               the debugging endpoint in $PLING_CDP)
+//	               the debugging endpoint in $PLING_CDP: a new tab, or
+//	               with $PLING_CDP_TAB that tab, navigated to the URL)
 //
 // A transport that holds resources (a browser) implements io.Closer; the
 // command closes it with closeTransport.
@@ -43,6 +44,9 @@ func transportFor(ctx context.Context, target string) (agent.Transport, error) {
 		}
 		return fixtureTransport(rest)
 	case ok && (scheme == "http" || scheme == "https"):
+		if ws, tab := os.Getenv("PLING_CDP"), os.Getenv("PLING_CDP_TAB"); ws != "" && tab != "" {
+			return attachTab(ctx, ws, tab, target) // pling session start's tab
+		}
 		return cdp.Open(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Progress: progressOut})
 	case ok && len(scheme) > 1:
 		return nil, &targetError{fmt.Sprintf("%s: unknown kind of target %q (have: fixture:PATH)", target, scheme)}
