@@ -221,7 +221,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if gone.Load() {
 		return 1
 	}
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, sdk.ErrConnectionClosed) {
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, sdk.ErrConnectionClosed) {
 		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 		return 1
 	}
