@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -84,6 +85,7 @@ type Page struct {
 	endpoint string
 	onNav    []func()
 	listened map[string]bool // tabs with the waiting listener
+	started  bool            // Start succeeded: a KeepOpen browser stays
 	mu       sync.Mutex
 	stop     []func()
 	closed   bool
@@ -255,6 +257,7 @@ func Start(ctx context.Context, url string, o Options) (*Page, error) {
 		return nil, fmt.Errorf("starting the browser: %w", err)
 	}
 	if url == "" || o.AttachTab != "" {
+		p.started = true
 		return p, nil
 	}
 	o.progress("loading %s", url)
@@ -264,6 +267,7 @@ func Start(ctx context.Context, url string, o Options) (*Page, error) {
 		return nil, fmt.Errorf("loading %s: %w", url, err)
 	}
 	o.timing("navigate", t0)
+	p.started = true
 	return p, nil
 }
 
@@ -546,6 +550,14 @@ func (p *Page) goneErr() error {
 
 // Close closes the tab and, when Open launched it, the browser.
 func (p *Page) Close() error {
+	if p.opts.KeepOpen && !p.started {
+		// Start failed: a browser kept open for nobody is ended.
+		if pid := p.BrowserPID(); pid > 0 {
+			if pr, err := os.FindProcess(pid); err == nil {
+				_ = pr.Kill()
+			}
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := len(p.stop) - 1; i >= 0; i-- {

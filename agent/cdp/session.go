@@ -7,13 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 )
 
 // The browsing session: a Page is one browser tab the agent drives, and
@@ -253,15 +251,13 @@ func (p *Page) Outline(ctx context.Context, maxBytes int) (string, error) {
 	return b.String(), nil
 }
 
-// CloseBrowser closes the browser at a debugging endpoint (a session
-// browser that Start kept open).
-func CloseBrowser(ctx context.Context, endpoint string) error {
-	actx, acancel := remote.NewAllocator(ctx, endpoint)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if _, err := chromedp.CallBrowser(bctx, browser.Close, cdproto.Empty{}); err != nil {
-		return fmt.Errorf("cdp: closing the browser at %s: %w", endpoint, err)
+// BrowserPID is the process id of the browser Start launched (0 when it
+// attached to one).
+func (p *Page) BrowserPID() int {
+	if c := chromedp.FromContext(p.first); c != nil && c.Browser != nil {
+		if pr := c.Browser.Process(); pr != nil {
+			return pr.Pid
+		}
 	}
-	return nil
+	return 0
 }

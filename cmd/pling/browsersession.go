@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pling-go/pling/agent"
@@ -40,6 +42,8 @@ type browserSessionFile struct {
 	UserDataDir string `json:"userDataDir,omitempty"`
 	// OwnDir is true when start made the profile (and stop removes it).
 	OwnDir bool `json:"ownDir,omitempty"`
+	// PID is the browser's process, which stop ends.
+	PID int `json:"pid,omitempty"`
 }
 
 var sessionNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -208,7 +212,7 @@ func sessionStart(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "pling session start: %v\n", err)
 		return 1
 	}
-	s.CDP, s.Tab = p.Endpoint(), p.TabID()
+	s.CDP, s.Tab, s.PID = p.Endpoint(), p.TabID(), p.BrowserPID()
 	info, _ := p.Info(ctx)
 	p.Close() // the browser stays (KeepOpen)
 	if s.CDP == "" || s.Tab == "" {
@@ -221,7 +225,7 @@ func sessionStart(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "pling session start: writing %s: %v\n", path, err)
-		_ = cdp.CloseBrowser(ctx, s.CDP)
+		stopBrowser(&s)
 		return 1
 	}
 	pl := "speaks Pling"
@@ -250,9 +254,7 @@ func sessionStop(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "pling session stop: %v\n", err)
 		return 1
 	}
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := cdp.CloseBrowser(cctx, s.CDP); err != nil {
+	if err := stopBrowser(s); err != nil {
 		fmt.Fprintf(stderr, "pling session stop: %v (already gone?)\n", err)
 	}
 	if s.OwnDir && strings.Contains(filepath.Base(s.UserDataDir), "pling-session-") {
@@ -265,4 +267,35 @@ func sessionStop(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	_ = os.Remove(path)
 	fmt.Fprintf(stdout, "pling session: %q stopped\n", *name)
 	return 0
+}
+
+// stopBrowser ends the session's browser: SIGTERM, which Chromium takes
+// as a request to close, to the process start recorded — only while that
+// process is still the browser with the session's profile (a pid the
+// system gave to another process since is left alone).
+func stopBrowser(s *browserSessionFile) error {
+	if s.PID <= 0 {
+		return errors.New("the session file names no browser process")
+	}
+	if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.PID)); err == nil {
+		if !strings.Contains(string(cmd), "--user-data-dir="+s.UserDataDir) {
+			return fmt.Errorf("process %d is not the session's browser any more", s.PID)
+		}
+	} else if goruntime.GOOS == "linux" {
+		return fmt.Errorf("no process %d", s.PID)
+	}
+	pr, err := os.FindProcess(s.PID)
+	if err != nil {
+		return err
+	}
+	if err := pr.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	for i := 0; i < 50; i++ { // up to 5 s for the browser to exit
+		if pr.Signal(syscall.Signal(0)) != nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return pr.Kill()
 }

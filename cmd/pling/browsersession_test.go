@@ -127,7 +127,9 @@ func TestHeadedNeedsADisplay(t *testing.T) {
 	t.Cleanup(func() { mcpStdin = old; inW.Close() })
 	var stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- runMCP(context.Background(), []string{base + "/shop/", "--headed", "--poll", "0"}, io.Discard, &stderr) }()
+	go func() {
+		done <- runMCP(context.Background(), []string{base + "/shop/", "--headed", "--poll", "0"}, io.Discard, &stderr)
+	}()
 	select {
 	case code := <-done:
 		if code != 1 || !strings.Contains(stderr.String(), "--headed needs a display") {
