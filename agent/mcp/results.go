@@ -100,7 +100,7 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 		b.WriteString("\nThe page went to " + n.To)
 	}
 	if o.CapabilitiesChanged {
-		b.WriteString("\nThe page's tools changed: list them again.")
+		b.WriteString("\nThe page's tools changed.")
 	}
 }
 
