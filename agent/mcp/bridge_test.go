@@ -207,7 +207,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{
 		"approve__order":        "Refuses order records that are not in view (ACTION_UNAVAILABLE): bring the record into view first (scroll or filter the page).",
-		"approve__order.record": `The order to act on: its id (e.g. "ord_1") or its label as the page shows it, whole or its first word (e.g. "#1001")`,
+		"approve__order.record": `The order (one of 2) to act on: its id (e.g. "ord_1") or its label as the page shows it, whole or its first word (e.g. "#1001")`,
 	}, rules); diff != "" {
 		t.Errorf("record rules (-want +got):\n%s", diff)
 	}

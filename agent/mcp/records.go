@@ -26,7 +26,7 @@ const maxLookup = 10000
 
 // recordParam is the description of a folded tool's record property.
 func recordParam(d *schema.SurfaceDescription, c schema.SurfaceCapability) string {
-	kind := c.Record.Kind
+	kind := fmt.Sprintf("%s (one of %d)", c.Record.Kind, c.Record.Total)
 	id, label := exampleRecord(d, c)
 	if id == "" {
 		return fmt.Sprintf("The %s to act on: its id, or its label as the page shows it (the label's first word is enough)", kind)
