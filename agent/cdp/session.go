@@ -186,12 +186,17 @@ func (p *Page) SwitchTab(ctx context.Context, id string) (PageInfo, error) {
 		}
 		var cancel context.CancelFunc
 		tab, cancel = chromedp.NewContext(p.first, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
-		tctx, tcancel := p.bounded(ctx, tab)
-		err = chromedp.Do(tctx)
+		// The first Do must get tab itself: chromedp ties the attached
+		// session to the context of the first Do, and a bounded child's
+		// end would detach it. A timer bounds it instead.
+		timer := time.AfterFunc(3*p.opts.timeout(), cancel)
+		err = chromedp.Do(tab)
+		timer.Stop()
 		if err == nil {
+			tctx, tcancel := p.bounded(ctx, tab)
 			err = p.listenTab(tctx, tab)
+			tcancel()
 		}
-		tcancel()
 		if err != nil {
 			cancel()
 			return PageInfo{}, fmt.Errorf("cdp: attaching to tab %s: %w", id, err)
@@ -201,8 +206,10 @@ func (p *Page) SwitchTab(ctx context.Context, id string) (PageInfo, error) {
 		p.stop = append(p.stop, cancel)
 		p.mu.Unlock()
 	}
-	tctx, cancel := p.bounded(ctx, tab)
-	_, _ = chromedp.Call(tctx, target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)})
+	// Bring it to the front for a person watching; a browser-level
+	// command, and only cosmetic, so bounded short.
+	actx, cancel := context.WithTimeout(tab, 5*time.Second)
+	_, _ = chromedp.CallBrowser(actx, target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)})
 	cancel()
 	p.mu.Lock()
 	changed := p.tab != tab

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +23,12 @@ import (
 // start, bridged with the official Go SDK's client over in-memory
 // transports. It skips without the built module or a browser.
 func demoSession(t *testing.T, start string) (*session, string) {
+	t.Helper()
+	s, _, base := demoSessionPage(t, start)
+	return s, base
+}
+
+func demoSessionPage(t *testing.T, start string) (*session, *cdp.Page, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
@@ -53,7 +60,7 @@ func demoSession(t *testing.T, start string) (*session, string) {
 	}
 	t.Cleanup(func() { p.Close() })
 	b := plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL))
-	return connect(t, b), hs.URL
+	return connect(t, b), p, hs.URL
 }
 
 func call(t *testing.T, s *session, name string, args map[string]any) *sdk.CallToolResult {
@@ -213,5 +220,43 @@ func TestRecordByLabel(t *testing.T) {
 	if !none.IsError || !strings.HasPrefix(text(none), "ACTION_NOT_FOUND: ") || !strings.Contains(text(none), " Next: ") ||
 		!strings.Contains(text(none), `No order has the id or label "#99999": ids look like "ord_`) {
 		t.Errorf("unknown label: %s", text(none))
+	}
+}
+
+// Tabs: a tab the page opens is listed, and switching to it makes the
+// page's tools follow it.
+func TestSwitchTab(t *testing.T) {
+	s, p, _ := demoSessionPage(t, "/shop/")
+	waitTools(t, s, "cart_add", true)
+	if _, err := chromedp.Run(p.Context(), chromedp.Evaluate[bool](`!!window.open("/orders/", "_blank")`)); err != nil {
+		t.Fatal(err)
+	}
+	var other string
+	for deadline := time.Now().Add(20 * time.Second); other == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		res := call(t, s, "browser.tabs", nil)
+		for _, tab := range res.StructuredContent.(map[string]any)["tabs"].([]any) {
+			m := tab.(map[string]any)
+			if strings.Contains(m["url"].(string), "/orders/") {
+				other = m["id"].(string)
+			}
+		}
+	}
+	if other == "" {
+		t.Fatal("browser.tabs never listed the tab the page opened")
+	}
+	sw := call(t, s, "browser.switch_tab", map[string]any{"tab": other})
+	if sw.IsError || !strings.Contains(text(sw), "Orders") {
+		t.Fatalf("browser.switch_tab: %s", text(sw))
+	}
+	names := waitTools(t, s, "approve__order", true)
+	if strings.Contains(strings.Join(names, " "), "cart_add") {
+		t.Errorf("the shop's tools stayed after the switch: %v", names)
+	}
+	if got := call(t, s, "open__order", map[string]any{"record": "#1003"}); got.IsError {
+		t.Errorf("open__order in the new tab: %s", text(got))
+	}
+	bad := call(t, s, "browser.switch_tab", map[string]any{"tab": "nope"})
+	if !bad.IsError || !strings.HasPrefix(text(bad), "NO_SUCH_TAB: ") {
+		t.Errorf("switch to no tab: %s", text(bad))
 	}
 }
