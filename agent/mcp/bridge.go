@@ -12,11 +12,17 @@
 // describe-again code), and on Bridge.Refresh or Bridge.Watch; when tools
 // come, go or change, the SDK sends notifications/tools/list_changed.
 //
-// Results: a success is a tool result with the value, evidence and
-// observation as structured content; a business failure (result.error) is a
-// tool result with isError and the stable code, so the model can read it
-// and choose a next step; a protocol failure (ok:false, an unconfirmed call,
-// a broken transport) is a JSON-RPC error whose data carries the code.
+// Results: a success is a tool result whose text is a short account for a
+// model (what ran, the value, the evidence, the changed states) and whose
+// structured content holds the value, evidence and observation; a business
+// failure (result.error) is a tool result with isError, the stable code
+// and the next step in one line, so the model can read it and choose; a
+// protocol failure (ok:false, an unconfirmed call, a broken transport) is
+// a JSON-RPC error whose data carries the code.
+//
+// A folded tool takes its record by id or by label (records.go). With
+// WithBrowser the bridge works on a browsing session: browser.* tools
+// beside the page's, which follow the page the tab shows (browsing.go).
 package mcp
 
 import (

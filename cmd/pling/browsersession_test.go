@@ -99,6 +99,13 @@ func TestBrowserSessionAcrossCalls(t *testing.T) {
 		t.Fatalf("describe with PLING_CDP_TAB: exit %d, want cart.count 1 and checkout listed\n%s%s", code, out, errs)
 	}
 
+	// pling mcp --session-name attaches to the same tab: its tools are the
+	// shop's, with the cart as it is.
+	mcpTools := mcpToolNames(t, "--session-name", "t1", "--poll", "0")
+	if !strings.Contains(mcpTools, "browser.open") || !strings.Contains(mcpTools, "checkout") {
+		t.Errorf("pling mcp --session-name tools: %s", mcpTools)
+	}
+
 	if code, out, errs := runPling(t, "session", "stop", "--name", "t1"); code != 0 {
 		t.Fatalf("session stop: exit %d\n%s%s", code, out, errs)
 	}
@@ -209,4 +216,36 @@ func TestMCPBrowsing(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("pling mcp did not stop when stdin closed")
 	}
+}
+
+// mcpToolNames runs pling mcp with args, lists its tools with the Go SDK
+// client and closes it.
+func mcpToolNames(t *testing.T, args ...string) string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	old := mcpStdin
+	mcpStdin = inR
+	defer func() { mcpStdin = old }()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- runMCP(context.Background(), args, outW, &stderr); outW.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v (stderr: %s)", err, stderr.String())
+	}
+	var n []string
+	for _, tl := range res.Tools {
+		n = append(n, tl.Name)
+	}
+	cs.Close()
+	inW.Close()
+	<-done
+	return strings.Join(n, " ")
 }
