@@ -180,6 +180,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 		}
 	}
+	prewarmed := make(chan struct{}) // the first describe is done (browsing)
+	if !browsing {
+		close(prewarmed)
+	}
 	if browsing {
 		go func() {
 			p, err := lazy.wait(ctx)
@@ -191,10 +195,14 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				}
 				return
 			}
-			// Load the module and the tools while the client connects.
+			// Load the module and the tools while the client connects. (A
+			// tools/list that came meanwhile waits for this describe.)
+			t0 := time.Now()
 			if _, err := bridge.Refresh(ctx); err != nil && ctx.Err() == nil {
 				printFailure(stderr, "mcp", err)
 			}
+			ph.add("first describe", time.Since(t0))
+			close(prewarmed)
 			watchGone(p)
 		}()
 	} else if g, ok := t.(interface{ Gone() <-chan struct{} }); ok {
@@ -213,6 +221,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 					// The first tools/list waits for the browser and the
 					// first describe (the module's start).
 					ph.add("tools/list waited", time.Since(t0))
+					select { // print the first describe's phase too
+					case <-prewarmed:
+					case <-time.After(time.Second):
+					}
 					ph.done("first tools/list answered")
 				}
 				return res, err
