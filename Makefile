@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: npm help demo bench-hosts bench-browser bench-gateway all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
+.PHONY: npm help demo bench-hosts bench-browser bench-gateway all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -82,6 +82,10 @@ RACEPKGS ?= ./errors/ ./authority/ ./authority/follow/ ./gateway/... ./schema/ .
 
 test-race: wasm ## the race detector on the packages with concurrency (-short)
 	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 $(RACEPKGS)
+
+startup: wasm ## measure pling mcp from spawn to the first tools/list on the demo site (fresh browser, then attached to a pling session)
+	PLING_STARTUP=1 PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -count=1 -run TestMCPStartup -v ./cmd/pling/
+	PLING_STARTUP=1 PLING_STARTUP_SESSION=1 PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -count=1 -run TestMCPStartup -v ./cmd/pling/
 
 tidy-check: ## fail when go.mod or go.sum is not what go mod tidy writes
 	$(GO) mod tidy -diff

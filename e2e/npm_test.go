@@ -89,6 +89,38 @@ await client.close();
 process.stdout.write(JSON.stringify(out));
 `
 
+// npmTwoPages is an MCP host on the npm SDK that does a two-page task on
+// the demo site in one pling mcp server: it adds a named product to the
+// cart on the shop, opens the checkout (browser.open; the tools follow
+// the page, with tools/list_changed) and places the order there.
+const npmTwoPages = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const [bin, site] = process.argv.slice(2);
+const transport = new StdioClientTransport({ command: bin, args: ["mcp", site + "/shop/", "--poll", "0"], stderr: "inherit" });
+const client = new Client({ name: "pling-npm-e2e-pages", version: "1.0.0" });
+let changes = 0;
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changes++; });
+await client.connect(transport);
+const names = async () => (await client.listTools()).tools.map((t) => t.name);
+const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const out = { instructions: client.getInstructions() };
+out.toolsBefore = await names();
+const add = await client.callTool({ name: "cart_add", arguments: { sku: "socks-wool", qty: 2 } });
+out.add = { isError: add.isError ?? false, text: text(add) };
+const open = await client.callTool({ name: "browser.open", arguments: { url: "/checkout/" } });
+out.open = { isError: open.isError ?? false, text: text(open) };
+for (let i = 0; i < 100 && !(await names()).includes("order_place"); i++) await new Promise((r) => setTimeout(r, 100));
+out.toolsAfter = await names();
+out.changes = changes;
+const place = await client.callTool({ name: "order_place", arguments: {} });
+out.place = { isError: place.isError ?? false, text: text(place), value: place.structuredContent?.value };
+await client.close();
+process.stdout.write(JSON.stringify(out));
+`
+
 // TestNPMClient drives `pling mcp` with the official TypeScript SDK's
 // client: list tools, call them, see a business failure as isError with
 // its code, and follow a tools/list_changed notification. It runs when
@@ -224,6 +256,67 @@ func TestNPMClient(t *testing.T) {
 	if got.Next.IsError || got.Next.Value != "next" {
 		t.Errorf("wizard_next: %+v", got.Next)
 	}
+
+	// The issue's acceptance: one server navigates between two pages of
+	// the demo site and completes a task that spans them.
+	t.Run("two pages", func(t *testing.T) {
+		site := startBrowserSite(t, dist(t), nil)
+		pages := filepath.Join(dir, "pages.mjs")
+		if err := os.WriteFile(pages, []byte(npmTwoPages), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		run := exec.CommandContext(ctx, node, pages, bin, site.url)
+		run.Env = append(os.Environ(), "PLING_CDP=")
+		run.Stdout, run.Stderr = &stdout, &stderr
+		if err := run.Run(); err != nil {
+			t.Fatalf("node client: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+		}
+		var got struct {
+			Instructions            string
+			ToolsBefore, ToolsAfter []string
+			Add, Open               struct {
+				IsError bool
+				Text    string
+			}
+			Changes int
+			Place   struct {
+				IsError bool
+				Text    string
+				Value   map[string]any
+			}
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+			t.Fatalf("client output: %v\n%s\nstderr: %s", err, stdout.String(), stderr.String())
+		}
+		t.Logf("two pages: %s", stdout.String())
+		has := func(list []string, name string) bool {
+			for _, n := range list {
+				if n == name {
+					return true
+				}
+			}
+			return false
+		}
+		if !has(got.ToolsBefore, "cart_add") || !has(got.ToolsBefore, "browser.open") || has(got.ToolsBefore, "order_place") {
+			t.Errorf("tools on the shop: %v", got.ToolsBefore)
+		}
+		if got.Add.IsError || !strings.HasPrefix(got.Add.Text, "Done: cart.add.") || strings.Contains(got.Add.Text, `"observation"`) {
+			t.Errorf("cart_add: %+v", got.Add)
+		}
+		if got.Open.IsError || !strings.Contains(got.Open.Text, "Checkout") {
+			t.Errorf("browser.open: %+v", got.Open)
+		}
+		if !has(got.ToolsAfter, "order_place") || has(got.ToolsAfter, "cart_add") || got.Changes == 0 {
+			t.Errorf("tools on the checkout: %v after %d tools/list_changed", got.ToolsAfter, got.Changes)
+		}
+		if got.Place.IsError || cmp.Diff(map[string]any{"order": got.Place.Value["order"], "total": 28.0, "currency": "EUR", "payment": "on delivery"}, got.Place.Value) != "" {
+			t.Errorf("order_place: %+v", got.Place)
+		}
+		if !strings.Contains(got.Instructions, "browser.open") {
+			t.Errorf("instructions %q", got.Instructions)
+		}
+	})
 }
 
 // unreachable reports npm output that says the registry could not be

@@ -10,13 +10,16 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -49,16 +52,43 @@ type Options struct {
 	Progress io.Writer
 	// Flags are extra browser flags (name → value).
 	Flags map[string]any
+	// Headed shows the browser window (a person sees the page, its
+	// approvals and handoffs). It needs a display: on Linux, DISPLAY or
+	// WAYLAND_DISPLAY; without one, Open fails with ErrNoDisplay.
+	Headed bool
+	// UserDataDir is the browser profile to use and keep (cookies, logins,
+	// caches); default a fresh temporary profile, removed at Close.
+	UserDataDir string
+	// KeepOpen leaves a launched browser running after Close and after
+	// this process exits (pling session start); Page.Endpoint is then the
+	// address to attach to. Needs no Remote.
+	KeepOpen bool
+	// AttachTab, with Remote, drives a tab the browser already has — the
+	// one whose id is AttachTab, or with "*" the first page tab — instead
+	// of opening a new one, and leaves it open at Close.
+	AttachTab string
+	// Timing, when set, receives the time each phase of Start took
+	// ("launch", "navigate", "pling"), for --verbose.
+	Timing func(phase string, took time.Duration)
 }
+
+// ErrNoDisplay is Open's error for Headed without a display.
+var ErrNoDisplay = chromedp.ErrNoDisplay
 
 // Page is a loaded page speaking Pling. It implements agent.Transport and
 // io.Closer.
 type Page struct {
-	opts   Options
-	tab    context.Context
-	mu     sync.Mutex
-	stop   []func()
-	closed bool
+	opts     Options
+	tab      context.Context // the current tab; read with cur()
+	first    context.Context // the tab Start opened: other tabs attach through it
+	tabs     map[string]context.Context
+	endpoint string
+	onNav    []func()
+	listened map[string]bool // tabs with the waiting listener
+	started  bool            // Start succeeded: a KeepOpen browser stays
+	mu       sync.Mutex
+	stop     []func()
+	closed   bool
 
 	gone     chan struct{} // closed when the browser or the tab went away
 	goneWhy  string
@@ -104,59 +134,16 @@ func (o Options) progress(format string, args ...any) {
 // page has window.pling. Errors say what is missing: the browser, the page,
 // or Pling on the page.
 func Open(ctx context.Context, url string, o Options) (*Page, error) {
-	p := &Page{opts: o, gone: make(chan struct{}), waiters: map[string]chan agent.Waiting{}}
-	base, baseCancel := context.WithCancel(context.Background())
-	p.stop = append(p.stop, baseCancel)
-	var actx context.Context
-	if o.Remote != "" {
-		o.progress("attaching to the browser at %s", o.Remote)
-		var cancel context.CancelFunc
-		actx, cancel = remote.NewAllocator(base, o.Remote)
-		p.stop = append(p.stop, cancel)
-	} else {
-		bin := o.browser()
-		var flags []chromedp.ExecAllocatorOption
-		for k, v := range o.Flags {
-			flags = append(flags, chromedp.Flag(k, v))
-		}
-		var cancel context.CancelFunc
-		var err error
-		if actx, cancel, err = NewAllocator(base, bin, flags...); err != nil {
-			p.Close()
-			return nil, err
-		}
-		o.progress("launching %s (headless)", bin)
-		p.stop = append(p.stop, cancel)
-	}
-	tab, tcancel := chromedp.NewContext(actx)
-	p.stop = append(p.stop, sync.OnceFunc(tcancel))
-	p.tab = tab
-
-	limit := 3 * o.timeout()
-	timer := time.AfterFunc(limit, baseCancel)
-	err := chromedp.Do(tab)
-	if !timer.Stop() && err != nil {
-		err = fmt.Errorf("the browser did not start in %v: %w", limit, err)
-	}
+	p, err := Start(ctx, url, o)
 	if err != nil {
-		p.Close()
-		return nil, fmt.Errorf("starting the browser: %w", err)
+		return nil, err
 	}
-	p.watchGone()
-	lctx, cancel := context.WithTimeout(tab, limit)
+	o.progress("waiting for pling on the page")
+	t0 := time.Now()
+	lctx, cancel := context.WithTimeout(p.cur(), 3*o.timeout())
 	defer cancel()
 	stopOnCaller := context.AfterFunc(ctx, cancel)
 	defer stopOnCaller()
-	if err := p.listenWaiting(lctx); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("starting the browser: %w", err)
-	}
-	o.progress("loading %s", url)
-	if err := chromedp.Do(lctx, chromedp.Navigate(url)); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("loading %s: %w", url, err)
-	}
-	o.progress("waiting for pling on the page")
 	has, err := chromedp.Run(lctx, chromedp.Evaluate[bool](`new Promise((ok) => {
   const t0 = Date.now();
   (function poll() {
@@ -165,6 +152,7 @@ func Open(ctx context.Context, url string, o Options) (*Page, error) {
     setTimeout(poll, 25);
   })();
 })`, chromedp.EvalAwaitPromise))
+	o.timing("pling", t0)
 	if err != nil {
 		p.Close()
 		return nil, fmt.Errorf("%s: %w", url, err)
@@ -176,9 +164,157 @@ func Open(ctx context.Context, url string, o Options) (*Page, error) {
 	return p, nil
 }
 
+func (o Options) timing(phase string, t0 time.Time) {
+	if o.Timing != nil {
+		o.Timing(phase, time.Since(t0))
+	}
+}
+
+// Start launches (or attaches to) a browser and loads url (unless url is
+// "" or the tab is attached), as Open does, but does not require the page
+// to speak Pling: a browsing session may be on any page (see Info).
+func Start(ctx context.Context, url string, o Options) (*Page, error) {
+	p := &Page{opts: o, gone: make(chan struct{}), waiters: map[string]chan agent.Waiting{},
+		tabs: map[string]context.Context{}, listened: map[string]bool{}}
+	base, baseCancel := context.WithCancel(context.Background())
+	p.stop = append(p.stop, baseCancel)
+	var actx context.Context
+	t0 := time.Now()
+	var topts []chromedp.ContextOption
+	if o.Remote != "" {
+		o.progress("attaching to the browser at %s", o.Remote)
+		var cancel context.CancelFunc
+		actx, cancel = remote.NewAllocator(base, o.Remote)
+		p.stop = append(p.stop, cancel)
+		p.endpoint = o.Remote
+		if o.AttachTab != "" {
+			id, err := findTab(ctx, actx, o.AttachTab)
+			if err != nil {
+				p.Close()
+				return nil, err
+			}
+			topts = append(topts, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
+		}
+	} else {
+		bin := o.browser()
+		var flags []chromedp.ExecAllocatorOption
+		for k, v := range o.Flags {
+			flags = append(flags, chromedp.Flag(k, v))
+		}
+		if o.Headed {
+			flags = append(flags, chromedp.VisibleWindow, chromedp.Flag("start-maximized", false))
+		}
+		if o.UserDataDir != "" {
+			flags = append(flags, chromedp.UserDataDir(o.UserDataDir))
+		}
+		if o.KeepOpen {
+			flags = append(flags, chromedp.KeepOpen, remote.WebSocket)
+		}
+		var cancel context.CancelFunc
+		var err error
+		if actx, cancel, err = NewAllocator(base, bin, flags...); err != nil {
+			p.Close()
+			return nil, err
+		}
+		mode := "headless"
+		if o.Headed {
+			mode = "headed"
+		}
+		o.progress("launching %s (%s)", bin, mode)
+		p.stop = append(p.stop, cancel)
+	}
+	tab, tcancel := chromedp.NewContext(actx, topts...)
+	p.stop = append(p.stop, sync.OnceFunc(tcancel))
+	p.tab, p.first = tab, tab
+
+	limit := 3 * o.timeout()
+	timer := time.AfterFunc(limit, baseCancel)
+	err := chromedp.Do(tab)
+	if !timer.Stop() && err != nil {
+		err = fmt.Errorf("the browser did not start in %v: %w", limit, err)
+	}
+	if err != nil {
+		p.Close()
+		if errors.Is(err, chromedp.ErrNoDisplay) {
+			return nil, fmt.Errorf("%w: --headed needs a display (set DISPLAY, or run under xvfb-run)", ErrNoDisplay)
+		}
+		return nil, fmt.Errorf("starting the browser: %w", err)
+	}
+	if o.KeepOpen {
+		p.endpoint, _ = chromedp.KeptOpen(tab)
+	}
+	o.timing("launch", t0)
+	if c := chromedp.FromContext(tab); c != nil && c.Target != nil {
+		p.tabs[string(c.Target.TargetID)] = tab
+	}
+	p.watchGone()
+	lctx, cancel := context.WithTimeout(tab, limit)
+	defer cancel()
+	stopOnCaller := context.AfterFunc(ctx, cancel)
+	defer stopOnCaller()
+	if err := p.listenTab(lctx, tab); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("starting the browser: %w", err)
+	}
+	if url == "" || o.AttachTab != "" {
+		p.started = true
+		return p, nil
+	}
+	o.progress("loading %s", url)
+	t0 = time.Now()
+	if err := chromedp.Do(lctx, chromedp.Navigate(url)); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("loading %s: %w", url, err)
+	}
+	o.timing("navigate", t0)
+	p.started = true
+	return p, nil
+}
+
+// findTab finds the page tab to attach to: the one with id, or with "*"
+// the first page tab.
+func findTab(ctx context.Context, actx context.Context, id string) (string, error) {
+	probe, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	var infos []*target.Info
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if infos, err = chromedp.Targets(probe); err != nil {
+			return "", fmt.Errorf("listing the browser's tabs: %w", err)
+		}
+		for _, in := range infos {
+			if in.Type == "page" && (id == "*" || string(in.TargetID) == id) {
+				return string(in.TargetID), nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", fmt.Errorf("the browser has no tab %s (its window was closed?)", id)
+		}
+	}
+}
+
+// Endpoint is the debugging address of the browser (its Remote, or with
+// KeepOpen the address of the browser Start launched).
+func (p *Page) Endpoint() string { return p.endpoint }
+
+// TabID is the id of the current tab.
+func (p *Page) TabID() string {
+	if c := chromedp.FromContext(p.cur()); c != nil && c.Target != nil {
+		return string(c.Target.TargetID)
+	}
+	return ""
+}
+
+// cur is the current tab.
+func (p *Page) cur() context.Context {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tab
+}
+
 // Context is the page's chromedp context, for driving the page beside the
 // agent (a test clicking the handoff overlay).
-func (p *Page) Context() context.Context { return p.tab }
+func (p *Page) Context() context.Context { return p.cur() }
 
 // RoundTrip implements agent.Transport: the request text goes into the page
 // as a JSON string literal, never spliced as code, and the response comes
@@ -205,13 +341,18 @@ func (p *Page) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A page that just navigated may not have run its scripts yet: wait
+	// for window.pling a little (the shim defines it as the document
+	// loads), then say the page does not speak Pling.
 	expr := `(async () => {
+  for (let i = 0; !(window.pling && window.pling.surface) && i < 120; i++) await new Promise((r) => setTimeout(r, 25));
   if (!window.pling) throw new Error("no window.pling on this page (it navigated away?)");
   return JSON.stringify(await window.pling.surface.handle(` + string(lit) + `));
 })()`
 	waits := p.watch(env.ID)
 	defer p.unwatch(env.ID, waits)
-	ectx, ecancel := context.WithCancel(p.tab)
+	tab := p.cur()
+	ectx, ecancel := context.WithCancel(tab)
 	defer ecancel()
 	done := make(chan answer, 1)
 	go func() {
@@ -280,7 +421,7 @@ func (p *Page) giveUp(id, session string, done <-chan answer, why error) ([]byte
 func (p *Page) cancelInPage(id, session string) (bool, error) {
 	idLit, _ := json.Marshal(id)
 	sessLit, _ := json.Marshal(session)
-	ctx, cancel := context.WithTimeout(p.tab, cancelGrace)
+	ctx, cancel := context.WithTimeout(p.cur(), cancelGrace)
 	defer cancel()
 	return chromedp.Run(ctx, chromedp.Evaluate[bool](`(async () => {
   const s = window.pling && window.pling.surface;
@@ -289,17 +430,26 @@ func (p *Page) cancelInPage(id, session string) (bool, error) {
 }
 
 // listenWaiting adds the binding and the listener that carry the page's
-// "pling:waiting" events to the request they are about.
-func (p *Page) listenWaiting(ctx context.Context) error {
+// "pling:waiting" events to the request they are about, in tab.
+func (p *Page) listenWaiting(ctx, tab context.Context) error {
 	if _, err := chromedp.Call(ctx, cdpruntime.AddBinding, cdpruntime.AddBindingParams{Name: waitBinding}); err != nil {
 		return err
 	}
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
 		return err
 	}
-	return chromedp.Listen(p.tab, func(ev any) {
-		if e, ok := ev.(*cdpruntime.EventBindingCalled); ok && e.Name == waitBinding {
-			p.noteWaiting(e.Payload)
+	return chromedp.Listen(tab, func(ev any) {
+		switch e := ev.(type) {
+		case *cdpruntime.EventBindingCalled:
+			if e.Name == waitBinding {
+				p.noteWaiting(e.Payload)
+			}
+		case *page.EventFrameNavigated:
+			if e.Frame != nil && e.Frame.ParentID == "" {
+				p.navigated(tab)
+			}
+		case *page.EventNavigatedWithinDocument:
+			p.navigated(tab)
 		}
 	})
 }
@@ -354,12 +504,12 @@ func (p *Page) unwatch(id string, ch chan agent.Waiting) {
 // process died, a remote browser went away) or the tab closes, unless
 // Close did it.
 func (p *Page) watchGone() {
-	c := chromedp.FromContext(p.tab)
+	c := chromedp.FromContext(p.first)
 	if c == nil || c.Browser == nil {
 		return
 	}
 	lost := c.Browser.LostConnection
-	detached, err := chromedp.Detached(p.tab)
+	detached, err := chromedp.Detached(p.first)
 	if err != nil {
 		detached = nil
 	}
@@ -400,6 +550,14 @@ func (p *Page) goneErr() error {
 
 // Close closes the tab and, when Open launched it, the browser.
 func (p *Page) Close() error {
+	if p.opts.KeepOpen && !p.started {
+		// Start failed: a browser kept open for nobody is ended.
+		if pid := p.BrowserPID(); pid > 0 {
+			if pr, err := os.FindProcess(pid); err == nil {
+				_ = pr.Kill()
+			}
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := len(p.stop) - 1; i >= 0; i-- {

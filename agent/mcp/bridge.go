@@ -12,11 +12,17 @@
 // describe-again code), and on Bridge.Refresh or Bridge.Watch; when tools
 // come, go or change, the SDK sends notifications/tools/list_changed.
 //
-// Results: a success is a tool result with the value, evidence and
-// observation as structured content; a business failure (result.error) is a
-// tool result with isError and the stable code, so the model can read it
-// and choose a next step; a protocol failure (ok:false, an unconfirmed call,
-// a broken transport) is a JSON-RPC error whose data carries the code.
+// Results: a success is a tool result whose text is a short account for a
+// model (what ran, the value, the evidence, the changed states) and whose
+// structured content holds the value, evidence and observation; a business
+// failure (result.error) is a tool result with isError, the stable code
+// and the next step in one line, so the model can read it and choose; a
+// protocol failure (ok:false, an unconfirmed call, a broken transport) is
+// a JSON-RPC error whose data carries the code.
+//
+// A folded tool takes its record by id or by label (records.go). With
+// WithBrowser the bridge works on a browsing session: browser.* tools
+// beside the page's, which follow the page the tab shows (browsing.go).
 package mcp
 
 import (
@@ -50,7 +56,9 @@ type Option func(*options)
 type options struct {
 	impl         *sdk.Implementation
 	logger       *slog.Logger
-	instructions string
+	instructions *string
+	browser      Browser
+	origins      []string
 }
 
 // WithImplementation names the server in the MCP handshake (default
@@ -63,8 +71,9 @@ func WithImplementation(name, version string) Option {
 // never stdout.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithInstructions sets the instructions sent to the client.
-func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
+// WithInstructions sets the instructions sent to the client (default
+// Instructions, or BrowsingInstructions with WithBrowser).
+func WithInstructions(s string) Option { return func(o *options) { o.instructions = &s } }
 
 // Bridge keeps an MCP server's tool list in step with a page.
 type Bridge struct {
@@ -76,6 +85,12 @@ type Bridge struct {
 	loaded   bool
 	revision string
 	tools    map[string]toolEntry // by tool name
+	desc     *schema.SurfaceDescription
+	page     PageInfo
+	allowed  bool // the current page is in an allowed origin
+
+	browser Browser
+	origins []string
 }
 
 type toolEntry struct {
@@ -99,15 +114,26 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}}
+	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins}
+	instructions := Instructions
+	if o.browser != nil {
+		instructions = BrowsingInstructions
+	}
+	if o.instructions != nil {
+		instructions = *o.instructions
+	}
 	b.server = sdk.NewServer(o.impl, &sdk.ServerOptions{
 		Logger:       o.logger,
-		Instructions: o.instructions,
+		Instructions: instructions,
 		// Tools with listChanged even before the first tool: a page may
 		// declare its capabilities after the client connected.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
 	b.server.AddReceivingMiddleware(b.middleware)
+	if b.browser != nil {
+		b.addBrowserTools()
+		b.browser.OnNavigate(b.navigated)
+	}
 	return b
 }
 
@@ -160,17 +186,39 @@ func (b *Bridge) isLoaded() bool {
 func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.refreshLocked(ctx)
+}
+
+func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
+	if b.browser != nil {
+		info, err := b.browser.Info(ctx)
+		if err != nil {
+			return false, err
+		}
+		b.page, b.allowed = info, b.allowedURL(info.URL)
+		if !info.Pling || !b.allowed {
+			// No capabilities here: only the browsing tools stay.
+			return b.setTools(ctx, nil, "", nil), nil
+		}
+	}
 	d, err := b.client.Describe(ctx, nil)
 	if err != nil {
 		return false, err
 	}
-	if b.loaded && d.Revision == b.revision {
+	if b.loaded && d.Revision == b.revision && b.desc != nil {
+		b.desc = d
 		return false, nil
 	}
 	tools, err := Tools(d)
 	if err != nil {
 		return false, err
 	}
+	return b.setTools(ctx, tools, d.Revision, d), nil
+}
+
+// setTools makes tools the capability tools: those that left are removed,
+// new and changed ones added.
+func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d *schema.SurfaceDescription) (changed bool) {
 	next := make(map[string]toolEntry, len(tools))
 	var removed []string
 	for _, t := range tools {
@@ -194,12 +242,12 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 		b.server.AddTool(t.Tool, b.handler(t.Capability))
 		changed = true
 	}
-	b.tools, b.revision, b.loaded = next, d.Revision, true
+	b.tools, b.revision, b.loaded, b.desc = next, revision, true, d
 	if changed {
-		b.log.LogAttrs(ctx, slog.LevelInfo, "pling mcp: tool list changed", slog.String("revision", d.Revision),
+		b.log.LogAttrs(ctx, slog.LevelInfo, "pling mcp: tool list changed", slog.String("revision", revision),
 			slog.Int("tools", len(next)))
 	}
-	return changed, nil
+	return changed
 }
 
 // Watch refreshes the tool list every interval until ctx is done, for
@@ -244,6 +292,10 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		ids[i] = c.ID
 	}
 	names := runtime.ToolNames(ids)
+	byID := make(map[string]string, len(ids))
+	for i, id := range ids {
+		byID[id] = names[i]
+	}
 	for i, c := range d.Capabilities {
 		name := names[i]
 		desc := c.Title
@@ -257,10 +309,13 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 			for k, v := range params.Properties {
 				props[k] = v
 			}
-			props["record"] = &schema.PropertySchema{Type: "string",
-				Description: fmt.Sprintf("The id of the %s record to act on", c.Record.Kind)}
+			props["record"] = &schema.PropertySchema{Type: "string", Description: recordParam(d, c)}
 			params.Properties = props
 			params.Required = append([]string{"record"}, params.Required...)
+			if !strings.HasSuffix(desc, ".") {
+				desc += "."
+			}
+			desc += " " + recordRule(d, c, byID)
 		}
 		in, err := schema.Encode(params)
 		if err != nil {
@@ -291,6 +346,10 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			e := perr.New(perr.InvalidArgs, "The arguments are not one JSON object", nil)
 			return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: capability}), nil
 		}
+		var note string
+		if failed := b.resolveRecord(ctx, capability, input, &note); failed != nil {
+			return failed, nil
+		}
 		var opts []agent.InvokeOption
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			// The host asked for progress: say when the page asks a person,
@@ -308,11 +367,15 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
 		if err == nil {
-			return successResult(res), nil
+			return successResult(res, note), nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
-			return businessResult(be), nil
+			r := businessResult(be)
+			if note != "" && be.Code == perr.ActionNotFound {
+				r.Content[0].(*sdk.TextContent).Text += "\n" + note
+			}
+			return r, nil
 		}
 		return nil, rpcError(err)
 	}
@@ -371,7 +434,7 @@ func arguments(raw json.RawMessage) (map[string]any, bool) {
 	return m, true
 }
 
-func successResult(r *agent.Result) *sdk.CallToolResult {
+func successResult(r *agent.Result, note string) *sdk.CallToolResult {
 	sc := map[string]any{"requestId": r.RequestID}
 	if r.Value != nil {
 		sc["value"] = r.Value
@@ -382,8 +445,7 @@ func successResult(r *agent.Result) *sdk.CallToolResult {
 	if r.Observation != nil {
 		sc["observation"] = r.Observation
 	}
-	text, _ := schema.Encode(sc)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}, StructuredContent: sc}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note)}}, StructuredContent: sc}
 }
 
 // businessResult is a business failure as a tool result with isError: the
@@ -409,24 +471,7 @@ func businessResult(e *agent.BusinessError) *sdk.CallToolResult {
 	if e.Observed != nil {
 		sc["observed"] = e.Observed
 	}
-	var text strings.Builder
-	text.WriteString(string(e.Code) + ": " + e.Message)
-	if entry, ok := perr.Lookup(e.Code); ok {
-		text.WriteString("\nNext: " + entry.Action.En)
-	}
-	if len(e.Details) > 0 {
-		d, _ := schema.Encode(e.Details)
-		text.WriteString("\nDetails: " + string(d))
-	}
-	if e.Resume != "" {
-		text.WriteString("\nResume token: " + e.Resume)
-	}
-	if e.Observed != nil {
-		if s, _ := schema.Encode(e.Observed.Context.States); len(e.Observed.Context.States) > 0 {
-			text.WriteString("\nObserved states: " + string(s))
-		}
-	}
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}, StructuredContent: sc}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: failureText(e)}}, StructuredContent: sc}
 }
 
 // rpcError is a protocol failure as a JSON-RPC error: data carries the

@@ -180,11 +180,36 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		Schema            any
 	}
 	var got, exp []tool
+	// A folded tool's description and record property also say how to
+	// name a record and which ones it acts on (records.go); the rest is
+	// runtime.Tools' text.
+	rules := map[string]string{}
 	for _, tl := range res.Tools {
-		got = append(got, tool{tl.Name, tl.Description, toJSON(t, tl.InputSchema)})
+		desc := tl.Description
+		if i := strings.Index(desc, ". Refuses order records"); i >= 0 {
+			desc, rules[tl.Name] = desc[:i], desc[i+2:]
+		}
+		sch := toJSON(t, tl.InputSchema).(map[string]any)
+		props, _ := sch["properties"].(map[string]any)
+		if rec, ok := props["record"].(map[string]any); ok {
+			rules[tl.Name+".record"] = rec["description"].(string)
+			rec["description"] = "(the bridge's)"
+		}
+		got = append(got, tool{tl.Name, desc, sch})
 	}
 	for _, tl := range want {
-		exp = append(exp, tool{tl.Name, tl.Description, toJSON(t, tl.Parameters)})
+		sch := toJSON(t, tl.Parameters).(map[string]any)
+		props, _ := sch["properties"].(map[string]any)
+		if rec, ok := props["record"].(map[string]any); ok {
+			rec["description"] = "(the bridge's)"
+		}
+		exp = append(exp, tool{tl.Name, tl.Description, sch})
+	}
+	if diff := cmp.Diff(map[string]string{
+		"approve__order":        "Refuses order records that are not in view (ACTION_UNAVAILABLE): bring the record into view first (scroll or filter the page).",
+		"approve__order.record": `The order (one of 2) to act on: its id (e.g. "ord_1") or its label as the page shows it, whole or its first word (e.g. "#1001")`,
+	}, rules); diff != "" {
+		t.Errorf("record rules (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(exp, got); diff != "" {
 		t.Errorf("tools (-runtime.Tools +MCP):\n%s", diff)
@@ -231,7 +256,9 @@ func TestCallTool(t *testing.T) {
 			if sc["evidence"] == nil || sc["observation"] == nil || sc["requestId"] == nil {
 				t.Errorf("structured content lacks evidence, observation or requestId: %v", sc)
 			}
-			if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, `"value"`) {
+			// The text is for a model: what ran and its value, not the
+			// structured content again.
+			if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, "Done: ") || strings.Contains(text, `"requestId"`) || strings.Contains(text, `"observation"`) {
 				t.Errorf("text %q", text)
 			}
 		})

@@ -20,12 +20,14 @@ func init() {
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("describe", stderr,
 		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]",
+		"       pling describe --session-name NAME [URL] …  (the tab of pling session start)",
 		"Describes the capabilities a page exposes to the session, and its context (docs/protocol.md §3.4).",
 		targetHelp,
 		sessionHelp,
 		"Exit status: 0 described, 1 the page refused or failed (with --strict: or exposes no capability), 2 usage.",
 	)
 	sessionFl := addSessionFlags(fl)
+	browserSession := addBrowserSessionFlag(fl)
 	asJSON := fl.Bool("json", false, "print the description (or the failure) as JSON, for programs")
 	maxRecords := fl.Int("max-records", -1, "list at most this many record ids per kind (-1: the page's bound)")
 	strict := fl.Bool("strict", false, "exit 1 when the page exposes no capability to the session (for CI)")
@@ -37,6 +39,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if !ok {
 		return 2
 	}
+	pos = sessionArgs(*browserSession, pos, 1)
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "pling describe: want one TARGET, got %d arguments\n", len(pos))
 		fl.Usage()
@@ -46,7 +49,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "pling describe: --max-records must be -1…10000, not %d\n", *maxRecords)
 		return 2
 	}
-	t, err := transportFor(ctx, pos[0])
+	t, err := openTarget(ctx, *browserSession, pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "pling describe: %v\n", err)
 		return targetExit(err)

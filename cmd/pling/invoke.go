@@ -19,6 +19,7 @@ func init() {
 func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("invoke", stderr,
 		"Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH | --token-file PATH] [--json]",
+		"       pling invoke --session-name NAME [URL] CAPABILITY …  (the tab of pling session start)",
 		"Invokes one capability (docs/protocol.md §3.5) through the agent client, which applies the recovery",
 		"rules: it waits out RATE_LIMITED, describes again after ACTION_NOT_FOUND, and never resends",
 		"a call whose outcome is unconfirmed.",
@@ -29,6 +30,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	inputText := fl.String("input", "{}", "the input as one JSON object")
 	record := fl.String("record", "", "the record to act on (a folded capability's input.record)")
 	sessionFl := addSessionFlags(fl)
+	browserSession := addBrowserSessionFlag(fl)
 	id := fl.String("id", "", "send under this request id (an idempotency key: resending an intent under its first id runs it at most once)")
 	resume := fl.String("resume", "", "continue a composite action from its failed step with this STEP_FAILED resume token")
 	asJSON := fl.Bool("json", false, "print the result (or the failure) as JSON, for programs")
@@ -40,6 +42,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return 2
 	}
+	pos = sessionArgs(*browserSession, pos, 2)
 	if len(pos) != 2 {
 		fmt.Fprintf(stderr, "pling invoke: want TARGET and CAPABILITY, got %d arguments\n", len(pos))
 		fl.Usage()
@@ -61,7 +64,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "pling invoke: --id %q is not 1–128 chars of [A-Za-z0-9._:-]\n", *id)
 		return 2
 	}
-	t, err := transportFor(ctx, pos[0])
+	t, err := openTarget(ctx, *browserSession, pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "pling invoke: %v\n", err)
 		return targetExit(err)

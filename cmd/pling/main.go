@@ -11,8 +11,10 @@
 //	        describe what a page lets an agent do
 //	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
 //	        invoke one capability through the agent client
-//	pling mcp (--fixture PATH | TARGET) [--session …] [--poll DURATION] [--verbose]
-//	        serve a page's capabilities as MCP tools over stdio
+//	pling mcp (--fixture PATH | TARGET | --session-name NAME) [--allow-origin O]… [--headed] [--session …] [--poll DURATION] [--verbose]
+//	        serve a page's capabilities as MCP tools over stdio; a URL is a browsing session
+//	pling session start [--name NAME] [--headed] [--user-data-dir DIR] URL | pling session stop [--name NAME]
+//	        keep one browser tab across commands (--session-name NAME)
 //	pling conform [--host native|wazero|node|chromium] [--dist DIR] [--strict] DIR|FILE…
 //	        run conformance cases on a host
 //	pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -15,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/schema"
 )
@@ -27,20 +29,37 @@ func init() {
 var mcpStdin io.Reader = os.Stdin
 
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	started := time.Now()
 	fl := newFlags("mcp", stderr,
-		"Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH | --token-file PATH] [--poll DURATION]",
+		"Usage: pling mcp (--fixture PATH | TARGET | --session-name NAME) [--allow-origin ORIGIN]… [--headed] [--user-data-dir DIR]",
+		"                 [--session TOKEN | --session-file PATH | --token-file PATH] [--poll DURATION] [--verbose]",
 		"Serves the capabilities the page exposes to the session as Model Context Protocol tools",
 		"over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through",
 		"the agent client and its recovery rules; the tool list follows the page, with",
 		"notifications/tools/list_changed. A call that waits for a person sends notifications/progress",
 		"when it carried a progressToken. If the page's browser dies, pling mcp says so and exits 1.",
+		"A page URL starts a browsing session: browser.open (on TARGET's origin and every --allow-origin),",
+		"browser.back, browser.tabs, browser.switch_tab and browser.page beside the page's tools, which",
+		"follow the page the tab shows. The browser starts while the client connects.",
 		targetHelp,
 		sessionHelp,
 	)
 	fixturePath := fl.String("fixture", "", "serve this fixture page (the same as TARGET fixture:PATH)")
 	sessionFl := addSessionFlags(fl)
+	browserSession := addBrowserSessionFlag(fl)
+	var origins []string
+	fl.Func("allow-origin", "also let browser.open go to this origin (scheme://host[:port]); repeatable", func(v string) error {
+		o, err := plingmcp.Origin(v)
+		if err != nil {
+			return err
+		}
+		origins = append(origins, o)
+		return nil
+	})
+	headed := fl.Bool("headed", false, "show the browser window, so a person sees the page, its approvals and handoffs (needs a display)")
+	userDataDir := fl.String("user-data-dir", "", "keep the browser profile (logins, cookies, caches) in this directory")
 	poll := fl.Duration("poll", 5*time.Second, "describe the page this often to follow changes made without an invoke (0: only on tools/list and after invokes)")
-	verbose := fl.Bool("verbose", false, "log every exchange to stderr")
+	verbose := fl.Bool("verbose", false, "log every exchange to stderr, and the time start-up spent by phase")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
 		return exit
@@ -51,12 +70,13 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var target string
 	switch {
-	case *fixturePath != "" && len(pos) == 0:
+	case *fixturePath != "" && len(pos) == 0 && *browserSession == "":
 		target = "fixture:" + *fixturePath
 	case *fixturePath == "" && len(pos) == 1:
 		target = pos[0]
+	case *fixturePath == "" && len(pos) == 0 && *browserSession != "":
 	default:
-		fmt.Fprintln(stderr, "pling mcp: give one page: --fixture PATH or TARGET")
+		fmt.Fprintln(stderr, "pling mcp: give one page: --fixture PATH, TARGET or --session-name NAME")
 		fl.Usage()
 		return 2
 	}
@@ -64,56 +84,158 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pling mcp: --poll must not be negative\n")
 		return 2
 	}
+	browsing := *browserSession != "" || strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+	if !browsing && (*headed || *userDataDir != "" || len(origins) > 0) {
+		fmt.Fprintln(stderr, "pling mcp: --headed, --user-data-dir and --allow-origin need a page URL or --session-name")
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-
-	t, err := transportFor(ctx, target)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
-		return targetExit(err)
-	}
-	defer closeTransport(t)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	client := agent.New(t, agent.WithSession(session), agent.WithLogger(logger))
-	bridge := plingmcp.NewBridge(client, plingmcp.WithImplementation("pling", schema.Protocol), plingmcp.WithLogger(logger))
-	// Load the tools before serving: a page the session cannot describe
-	// fails here, plainly, instead of in the first tools/list.
-	if _, err := bridge.Refresh(ctx); err != nil {
-		printFailure(stderr, "mcp", err)
-		return 1
+	var ph *phases
+	if *verbose {
+		ph = &phases{start: started, out: stderr}
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var t agent.Transport
+	bopts := []plingmcp.Option{plingmcp.WithImplementation("pling", schema.Protocol), plingmcp.WithLogger(logger)}
+	var lazy *lazyPage
+	if browsing {
+		if target != "" {
+			o, err := plingmcp.Origin(target)
+			if err != nil {
+				fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+				return 2
+			}
+			origins = append([]string{o}, origins...)
+		}
+		open := func() (*cdp.Page, error) {
+			if *browserSession != "" {
+				s, err := readBrowserSession(*browserSession)
+				if err != nil {
+					return nil, err
+				}
+				p, err := cdp.Start(ctx, "", cdp.Options{Remote: s.CDP, AttachTab: s.Tab, Timing: ph.add})
+				if err == nil && target != "" {
+					_, err = p.Navigate(ctx, target)
+				}
+				return p, err
+			}
+			return cdp.Start(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: *headed, UserDataDir: *userDataDir, Timing: ph.add})
+		}
+		if *browserSession != "" && target == "" {
+			// The origins come from the session file: read it before the
+			// bridge is made.
+			s, err := readBrowserSession(*browserSession)
+			if err != nil {
+				fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+				return 1
+			}
+			if o, err := plingmcp.Origin(s.URL); err == nil {
+				origins = append(origins, o)
+			}
+		}
+		lazy = startLazy(open)
+		t = lazy
+		defer lazy.Close()
+		bopts = append(bopts, plingmcp.WithBrowser(lazy, origins...))
+	} else {
+		var err error
+		if t, err = transportFor(ctx, target); err != nil {
+			fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+			return targetExit(err)
+		}
+		defer closeTransport(t)
+	}
+
+	client := agent.New(t, agent.WithSession(session), agent.WithLogger(logger))
+	bridge := plingmcp.NewBridge(client, bopts...)
+	if !browsing {
+		// Load the tools before serving: a page the session cannot describe
+		// fails here, plainly, instead of in the first tools/list.
+		if _, err := bridge.Refresh(ctx); err != nil {
+			printFailure(stderr, "mcp", err)
+			return 1
+		}
+	}
+
+	var gone atomic.Bool
+	watchGone := func(g interface{ Gone() <-chan struct{} }) {
+		// A browser that died takes the page with it: every call would
+		// fail. Say so once and exit non-zero, so that the MCP host sees
+		// the server end (and may start it again) instead of a server
+		// that answers nothing but failures.
+		select {
+		case <-g.Gone():
+			gone.Store(true)
+			fmt.Fprintln(stderr, "pling mcp: the browser is gone; nothing more can be sent to the page; exiting")
+			cancel()
+		case <-ctx.Done():
+		}
+	}
+	prewarmed := make(chan struct{}) // the first describe is done (browsing)
+	if !browsing {
+		close(prewarmed)
+	}
+	if browsing {
+		go func() {
+			p, err := lazy.wait(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					gone.Store(true)
+					fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+					cancel()
+				}
+				return
+			}
+			// Load the module and the tools while the client connects. (A
+			// tools/list that came meanwhile waits for this describe.)
+			t0 := time.Now()
+			if _, err := bridge.Refresh(ctx); err != nil && ctx.Err() == nil {
+				printFailure(stderr, "mcp", err)
+			}
+			ph.add("first describe", time.Since(t0))
+			close(prewarmed)
+			watchGone(p)
+		}()
+	} else if g, ok := t.(interface{ Gone() <-chan struct{} }); ok {
+		go watchGone(g)
+	}
 	if *poll > 0 {
 		go bridge.Watch(ctx, *poll)
 	}
-	// A browser that died takes the page with it: every call would fail.
-	// Say so once and exit non-zero, so that the MCP host sees the server
-	// end (and may start it again) instead of a server that answers
-	// nothing but failures.
-	var gone atomic.Bool
-	if g, ok := t.(interface{ Gone() <-chan struct{} }); ok {
-		go func() {
-			select {
-			case <-g.Gone():
-				gone.Store(true)
-				fmt.Fprintln(stderr, "pling mcp: the browser is gone; nothing more can be sent to the page; exiting")
-				cancel()
-			case <-ctx.Done():
+	server := bridge.Server()
+	if ph != nil {
+		server.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+			return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+				t0 := time.Now()
+				res, err := next(ctx, method, req)
+				if method == "tools/list" {
+					// The first tools/list waits for the browser and the
+					// first describe (the module's start).
+					ph.add("tools/list waited", time.Since(t0))
+					select { // print the first describe's phase too
+					case <-prewarmed:
+					case <-time.After(time.Second):
+					}
+					ph.done("first tools/list answered")
+				}
+				return res, err
 			}
-		}()
+		})
 	}
-	err = bridge.Server().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(mcpStdin), Writer: nopWriteCloser{stdout}})
+	err := server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(mcpStdin), Writer: nopWriteCloser{stdout}})
 	if gone.Load() {
 		return 1
 	}
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, sdk.ErrConnectionClosed) {
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, sdk.ErrConnectionClosed) {
 		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 		return 1
 	}

@@ -29,7 +29,8 @@ import (
 //	               process
 //	http(s)://…    a real page in headless Chromium over CDP (launched from
 //	               $PLING_CHROMIUM or /usr/bin/chromium, or attached to
-//	               the debugging endpoint in $PLING_CDP)
+//	               the debugging endpoint in $PLING_CDP: a new tab, or
+//	               with $PLING_CDP_TAB that tab, navigated to the URL)
 //
 // A transport that holds resources (a browser) implements io.Closer; the
 // command closes it with closeTransport.
@@ -44,6 +45,11 @@ func transportFor(ctx context.Context, target string) (agent.Transport, error) {
 		}
 		return fixtureTransport(rest)
 	case ok && (scheme == "http" || scheme == "https"):
+		if ws, tab := os.Getenv("PLING_CDP"), os.Getenv("PLING_CDP_TAB"); ws != "" && tab != "" {
+			return attachTab(ctx, ws, tab, target) // pling session start's tab
+		}
+		// A page the browser would show as an error is reported as such
+		// (a kept session's tab may hold cookies this check does not).
 		if err := checkPage(ctx, target); err != nil {
 			return nil, err
 		}

@@ -15,7 +15,23 @@
   var bySku = {};
   products.forEach(function (p) { bySku[p.sku] = p; });
 
+  // The cart lives in the tab's sessionStorage, so the checkout page
+  // (/checkout/) sees it: [{sku, qty}] here, with names and prices there.
+  var CART_KEY = "northwind.cart";
   var cart = []; // [{sku, qty}]
+  try {
+    cart = (JSON.parse(sessionStorage.getItem(CART_KEY) || "[]") || []).filter(function (l) {
+      return l && bySku[l.sku] && l.qty > 0;
+    }).map(function (l) { return { sku: l.sku, qty: l.qty }; });
+  } catch (e) { cart = []; }
+  function save() {
+    try {
+      sessionStorage.setItem(CART_KEY, JSON.stringify(cart.map(function (l) {
+        var p = bySku[l.sku];
+        return { sku: l.sku, qty: l.qty, name: p.name, price: p.price };
+      })));
+    } catch (e) { /* private mode: the cart stays on this page */ }
+  }
   var status = "idle"; // idle | awaiting-3ds | paid | cancelled
   var lastOrder = null;
   var orderSeq = 1041;
@@ -99,6 +115,7 @@
   }
 
   function render() {
+    save();
     $("products").replaceChildren.apply($("products"), products.map(function (p) {
       var left = p.stock - inCart(p.sku);
       var el = document.createElement("article");

@@ -1,0 +1,270 @@
+package cdp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// The browsing session: a Page is one browser tab the agent drives, and
+// the tab may go from page to page (Navigate, Back, a link the page
+// follows itself) and the session from tab to tab (SwitchTab). Every
+// Surface request goes to the page the current tab shows now.
+
+// PageInfo is what the current tab shows.
+type PageInfo struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Pling is true when the page speaks Pling (window.pling.surface).
+	Pling bool `json:"pling"`
+}
+
+// Tab is one page tab of the browser.
+type Tab struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Current bool   `json:"current,omitempty"`
+}
+
+// listenTab installs, once per tab, the listener that carries the page's
+// "pling:waiting" events and reports the tab's main-frame navigations.
+func (p *Page) listenTab(ctx, tab context.Context) error {
+	c := chromedp.FromContext(tab)
+	id := ""
+	if c != nil && c.Target != nil {
+		id = string(c.Target.TargetID)
+	}
+	p.mu.Lock()
+	done := p.listened[id]
+	p.listened[id] = true
+	p.mu.Unlock()
+	if done {
+		return nil
+	}
+	return p.listenWaiting(ctx, tab)
+}
+
+// OnNavigate registers f, called (on its own goroutine) when the current
+// tab's main frame navigates — whoever started it: Navigate, Back, a link
+// or a redirect of the page itself — and when SwitchTab changes the tab.
+func (p *Page) OnNavigate(f func()) {
+	p.mu.Lock()
+	p.onNav = append(p.onNav, f)
+	p.mu.Unlock()
+}
+
+func (p *Page) navigated(tab context.Context) {
+	p.mu.Lock()
+	if tab != p.tab {
+		p.mu.Unlock()
+		return // a tab in the background
+	}
+	fs := append([]func(){}, p.onNav...)
+	p.mu.Unlock()
+	for _, f := range fs {
+		go f()
+	}
+}
+
+// infoJS waits for the document to be parsed (deferred scripts, pling.js
+// among them, have run), gives a shim added later half a second, and says
+// what the page is.
+const infoJS = `(async () => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  for (let i = 0; document.readyState === "loading" && i < 400; i++) await sleep(25);
+  for (let i = 0; !(window.pling && window.pling.surface) && i < 20; i++) await sleep(25);
+  return {url: location.href, title: document.title, pling: !!(window.pling && window.pling.surface)};
+})()`
+
+// Info says what the current tab shows, once its document is parsed.
+func (p *Page) Info(ctx context.Context) (PageInfo, error) {
+	tctx, cancel := p.bounded(ctx, p.cur())
+	defer cancel()
+	info, err := chromedp.Run(tctx, chromedp.Evaluate[PageInfo](infoJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return PageInfo{}, fmt.Errorf("cdp: reading the page: %w", err)
+	}
+	return info, nil
+}
+
+// bounded is tab's context, ending at the request timeout or with ctx.
+func (p *Page) bounded(ctx, tab context.Context) (context.Context, context.CancelFunc) {
+	tctx, cancel := context.WithTimeout(tab, 3*p.opts.timeout())
+	stop := context.AfterFunc(ctx, cancel)
+	return tctx, func() { stop(); cancel() }
+}
+
+// Navigate loads url in the current tab and says what it shows.
+func (p *Page) Navigate(ctx context.Context, url string) (PageInfo, error) {
+	tctx, cancel := p.bounded(ctx, p.cur())
+	defer cancel()
+	if err := chromedp.Do(tctx, chromedp.Navigate(url)); err != nil {
+		return PageInfo{}, fmt.Errorf("cdp: loading %s: %w", url, err)
+	}
+	return p.Info(ctx)
+}
+
+// Back goes one page back in the current tab's history and says what it
+// shows. (chromedp's NavigateBack waits for a load event, which a page
+// restored from the back-forward cache never fires; this waits for the
+// tab to show the entry instead.)
+func (p *Page) Back(ctx context.Context) (PageInfo, error) {
+	tctx, cancel := p.bounded(ctx, p.cur())
+	defer cancel()
+	var want string
+	h, err := chromedp.Call(tctx, page.GetNavigationHistory, cdproto.Empty{})
+	if err == nil {
+		cur := int(h.CurrentIndex)
+		if cur <= 0 || cur >= len(h.Entries) {
+			return PageInfo{}, errors.New("cdp: there is no page to go back to")
+		}
+		want = h.Entries[cur-1].URL
+		_, err = chromedp.Call(tctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[cur-1].ID})
+	}
+	if err != nil {
+		return PageInfo{}, fmt.Errorf("cdp: going back: %w", err)
+	}
+	for {
+		href, err := chromedp.Run(tctx, chromedp.Evaluate[string](`location.href`))
+		if err == nil && href == want {
+			break
+		}
+		select {
+		case <-tctx.Done():
+			return PageInfo{}, fmt.Errorf("cdp: going back to %s: %w", want, tctx.Err())
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	return p.Info(ctx)
+}
+
+// Tabs lists the browser's page tabs, the current one marked.
+func (p *Page) Tabs(ctx context.Context) ([]Tab, error) {
+	tctx, cancel := p.bounded(ctx, p.first)
+	defer cancel()
+	infos, err := chromedp.Targets(tctx)
+	if err != nil {
+		return nil, fmt.Errorf("cdp: listing tabs: %w", err)
+	}
+	cur := p.TabID()
+	var out []Tab
+	for _, in := range infos {
+		if in.Type != "page" {
+			continue
+		}
+		out = append(out, Tab{ID: string(in.TargetID), URL: in.URL, Title: in.Title, Current: string(in.TargetID) == cur})
+	}
+	return out, nil
+}
+
+// SwitchTab makes the tab with id current (and brings it to the front, for
+// a person watching) and says what it shows.
+func (p *Page) SwitchTab(ctx context.Context, id string) (PageInfo, error) {
+	p.mu.Lock()
+	tab, ok := p.tabs[id]
+	p.mu.Unlock()
+	if !ok {
+		tabs, err := p.Tabs(ctx)
+		if err != nil {
+			return PageInfo{}, err
+		}
+		found := false
+		for _, t := range tabs {
+			found = found || t.ID == id
+		}
+		if !found {
+			return PageInfo{}, fmt.Errorf("cdp: no tab %s (list them with the tabs tool)", id)
+		}
+		var cancel context.CancelFunc
+		tab, cancel = chromedp.NewContext(p.first, chromedp.WithTargetID(target.ID(id)), chromedp.WithDetachOnCancel())
+		// The first Do must get tab itself: chromedp ties the attached
+		// session to the context of the first Do, and a bounded child's
+		// end would detach it. A timer bounds it instead.
+		timer := time.AfterFunc(3*p.opts.timeout(), cancel)
+		err = chromedp.Do(tab)
+		timer.Stop()
+		if err == nil {
+			tctx, tcancel := p.bounded(ctx, tab)
+			err = p.listenTab(tctx, tab)
+			tcancel()
+		}
+		if err != nil {
+			cancel()
+			return PageInfo{}, fmt.Errorf("cdp: attaching to tab %s: %w", id, err)
+		}
+		p.mu.Lock()
+		p.tabs[id] = tab
+		p.stop = append(p.stop, cancel)
+		p.mu.Unlock()
+	}
+	// Bring it to the front for a person watching; a browser-level
+	// command, and only cosmetic, so bounded short.
+	actx, cancel := context.WithTimeout(tab, 5*time.Second)
+	_, _ = chromedp.CallBrowser(actx, target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)})
+	cancel()
+	p.mu.Lock()
+	changed := p.tab != tab
+	p.tab = tab
+	p.mu.Unlock()
+	if changed {
+		p.navigated(tab)
+	}
+	return p.Info(ctx)
+}
+
+// outlineJS lists the page's headings, links and buttons in document
+// order, each cut to 80 characters, at most max of them.
+const outlineJS = `((max) => {
+  const out = [], cut = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 80);
+  for (const el of document.querySelectorAll("h1,h2,h3,a[href],button,input[type=submit],input[type=button],[role=button]")) {
+    if (out.length >= max) break;
+    if (el.closest("[hidden],[aria-hidden=true]") || (el.getClientRects && el.getClientRects().length === 0)) continue;
+    const t = cut(el.innerText || el.value || el.getAttribute("aria-label") || el.title);
+    const tag = el.tagName.toLowerCase();
+    if (/^h[1-3]$/.test(tag)) { if (t) out.push("#".repeat(+tag[1]) + " " + t); }
+    else if (tag === "a") out.push("link: " + (t || "(no text)") + " -> " + cut(el.getAttribute("href")));
+    else out.push("button: " + (t || "(no text)"));
+  }
+  return out;
+})`
+
+// Outline is a bounded text outline of the current page for an agent that
+// cannot describe it (a page without Pling): its headings, links and
+// buttons, one a line, at most maxBytes bytes.
+func (p *Page) Outline(ctx context.Context, maxBytes int) (string, error) {
+	tctx, cancel := p.bounded(ctx, p.cur())
+	defer cancel()
+	lines, err := chromedp.Run(tctx, chromedp.Evaluate[[]string](outlineJS+`(200)`))
+	if err != nil {
+		return "", fmt.Errorf("cdp: reading the page: %w", err)
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if b.Len()+len(l)+1 > maxBytes {
+			b.WriteString("…")
+			break
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String(), nil
+}
+
+// BrowserPID is the process id of the browser Start launched (0 when it
+// attached to one).
+func (p *Page) BrowserPID() int {
+	if c := chromedp.FromContext(p.first); c != nil && c.Browser != nil {
+		if pr := c.Browser.Process(); pr != nil {
+			return pr.Pid
+		}
+	}
+	return 0
+}

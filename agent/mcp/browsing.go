@@ -1,0 +1,291 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/agent/cdp"
+)
+
+// A browsing session: with WithBrowser the bridge works on a browser tab,
+// not one page. The browser.* tools open a URL (on the allowed origins
+// only), go back, list and switch tabs and say where the session is; the
+// capability tools follow the current page. Their names have a '.', which
+// runtime.ToolNames never writes (it maps '.' to '_'), so no capability
+// can take them.
+
+// PageInfo is what the current tab shows.
+type PageInfo = cdp.PageInfo
+
+// Tab is one tab of the browser.
+type Tab = cdp.Tab
+
+// Browser is the browsing session a bridge drives; *cdp.Page is one.
+type Browser interface {
+	Info(ctx context.Context) (PageInfo, error)
+	Navigate(ctx context.Context, url string) (PageInfo, error)
+	Back(ctx context.Context) (PageInfo, error)
+	Tabs(ctx context.Context) ([]Tab, error)
+	SwitchTab(ctx context.Context, id string) (PageInfo, error)
+	Outline(ctx context.Context, maxBytes int) (string, error)
+	// OnNavigate registers a function called when the current page
+	// changes, whoever changed it.
+	OnNavigate(func())
+}
+
+// WithBrowser makes the bridge work on a browsing session: the client's
+// transport must send to the page b shows now. origins are the origins
+// (scheme://host[:port]) the session may open and whose pages' tools it
+// offers; a page elsewhere (reached by a link or a redirect) is reported,
+// without its tools.
+func WithBrowser(b Browser, origins ...string) Option {
+	return func(o *options) {
+		o.browser = b
+		for _, s := range origins {
+			if or, err := Origin(s); err == nil {
+				o.origins = append(o.origins, or)
+			}
+		}
+	}
+}
+
+// Origin is the origin of a URL: scheme://host[:port], lower case.
+func Origin(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+func (b *Bridge) allowedURL(raw string) bool {
+	o, err := Origin(raw)
+	return err == nil && slices.Contains(b.origins, o)
+}
+
+// maxOutline bounds the outline of a page without Pling.
+const maxOutline = 2000
+
+// maxInView bounds the labels browser.page lists per record kind.
+const maxInView = 30
+
+func (b *Bridge) addBrowserTools() {
+	obj := func(props map[string]any, required ...string) json.RawMessage {
+		m := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		if len(required) > 0 {
+			m["required"] = required
+		}
+		raw, _ := json.Marshal(m)
+		return raw
+	}
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	nav := &sdk.ToolAnnotations{}
+	b.server.AddTool(&sdk.Tool{Name: "browser.open", Annotations: nav,
+		Description: "Opens a URL in the current tab (absolute, or relative to the current page; only on " + strings.Join(b.origins, ", ") + ") and says what the page is; the page's tools replace the previous page's.",
+		InputSchema: obj(map[string]any{"url": map[string]any{"type": "string", "description": "The URL, e.g. /shop/ or " + first(b.origins) + "/"}}, "url")},
+		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
+			target, err := b.resolveURL(in["url"])
+			if err != nil {
+				return browserError("BAD_URL", err.Error(), "give an http(s) URL or a path such as /shop/."), nil
+			}
+			if !b.allowedURL(target) {
+				return browserError("ORIGIN_NOT_ALLOWED", fmt.Sprintf("%s is outside the sites this session may open (%s).", target, strings.Join(b.origins, ", ")),
+					"open a URL on those sites (the person may add one with pling mcp --allow-origin)."), nil
+			}
+			if _, err := b.browser.Navigate(ctx, target); err != nil {
+				return nil, err
+			}
+			return b.pageResult(ctx)
+		}))
+	b.server.AddTool(&sdk.Tool{Name: "browser.back", Annotations: nav,
+		Description: "Goes back one page in the current tab and says what the page is.",
+		InputSchema: obj(map[string]any{})},
+		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
+			if _, err := b.browser.Back(ctx); err != nil {
+				return nil, err
+			}
+			return b.pageResult(ctx)
+		}))
+	b.server.AddTool(&sdk.Tool{Name: "browser.page", Annotations: ro,
+		Description: "Says what the current tab shows: title, URL, whether it speaks Pling, its tools and the records in view; for a page without Pling, an outline of its headings, links and buttons.",
+		InputSchema: obj(map[string]any{})},
+		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) { return b.pageResult(ctx) }))
+	b.server.AddTool(&sdk.Tool{Name: "browser.tabs", Annotations: ro,
+		Description: "Lists the browser's tabs (id, title, URL), the current one marked.",
+		InputSchema: obj(map[string]any{})},
+		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
+			tabs, err := b.browser.Tabs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			var t strings.Builder
+			for _, tab := range tabs {
+				mark := " "
+				if tab.Current {
+					mark = "*"
+				}
+				fmt.Fprintf(&t, "%s %s %q %s\n", mark, tab.ID, tab.Title, tab.URL)
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSuffix(t.String(), "\n")}},
+				StructuredContent: map[string]any{"tabs": tabs}}, nil
+		}))
+	b.server.AddTool(&sdk.Tool{Name: "browser.switch_tab", Annotations: nav,
+		Description: "Makes another tab current (its id from browser.tabs) and says what it shows; the tools follow it.",
+		InputSchema: obj(map[string]any{"tab": map[string]any{"type": "string", "description": "The tab's id"}}, "tab")},
+		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
+			if _, err := b.browser.SwitchTab(ctx, in["tab"]); err != nil {
+				return browserError("NO_SUCH_TAB", err.Error(), "list the tabs with browser.tabs."), nil
+			}
+			return b.pageResult(ctx)
+		}))
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "https://example.com"
+	}
+	return s[0]
+}
+
+// browserTool adapts a browsing tool: string arguments in; a failure of
+// the browser is a tool error with the next step.
+func (b *Bridge) browserTool(f func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error)) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args, ok := arguments(req.Params.Arguments)
+		if !ok {
+			return browserError("INVALID_ARGS", "The arguments are not one JSON object.", "pass an object."), nil
+		}
+		in := map[string]string{}
+		for k, v := range args {
+			s, ok := v.(string)
+			if !ok {
+				return browserError("INVALID_ARGS", k+" must be a string.", "pass it as a string."), nil
+			}
+			in[k] = s
+		}
+		res, err := f(ctx, in)
+		if err != nil {
+			return browserError("BROWSER_FAILED", err.Error(), "call browser.page to see where the session is."), nil
+		}
+		return res, nil
+	}
+}
+
+// browserError is a browsing tool's failure: a code of its own (these
+// are no Surface codes), the message and the next step, on one line.
+func browserError(code, msg, next string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: code + ": " + msg + " Next: " + next}},
+		StructuredContent: map[string]any{"error": map[string]any{"code": code, "message": msg}}}
+}
+
+// resolveURL reads a URL the agent gave, relative to the current page.
+func (b *Bridge) resolveURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || raw == "" {
+		return "", fmt.Errorf("%q is not a URL", raw)
+	}
+	b.mu.Lock()
+	base := b.page.URL
+	b.mu.Unlock()
+	if !u.IsAbs() {
+		bu, err := url.Parse(base)
+		if err != nil || bu.Host == "" {
+			bu, _ = url.Parse(first(b.origins))
+		}
+		u = bu.ResolveReference(u)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	return u.String(), nil
+}
+
+// navigated follows a navigation of the session's page: the tool list is
+// rebuilt from the new page (the SDK sends tools/list_changed).
+func (b *Bridge) navigated() {
+	ctx := context.Background()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.revision = "" // a new page: describe it even if its revision looks the same
+	if _, err := b.refreshLocked(ctx); err != nil {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describing the page after a navigation failed", slog.String("error", err.Error()))
+	}
+}
+
+// pageResult refreshes the tools from the current page and says what it is.
+func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
+	b.mu.Lock()
+	b.revision = ""
+	_, err := b.refreshLocked(ctx)
+	info, allowed, d := b.page, b.allowed, b.desc
+	names := make([]string, 0, len(b.tools))
+	for n := range b.tools {
+		names = append(names, n)
+	}
+	b.mu.Unlock()
+	if err != nil && info.URL == "" {
+		return nil, err
+	}
+	sort.Strings(names)
+	sc := map[string]any{"page": map[string]any{"url": info.URL, "title": info.Title, "pling": info.Pling, "allowed": allowed}}
+	var t strings.Builder
+	fmt.Fprintf(&t, "Page: %q %s", info.Title, info.URL)
+	switch {
+	case !allowed:
+		fmt.Fprintf(&t, "\nOutside the sites this session may use (%s): its tools are not offered. Next: browser.back, or browser.open a URL on those sites.", strings.Join(b.origins, ", "))
+	case !info.Pling || err != nil:
+		if err != nil {
+			fmt.Fprintf(&t, "\nIt speaks Pling but could not be described: %v", err)
+		} else {
+			t.WriteString("\nIt does not speak Pling: no page tools. Its outline:")
+		}
+		if out, oerr := b.browser.Outline(ctx, maxOutline); oerr == nil {
+			t.WriteString("\n" + strings.TrimSuffix(out, "\n"))
+			sc["outline"] = out
+		}
+	default:
+		fmt.Fprintf(&t, "\nSpeaks Pling. Tools: %s", strings.Join(names, ", "))
+		sc["tools"] = names
+		if d != nil {
+			records := map[string]any{}
+			kinds := make([]string, 0, len(d.Context.Records))
+			for k := range d.Context.Records {
+				kinds = append(kinds, k)
+			}
+			sort.Strings(kinds)
+			for _, k := range kinds {
+				set := d.Context.Records[k]
+				var inView []string
+				for _, it := range set.Items {
+					if !it.Offscreen && len(inView) < maxInView {
+						inView = append(inView, stdcmpOr(firstWord(it.Label), it.ID))
+					}
+				}
+				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, " "))
+				records[k] = map[string]any{"total": set.Total, "inView": inView}
+			}
+			if len(records) > 0 {
+				sc["records"] = records
+			}
+		}
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: sc}, nil
+}
+
+func stdcmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,196 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/agent"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// Records by label: a folded tool takes its record as the id the page
+// gives it (ord_250) or as the label a person reads (#1250). The bridge
+// maps a label to the id from what describe returns (context.records),
+// asking for every record of the kind only when the label is not among
+// the ones it already has; and it says, in the tool's description, which
+// rows the tool refuses and what it does about them.
+
+// maxLookup is the most records one label lookup asks describe for
+// (describe's own bound, options.maxRecords).
+const maxLookup = 10000
+
+// recordParam is the description of a folded tool's record property.
+func recordParam(d *schema.SurfaceDescription, c schema.SurfaceCapability) string {
+	kind := fmt.Sprintf("%s (one of %d)", c.Record.Kind, c.Record.Total)
+	id, label := exampleRecord(d, c)
+	if id == "" {
+		return fmt.Sprintf("The %s to act on: its id, or its label as the page shows it (the label's first word is enough)", kind)
+	}
+	if label == "" || label == id {
+		return fmt.Sprintf("The %s to act on: its id (e.g. %q), or its label as the page shows it", kind, id)
+	}
+	return fmt.Sprintf("The %s to act on: its id (e.g. %q) or its label as the page shows it, whole or its first word (e.g. %q)", kind, id, label)
+}
+
+// exampleRecord is the first record of the capability's kind: its id and
+// its label's first word.
+func exampleRecord(d *schema.SurfaceDescription, c schema.SurfaceCapability) (id, label string) {
+	if set, ok := d.Context.Records[c.Record.Kind]; ok && len(set.Items) > 0 {
+		it := set.Items[0]
+		return it.ID, firstWord(it.Label)
+	}
+	if len(c.Record.Visible) > 0 {
+		return c.Record.Visible[0], ""
+	}
+	return "", ""
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// recordRule says which records a folded tool acts on, and what happens
+// to one out of view.
+func recordRule(d *schema.SurfaceDescription, c schema.SurfaceCapability, names map[string]string) string {
+	kind := c.Record.Kind
+	if c.Record.AllowOffscreen {
+		return fmt.Sprintf("Acts on any %s record, in view or not.", kind)
+	}
+	if rv := revealer(d, kind, c.ID); rv != nil {
+		return fmt.Sprintf("The page acts only on %s records in view; for one out of view this tool first runs %s (read-only), which brings it into view.", kind, names[rv.ID])
+	}
+	return fmt.Sprintf("Refuses %s records that are not in view (ACTION_UNAVAILABLE): bring the record into view first (scroll or filter the page).", kind)
+}
+
+// revealer is a read-only capability of the same kind that runs on
+// offscreen records — one that brings a record into view, like
+// open@order — if the page declares one.
+func revealer(d *schema.SurfaceDescription, kind, not string) *schema.SurfaceCapability {
+	if d == nil {
+		return nil
+	}
+	for i, c := range d.Capabilities {
+		if c.ID != not && c.Record != nil && c.Record.Kind == kind && c.Record.AllowOffscreen && c.Risk == schema.RiskRead {
+			return &d.Capabilities[i]
+		}
+	}
+	return nil
+}
+
+func capabilityOf(d *schema.SurfaceDescription, id string) *schema.SurfaceCapability {
+	if d == nil {
+		return nil
+	}
+	for i := range d.Capabilities {
+		if d.Capabilities[i].ID == id {
+			return &d.Capabilities[i]
+		}
+	}
+	return nil
+}
+
+// lookup finds the record rec names in d: by id, by whole label, or by the
+// label's first word. More than one match is ambiguous: all are returned.
+func lookup(d *schema.SurfaceDescription, kind, rec string) []schema.RecordItem {
+	set := d.Context.Records[kind]
+	for _, it := range set.Items {
+		if it.ID == rec {
+			return []schema.RecordItem{it}
+		}
+	}
+	var out []schema.RecordItem
+	for _, it := range set.Items {
+		if it.Label == rec {
+			out = append(out, it)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, it := range set.Items {
+		if firstWord(it.Label) == rec {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// resolveRecord rewrites a folded call's input.record from a label to its
+// id and brings an offscreen record into view when the tool's rule says it
+// does; note says what it did, for the result. A result is a failure the
+// call ends with, before anything ran.
+func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map[string]any, note *string) *sdk.CallToolResult {
+	b.mu.Lock()
+	d := b.desc
+	b.mu.Unlock()
+	c := capabilityOf(d, capability)
+	rec, ok := input["record"].(string)
+	if c == nil || c.Record == nil || !ok || rec == "" || slices.Contains(c.Record.Visible, rec) {
+		return nil // the executor judges the rest
+	}
+	kind := c.Record.Kind
+	full := d
+	found := lookup(d, kind, rec)
+	if len(found) == 0 || (found[0].Offscreen && !c.Record.AllowOffscreen) {
+		// The bounded describe did not list it (or we need to act on it):
+		// ask for every record of the page.
+		max := maxLookup
+		var err error
+		if full, err = b.client.Describe(ctx, &schema.DescribeOptions{MaxRecords: &max}); err != nil {
+			return nil // the invoke says what is wrong
+		}
+		found = lookup(full, kind, rec)
+	}
+	fail := func(code perr.Code, msg, next string) *sdk.CallToolResult {
+		r := businessResult(&agent.BusinessError{Code: code, Message: msg, Capability: capability})
+		r.Content = []sdk.Content{&sdk.TextContent{Text: string(code) + ": " + msg + " Next: " + next}}
+		return r
+	}
+	switch {
+	case len(found) == 0:
+		// The page is the authority on what exists: the invoke goes as
+		// asked (ACTION_NOT_FOUND, with the observation), and the result
+		// says what ids and labels look like.
+		if id, label := exampleRecord(full, *c); id != "" {
+			*note = fmt.Sprintf("No %s has the id or label %q: ids look like %q, labels like %q.", kind, rec, id, label)
+		}
+		return nil
+	case len(found) > 1:
+		var labels []string
+		for _, it := range found[:min(len(found), 5)] {
+			labels = append(labels, fmt.Sprintf("%s (%s)", it.ID, it.Label))
+		}
+		return fail(perr.InvalidArgs, fmt.Sprintf("%d %ss match %q: %s.", len(found), kind, rec, strings.Join(labels, "; ")),
+			"pass the id of the one you mean.")
+	}
+	it := found[0]
+	input["record"] = it.ID
+	if it.ID != rec {
+		*note = fmt.Sprintf("%s is %s", rec, it.ID)
+	}
+	if !it.Offscreen || c.Record.AllowOffscreen {
+		return nil
+	}
+	rv := revealer(full, kind, capability)
+	if rv == nil {
+		return fail(perr.ActionUnavailable, fmt.Sprintf("%s %s is not in view, and %s acts only on %ss in view.", kind, rec, capability, kind),
+			"bring it into view first (scroll or filter the page), then call this tool again.")
+	}
+	if _, err := b.client.Invoke(ctx, rv.ID, map[string]any{"record": it.ID}); err != nil {
+		return fail(perr.ActionUnavailable, fmt.Sprintf("%s %s is not in view, and bringing it into view with %s failed: %v.", kind, rec, rv.ID, err),
+			"bring it into view yourself, then call this tool again.")
+	}
+	if *note != "" {
+		*note += "; "
+	}
+	*note += "brought into view with " + rv.ID + " first"
+	return nil
+}

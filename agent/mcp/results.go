@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pling-go/pling/agent"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// Instructions are the server instructions of a bridge: what a model needs
+// to use the tools well, in a few sentences.
+const Instructions = `The tools are the actions this web page declares for agents; each call runs the page's own code, as if the person clicked. ` +
+	`A tool whose name has "__" is folded: one tool for every row of a kind (approve__order approves any order); pass record as the row's id or its label as the page shows it (its first word, e.g. "#1250", is enough). ` +
+	`A result says what happened, the evidence (the outcome the page confirmed) and the states that changed; the same data is in structuredContent. ` +
+	`A failure starts with a stable code and says the next step in one line. Do not repeat a call whose outcome is unconfirmed or failed an expectation: look first (the result shows the states). Stop on PERMISSION_DENIED and SESSION_* codes. ` +
+	`Some calls wait for a person (an approval, a handoff such as a bank's confirmation); they report progress and may take minutes: wait.`
+
+// BrowsingInstructions are the instructions of a bridge on a browsing
+// session (WithBrowser).
+const BrowsingInstructions = Instructions + ` ` +
+	`The browser.* tools drive the browsing session: browser.open loads a URL on the allowed sites, browser.back goes back, browser.tabs and browser.switch_tab change tab, browser.page says where you are and which records are in view. ` +
+	`The page tools follow the page: after a navigation (yours, a link, a redirect) the list changes (notifications/tools/list_changed); a page that does not speak Pling gets an outline of its headings, links and buttons instead.`
+
+// maxValueText bounds the value as it appears in a result's text; the
+// whole value is in structuredContent.
+const maxValueText = 600
+
+// successText is a success for a model: what ran, the value, the evidence
+// and the changed states, in a few short lines.
+func successText(r *agent.Result, note string) string {
+	var b strings.Builder
+	b.WriteString("Done: " + r.Capability)
+	if r.Evidence != nil && r.Evidence.Record != "" {
+		b.WriteString(" on " + r.Evidence.Record)
+	}
+	if note != "" {
+		b.WriteString(" (" + note + ")")
+	}
+	b.WriteString(".")
+	if len(r.Value) > 0 && string(r.Value) != "null" {
+		v := string(r.Value)
+		if len(v) > maxValueText {
+			v = v[:maxValueText] + "…"
+		}
+		b.WriteString("\nValue: " + v)
+	}
+	if e := r.Evidence; e != nil {
+		var ev []string
+		for _, x := range e.Expectations {
+			state := "met"
+			if !x.Met {
+				state = "NOT met"
+			}
+			ev = append(ev, fmt.Sprintf("%s %s %s", x.State, x.Condition, state))
+		}
+		if e.Approval != "" {
+			ev = append(ev, "approval "+e.Approval)
+		}
+		if e.Handoff != "" {
+			ev = append(ev, "handoff "+e.Handoff)
+		}
+		if e.Steps > 0 {
+			ev = append(ev, fmt.Sprintf("%d steps", e.Steps))
+		}
+		if e.Summary != "" && !strings.HasSuffix(e.Summary, " ran") {
+			ev = append(ev, e.Summary)
+		}
+		if len(ev) > 0 {
+			b.WriteString("\nEvidence: " + strings.Join(ev, "; "))
+		}
+	}
+	writeObservation(&b, r.Observation)
+	return b.String()
+}
+
+func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
+	if o == nil {
+		return
+	}
+	if len(o.States) > 0 {
+		keys := make([]string, 0, len(o.States))
+		for k := range o.States {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var ch []string
+		for _, k := range keys {
+			c := o.States[k]
+			ch = append(ch, fmt.Sprintf("%s %s → %s", k, short(c.Before), short(c.After)))
+		}
+		b.WriteString("\nChanged: " + strings.Join(ch, "; "))
+	}
+	for _, f := range o.Feedback {
+		b.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
+	}
+	if n := o.Navigation; n != nil && n.To != "" {
+		b.WriteString("\nThe page went to " + n.To)
+	}
+	if o.CapabilitiesChanged {
+		b.WriteString("\nThe page's tools changed.")
+	}
+}
+
+// short is a state value in a line: its JSON, cut.
+func short(v any) string {
+	s, err := schema.Encode(v)
+	if err != nil {
+		return "?"
+	}
+	if len(s) > 80 {
+		return string(s[:80]) + "…"
+	}
+	return string(s)
+}
+
+// failureText is a business failure for a model: the code and message,
+// the next step in one line, then what helps to take it.
+func failureText(e *agent.BusinessError) string {
+	var text strings.Builder
+	msg := strings.TrimSpace(e.Message)
+	if msg != "" && !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	text.WriteString(string(e.Code) + ": " + msg)
+	if entry, ok := perr.Lookup(e.Code); ok {
+		text.WriteString(" Next: " + entry.Action.En)
+	}
+	if len(e.Details) > 0 {
+		d, _ := schema.Encode(e.Details)
+		text.WriteString("\nDetails: " + string(d))
+	}
+	if e.Resume != "" {
+		text.WriteString("\nResume token: " + e.Resume)
+	}
+	if e.Observed != nil && len(e.Observed.Context.States) > 0 {
+		s, _ := schema.Encode(e.Observed.Context.States)
+		if len(s) > 400 {
+			s = append(s[:400], "…"...)
+		}
+		text.WriteString("\nStates now: " + string(s))
+	}
+	return text.String()
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/cmd/pling/siteserver"
+)
+
+// demoSite serves the demo site with the built module; it skips without
+// the module or a browser, and in -short mode.
+func demoSite(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(cdp.Browser("")); err != nil {
+		t.Skipf("no browser: %v", err)
+	}
+	d := builtDist(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func runPling(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// One browser tab across CLI calls: pling session start opens the shop,
+// pling invoke --session-name adds to the cart, and the next calls — a
+// describe, an invoke on the checkout page the tab goes to, and with
+// $PLING_CDP/$PLING_CDP_TAB from start's output — see the same cart.
+// Without the session every invoke opens a fresh page and the checkout
+// fails with "The cart is empty".
+func TestBrowserSessionAcrossCalls(t *testing.T) {
+	base := demoSite(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("PLING_CDP", "")
+	t.Setenv("PLING_CDP_TAB", "")
+
+	code, out, errs := runPling(t, "session", "start", "--name", "t1", base+"/shop/")
+	if code != 0 {
+		t.Fatalf("session start: exit %d\n%s%s", code, out, errs)
+	}
+	t.Cleanup(func() { runPling(t, "session", "stop", "--name", "t1") })
+	env := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		kv, _, _ := strings.Cut(l, ";")
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if !strings.HasPrefix(env["PLING_CDP"], "ws://127.0.0.1:") || env["PLING_CDP_TAB"] == "" {
+		t.Fatalf("session start printed %q", out)
+	}
+
+	if code, out, errs := runPling(t, "invoke", "--session-name", "t1", "cart.add", "--input", `{"sku":"socks-wool","qty":2}`); code != 0 {
+		t.Fatalf("invoke cart.add: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runPling(t, "describe", "--session-name", "t1", "--json")
+	if code != 0 || !strings.Contains(out, `"cart.count": 2`) {
+		t.Fatalf("describe in the session: exit %d, want cart.count 2\n%s%s", code, out, errs)
+	}
+	// The tab goes to the checkout: the cart comes along (sessionStorage).
+	code, out, errs = runPling(t, "invoke", "--session-name", "t1", base+"/checkout/", "order.place", "--json")
+	if code != 0 || !strings.Contains(out, `"total": 28`) {
+		t.Fatalf("invoke order.place on the checkout: exit %d\n%s%s", code, out, errs)
+	}
+
+	// $PLING_CDP and $PLING_CDP_TAB (what start printed) attach to the same
+	// tab: a URL target sends it back to the shop, whose cart is now empty.
+	t.Setenv("PLING_CDP", env["PLING_CDP"])
+	t.Setenv("PLING_CDP_TAB", env["PLING_CDP_TAB"])
+	if code, out, errs := runPling(t, "invoke", base+"/shop/", "cart.add", "--input", `{"sku":"tent-2p"}`); code != 0 {
+		t.Fatalf("invoke with PLING_CDP_TAB: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runPling(t, "describe", base+"/shop/", "--json")
+	if code != 0 || !strings.Contains(out, `"cart.count": 1`) || !strings.Contains(out, `"id": "checkout"`) {
+		t.Fatalf("describe with PLING_CDP_TAB: exit %d, want cart.count 1 and checkout listed\n%s%s", code, out, errs)
+	}
+
+	// pling mcp --session-name attaches to the same tab: its tools are the
+	// shop's, with the cart as it is.
+	mcpTools := mcpToolNames(t, "--session-name", "t1", "--poll", "0")
+	if !strings.Contains(mcpTools, "browser.open") || !strings.Contains(mcpTools, "checkout") {
+		t.Errorf("pling mcp --session-name tools: %s", mcpTools)
+	}
+
+	if code, out, errs := runPling(t, "session", "stop", "--name", "t1"); code != 0 {
+		t.Fatalf("session stop: exit %d\n%s%s", code, out, errs)
+	}
+	t.Setenv("PLING_CDP", "")
+	t.Setenv("PLING_CDP_TAB", "")
+	if code, _, errs := runPling(t, "invoke", "--session-name", "t1", "cart.add", "--input", `{"sku":"tent-2p"}`); code == 0 || !strings.Contains(errs, `no browser session "t1"`) {
+		t.Errorf("invoke after stop: exit %d, stderr %s", code, errs)
+	}
+}
+
+// --headed needs a display: without one, pling session start and pling
+// mcp say so and fail, instead of falling back to a browser nobody sees.
+func TestHeadedNeedsADisplay(t *testing.T) {
+	base := demoSite(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code, _, errs := runPling(t, "session", "start", "--headed", "--name", "h", base+"/shop/")
+	if code != 1 || !strings.Contains(errs, "--headed needs a display") {
+		t.Errorf("session start --headed: exit %d, stderr %s", code, errs)
+	}
+
+	inR, inW := io.Pipe()
+	old := mcpStdin
+	mcpStdin = inR
+	t.Cleanup(func() { mcpStdin = old; inW.Close() })
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runMCP(context.Background(), []string{base + "/shop/", "--headed", "--poll", "0"}, io.Discard, &stderr)
+	}()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.Contains(stderr.String(), "--headed needs a display") {
+			t.Errorf("pling mcp --headed: exit %d, stderr %s", code, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("pling mcp --headed without a display did not exit")
+	}
+}
+
+// pling mcp on a page URL is a browsing session: its tools are the
+// browser.* tools and the page's, and the page's follow browser.open.
+// With --verbose it prints the time start-up spent by phase.
+func TestMCPBrowsing(t *testing.T) {
+	base := demoSite(t)
+	t.Setenv("PLING_CDP", "")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	old := mcpStdin
+	mcpStdin = inR
+	t.Cleanup(func() { mcpStdin = old })
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runMCP(context.Background(), []string{base + "/shop/", "--poll", "0", "--verbose"}, outW, &stderr)
+		outW.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	changed := make(chan struct{}, 8)
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "folded") || !strings.Contains(ins, "browser.open") {
+		t.Errorf("instructions %q", ins)
+	}
+	names := func() string {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, tl := range res.Tools {
+			n = append(n, tl.Name)
+		}
+		return strings.Join(n, " ")
+	}
+	if got := names(); !strings.Contains(got, "browser.open") || !strings.Contains(got, "cart_add") {
+		t.Fatalf("tools %s", got)
+	}
+	if !strings.Contains(stderr.String(), "pling mcp: start-up: launch ") || !strings.Contains(stderr.String(), "first tools/list answered") {
+		t.Errorf("no start-up phases in stderr:\n%s", stderr.String())
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser.open", Arguments: map[string]any{"url": "/orders/"}})
+	if err != nil || res.IsError {
+		t.Fatalf("browser.open: %v %+v", err, res)
+	}
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no tools/list_changed after browser.open")
+	}
+	if got := names(); !strings.Contains(got, "approve__order") || strings.Contains(got, "cart_add") {
+		t.Errorf("tools after browser.open /orders/: %s", got)
+	}
+	cs.Close()
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, stderr: %s", code, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("pling mcp did not stop when stdin closed")
+	}
+}
+
+// mcpToolNames runs pling mcp with args, lists its tools with the Go SDK
+// client and closes it.
+func mcpToolNames(t *testing.T, args ...string) string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	old := mcpStdin
+	mcpStdin = inR
+	defer func() { mcpStdin = old }()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- runMCP(context.Background(), args, outW, &stderr); outW.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v (stderr: %s)", err, stderr.String())
+	}
+	var n []string
+	for _, tl := range res.Tools {
+		n = append(n, tl.Name)
+	}
+	cs.Close()
+	inW.Close()
+	<-done
+	return strings.Join(n, " ")
+}

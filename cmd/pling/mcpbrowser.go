@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
+)
+
+// lazyPage is the browsing session of pling mcp while the browser still
+// starts: the MCP handshake does not wait for it, and every use waits for
+// it (start-up runs the two side by side). It implements agent.Transport
+// and plingmcp.Browser.
+type lazyPage struct {
+	ready chan struct{}
+	p     *cdp.Page
+	err   error
+
+	mu    sync.Mutex
+	onNav []func()
+}
+
+// startLazy starts the browser on its own goroutine: open is cdp.Start or
+// the attach to a session's tab.
+func startLazy(open func() (*cdp.Page, error)) *lazyPage {
+	l := &lazyPage{ready: make(chan struct{})}
+	go func() {
+		p, err := open()
+		l.mu.Lock()
+		l.p, l.err = p, err
+		fs := l.onNav
+		l.onNav = nil
+		l.mu.Unlock()
+		if p != nil {
+			for _, f := range fs {
+				p.OnNavigate(f)
+			}
+		}
+		close(l.ready)
+	}()
+	return l
+}
+
+func (l *lazyPage) wait(ctx context.Context) (*cdp.Page, error) {
+	select {
+	case <-l.ready:
+		return l.p, l.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (l *lazyPage) RoundTrip(ctx context.Context, req []byte) ([]byte, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the browser did not start: %v: %w", err, agent.ErrNotSent)
+	}
+	return p.RoundTrip(ctx, req)
+}
+
+func (l *lazyPage) Info(ctx context.Context) (plingmcp.PageInfo, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return plingmcp.PageInfo{}, err
+	}
+	return p.Info(ctx)
+}
+
+func (l *lazyPage) Navigate(ctx context.Context, url string) (plingmcp.PageInfo, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return plingmcp.PageInfo{}, err
+	}
+	return p.Navigate(ctx, url)
+}
+
+func (l *lazyPage) Back(ctx context.Context) (plingmcp.PageInfo, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return plingmcp.PageInfo{}, err
+	}
+	return p.Back(ctx)
+}
+
+func (l *lazyPage) Tabs(ctx context.Context) ([]plingmcp.Tab, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.Tabs(ctx)
+}
+
+func (l *lazyPage) SwitchTab(ctx context.Context, id string) (plingmcp.PageInfo, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return plingmcp.PageInfo{}, err
+	}
+	return p.SwitchTab(ctx, id)
+}
+
+func (l *lazyPage) Outline(ctx context.Context, max int) (string, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return "", err
+	}
+	return p.Outline(ctx, max)
+}
+
+func (l *lazyPage) OnNavigate(f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	select {
+	case <-l.ready:
+		if l.p != nil {
+			l.p.OnNavigate(f)
+		}
+	default:
+		l.onNav = append(l.onNav, f)
+	}
+}
+
+func (l *lazyPage) Close() error {
+	<-l.ready
+	if l.p != nil {
+		return l.p.Close()
+	}
+	return nil
+}
+
+// phases collects the time start-up spends by phase, for --verbose.
+type phases struct {
+	mu    sync.Mutex
+	start time.Time
+	list  []string
+	out   io.Writer
+}
+
+func (ph *phases) add(name string, took time.Duration) {
+	if ph == nil {
+		return
+	}
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	ph.list = append(ph.list, fmt.Sprintf("%s %v", name, took.Round(time.Millisecond)))
+}
+
+// done prints the phases once, with the time since start.
+func (ph *phases) done(what string) {
+	if ph == nil {
+		return
+	}
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	if ph.out == nil {
+		return
+	}
+	fmt.Fprintf(ph.out, "pling mcp: start-up: %s; %s %v after start\n", strings.Join(ph.list, ", "), what,
+		time.Since(ph.start).Round(time.Millisecond))
+	ph.out = nil
+}
