@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
+.PHONY: help demo bench-hosts bench-browser bench-agent all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -93,6 +93,9 @@ bench-hosts: wasm ## the module on every host in one run: sizes, cold start, des
 
 bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg)
 	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
+
+bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg)
+	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...
