@@ -105,6 +105,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-agent.json"), "write the JSON here, and the Markdown table (.md) and the chart (.svg) beside it")
 	cacheDir := fl.String("cache", defaultAgentCache(), "where npm installs "+playwrightMCPPackage)
 	chromium := fl.String("chromium", "", "the browser for both sides (default $PLING_CHROMIUM or /usr/bin/chromium)")
+	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
 		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths),")
@@ -120,6 +121,22 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *runs < 1 {
 		fmt.Fprintln(stderr, "pling-bench agent: --runs must be at least 1")
 		return 2
+	}
+	if *render != "" {
+		b, err := os.ReadFile(*render)
+		var rep agentReport
+		if err == nil {
+			err = json.Unmarshal(b, &rep)
+		}
+		if err == nil {
+			err = writeAgentReport(*render, &rep)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
+			return 1
+		}
+		io.WriteString(stdout, agentMarkdown(&rep))
+		return 0
 	}
 	tasks := agentTasks
 	if *only != "" {
@@ -477,7 +494,11 @@ func agentMarkdown(rep *agentReport) string {
 	}
 	b.WriteString("\nTargets (over all tasks):\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, t := range rep.Targets {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Name, t.Detail, t.verdict())
+		verdict := "**missed**"
+		if t.Met {
+			verdict = "met"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Name, t.Detail, verdict)
 	}
 	return b.String()
 }
