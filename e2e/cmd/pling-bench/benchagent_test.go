@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A browser_find excerpt from @playwright/mcp 0.0.83 on the orders page.
@@ -198,6 +199,37 @@ func TestAgentBenchSmoke(t *testing.T) {
 	for _, ext := range []string{".json", ".md", ".svg"} {
 		if st, err := os.Stat(strings.TrimSuffix(out, ".json") + ext); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", ext, err)
+		}
+	}
+}
+
+func TestPlingRecordAndSKU(t *testing.T) {
+	tool := func(name, desc, recordDesc string) *sdk.Tool {
+		return &sdk.Tool{Name: name, Description: desc, InputSchema: map[string]any{"type": "object",
+			"properties": map[string]any{"record": map[string]any{"type": "string", "description": recordDesc}}}}
+	}
+	for _, tc := range []struct {
+		name, recordDesc, want string
+		outside                bool
+	}{
+		// today's main: ids only, so the bench maps the label itself
+		{"ids only", "The id of the order record to act on", "ord_250", true},
+		// site sessions: the tool takes the label a person reads
+		{"labels", `The order to act on: its id (e.g. "ord_1") or its label as the page shows it`, "#1250", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &plingAgent{cur: &mcpServer{tools: map[string]*sdk.Tool{"approve__order": tool("approve__order", "Approve order", tc.recordDesc)}}}
+			if got := a.record("approve__order", "#1250"); got != tc.want || a.outsideIDs != tc.outside {
+				t.Errorf("record = %q (outside MCP %v), want %q (%v)", got, a.outsideIDs, tc.want, tc.outside)
+			}
+		})
+	}
+	a := &plingAgent{cur: &mcpServer{tools: map[string]*sdk.Tool{"cart_add": tool("cart_add",
+		"Add to cart. Adds a product to the cart. Products: tent-2p (Trailhead 2-person tent), lamp-head (Beacon headlamp), socks-wool (Merino hiking socks)", "")}}}
+	for name, want := range map[string]string{"Beacon headlamp": "lamp-head", "Merino hiking socks": "socks-wool", "Beacon": ""} {
+		got, err := a.skuOf(name)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("skuOf(%q) = %q, %v; want %q", name, got, err, want)
 		}
 	}
 }
