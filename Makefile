@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: npm help demo bench-hosts bench-browser bench-gateway all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
+.PHONY: npm help demo bench-hosts bench-browser bench-gateway bench-agent all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -116,6 +116,9 @@ bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP pol
 
 bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json)
 	PLING_BENCH_OUT=$(CURDIR)/e2e/artifacts/bench-gateway.json $(GO) test -count=1 -run '^TestLoad200Streams$$' -v ./gateway/
+
+bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg)
+	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...

@@ -10,6 +10,11 @@
 //	pling-bench browser [--dist DIR] [--out FILE] [--only STEPS] …
 //	        the shim and the module in Chromium beside the WebMCP
 //	        polyfill, as ratios; JSON and an SVG chart (make bench-browser)
+//	pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] …
+//	        scripted agent tasks on the demo site through pling mcp and
+//	        through @playwright/mcp (installed from npm at run time), one
+//	        MCP client for both; JSON, Markdown and an SVG chart
+//	        (make bench-agent)
 //
 // Run "pling-bench COMMAND -h" for a command's flags.
 package main

@@ -1,0 +1,516 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"strings"
+	"time"
+
+	plingcdp "github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/cmd/pling/siteserver"
+)
+
+func init() {
+	register(command{"agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent})
+}
+
+// The browser-automation MCP server the agent benchmark compares with,
+// installed with npm into a cache directory at run time.
+const (
+	playwrightMCPPackage = "@playwright/mcp"
+	playwrightMCPVersion = "0.0.83"
+)
+
+// plingPackage is the command the bench builds and spawns as pling mcp.
+const plingPackage = "github.com/pling-go/pling/cmd/pling"
+
+// The sides of the agent benchmark, in report order.
+const (
+	sidePling      = "pling mcp"
+	sidePWSnapshot = "playwright: snapshot"
+	sidePWFind     = "playwright: find"
+)
+
+var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind}
+
+// agentReport is what pling-bench agent writes as JSON.
+type agentReport struct {
+	Date    string `json:"date"`
+	Machine struct {
+		CPUs      int    `json:"cpus"`
+		LoadStart string `json:"loadAverageStart"`
+		LoadEnd   string `json:"loadAverageEnd"`
+	} `json:"machine"`
+	Browser    string        `json:"browser"`
+	Playwright string        `json:"playwrightMCP"`
+	Runs       int           `json:"runs"`
+	TokensNote string        `json:"tokensNote"`
+	Tasks      []agentResult `json:"tasks"`
+	Totals     []agentFigure `json:"totals"`
+	Targets    []bbTarget    `json:"targets"`
+}
+
+// agentResult is one task: every side's figures and the ratios
+// Playwright/Pling per metric.
+type agentResult struct {
+	Name    string             `json:"name"`
+	Ask     string             `json:"ask"`
+	Sides   []agentFigure      `json:"sides"`
+	Ratios  map[string]ratios3 `json:"ratios"` // by Playwright side
+	Failure string             `json:"failure,omitempty"`
+}
+
+type ratios3 struct {
+	Calls float64 `json:"calls"`
+	Bytes float64 `json:"bytes"`
+	Time  float64 `json:"time"`
+}
+
+// agentFigure is one side on one task (or, in totals, over every task):
+// the median over the runs of each metric.
+type agentFigure struct {
+	Side      string   `json:"side"`
+	Calls     float64  `json:"calls"`
+	Bytes     float64  `json:"bytes"`
+	Tokens    float64  `json:"tokensEstimated"`
+	ListBytes float64  `json:"toolListBytes"`
+	Servers   float64  `json:"servers"`
+	TimeMs    bbDist   `json:"timeMs"`
+	Verified  string   `json:"verified"`
+	Result    string   `json:"result"`
+	Note      string   `json:"note,omitempty"`
+	Trace     []string `json:"trace,omitempty"`
+}
+
+func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("pling-bench agent", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	dist := fl.String("dist", "", "serve the module from this directory (make wasm builds dist/) instead of the embedded copy")
+	plingBin := fl.String("pling", "", "the pling binary to spawn as pling mcp (default: go build ./cmd/pling into a temporary directory)")
+	runs := fl.Int("runs", 5, "runs of every task on every side; times are their median")
+	only := fl.String("tasks", "", "run only these tasks (comma-separated names)")
+	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-agent.json"), "write the JSON here, and the Markdown table (.md) and the chart (.svg) beside it")
+	cacheDir := fl.String("cache", defaultAgentCache(), "where npm installs "+playwrightMCPPackage)
+	chromium := fl.String("chromium", "", "the browser for both sides (default $PLING_CHROMIUM or /usr/bin/chromium)")
+	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
+		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths),")
+		fmt.Fprintln(stderr, "one MCP client (the Go SDK's) for all, and reports tool calls, bytes returned and time to verified completion, as ratios.")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *runs < 1 {
+		fmt.Fprintln(stderr, "pling-bench agent: --runs must be at least 1")
+		return 2
+	}
+	if *render != "" {
+		b, err := os.ReadFile(*render)
+		var rep agentReport
+		if err == nil {
+			err = json.Unmarshal(b, &rep)
+		}
+		if err == nil {
+			err = writeAgentReport(*render, &rep)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
+			return 1
+		}
+		io.WriteString(stdout, agentMarkdown(&rep))
+		return 0
+	}
+	tasks := agentTasks
+	if *only != "" {
+		tasks = nil
+		for _, n := range strings.Split(*only, ",") {
+			i := slices.IndexFunc(agentTasks, func(t agentTask) bool { return t.Name == strings.TrimSpace(n) })
+			if i < 0 {
+				fmt.Fprintf(stderr, "pling-bench agent: no task %q\n", n)
+				return 2
+			}
+			tasks = append(tasks, agentTasks[i])
+		}
+	}
+	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "agent: "+format+"\n", a...) }
+	rep, err := benchAgent(ctx, agentConfig{dist: *dist, pling: *plingBin, runs: *runs, cache: *cacheDir, chromium: *chromium, tasks: tasks, progress: progress})
+	if err != nil {
+		fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
+		return 1
+	}
+	if err := writeAgentReport(*out, rep); err != nil {
+		fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
+		return 1
+	}
+	md := agentMarkdown(rep)
+	io.WriteString(stdout, md)
+	stem := strings.TrimSuffix(*out, filepath.Ext(*out))
+	fmt.Fprintf(stdout, "\nwrote %s, %s.md, %s.svg\n", *out, stem, stem)
+	for _, t := range rep.Tasks {
+		if t.Failure != "" {
+			return 1
+		}
+	}
+	return 0
+}
+
+type agentConfig struct {
+	dist, pling, cache, chromium string
+	runs                         int
+	tasks                        []agentTask
+	progress                     func(string, ...any)
+}
+
+func defaultAgentCache() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "pling", "bench-agent")
+}
+
+// benchAgent serves the demo site, installs @playwright/mcp, and runs
+// every task cfg.runs times on every side, interleaved so that a change
+// in the machine's load falls on all sides alike.
+func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
+	rep := &agentReport{Date: time.Now().UTC().Format("2006-01-02"), Runs: cfg.runs,
+		Playwright: playwrightMCPPackage + "@" + playwrightMCPVersion,
+		TokensNote: "estimated tokens = bytes / 4 (no tokenizer is run)"}
+	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
+	rig := &agentRig{chromium: plingcdp.Browser(cfg.chromium)}
+	rep.Browser = browserVersion(rig.chromium)
+
+	tmp, err := os.MkdirTemp("", "pling-bench-agent-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	rig.pling = cfg.pling
+	if rig.pling == "" {
+		rig.pling = filepath.Join(tmp, "pling")
+		cfg.progress("go build -o %s %s", rig.pling, plingPackage)
+		if b, err := exec.CommandContext(ctx, "go", "build", "-o", rig.pling, plingPackage).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build %s (run inside the repository, or pass --pling): %v\n%s", plingPackage, err, b)
+		}
+	}
+	pw, err := playwrightMCP(ctx, cfg.cache, cfg.progress)
+	if err != nil {
+		return nil, err
+	}
+	cfgFile := filepath.Join(tmp, "playwright-mcp.json")
+	if err := os.WriteFile(cfgFile, playwrightConfig(rig.chromium), 0o644); err != nil {
+		return nil, err
+	}
+	rig.pwArgv = append(pw, "--config", cfgFile, "--headless", "--isolated", "--no-webmcp", "--output-dir", filepath.Join(tmp, "playwright-out"))
+	rig.pwEnv = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(tmp, "no-browsers"))
+
+	module := siteserver.Module()
+	if cfg.dist != "" {
+		module = os.DirFS(cfg.dist)
+	}
+	if _, err := fs.Stat(module, "pling.wasm"); err != nil {
+		return nil, errors.New("the module is not built: run make wasm, or pass --dist dist")
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	srv, err := siteserver.New(sctx, module, siteserver.Demo(), siteserver.Options{Brotli: 5})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	defer hs.Close()
+	rig.base = "http://" + ln.Addr().String()
+
+	for _, t := range cfg.tasks {
+		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}}
+		all := map[string][]agentRun{}
+		for i := 0; i < cfg.runs && res.Failure == ""; i++ {
+			for _, side := range agentSides {
+				tctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+				var run agentRun
+				var err error
+				switch side {
+				case sidePling:
+					run, err = rig.runPling(tctx, t)
+				default:
+					run, err = rig.runPW(tctx, t, side == sidePWFind)
+				}
+				cancel()
+				if err != nil {
+					res.Failure = fmt.Sprintf("%s, run %d: %v", side, i+1, err)
+					cfg.progress("%s: %s", t.Name, res.Failure)
+					break
+				}
+				cfg.progress("%s run %d %-20s %2d calls %8d B %6.0f ms  %s", t.Name, i+1, side, run.meter.Calls, run.meter.Bytes, durMs(run.elapsed), run.result)
+				all[side] = append(all[side], run)
+			}
+		}
+		for _, side := range agentSides {
+			if len(all[side]) > 0 {
+				res.Sides = append(res.Sides, figureOf(side, all[side]))
+			}
+		}
+		res.Ratios = sideRatios(res.Sides)
+		rep.Tasks = append(rep.Tasks, res)
+	}
+	rep.Totals = agentTotals(rep.Tasks)
+	rep.Targets = agentTargets(rep.Totals)
+	rep.Machine.LoadEnd = loadAverage()
+	return rep, nil
+}
+
+func durMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// figureOf summarizes one side's runs of a task: medians, and the trace
+// and result of the first run.
+func figureOf(side string, runs []agentRun) agentFigure {
+	med := func(f func(agentRun) float64) float64 {
+		xs := make([]float64, len(runs))
+		for i, r := range runs {
+			xs[i] = f(r)
+		}
+		return distOf(xs).P50
+	}
+	times := make([]float64, len(runs))
+	for i, r := range runs {
+		times[i] = durMs(r.elapsed)
+	}
+	f := agentFigure{Side: side,
+		Calls:     med(func(r agentRun) float64 { return float64(r.meter.Calls) }),
+		Bytes:     med(func(r agentRun) float64 { return float64(r.meter.Bytes) }),
+		ListBytes: med(func(r agentRun) float64 { return float64(r.meter.ListBytes) }),
+		Servers:   med(func(r agentRun) float64 { return float64(r.meter.Servers) }),
+		TimeMs:    distOf(times),
+		Result:    runs[0].result, Note: runs[0].note, Trace: runs[0].meter.Trace}
+	f.Tokens = f.Bytes / 4
+	f.Verified = "inferred: a later snapshot shows it"
+	if side == sidePling {
+		f.Verified = "proven: the page's evidence"
+	}
+	return f
+}
+
+func figure(fs []agentFigure, side string) (agentFigure, bool) {
+	i := slices.IndexFunc(fs, func(f agentFigure) bool { return f.Side == side })
+	if i < 0 {
+		return agentFigure{}, false
+	}
+	return fs[i], true
+}
+
+// sideRatios is Playwright/Pling per metric, for each Playwright side.
+func sideRatios(fs []agentFigure) map[string]ratios3 {
+	out := map[string]ratios3{}
+	p, ok := figure(fs, sidePling)
+	if !ok {
+		return out
+	}
+	for _, side := range agentSides[1:] {
+		if w, ok := figure(fs, side); ok {
+			out[side] = ratios3{Calls: ratio(w.Calls, p.Calls), Bytes: ratio(w.Bytes, p.Bytes), Time: ratio(w.TimeMs.P50, p.TimeMs.P50)}
+		}
+	}
+	return out
+}
+
+// agentTotals adds every side's medians over the tasks that every side
+// completed.
+func agentTotals(tasks []agentResult) []agentFigure {
+	var out []agentFigure
+	for _, side := range agentSides {
+		f := agentFigure{Side: side}
+		for _, t := range tasks {
+			if t.Failure != "" {
+				continue
+			}
+			g, _ := figure(t.Sides, side)
+			f.Calls += g.Calls
+			f.Bytes += g.Bytes
+			f.ListBytes += g.ListBytes
+			f.TimeMs.P50 += g.TimeMs.P50
+			f.TimeMs.N = g.TimeMs.N
+		}
+		f.Tokens = f.Bytes / 4
+		out = append(out, f)
+	}
+	return out
+}
+
+// agentTargets are the issue's targets on the totals: each a Pling
+// figure over a Playwright one, met at or below the limit.
+func agentTargets(totals []agentFigure) []bbTarget {
+	p, _ := figure(totals, sidePling)
+	s, _ := figure(totals, sidePWSnapshot)
+	f, _ := figure(totals, sidePWFind)
+	t := func(name string, pv, wv, times float64, unit string) bbTarget {
+		r := ratio(pv, wv)
+		return target(name, r, 1/times, unit, fmt.Sprintf("Playwright/Pling %.1f× (target ≥ %g×)", ratio(wv, pv), times))
+	}
+	return []bbTarget{
+		t("bytes vs snapshot path", p.Bytes, s.Bytes, 20, "Pling/Playwright"),
+		t("bytes vs find path", p.Bytes, f.Bytes, 5, "Pling/Playwright"),
+		t("tool calls vs snapshot path", p.Calls, s.Calls, 3, "Pling/Playwright"),
+		t("tool calls vs find path", p.Calls, f.Calls, 3, "Pling/Playwright"),
+		t("time vs snapshot path", p.TimeMs.P50, s.TimeMs.P50, 3, "Pling/Playwright"),
+		t("time vs find path", p.TimeMs.P50, f.TimeMs.P50, 3, "Pling/Playwright"),
+	}
+}
+
+// playwrightMCP installs @playwright/mcp into cacheDir (once; later runs
+// reuse it), never letting it download a browser, and returns the
+// command that starts it.
+func playwrightMCP(ctx context.Context, cacheDir string, progress func(string, ...any)) ([]string, error) {
+	dir := filepath.Join(cacheDir, "npm-"+strings.ReplaceAll(playwrightMCPPackage, "/", "+")+"-"+playwrightMCPVersion)
+	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(playwrightMCPPackage))
+	version := func() string {
+		b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
+		if err != nil {
+			return ""
+		}
+		var m struct{ Version string }
+		_ = json.Unmarshal(b, &m)
+		return m.Version
+	}
+	if version() != playwrightMCPVersion {
+		if _, err := exec.LookPath("npm"); err != nil {
+			return nil, fmt.Errorf("npm is needed to install %s: %w", playwrightMCPPackage, err)
+		}
+		progress("npm install %s@%s into %s", playwrightMCPPackage, playwrightMCPVersion, dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
+			"--ignore-scripts", playwrightMCPPackage+"@"+playwrightMCPVersion)
+		cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("npm install %s@%s: %v\n%s", playwrightMCPPackage, playwrightMCPVersion, err, b)
+		}
+		if v := version(); v != playwrightMCPVersion {
+			return nil, fmt.Errorf("npm installed %s %q, not %s", playwrightMCPPackage, v, playwrightMCPVersion)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, err
+	}
+	return []string{node, filepath.Join(pkgDir, "cli.js")}, nil
+}
+
+// playwrightConfig launches the same Chromium pling mcp uses, headless,
+// with the flags pling's launcher gives it on this machine.
+func playwrightConfig(chromium string) []byte {
+	args := []string{"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+		"--disable-gpu", "--mute-audio", "--hide-scrollbars"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	b, _ := json.MarshalIndent(map[string]any{"browser": map[string]any{
+		"browserName": "chromium", "isolated": true,
+		"launchOptions":  map[string]any{"executablePath": chromium, "headless": true, "chromiumSandbox": false, "args": args},
+		"contextOptions": map[string]any{"viewport": map[string]any{"width": 1280, "height": 900}},
+	}}, "", "  ")
+	return b
+}
+
+func browserVersion(bin string) string {
+	b, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return bin
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func writeAgentReport(out string, rep *agentReport) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	js, _ := json.MarshalIndent(rep, "", "  ")
+	if err := os.WriteFile(out, append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	stem := strings.TrimSuffix(out, filepath.Ext(out))
+	if err := os.WriteFile(stem+".md", []byte(agentMarkdown(rep)), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(stem + ".svg")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return writeBenchSVG(f, "pling mcp beside @playwright/mcp "+playwrightMCPVersion+": scripted agent tasks", rep.Targets)
+}
+
+// agentMarkdown is the report as Markdown tables: per task and side, the
+// ratios, and the targets.
+func agentMarkdown(rep *agentReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Agent tasks, %s, %d CPUs (load %s), %s, %s; median of %d runs; tokens ≈ bytes/4 (estimated, no tokenizer).\n\n",
+		rep.Date, rep.Machine.CPUs, rep.Machine.LoadStart, rep.Browser, rep.Playwright, rep.Runs)
+	b.WriteString("| task | side | tool calls | bytes returned | ≈ tokens | tool-list bytes | time to verified completion | verified | reported |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|---|---|\n")
+	for _, t := range rep.Tasks {
+		for _, f := range t.Sides {
+			res := f.Result
+			if f.Note != "" {
+				res += " (" + f.Note + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %s |\n", t.Name, f.Side, f.Calls, f.Bytes, f.Tokens, f.ListBytes, fmtMs(f.TimeMs.P50), f.Verified, res)
+		}
+		if t.Failure != "" {
+			fmt.Fprintf(&b, "| %s | FAILED | | | | | | | %s |\n", t.Name, strings.ReplaceAll(firstLine(t.Failure), "|", "/"))
+		}
+	}
+	b.WriteString("\nPlaywright ÷ Pling, per task (higher is better for Pling):\n\n")
+	b.WriteString("| task | calls (snapshot) | bytes (snapshot) | time (snapshot) | calls (find) | bytes (find) | time (find) |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
+	rows := append([]agentResult(nil), rep.Tasks...)
+	rows = append(rows, agentResult{Name: "**all tasks**", Ratios: sideRatios(rep.Totals)})
+	for _, t := range rows {
+		s, f := t.Ratios[sidePWSnapshot], t.Ratios[sidePWFind]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", t.Name, fmtRatio(s.Calls), fmtRatio(s.Bytes), fmtRatio(s.Time), fmtRatio(f.Calls), fmtRatio(f.Bytes), fmtRatio(f.Time))
+	}
+	b.WriteString("\nTargets (over all tasks):\n\n| target | measured | verdict |\n|---|---|---|\n")
+	for _, t := range rep.Targets {
+		verdict := "**missed**"
+		if t.Met {
+			verdict = "met"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Name, t.Detail, verdict)
+	}
+	return b.String()
+}
+
+func fmtRatio(v float64) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f×", v)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

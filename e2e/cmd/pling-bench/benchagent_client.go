@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// agentMeter is what one side of the agent benchmark spent on one task:
+// tool calls and the bytes their results carried to the agent (text
+// content plus structuredContent, as the client received it). Tool lists
+// (the definitions) are counted apart.
+type agentMeter struct {
+	Calls     int      `json:"calls"`
+	Bytes     int      `json:"bytes"`
+	ListBytes int      `json:"toolListBytes"`
+	Servers   int      `json:"servers"`
+	Trace     []string `json:"trace"`
+}
+
+// mcpServer is one MCP server spawned over stdio and its client session,
+// the official Go SDK's client for both sides.
+type mcpServer struct {
+	cs    *sdk.ClientSession
+	meter *agentMeter
+	tools map[string]*sdk.Tool
+}
+
+// toolResult is a tool result as the agent reads it.
+type toolResult struct {
+	Text       string
+	Structured json.RawMessage
+	IsError    bool
+}
+
+// spawnMCP starts cmd as an MCP server and lists its tools.
+func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, error) {
+	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd.Path, err)
+	}
+	m.Servers++
+	s := &mcpServer{cs: cs, meter: m}
+	if err := s.listTools(ctx); err != nil {
+		cs.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *mcpServer) close() { _ = s.cs.Close() }
+
+func (s *mcpServer) listTools(ctx context.Context) error {
+	res, err := s.cs.ListTools(ctx, &sdk.ListToolsParams{})
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
+	}
+	b, _ := json.Marshal(res.Tools)
+	s.meter.ListBytes += len(b)
+	s.tools = make(map[string]*sdk.Tool, len(res.Tools))
+	for _, t := range res.Tools {
+		s.tools[t.Name] = t
+	}
+	return nil
+}
+
+// call is one tool call the agent makes: counted, its result measured.
+func (s *mcpServer) call(ctx context.Context, name string, args map[string]any) (toolResult, error) {
+	s.meter.Calls++
+	r, err := s.rawCall(ctx, name, args)
+	s.meter.Bytes += len(r.Text) + len(r.Structured)
+	s.meter.Trace = append(s.meter.Trace, fmt.Sprintf("%s %s → %d B", name, compactArgs(args), len(r.Text)+len(r.Structured)))
+	return r, err
+}
+
+// personCall is a call the bench makes as the person (answering a bank's
+// window on the Playwright side): neither counted nor measured.
+func (s *mcpServer) personCall(ctx context.Context, name string, args map[string]any) (toolResult, error) {
+	return s.rawCall(ctx, name, args)
+}
+
+func (s *mcpServer) rawCall(ctx context.Context, name string, args map[string]any) (toolResult, error) {
+	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	res, err := s.cs.CallTool(cctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return toolResult{}, fmt.Errorf("%s: %w", name, err)
+	}
+	var r toolResult
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	r.Text, r.IsError = text.String(), res.IsError
+	if res.StructuredContent != nil {
+		r.Structured, _ = json.Marshal(res.StructuredContent)
+	}
+	return r, nil
+}
+
+func compactArgs(args map[string]any) string {
+	if len(args) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+// refLine matches one node of a Playwright snapshot: its role, its
+// quoted name and its ref ("- button "Approve order #1250" [ref=e2491]").
+var refLine = regexp.MustCompile(`^\s*-\s+'?([a-z]+) "((?:[^"\\]|\\.)*)"(?: \[[^\]]*\])*? \[ref=([a-z0-9]+)\]`)
+
+// findRef reads a snapshot (or browser_find's excerpt) the way an agent
+// does: the ref of the node with this role and exactly this name.
+func findRef(snapshot, role, name string) (string, bool) {
+	for _, line := range strings.Split(snapshot, "\n") {
+		m := refLine.FindStringSubmatch(line)
+		if m != nil && m[1] == role && unquoteYAML(m[2]) == name {
+			return m[3], true
+		}
+	}
+	return "", false
+}
+
+func unquoteYAML(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
+
+// rowHas says whether the table row whose first cell is first also has a
+// cell named cell, in a snapshot: the lines after that cell up to the
+// next row.
+func rowHas(snapshot, first, cell string) bool {
+	lines := strings.Split(snapshot, "\n")
+	for i, line := range lines {
+		if !strings.Contains(line, `cell "`+first+`"`) {
+			continue
+		}
+		for _, l := range lines[i+1:] {
+			if strings.Contains(l, "- row") {
+				break
+			}
+			if strings.Contains(l, `cell "`+cell+`"`) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// agentTask is one scripted task of the agent benchmark, as an agent is
+// asked it, with its script for each side. A script returns what it
+// reports (the total, the order's new status) once it has verified the
+// outcome; any error fails the run.
+type agentTask struct {
+	Name, Ask string
+	pling     func(ctx context.Context, a *plingAgent) (string, error)
+	pw        func(ctx context.Context, a *pwAgent) (string, error)
+}
+
+// The demo site's data the tasks name, as a person would say it.
+const (
+	taskOrder     = "#1250" // pending on the seeded orders page
+	taskOrder2    = "#1260" // pending too
+	taskProduct   = "Beacon headlamp"
+	taskPageSize  = "100"
+	taskOTP       = "123456" // the bank window shows it: "Demo code: 123456"
+	ordersAllRows = "/orders/?rows=all"
+)
+
+var agentTasks = []agentTask{
+	{
+		Name: "approve", Ask: "approve order " + taskOrder + " on the 500-row orders page",
+		pling: func(ctx context.Context, a *plingAgent) (string, error) {
+			if err := a.open(ctx, ordersAllRows, "approve__order"); err != nil {
+				return "", err
+			}
+			return a.approve(ctx, taskOrder)
+		},
+		pw: func(ctx context.Context, a *pwAgent) (string, error) {
+			if err := a.navigate(ctx, ordersAllRows); err != nil {
+				return "", err
+			}
+			return a.approve(ctx, taskOrder)
+		},
+	},
+	{
+		Name: "checkout", Ask: "add the " + taskProduct + " to the cart, check out (the person confirms with the bank) and report the total",
+		pling: func(ctx context.Context, a *plingAgent) (string, error) {
+			if err := a.open(ctx, "/shop/", "cart_add"); err != nil {
+				return "", err
+			}
+			sku, err := a.skuOf(taskProduct)
+			if err != nil {
+				return "", err
+			}
+			if _, err := a.invoke(ctx, "cart_add", map[string]any{"sku": sku, "qty": 1}); err != nil {
+				return "", err
+			}
+			person := a.personHandoff(ctx, "/shop/")
+			r, err := a.invoke(ctx, "checkout", map[string]any{})
+			if perr := <-person; perr != nil {
+				return "", fmt.Errorf("the person: %w", perr)
+			}
+			if err != nil {
+				return "", err
+			}
+			if r.Evidence == nil || r.Evidence.Handoff != "done" {
+				return "", fmt.Errorf("checkout: no completed handoff in the evidence: %s", r.raw)
+			}
+			var v struct{ Total float64 }
+			_ = json.Unmarshal(r.Value, &v)
+			return fmt.Sprintf("total €%.2f", v.Total), nil
+		},
+		pw: func(ctx context.Context, a *pwAgent) (string, error) {
+			if err := a.navigate(ctx, "/shop/"); err != nil {
+				return "", err
+			}
+			if err := a.click(ctx, "button", "Add "+taskProduct+" to cart"); err != nil {
+				return "", err
+			}
+			if err := a.click(ctx, "button", "Checkout"); err != nil {
+				return "", err
+			}
+			// The bank's window is on the page now; the person answers it.
+			if err := a.personConfirms(ctx); err != nil {
+				return "", fmt.Errorf("the person: %w", err)
+			}
+			if _, err := a.s.call(ctx, "browser_wait_for", map[string]any{"text": "placed"}); err != nil {
+				return "", err
+			}
+			text, err := a.look(ctx, "placed")
+			if err != nil {
+				return "", err
+			}
+			m := regexp.MustCompile(`Order NW-\d+ placed\. Paid (€\d+\.\d\d)`).FindStringSubmatch(text)
+			if m == nil {
+				return "", errors.New("no placed order in a later snapshot")
+			}
+			return "total " + m[1], nil
+		},
+	},
+	{
+		Name: "setting", Ask: "set orders per page to " + taskPageSize + " in the settings and save",
+		pling: func(ctx context.Context, a *plingAgent) (string, error) {
+			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
+				return "", err
+			}
+			n, _ := strconv.Atoi(taskPageSize)
+			if _, err := a.invoke(ctx, "settings_save", map[string]any{"pageSize": n}); err != nil {
+				return "", err
+			}
+			return "saved", nil
+		},
+		pw: func(ctx context.Context, a *pwAgent) (string, error) {
+			if err := a.navigate(ctx, "/settings/"); err != nil {
+				return "", err
+			}
+			if err := a.typeInto(ctx, "spinbutton", "Orders per page", taskPageSize); err != nil {
+				return "", err
+			}
+			return a.saveSettings(ctx)
+		},
+	},
+	{
+		Name: "two pages", Ask: "turn on refund e-mails in the settings, save, then approve order " + taskOrder2 + " on the orders page",
+		pling: func(ctx context.Context, a *plingAgent) (string, error) {
+			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
+				return "", err
+			}
+			if _, err := a.invoke(ctx, "settings_save", map[string]any{"refundAlerts": true}); err != nil {
+				return "", err
+			}
+			if err := a.open(ctx, ordersAllRows, "approve__order"); err != nil {
+				return "", err
+			}
+			return a.approve(ctx, taskOrder2)
+		},
+		pw: func(ctx context.Context, a *pwAgent) (string, error) {
+			if err := a.navigate(ctx, "/settings/"); err != nil {
+				return "", err
+			}
+			if err := a.click(ctx, "checkbox", "Email me when an order is refunded"); err != nil {
+				return "", err
+			}
+			if _, err := a.saveSettings(ctx); err != nil {
+				return "", err
+			}
+			if err := a.navigate(ctx, ordersAllRows); err != nil {
+				return "", err
+			}
+			return a.approve(ctx, taskOrder2)
+		},
+	},
+}
+
+// approve is the Pling script for "approve the order a person calls
+// label": bring it into view (the page approves only rows a person can
+// see), approve it, and read the evidence.
+func (a *plingAgent) approve(ctx context.Context, label string) (string, error) {
+	rec := a.record("approve__order", label)
+	if _, err := a.invoke(ctx, "open__order", map[string]any{"record": rec}); err != nil {
+		return "", err
+	}
+	if _, err := a.invoke(ctx, "approve__order", map[string]any{"record": rec}); err != nil {
+		return "", err
+	}
+	return label + " approved", nil
+}
+
+// approve is the Playwright script for the same: find the row's Approve
+// button, click it, and see the row say "approved" in a later look.
+func (a *pwAgent) approve(ctx context.Context, label string) (string, error) {
+	if err := a.click(ctx, "button", "Approve order "+label); err != nil {
+		return "", err
+	}
+	text, err := a.look(ctx, label)
+	if err != nil {
+		return "", err
+	}
+	if !rowHas(text, label, "approved") {
+		return "", fmt.Errorf("order %s is not shown approved", label)
+	}
+	return label + " approved", nil
+}
+
+func (a *pwAgent) saveSettings(ctx context.Context) (string, error) {
+	if err := a.click(ctx, "button", "Save settings"); err != nil {
+		return "", err
+	}
+	text, err := a.look(ctx, "Settings saved")
+	if err != nil {
+		return "", err
+	}
+	if !strings.Contains(text, "Settings saved") {
+		return "", errors.New("no \"Settings saved\" in a later snapshot")
+	}
+	return "saved", nil
+}
+
+// personConfirms is the person at the bank's window, on the Playwright
+// side: they read the page, type the code it shows and confirm. These
+// calls are the person's, so they are not the agent's to count.
+func (a *pwAgent) personConfirms(ctx context.Context) error {
+	snap, err := a.s.personCall(ctx, "browser_snapshot", map[string]any{})
+	if err != nil {
+		return err
+	}
+	code, ok := findRef(snap.Text, "textbox", "One-time code")
+	if !ok {
+		return errors.New("no one-time code field on the page")
+	}
+	if _, err := a.s.personCall(ctx, "browser_type", map[string]any{"target": code, "element": "One-time code", "text": taskOTP}); err != nil {
+		return err
+	}
+	confirm, ok := findRef(snap.Text, "button", "Confirm payment")
+	if !ok {
+		return errors.New("no Confirm payment button on the page")
+	}
+	r, err := a.s.personCall(ctx, "browser_click", map[string]any{"target": confirm, "element": "Confirm payment"})
+	if err == nil && r.IsError {
+		err = fmt.Errorf("confirm: %.200s", r.Text)
+	}
+	a.snapshot = "" // the page changed
+	return err
+}

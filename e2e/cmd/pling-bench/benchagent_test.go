@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A browser_find excerpt from @playwright/mcp 0.0.83 on the orders page.
+const pwFindExcerpt = `### Result
+Found 3 matches for "#1250":
+
+- generic [active] [ref=e1]:
+  - main [ref=e9]:
+        - table "Orders" [ref=e18]:
+          - rowgroup [ref=e27]:
+            - row [ref=e2473]:
+              - cell [ref=e2480]:
+                - 'button "Refund order #1249" [ref=e2481] [cursor=pointer]': Refund
+            - row [ref=e2483]:
+              - cell "#1250" [ref=e2484]
+              - cell "Elif Walsh" [ref=e2485]
+              - cell "pending" [ref=e2488]
+              - cell [ref=e2490]:
+                - 'button "Approve order #1250" [ref=e2491] [cursor=pointer]': Approve
+                - 'button "Open order #1250" [ref=e2492] [cursor=pointer]': Open
+            - row [ref=e2493]:
+              - cell "#1251" [ref=e2494]
+              - cell "approved" [ref=e2495]
+      - spinbutton "Orders per page" [ref=e31]: "50"
+      - checkbox "Email me when an order is refunded" [ref=e33]
+      - button "Save \"all\"" [active] [ref=e40]
+`
+
+func TestFindRef(t *testing.T) {
+	for _, tc := range []struct{ role, name, want string }{
+		{"button", "Approve order #1250", "e2491"},
+		{"button", "Open order #1250", "e2492"},
+		{"cell", "#1250", "e2484"},
+		{"spinbutton", "Orders per page", "e31"},
+		{"checkbox", "Email me when an order is refunded", "e33"},
+		{"button", `Save "all"`, "e40"},
+		{"button", "Approve order #125", ""}, // a prefix is not the name
+		{"link", "Approve order #1250", ""},  // nor another role
+	} {
+		t.Run(tc.role+" "+tc.name, func(t *testing.T) {
+			got, ok := findRef(pwFindExcerpt, tc.role, tc.name)
+			if got != tc.want || ok != (tc.want != "") {
+				t.Errorf("findRef = %q, %v; want %q", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestRowHas(t *testing.T) {
+	for _, tc := range []struct {
+		first, cell string
+		want        bool
+	}{
+		{"#1250", "pending", true},
+		{"#1250", "approved", false}, // #1251's cell, past the next row
+		{"#1251", "approved", true},
+		{"#9999", "pending", false},
+	} {
+		if got := rowHas(pwFindExcerpt, tc.first, tc.cell); got != tc.want {
+			t.Errorf("rowHas(%s, %s) = %v, want %v", tc.first, tc.cell, got, tc.want)
+		}
+	}
+}
+
+func TestAgentRatiosAndTargets(t *testing.T) {
+	fig := func(side string, calls, bytes, ms float64) agentFigure {
+		return agentFigure{Side: side, Calls: calls, Bytes: bytes, TimeMs: bbDist{N: 1, P50: ms}}
+	}
+	tasks := []agentResult{
+		{Name: "a", Sides: []agentFigure{fig(sidePling, 2, 100, 1000), fig(sidePWSnapshot, 6, 3000, 4000), fig(sidePWFind, 7, 400, 5000)}},
+		{Name: "b", Sides: []agentFigure{fig(sidePling, 2, 100, 1000), fig(sidePWSnapshot, 6, 1000, 2000), fig(sidePWFind, 5, 600, 1000)}},
+		{Name: "failed", Failure: "x", Sides: []agentFigure{fig(sidePling, 50, 1e6, 1e6)}},
+	}
+	got := sideRatios(tasks[0].Sides)
+	want := map[string]ratios3{sidePWSnapshot: {Calls: 3, Bytes: 30, Time: 4}, sidePWFind: {Calls: 3.5, Bytes: 4, Time: 5}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sideRatios (-want +got):\n%s", d)
+	}
+	totals := agentTotals(tasks)
+	if p, _ := figure(totals, sidePling); p.Calls != 4 || p.Bytes != 200 || p.Tokens != 50 || p.TimeMs.P50 != 2000 {
+		t.Errorf("Pling totals %+v (a failed task must not count)", p)
+	}
+	var verdicts []string
+	for _, tg := range agentTargets(totals) {
+		verdicts = append(verdicts, tg.Name+": "+tg.verdict())
+	}
+	wantV := []string{
+		"bytes vs snapshot path: met",      // 4000/200 = 20×
+		"bytes vs find path: met",          // 1000/200 = 5×
+		"tool calls vs snapshot path: met", // 12/4 = 3×
+		"tool calls vs find path: met",     // 12/4
+		"time vs snapshot path: met",       // 6000/2000 = 3×
+		"time vs find path: met",           // 6000/2000
+	}
+	if d := cmp.Diff(wantV, verdicts); d != "" {
+		t.Errorf("targets at exactly their limits (-want +got):\n%s", d)
+	}
+	tasks[1].Sides[2].Bytes = 599 // find path: 999/200 < 5×
+	tg := agentTargets(agentTotals(tasks))[1]
+	if tg.Met || math.Abs(tg.Value-200.0/999) > 1e-12 || !strings.Contains(tg.Detail, "5.0×") {
+		t.Errorf("bytes vs find path below 5×: %+v", tg)
+	}
+}
+
+func TestAgentMarkdown(t *testing.T) {
+	rep := &agentReport{Date: "2026-01-02", Runs: 1, Playwright: "@playwright/mcp@0.0.83"}
+	rep.Tasks = []agentResult{{Name: "setting", Sides: []agentFigure{
+		{Side: sidePling, Calls: 1, Bytes: 700, Tokens: 175, TimeMs: bbDist{P50: 900}, Verified: "proven", Result: "saved"},
+		{Side: sidePWSnapshot, Calls: 5, Bytes: 7000, Tokens: 1750, TimeMs: bbDist{P50: 1800}, Verified: "inferred", Result: "saved"},
+	}}}
+	rep.Tasks[0].Ratios = sideRatios(rep.Tasks[0].Sides)
+	rep.Totals = agentTotals(rep.Tasks)
+	rep.Targets = agentTargets(rep.Totals)
+	md := agentMarkdown(rep)
+	for _, want := range []string{
+		"| setting | pling mcp | 1 | 700 | 175 | 0 | 900 ms | proven | saved |",
+		"| setting | 5.0× | 10.0× | 2.0× |",
+		"| bytes vs snapshot path | Playwright/Pling 10.0× (target ≥ 20×) | **missed** |",
+		"| tool calls vs snapshot path | Playwright/Pling 5.0× (target ≥ 3×) | met |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestAgentBenchSmoke runs one task once on every side: pling mcp on the
+// demo site, and @playwright/mcp installed from npm. It needs the built
+// module (PLING_DIST, make wasm), Chromium, node and npm; without npm it
+// skips, unless PLING_REQUIRE_NPM=1.
+func TestAgentBenchSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns browsers and installs an npm package: not in -short mode")
+	}
+	dist := os.Getenv("PLING_DIST")
+	if dist == "" {
+		t.Skip("PLING_DIST is not set (make wasm, then PLING_DIST=$PWD/dist)")
+	}
+	for _, tool := range []string{"npm", "node"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("PLING_REQUIRE_NPM") == "1" {
+				t.Fatalf("PLING_REQUIRE_NPM=1 and %s is missing: %v", tool, err)
+			}
+			t.Skipf("%s is not installed: %v", tool, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bin := filepath.Join(t.TempDir(), "pling")
+	if b, err := exec.CommandContext(ctx, "go", "build", "-o", bin, plingPackage).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	task := agentTasks[2]
+	if task.Name != "setting" {
+		t.Fatalf("task 2 is %q", task.Name)
+	}
+	rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{task},
+		progress: t.Logf})
+	if err != nil {
+		if os.Getenv("PLING_REQUIRE_NPM") != "1" && strings.Contains(err.Error(), "npm install") {
+			t.Skipf("npm cannot install %s: %v", playwrightMCPPackage, err)
+		}
+		t.Fatal(err)
+	}
+	if f := rep.Tasks[0].Failure; f != "" {
+		t.Fatal(f)
+	}
+	var sides []string
+	for _, f := range rep.Tasks[0].Sides {
+		sides = append(sides, f.Side)
+		if f.Calls < 1 || f.Bytes < 1 || f.TimeMs.P50 <= 0 || f.Result != "saved" {
+			t.Errorf("%s: %+v", f.Side, f)
+		}
+	}
+	if d := cmp.Diff(agentSides, sides); d != "" {
+		t.Errorf("sides (-want +got):\n%s", d)
+	}
+	if p, _ := figure(rep.Tasks[0].Sides, sidePling); !strings.HasPrefix(p.Verified, "proven") {
+		t.Errorf("pling mcp verified %q", p.Verified)
+	}
+	out := filepath.Join(t.TempDir(), "bench-agent.json")
+	if err := writeAgentReport(out, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".json", ".md", ".svg"} {
+		if st, err := os.Stat(strings.TrimSuffix(out, ".json") + ext); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", ext, err)
+		}
+	}
+}
+
+func TestPlingRecordAndSKU(t *testing.T) {
+	tool := func(name, desc, recordDesc string) *sdk.Tool {
+		return &sdk.Tool{Name: name, Description: desc, InputSchema: map[string]any{"type": "object",
+			"properties": map[string]any{"record": map[string]any{"type": "string", "description": recordDesc}}}}
+	}
+	for _, tc := range []struct {
+		name, recordDesc, want string
+		outside                bool
+	}{
+		// today's main: ids only, so the bench maps the label itself
+		{"ids only", "The id of the order record to act on", "ord_250", true},
+		// site sessions: the tool takes the label a person reads
+		{"labels", `The order to act on: its id (e.g. "ord_1") or its label as the page shows it`, "#1250", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &plingAgent{cur: &mcpServer{tools: map[string]*sdk.Tool{"approve__order": tool("approve__order", "Approve order", tc.recordDesc)}}}
+			if got := a.record("approve__order", "#1250"); got != tc.want || a.outsideIDs != tc.outside {
+				t.Errorf("record = %q (outside MCP %v), want %q (%v)", got, a.outsideIDs, tc.want, tc.outside)
+			}
+		})
+	}
+	a := &plingAgent{cur: &mcpServer{tools: map[string]*sdk.Tool{"cart_add": tool("cart_add",
+		"Add to cart. Adds a product to the cart. Products: tent-2p (Trailhead 2-person tent), lamp-head (Beacon headlamp), socks-wool (Merino hiking socks)", "")}}}
+	for name, want := range map[string]string{"Beacon headlamp": "lamp-head", "Merino hiking socks": "socks-wool", "Beacon": ""} {
+		got, err := a.skuOf(name)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("skuOf(%q) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+}
