@@ -26,7 +26,17 @@ func init() {
 // mcpStdin is where pling mcp reads JSON-RPC from; tests replace it.
 var mcpStdin io.Reader = os.Stdin
 
-func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// mcpArgs is what pling mcp's command line says.
+type mcpArgs struct {
+	target, session string
+	poll            time.Duration
+	verbose         bool
+}
+
+// parseMCPArgs reads pling mcp's command line with its flag set (also
+// what the docs' MCP client configurations are checked against); ok is
+// false with the exit status when it is not a valid invocation.
+func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool) {
 	fl := newFlags("mcp", stderr,
 		"Usage: pling mcp (--fixture PATH | TARGET) [--session TOKEN | --session-file PATH] [--poll DURATION]",
 		"Serves the capabilities the page exposes to the session as Model Context Protocol tools",
@@ -43,27 +53,36 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
-		return exit
+		return a, exit, false
 	}
 	session, ok := sessionToken(sessionFl, "mcp", stderr)
 	if !ok {
-		return 2
+		return a, 2, false
 	}
-	var target string
 	switch {
 	case *fixturePath != "" && len(pos) == 0:
-		target = "fixture:" + *fixturePath
+		a.target = "fixture:" + *fixturePath
 	case *fixturePath == "" && len(pos) == 1:
-		target = pos[0]
+		a.target = pos[0]
 	default:
 		fmt.Fprintln(stderr, "pling mcp: give one page: --fixture PATH or TARGET")
 		fl.Usage()
-		return 2
+		return a, 2, false
 	}
 	if *poll < 0 {
 		fmt.Fprintf(stderr, "pling mcp: --poll must not be negative\n")
-		return 2
+		return a, 2, false
 	}
+	a.session, a.poll, a.verbose = session, *poll, *verbose
+	return a, 0, true
+}
+
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a, exit, ok := parseMCPArgs(args, stderr)
+	if !ok {
+		return exit
+	}
+	target, session := a.target, a.session
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -75,7 +94,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer closeTransport(t)
 
 	level := slog.LevelWarn
-	if *verbose {
+	if a.verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
@@ -90,8 +109,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if *poll > 0 {
-		go bridge.Watch(ctx, *poll)
+	if a.poll > 0 {
+		go bridge.Watch(ctx, a.poll)
 	}
 	// A browser that died takes the page with it: every call would fail.
 	// Say so once and exit non-zero, so that the MCP host sees the server
