@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -81,6 +82,45 @@ func TestReact(t *testing.T) {
 	t.Run("the hooks type-check under --strict", func(t *testing.T) {
 		if out, err := n.sh(proj, n.node, tsc, "-p", "tsconfig.json"); err != nil {
 			t.Errorf("tsc --strict usage.tsx: %v\n%s", err, out)
+		}
+	})
+
+	t.Run("the docs' ts and tsx blocks type-check", func(t *testing.T) {
+		blocks := docCode(t, "ts", "tsx")
+		if len(blocks) < 3 {
+			t.Fatalf("found %d ```ts/```tsx blocks in the README and docs/, want the guide's and the React section's", len(blocks))
+		}
+		var files []string
+		names := map[string]string{}
+		i := 0
+		for name, src := range blocks {
+			ext := ".ts"
+			if strings.Contains(src, "</") || strings.Contains(src, "/>") {
+				ext = ".tsx"
+			}
+			f := fmt.Sprintf("doc%d%s", i, ext)
+			i++
+			names[f] = name
+			files = append(files, f)
+			// A block is a module of its own, as in the reader's project.
+			if err := os.WriteFile(filepath.Join(proj, f), []byte(src+"\nexport {};\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, _ := json.Marshal(map[string]any{
+			"compilerOptions": map[string]any{"strict": true, "noEmit": true, "target": "es2022", "module": "nodenext",
+				"moduleResolution": "nodenext", "jsx": "react-jsx", "lib": []string{"es2022", "dom"}, "types": []string{}},
+			"files": files,
+		})
+		if err := os.WriteFile(filepath.Join(proj, "tsconfig.docs.json"), cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := n.sh(proj, n.node, tsc, "-p", "tsconfig.docs.json")
+		if err != nil {
+			for f, name := range names {
+				out = strings.ReplaceAll(out, f, name)
+			}
+			t.Errorf("tsc --strict on the docs' blocks: %v\n%s", err, out)
 		}
 	})
 
