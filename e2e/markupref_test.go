@@ -66,3 +66,45 @@ func TestMarkupReference(t *testing.T) {
 		t.Errorf("docs/markup.md sections (+) against what pling.js reads (-):\n%s", diff)
 	}
 }
+
+// TestPageAPIReference: docs/page-api.md documents every member of the
+// page API's Pling interface (js-shim/pling-page.d.ts), and every member of
+// its surface, as `pling.NAME`.
+func TestPageAPIReference(t *testing.T) {
+	dts, err := os.ReadFile("../js-shim/pling-page.d.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../docs/page-api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)export interface Pling \{\n(.*?)\n\}`).FindSubmatch(dts)
+	if body == nil {
+		t.Fatal("no interface Pling in pling-page.d.ts")
+	}
+	var members []string
+	nested := ""
+	for _, line := range strings.Split(string(body[1]), "\n") {
+		if m := regexp.MustCompile(`^  (\w+): \{$`).FindStringSubmatch(line); m != nil {
+			nested = m[1] + "."
+			continue
+		}
+		if strings.HasPrefix(line, "  };") {
+			nested = ""
+			continue
+		}
+		if m := regexp.MustCompile(`^\s+(?:readonly )?(\w+)[<(:?]`).FindStringSubmatch(line); m != nil {
+			members = append(members, nested+m[1])
+		}
+	}
+	if len(members) < 14 {
+		t.Fatalf("read only %v from interface Pling", members)
+	}
+	t.Logf("interface Pling: %v", members)
+	for _, m := range members {
+		if !strings.Contains(string(doc), "`pling."+m) {
+			t.Errorf("docs/page-api.md does not document pling.%s", m)
+		}
+	}
+}
