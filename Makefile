@@ -23,12 +23,13 @@ build: ## build every package and the pling command into bin/
 	$(GO) build ./...
 	$(GO) build -o bin/pling ./cmd/pling
 
-wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them and into the pling serve and plinghttp embeds, write their Subresource Integrity hashes to dist/sri.json
+wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them (pling.js, ui.js and webmcp.js without their comments, internal/jsstrip) and into the pling serve and plinghttp embeds, write their Subresource Integrity hashes to dist/sri.json
 	@mkdir -p $(DIST)
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling.wasm ./wasm
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -tags plingfixture -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling-conform.wasm ./wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
-	cp js-shim/pling.js js-shim/pling.mjs js-shim/stub.js js-shim/ui.js js-shim/webmcp.js $(DIST)/
+	cp js-shim/pling.mjs js-shim/stub.js $(DIST)/
+	$(GO) run ./internal/cmd/jsstrip $(DIST) js-shim/pling.js js-shim/ui.js js-shim/webmcp.js
 	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/ui.js $(DIST)/webmcp.js $(SITEDIST)/
 	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/pling.mjs $(DIST)/stub.js $(DIST)/ui.js $(DIST)/webmcp.js plinghttp/dist/
 	@$(NODE) -e 'const c=require("crypto"),fs=require("fs"),o={};for(const f of ["pling.js","pling.mjs","stub.js","ui.js","webmcp.js","wasm_exec.js","pling.wasm"])o[f]="sha384-"+c.createHash("sha384").update(fs.readFileSync("$(DIST)/"+f)).digest("base64");fs.writeFileSync("$(DIST)/sri.json",JSON.stringify(o,null,2)+"\n");for(const f in o)console.log("integrity",f.padEnd(12),o[f])'

@@ -96,58 +96,10 @@ func stagePackage(t *testing.T, distDir string) string {
 // every line marked "wrong:". It skips without node and npm unless
 // PLING_REQUIRE_NPM=1 (CI).
 func TestNPMPackage(t *testing.T) {
-	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
-	skip := func(format string, args ...any) {
-		t.Helper()
-		if require {
-			t.Fatalf("PLING_REQUIRE_NPM=1: "+format, args...)
-		}
-		t.Skipf(format, args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed: %v", err)
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skip("npm is not installed: %v", err)
-	}
-	if testing.Short() && !require {
-		t.Skip("packs and installs an npm package: not in -short mode")
-	}
-	d := dist(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sh := func(dir, name string, args ...string) (string, error) {
-		t.Helper()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-
-	tsc := typescript(t, ctx, npm, skip)
-
-	stage := stagePackage(t, d)
-	packs := t.TempDir()
-	out, err := sh(stage, npm, "pack", "--silent", "--pack-destination", packs)
-	if err != nil {
-		t.Fatalf("npm pack: %v\n%s", err, out)
-	}
-	tarballs, _ := filepath.Glob(filepath.Join(packs, "*.tgz"))
-	if len(tarballs) != 1 {
-		t.Fatalf("npm pack made %v\n%s", tarballs, out)
-	}
-	t.Logf("packed %s", filepath.Base(tarballs[0]))
-
-	proj := t.TempDir()
-	if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"scratch","private":true,"type":"module"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := sh(proj, npm, "install", "--offline", "--no-audit", "--no-fund", "--cache", t.TempDir(), tarballs[0]); err != nil {
-		t.Fatalf("npm install --offline the tarball: %v\n%s", err, out)
-	}
+	n := npmTools(t)
+	node, ctx, sh := n.node, n.ctx, n.sh
+	tsc := typescript(t, ctx, n.npm, n.skip)
+	proj := n.installPackage(t, dist(t))
 	for _, f := range []string{"usage.ts", "wrong.ts", "run.mjs", "tsconfig.json", "tsconfig.wrong.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "npm", f))
 		if err != nil {
@@ -221,6 +173,79 @@ func TestNPMPackage(t *testing.T) {
 			t.Errorf("wrong.ts marks only %d lines", marked)
 		}
 	})
+}
+
+// npm is node and npm, found or skipped (fatal with PLING_REQUIRE_NPM=1),
+// and a way to run them bounded by the test's context.
+type npm struct {
+	node, npm string
+	ctx       context.Context
+	skip      func(string, ...any)
+	sh        func(dir, name string, args ...string) (string, error)
+}
+
+// npmTools finds node and npm; without them the test skips unless
+// PLING_REQUIRE_NPM=1 (CI), and in -short mode it skips.
+func npmTools(t *testing.T) *npm {
+	t.Helper()
+	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
+	n := &npm{}
+	n.skip = func(format string, args ...any) {
+		t.Helper()
+		if require {
+			t.Fatalf("PLING_REQUIRE_NPM=1: "+format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	var err error
+	if n.node, err = exec.LookPath("node"); err != nil {
+		n.skip("node is not installed: %v", err)
+	}
+	if n.npm, err = exec.LookPath("npm"); err != nil {
+		n.skip("npm is not installed: %v", err)
+	}
+	if testing.Short() && !require {
+		t.Skip("packs and installs an npm package: not in -short mode")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	n.ctx = ctx
+	n.sh = func(dir, name string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	return n
+}
+
+// installPackage npm packs the package staged from js-shim/ and distDir
+// and installs the tarball offline into a new scratch ESM project, whose
+// directory it returns.
+func (n *npm) installPackage(t *testing.T, distDir string) string {
+	t.Helper()
+	stage := stagePackage(t, distDir)
+	packs := t.TempDir()
+	out, err := n.sh(stage, n.npm, "pack", "--silent", "--pack-destination", packs)
+	if err != nil {
+		t.Fatalf("npm pack: %v\n%s", err, out)
+	}
+	tarballs, _ := filepath.Glob(filepath.Join(packs, "*.tgz"))
+	if len(tarballs) != 1 {
+		t.Fatalf("npm pack made %v\n%s", tarballs, out)
+	}
+	t.Logf("packed %s", filepath.Base(tarballs[0]))
+
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"scratch","private":true,"type":"module"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := n.sh(proj, n.npm, "install", "--offline", "--no-audit", "--no-fund", "--cache", t.TempDir(), tarballs[0]); err != nil {
+		t.Fatalf("npm install --offline the tarball: %v\n%s", err, out)
+	}
+	return proj
 }
 
 // typescript returns the path of tsc, installing TypeScript npmTypeScript

@@ -458,19 +458,29 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Errorf("readyz %d", st)
 	}
 	// The client has read the whole stream before the gateway's handler
-	// returns and counts it: wait (bounded) until no stream is in flight.
-	_, m := get("/metrics")
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(m, "pling_gateway_streams_in_flight 0") && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-		_, m = get("/metrics")
-	}
-	for _, want := range []string{
+	// returns and counts it: read the metrics again (bounded) until they
+	// hold every line, then report what is missing.
+	wants := []string{
 		`pling_gateway_requests_total{code="200",error="",route="POST /v1/chat/completions"} 2`,
 		`pling_gateway_requests_total{code="401",error="UNAUTHORIZED",route="POST /v1/chat/completions"} 1`,
 		`pling_gateway_streams_in_flight 0`,
 		`pling_gateway_streamed_bytes_total `,
 		`pling_gateway_upstream_seconds_count 2`,
-	} {
+	}
+	has := func(m string) bool {
+		for _, w := range wants {
+			if !strings.Contains(m, w) {
+				return false
+			}
+		}
+		return true
+	}
+	_, m := get("/metrics")
+	for deadline := time.Now().Add(5 * time.Second); !has(m) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		_, m = get("/metrics")
+	}
+	for _, want := range wants {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q:\n%s", want, m)
 		}

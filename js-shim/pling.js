@@ -194,7 +194,8 @@
 
   if (typeof module === "object" && module.exports) {
     module.exports = { createPling: createPling, adopt: adopt };
-    return;
+    // Bundled into a page (a bundler's CommonJS wrapper): the page's pling too.
+    if (root.window !== root) return;
   }
   if (!root.document) return;
 

@@ -28,8 +28,20 @@ func init() {
 // mcpStdin is where pling mcp reads JSON-RPC from; tests replace it.
 var mcpStdin io.Reader = os.Stdin
 
-func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	started := time.Now()
+// mcpArgs is what pling mcp's command line says.
+type mcpArgs struct {
+	target, session, browserSession string
+	origins                         []string
+	headed                          bool
+	userDataDir                     string
+	poll                            time.Duration
+	verbose, browsing               bool
+}
+
+// parseMCPArgs reads pling mcp's command line with its flag set (also
+// what the docs' MCP client configurations are checked against); ok is
+// false with the exit status when it is not a valid invocation.
+func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool) {
 	fl := newFlags("mcp", stderr,
 		"Usage: pling mcp (--fixture PATH | TARGET | --session-name NAME) [--allow-origin ORIGIN]… [--headed] [--user-data-dir DIR]",
 		"                 [--session TOKEN | --session-file PATH | --token-file PATH] [--poll DURATION] [--verbose]",
@@ -62,11 +74,11 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr, and the time start-up spent by phase")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
-		return exit
+		return a, exit, false
 	}
 	session, ok := sessionToken(sessionFl, "mcp", firstArg(pos), stderr)
 	if !ok {
-		return 2
+		return a, 2, false
 	}
 	var target string
 	switch {
@@ -78,17 +90,30 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintln(stderr, "pling mcp: give one page: --fixture PATH, TARGET or --session-name NAME")
 		fl.Usage()
-		return 2
+		return a, 2, false
 	}
 	if *poll < 0 {
 		fmt.Fprintf(stderr, "pling mcp: --poll must not be negative\n")
-		return 2
+		return a, 2, false
 	}
 	browsing := *browserSession != "" || strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
 	if !browsing && (*headed || *userDataDir != "" || len(origins) > 0) {
 		fmt.Fprintln(stderr, "pling mcp: --headed, --user-data-dir and --allow-origin need a page URL or --session-name")
-		return 2
+		return a, 2, false
 	}
+	a = mcpArgs{target: target, session: session, browserSession: *browserSession, origins: origins,
+		headed: *headed, userDataDir: *userDataDir, poll: *poll, verbose: *verbose, browsing: browsing}
+	return a, 0, true
+}
+
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	started := time.Now()
+	a, exit, ok := parseMCPArgs(args, stderr)
+	if !ok {
+		return exit
+	}
+	target, session, origins, browsing := a.target, a.session, a.origins, a.browsing
+	browserSession, headed, userDataDir, poll, verbose := &a.browserSession, &a.headed, &a.userDataDir, &a.poll, &a.verbose
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)

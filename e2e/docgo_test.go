@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+var fencedBlock = regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```")
+
+// docCode returns the ```lang blocks of the README and docs/ that are not
+// marked <!-- pling:norun: … -->, by FILE:LINE.
+func docCode(t *testing.T, langs ...string) map[string]string {
+	t.Helper()
+	files, _ := filepath.Glob("../docs/*.md")
+	out := map[string]string{}
+	for _, f := range append([]string{"../README.md"}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, m := range fencedBlock.FindAllStringSubmatchIndex(text, -1) {
+			lang := text[m[2]:m[3]]
+			ok := false
+			for _, l := range langs {
+				ok = ok || l == lang
+			}
+			if !ok {
+				continue
+			}
+			before := strings.TrimRight(text[:m[0]], "\n")
+			if i := strings.LastIndexByte(before, '\n'); i >= 0 {
+				before = before[i+1:]
+			}
+			if norunMark.MatchString(before) {
+				continue
+			}
+			out[fmt.Sprintf("%s:%d", strings.TrimPrefix(f, "../"), strings.Count(text[:m[0]], "\n")+1)] = text[m[4]:m[5]]
+		}
+	}
+	return out
+}
+
+// TestDocGoBlocks: every ```go block of the README and docs/ that is a
+// whole file (it starts with a package clause) builds and vets as a
+// package of this module; a fragment must be marked not run
+// (cmd/pling's TestDocBlocksAccounted holds that).
+func TestDocGoBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs: not in -short mode")
+	}
+	goTool := filepath.Join(goruntime.GOROOT(), "bin", "go")
+	n := 0
+	for name, src := range docCode(t, "go") {
+		if !strings.HasPrefix(strings.TrimSpace(src), "package ") {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			// In the module (testdata is outside ./...), so the block
+			// builds against this repository's packages.
+			dir, err := os.MkdirTemp("testdata", "docgo-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			for _, args := range [][]string{{"build", "-o", os.DevNull, "."}, {"vet", "."}} {
+				cmd := exec.CommandContext(ctx, goTool, args...)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("go %s on the block: %v\n%s\n%s", strings.Join(args, " "), err, out, src)
+				}
+			}
+		})
+	}
+	if n < 2 {
+		t.Errorf("found %d whole-file ```go blocks, want the getting-started guide's two at least", n)
+	}
+}
