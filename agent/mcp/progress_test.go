@@ -111,8 +111,10 @@ func TestProgressWhileAPersonIsAsked(t *testing.T) {
 func TestWatchLogsAFailureOnce(t *testing.T) {
 	p := newPage(t)
 	var fail atomic.Bool
+	var failed atomic.Int32 // describes refused while failing
 	tr := agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
 		if fail.Load() {
+			failed.Add(1)
 			return nil, errors.New("the browser is gone")
 		}
 		return agent.InProcess(p.rt).RoundTrip(ctx, raw)
@@ -125,10 +127,21 @@ func TestWatchLogsAFailureOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { b.Watch(ctx, 5*time.Millisecond); close(stopped) }()
+	// waitFor polls (bounded) until cond holds; it fails the test
+	// otherwise, so a slow machine waits longer instead of failing.
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10 s:\n%s", what, logs.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	fail.Store(true)
-	time.Sleep(100 * time.Millisecond) // about 20 polls
+	waitFor("20 failed describes", func() bool { return failed.Load() >= 20 })
 	fail.Store(false)
-	time.Sleep(50 * time.Millisecond)
+	waitFor("the recovery logged", func() bool { return strings.Contains(logs.String(), "describe works again") })
 	cancel()
 	<-stopped
 	got := logs.String()
