@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := cmd/pling/internal/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: npm help demo bench-hosts bench-browser all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
+.PHONY: npm help demo bench-hosts bench-browser bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -109,6 +109,9 @@ bench-hosts: wasm ## the module on every host in one run: sizes, cold start, des
 
 bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg)
 	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
+
+bench-authority: wasm ## the authority's lease and write throughput and p99 on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios (e2e/artifacts/bench-authority.json, .md)
+	$(GO) run ./e2e/cmd/pling-bench authority --dist $(DIST)
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...

@@ -10,6 +10,10 @@
 //	pling-bench browser [--dist DIR] [--out FILE] [--only STEPS] …
 //	        the shim and the module in Chromium beside the WebMCP
 //	        polyfill, as ratios; JSON and an SVG chart (make bench-browser)
+//	pling-bench authority [--d D] [--clients N] [--dist DIR] [--n N]
+//	        the authority's lease and write throughput on SQLite and
+//	        PostgreSQL with 1 and 3 instances, and the shared replay
+//	        check's cost in Chromium; JSON and Markdown (make bench-authority)
 //
 // Run "pling-bench COMMAND -h" for a command's flags.
 package main
