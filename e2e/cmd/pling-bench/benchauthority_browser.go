@@ -23,11 +23,13 @@ import (
 
 // baPage is the bench page: one write action (which counts its runs on
 // the site) and one read action; {{AUTHORITY}} is the attribute that
-// makes the page follow an authority, or nothing.
+// makes the page follow an authority, or nothing. Rate limits and loop
+// detection are off so that the loop measures the invoke.
 const baPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Authority bench</title><link rel="icon" href="data:,">
-<script src="/pling/pling.js" data-expose="*"{{AUTHORITY}}></script>
+<script src="/pling/pling.js" data-expose="*" data-webmcp="off"{{AUTHORITY}}></script>
 <script>
+pling.configure({ rateLimit: { describe: { burst: 0 }, invoke: { burst: 0 } }, loop: { repeats: 0 } });
 pling.action({ id: "order.place", title: "Place the order", risk: "write",
   run: async () => { await fetch("/bench/authority/executed", { method: "POST" }); return "placed"; } });
 pling.action({ id: "order.view", title: "View the order", risk: "read", run: () => "seen" });
@@ -91,12 +93,13 @@ func benchAuthorityBrowser(ctx context.Context, dist, chromium, tmp string, n in
 	defer stopAuth()
 	authorityURL.Store(urls[0])
 	cl := &http.Client{Timeout: 30 * time.Second}
-	tok, _, err := benchGrant(cl, urls, site, []string{"order.*"})
+	tok, sid, err := benchGrant(cl, urls, site, []string{"order.*"})
 	if err != nil {
 		return nil, err
 	}
 
 	res := &baBrowser{Invokes: n, Store: "SQLite, one instance on loopback (cross-origin to the page)"}
+	var lastWrite string // the id of the last write invoke on the authority page
 	measure := func(path, session string, actions ...string) ([][]float64, string, error) {
 		p, err := plingcdp.Open(ctx, site+path, plingcdp.Options{ExecPath: chromium})
 		if err != nil {
@@ -121,8 +124,12 @@ func benchAuthorityBrowser(ctx context.Context, dist, chromium, tmp string, n in
 		for i, act := range actions {
 			for k := 0; k < n+10; k++ {
 				t0 := time.Now()
-				if _, err := a.Invoke(c, act, map[string]any{}); err != nil {
+				r, err := a.Invoke(c, act, map[string]any{})
+				if err != nil {
 					return nil, "", fmt.Errorf("%s on %s: %w", act, path, err)
+				}
+				if session != "" && act == "order.place" {
+					lastWrite = r.RequestID
 				}
 				if k >= 10 { // the first ten warm up
 					out[i] = append(out[i], float64(time.Since(t0).Microseconds())/1000)
@@ -141,6 +148,11 @@ func benchAuthorityBrowser(ctx context.Context, dist, chromium, tmp string, n in
 	}
 	if got, want := executed.Load(), int64(2*(n+10)); got != want {
 		return nil, fmt.Errorf("the write action ran %d times, want %d", got, want)
+	}
+	// The authority page's writes went through the shared guard: the
+	// authority holds the last one's id.
+	if st, b, err := baCall(cl, urls[0], "POST", "/v1/sessions/"+sid+"/requests/"+lastWrite, tok, nil, nil); err != nil || st != http.StatusConflict {
+		return nil, fmt.Errorf("the authority's record of %s: %d %v %v, want 409 (the shared check did not run)", lastWrite, st, b, err)
 	}
 	res.Browser = product
 	res.LocalWriteMs, res.AuthorityReadMs, res.AuthorityWriteMs = median(local[0]), median(shared[0]), median(shared[1])
