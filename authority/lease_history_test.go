@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,19 +223,26 @@ func TestLeaseHistoryChecker(t *testing.T) {
 	})
 }
 
-// contend runs agents that loop acquire → hold (renewing some) → release
-// (leaving some to lapse) on one task through the instances at urls
-// until d has passed, each call through another instance than the last,
-// and returns the granted leases, the holder each asked as, and the
-// count of refused acquires.
-func contend(t *testing.T, cl *http.Client, urls []string, tok, task string, agents int, d time.Duration) ([]leaseRec, map[string]string, int) {
+// contendUntil runs agents that loop acquire → hold (renewing some) →
+// release (leaving some to lapse) on one task through the instances at
+// urls, each call through another instance than the last, for d, and on
+// past d up to limit until at least minGrants leases were granted and one
+// lapsed (so that a loaded machine still sees contention); it returns the
+// granted leases, the holder each asked as, and the count of refused
+// acquires.
+func contendUntil(t *testing.T, cl *http.Client, urls []string, tok, task string, agents int, d, limit time.Duration, minGrants int) ([]leaseRec, map[string]string, int) {
 	t.Helper()
 	var mu sync.Mutex
 	var recs []leaseRec
 	holders := map[string]string{}
 	refused := 0
 	now := func() time.Time { return time.Now().Round(0) }
-	deadline := time.Now().Add(d)
+	t0 := time.Now()
+	var grants, lapses atomic.Int64
+	going := func() bool {
+		el := time.Since(t0)
+		return el < d || (el < limit && (grants.Load() < int64(minGrants) || lapses.Load() == 0))
+	}
 	ctx := context.Background()
 	path := "/v1/tasks/" + task + "/lease"
 	var wg sync.WaitGroup
@@ -244,7 +252,7 @@ func contend(t *testing.T, cl *http.Client, urls []string, tok, task string, age
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(a), 13))
 			inst := func(k int) string { return urls[(a+k)%len(urls)] }
-			for cycle := 0; time.Now().Before(deadline); cycle++ {
+			for cycle := 0; going(); cycle++ {
 				holder := fmt.Sprintf("agent-%d-%d", a, cycle)
 				sent := now()
 				r, err := hcall(ctx, cl, inst(cycle), "POST", path, tok, nil, map[string]any{"holder": holder, "ttlSeconds": 1})
@@ -271,6 +279,7 @@ func contend(t *testing.T, cl *http.Client, urls []string, tok, task string, age
 					return
 				}
 				rec.ExpiresMs = append(rec.ExpiresMs, exp.UnixMilli())
+				grants.Add(1)
 				time.Sleep(time.Duration(2+rng.IntN(15)) * time.Millisecond)
 				p := rng.IntN(100)
 				if p < 30 { // renew through the next instance
@@ -286,7 +295,8 @@ func contend(t *testing.T, cl *http.Client, urls []string, tok, task string, age
 						t.Errorf("agent %d: renew: %d %s", a, rr.status, rr.raw)
 					}
 				}
-				if p >= 97 { // leave it to lapse
+				if p >= 97 || (a == 0 && lapses.Load() == 0) { // leave it to lapse (agent 0 its first)
+					lapses.Add(1)
 					mu.Lock()
 					recs, holders[rec.ID] = append(recs, rec), holder
 					mu.Unlock()
@@ -299,6 +309,9 @@ func contend(t *testing.T, cl *http.Client, urls []string, tok, task string, age
 					return
 				}
 				rec.RelStatus = rr.status
+				if rr.status != 200 {
+					lapses.Add(1)
+				}
 				if rr.status != 200 && code(rr.body) != "CONTINUITY_LEASE_EXPIRED" {
 					t.Errorf("agent %d: release: %d %s", a, rr.status, rr.raw)
 				}
@@ -341,13 +354,14 @@ func readStoreLeases(t *testing.T, driver, dsn, task string) []storeLease {
 	return out
 }
 
-// leaseProof runs the contention and both checks.
-func leaseProof(t *testing.T, urls []string, driver, dsn string, agents int, d time.Duration) {
+// leaseProof runs the contention for d (longer, up to limit, until 20
+// grants and a lapse were seen) and both checks.
+func leaseProof(t *testing.T, urls []string, driver, dsn string, agents int, d, limit time.Duration) {
 	cl := newClient(t, agents)
 	tok, _ := grant(t, cl, urls)
 	task := "contended"
 	mustCall(t, cl, urls[0], "POST", "/v1/tasks", tok, nil, map[string]any{"taskId": task, "state": map[string]any{}}, 201)
-	recs, holders, refused := contend(t, cl, urls, tok, task, agents, d)
+	recs, holders, refused := contendUntil(t, cl, urls, tok, task, agents, d, limit, 20)
 	lapsed, renewed := 0, 0
 	for _, r := range recs {
 		if r.RelSent.IsZero() || r.RelStatus != 200 {
@@ -357,7 +371,7 @@ func leaseProof(t *testing.T, urls []string, driver, dsn string, agents int, d t
 			renewed++
 		}
 	}
-	t.Logf("%d agents, %d instances, %v: %d leases granted (%d renewed, %d lapsed), %d acquires refused",
+	t.Logf("%d agents, %d instances, at least %v: %d leases granted (%d renewed, %d lapsed), %d acquires refused",
 		agents, len(urls), d, len(recs), renewed, lapsed, refused)
 	if len(recs) < 20 || lapsed == 0 || refused == 0 {
 		t.Errorf("too little contention to prove anything: %d grants, %d lapsed, %d refused", len(recs), lapsed, refused)
@@ -389,12 +403,12 @@ func TestLeaseContentionThreeInstances(t *testing.T) {
 		t.Skip("20 s of contention; -short skips it")
 	}
 	c := newCluster(t, 3, withSkew)
-	leaseProof(t, c.urls(), "pgx", c.DSN, 64, 20*time.Second)
+	leaseProof(t, c.urls(), "pgx", c.DSN, 64, 20*time.Second, 40*time.Second)
 }
 
 // TestLeaseContentionSQLite: the same proof on three instances over one
 // SQLite file (one process, separate store handles), shorter.
 func TestLeaseContentionSQLite(t *testing.T) {
 	urls, path := sqliteInstances(t, 3, withSkew)
-	leaseProof(t, urls, "sqlite", "file:"+path, 16, 3*time.Second)
+	leaseProof(t, urls, "sqlite", "file:"+path, 16, 3*time.Second, 20*time.Second)
 }
