@@ -47,8 +47,9 @@ func clusterConfig() authority.Config {
 
 // newCluster starts n instances on a fresh database of the throwaway
 // PostgreSQL, all at once (so they migrate and start concurrently, as a
-// deployment's would), and stops them at the end of the test.
-func newCluster(t *testing.T, n int) *cluster {
+// deployment's would), and stops them at the end of the test. opts change
+// every instance's Config.
+func newCluster(t *testing.T, n int, opts ...func(*authority.Config)) *cluster {
 	t.Helper()
 	c := &cluster{t: t, DSN: pgtest.DSN(t), Inst: make([]*instance, n),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}}
@@ -58,7 +59,7 @@ func newCluster(t *testing.T, n int) *cluster {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.Inst[i], errs[i] = startInstance(c.DSN)
+			c.Inst[i], errs[i] = startInstance(c.DSN, opts...)
 		}()
 	}
 	wg.Wait()
@@ -78,7 +79,7 @@ func newCluster(t *testing.T, n int) *cluster {
 	return c
 }
 
-func startInstance(dsn string) (*instance, error) {
+func startInstance(dsn string, opts ...func(*authority.Config)) (*instance, error) {
 	ctx := context.Background()
 	st, err := authority.Open(ctx, authority.StoreSpec(dsn))
 	if err != nil {
@@ -86,6 +87,9 @@ func startInstance(dsn string) (*instance, error) {
 	}
 	cfg := clusterConfig()
 	cfg.Store = st
+	for _, o := range opts {
+		o(&cfg)
+	}
 	srv, err := authority.NewServer(ctx, cfg)
 	if err != nil {
 		st.Close()

@@ -14,20 +14,16 @@ import (
 	"github.com/pling-go/pling/authority"
 )
 
-// instances starts n authority servers sharing one SQLite file, each with
-// its own store handle and its own clock (offset from a shared base).
-func instances(t *testing.T, n int, offsets ...time.Duration) ([]*taskFixture, *atomic.Int64) {
+// instances starts n authority servers sharing one store (open opens it
+// again for each: its own handle, as another instance would), each with
+// its own clock (offset from a shared base).
+func instances(t *testing.T, open opener, n int, offsets ...time.Duration) ([]*taskFixture, *atomic.Int64) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "shared.db")
 	base := new(atomic.Int64)
 	base.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
 	var out []*taskFixture
 	for i := range n {
-		st, err := authority.OpenSQLite(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := open()
 		var off time.Duration
 		if i < len(offsets) {
 			off = offsets[i]
@@ -48,7 +44,11 @@ func instances(t *testing.T, n int, offsets ...time.Duration) ([]*taskFixture, *
 // TestLeaseAcrossInstances: instances sharing a store hand out one lease
 // between them, whichever instance each acquirer reaches.
 func TestLeaseAcrossInstances(t *testing.T) {
-	fs, _ := instances(t, 3)
+	forEachStore(t, func(t *testing.T, open opener) { leaseAcrossInstances(t, open) })
+}
+
+func leaseAcrossInstances(t *testing.T, open opener) {
+	fs, _ := instances(t, open, 3)
 	tok := fs[0].tokenFor("agent-1")
 	id := fs[1].newTask(tok, "", map[string]any{})
 	var wg sync.WaitGroup
@@ -78,7 +78,11 @@ func TestLeaseAcrossInstances(t *testing.T) {
 // (within the 2s margin). When B sees A's lease lapsed, A still takes it
 // for live, so B must not hand it on; once A's holder is refused too, B may.
 func TestLeaseUnderClockSkew(t *testing.T) {
-	fs, base := instances(t, 2, 0, 1500*time.Millisecond)
+	forEachStore(t, func(t *testing.T, open opener) { leaseUnderClockSkew(t, open) })
+}
+
+func leaseUnderClockSkew(t *testing.T, open opener) {
+	fs, base := instances(t, open, 2, 0, 1500*time.Millisecond)
 	a, b := fs[0], fs[1]
 	tok := a.tokenFor("agent-1")
 	id := a.newTask(tok, "", map[string]any{})

@@ -15,6 +15,10 @@
 //	        through @playwright/mcp (installed from npm at run time), one
 //	        MCP client for both; JSON, Markdown and an SVG chart
 //	        (make bench-agent)
+//	pling-bench authority [--d D] [--clients N] [--dist DIR] [--n N]
+//	        the authority's lease and write throughput on SQLite and
+//	        PostgreSQL with 1 and 3 instances, and the shared replay
+//	        check's cost in Chromium; JSON and Markdown (make bench-authority)
 //
 // Run "pling-bench COMMAND -h" for a command's flags.
 package main
