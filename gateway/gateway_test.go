@@ -315,6 +315,7 @@ func noLeak(t *testing.T, before int) {
 	for {
 		n := goruntime.NumGoroutine()
 		if n <= before {
+			t.Logf("goroutines: %d before, %d after", before, n)
 			return
 		}
 		if time.Now().After(deadline) {
