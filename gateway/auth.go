@@ -77,7 +77,7 @@ type TokenAuth struct {
 }
 
 // startWait bounds how long Start waits for the first sync.
-const startWait = 5 * time.Second
+const startWait = 2 * time.Second
 
 // NewTokenAuth returns a TokenAuth for tokens issued by the authority at
 // authorityURL for one of audiences (page origins). Call Start to fetch
