@@ -56,8 +56,13 @@ type Config struct {
 	// MaxRequestsPerSession bounds the request records (shared replay
 	// guard) one session may hold (default 10000).
 	MaxRequestsPerSession int64
-	Now                   func() time.Time
-	Logger                *slog.Logger
+	// CreateBurst and CreatePerSecond are the token bucket of POST
+	// /v1/delegations per client IP (defaults DefaultCreateBurst and
+	// DefaultCreatePerSecond; a negative value turns the limit off).
+	CreateBurst     int
+	CreatePerSecond float64
+	Now             func() time.Time
+	Logger          *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -72,6 +77,8 @@ type Server struct {
 	storeErrors prometheus.Counter
 	cont        continuity
 	requestsGC  atomic.Int64 // when a consume last dropped expired records
+	createLimit *limiter     // nil: off
+	limited     prometheus.Counter
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -110,6 +117,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MaxRequestsPerSession <= 0 {
 		cfg.MaxRequestsPerSession = 10_000
 	}
+	if cfg.CreateBurst == 0 {
+		cfg.CreateBurst = DefaultCreateBurst
+	}
+	if cfg.CreatePerSecond == 0 {
+		cfg.CreatePerSecond = DefaultCreatePerSecond
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -117,7 +130,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity()}
+		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
+		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
+		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
+			Help: "Delegation requests refused by the per-address rate limit."})}
 	for _, k := range cfg.OperatorKeys {
 		if k != "" {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
@@ -141,6 +157,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("POST /v1/delegations/{id}/token", s.token)
 	m.HandleFunc("POST /v1/sessions/{id}/revoke", s.revoke)
 	m.HandleFunc("GET /v1/keys", s.keys)
+	m.HandleFunc("POST /v1/keys/rotate", s.operator(s.rotate))
 	m.HandleFunc("GET /v1/revocations", s.revocations)
 	s.routeContinuity(m)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
@@ -327,6 +344,12 @@ type createReq struct {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	if s.createLimit != nil {
+		if ok, retry := s.createLimit.allow(clientIP(r), s.nowMs()); !ok {
+			s.rateLimited(w, retry)
+			return
+		}
+	}
 	var req createReq
 	if !s.readBody(w, r, &req, false) {
 		return
@@ -586,7 +609,24 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "revoked"})
 }
 
+// rotate is the operator's key rotation: the signing key is retired (still
+// published until the last token it can have signed expires) and a new
+// one signs from now on. The answer is the keys as GET /v1/keys lists
+// them, never cached.
+func (s *Server) rotate(w http.ResponseWriter, r *http.Request) {
+	if err := s.Rotate(r.Context()); err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	s.cfg.Logger.Info("signing key rotated")
+	s.writeKeys(w, r, "no-store")
+}
+
 func (s *Server) keys(w http.ResponseWriter, r *http.Request) {
+	s.writeKeys(w, r, "public, max-age=60")
+}
+
+func (s *Server) writeKeys(w http.ResponseWriter, r *http.Request, cache string) {
 	keys, err := s.cfg.Store.Keys(r.Context(), s.nowMs())
 	if err != nil {
 		s.internal(w, r, err)
@@ -604,7 +644,7 @@ func (s *Server) keys(w http.ResponseWriter, r *http.Request) {
 		out = append(out, e)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "public, max-age=60")
+	w.Header().Set("Cache-Control", cache)
 	_ = json.NewEncoder(w).Encode(map[string]any{"keys": out})
 }
 

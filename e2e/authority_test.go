@@ -33,7 +33,9 @@ pling.action({ id: "order.view", title: "View the order", risk: "read", run: () 
 // TestBrowserAuthority: a page in Chromium configured with authority: a
 // delegated token minted by the real device grant works; the same write
 // request id sent again from the reloaded page is REPLAY_DETECTED through
-// the authority's record; once the operator revokes the session, the
+// the authority's record; after the operator rotates the signing key the
+// page accepts tokens signed before and after; once the operator revokes
+// the session, the
 // still-open page refuses it with SESSION_REVOKED within 5 s.
 func TestBrowserAuthority(t *testing.T) {
 	d := dist(t)
@@ -109,7 +111,7 @@ func TestBrowserAuthority(t *testing.T) {
 	token, sessionID := b["token"].(string), b["sessionId"].(string)
 
 	tb := site.open(t, "/test/authority.html")
-	send := func(reqID, capability string) (ok bool, code string, details map[string]any) {
+	sendWith := func(token, reqID, capability string) (ok bool, code string, details map[string]any) {
 		t.Helper()
 		req, _ := json.Marshal(map[string]any{"protocol": "pling.surface/0.1", "id": reqID, "method": "invoke",
 			"capability": capability, "input": map[string]any{}, "session": token})
@@ -130,6 +132,10 @@ func TestBrowserAuthority(t *testing.T) {
 			t.Fatalf("invoke %s: %v in %s", reqID, err, out)
 		}
 		return res.OK, res.Error.Code, res.Error.Details
+	}
+	send := func(reqID, capability string) (bool, string, map[string]any) {
+		t.Helper()
+		return sendWith(token, reqID, capability)
 	}
 
 	if ok, code, _ := send("auth-view-1", "order.view"); !ok {
@@ -165,6 +171,35 @@ func TestBrowserAuthority(t *testing.T) {
 	}
 	if code, b := call("POST", "/v1/sessions/"+sessionID+"/requests/auth-place-1", token, nil); code != 409 {
 		t.Errorf("the authority's record of auth-place-1: %d %v, want 409", code, b)
+	}
+
+	// The operator rotates the signing key: the open page keeps accepting
+	// the token signed before, and accepts one signed after (a kid it has
+	// not seen, fetched when the token arrives).
+	if code, b := call("POST", "/v1/keys/rotate", opKey, nil); code != 200 {
+		t.Fatalf("rotate: %d %v", code, b)
+	}
+	code, b = call("POST", "/v1/delegations", "", map[string]any{"audience": site.url, "scope": []string{"order.*"}, "ttlSeconds": 600, "agent": "e2e-agent"})
+	if code != 201 {
+		t.Fatalf("create after the rotation: %d %v", code, b)
+	}
+	id2, secret2 := b["id"].(string), b["pollSecret"].(string)
+	if code, b := call("POST", "/v1/delegations/"+id2+"/approve", opKey, nil); code != 200 {
+		t.Fatalf("approve after the rotation: %d %v", code, b)
+	}
+	code, b = call("POST", "/v1/delegations/"+id2+"/token", "", map[string]any{"pollSecret": secret2})
+	if code != 200 {
+		t.Fatalf("collect after the rotation: %d %v", code, b)
+	}
+	rotated := b["token"].(string)
+	if strings.Split(rotated, ".")[1] == strings.Split(token, ".")[1] {
+		t.Fatal("the rotation did not change the signing kid")
+	}
+	if ok, code, _ := send("auth-view-rotated-old", "order.view"); !ok {
+		t.Errorf("the token signed before the rotation: %s", code)
+	}
+	if ok, code, _ := sendWith(rotated, "auth-view-rotated-new", "order.view"); !ok {
+		t.Errorf("the token signed after the rotation: %s", code)
 	}
 
 	// The operator revokes; the open page refuses the session within 5 s.

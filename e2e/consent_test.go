@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -14,12 +16,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
+	perr "github.com/pling-go/pling/errors"
 )
 
 // The delegation flow end to end, as docs/authority.md tells it: an agent
@@ -27,8 +31,11 @@ import (
 // a person opens the verification URI in Chromium, sees the agent's name —
 // markup in it shown as text —, unticks one pattern and approves; the
 // agent's Wait returns a token with the narrowed scope; pling invoke
-// --token-file uses it on the demo page, which verifies it with the
-// authority's keys (put into the pages by pling serve's site server).
+// --token-file uses it on the demo page, which follows the authority
+// (data-authority, added by pling serve's site server). Then the agent
+// invokes with the token in a shop page open in Chromium (agent.Client
+// over CDP); the operator revokes the session, and the next invoke in the
+// still-open page is SESSION_REVOKED within 5 s.
 func TestConsentScreen(t *testing.T) {
 	d := dist(t)
 	bin := cdp.Browser("")
@@ -57,11 +64,7 @@ func TestConsentScreen(t *testing.T) {
 	}
 	as := httptest.NewServer(auth.Handler())
 	defer as.Close()
-	keys, err := siteserver.FetchKeys(ctx, nil, as.URL, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{Brotli: 1, Keys: keys,
+	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{Brotli: 1, Authority: as.URL,
 		Consent: &siteserver.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +103,8 @@ func TestConsentScreen(t *testing.T) {
 	go func() { d, err := p.Wait(ctx); got <- waited{d, err} }()
 
 	// The person.
-	actx, acancel, err := cdp.NewAllocator(ctx, bin)
+	ws := &devToolsURL{} // the agent's pages are tabs of the same browser
+	actx, acancel, err := cdp.NewAllocator(ctx, bin, remote.WebSocket, chromedp.CombinedOutput(ws))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,5 +197,50 @@ func TestConsentScreen(t *testing.T) {
 				t.Errorf("exit %d, want %d with %q:\n%s", code, tt.wantExit, tt.want, out)
 			}
 		})
+	}
+
+	// The agent's own page: a shop tab driven by the Go client with the
+	// token, left open across the revocation.
+	octx, ocancel := context.WithTimeout(ctx, time.Minute)
+	page, err := cdp.Open(octx, origin+"/shop/", cdp.Options{Remote: ws.get(), Timeout: 20 * time.Second})
+	ocancel()
+	if err != nil {
+		t.Fatalf("open the shop: %v", err)
+	}
+	defer page.Close()
+	client := agent.New(page, agent.WithSession(w.d.Token), agent.WithIDPrefix("e2e-consent"))
+	add := func() (*agent.Result, error) {
+		ictx, icancel := context.WithTimeout(ctx, 30*time.Second)
+		defer icancel()
+		return client.Invoke(ictx, "cart.add", map[string]any{"sku": "socks-wool"})
+	}
+	if _, err := add(); err != nil {
+		t.Fatalf("the delegated invoke in the open page: %v", err)
+	}
+	revoke, err := http.NewRequestWithContext(ctx, http.MethodPost, as.URL+"/v1/sessions/"+w.d.SessionID+"/revoke", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoke.Header.Set("Authorization", "Bearer "+opKey)
+	res, err := http.DefaultClient.Do(revoke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("revoke: HTTP %d", res.StatusCode)
+	}
+	revoked := time.Now()
+	for n := 1; ; n++ {
+		_, err := add()
+		var pe *agent.ProtocolError
+		if errors.As(err, &pe) && pe.Code == perr.SessionRevoked {
+			t.Logf("the open page refused the revoked session %v after the revocation (invoke %d)", time.Since(revoked).Round(time.Millisecond), n)
+			break
+		}
+		if time.Since(revoked) > 5*time.Second {
+			t.Fatalf("the open page still answers %v 5 s after the revocation", err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -101,7 +101,7 @@ type Follower struct {
 	keys       map[string]keyEntry
 	tv         *runtime.TokenVerifier // over the keys live at tvUntilMs
 	tvUntilMs  int64                  // the first notAfter among them
-	keyFetchMs int64                  // the last key fetch, by the clock
+	keyFetchMs int64                  // the last key fetch made for an unknown kid, by the clock
 	cursor     string
 	revoked    map[string]struct{}
 	overflow   bool
@@ -260,10 +260,6 @@ type keysAnswer struct {
 
 // fetchKeys replaces the key set with the authority's.
 func (f *Follower) fetchKeys(ctx context.Context) error {
-	now := f.clock.NowMs()
-	f.mu.Lock()
-	f.keyFetchMs = now
-	f.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	st, body, err := f.tr.Do(ctx, "GET", f.base+"/v1/keys", "", nil)
@@ -415,6 +411,11 @@ func (f *Follower) refetch(ctx context.Context, kid string, nowMs int64) {
 	if known || recent {
 		return
 	}
+	// Only these fetches count: a key rotated just after the page started
+	// is fetched at once, a stream of forged kids at most once a window.
+	f.mu.Lock()
+	f.keyFetchMs = nowMs
+	f.mu.Unlock()
 	_ = f.fetchKeys(ctx) // a failed fetch keeps the old keys; the token is refused
 }
 

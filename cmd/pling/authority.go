@@ -56,6 +56,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	store := fl.String("store", string(authority.DefaultStore), "the store: sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (shared by any number of instances)")
 	keysFile := fl.String("operator-keys", "", "a file of operator keys, one per line")
 	verify := fl.String("verification-uri", "", "where a person enters the user code (the site's consent page)")
+	burst := fl.Int("delegation-burst", authority.DefaultCreateBurst, "POST /v1/delegations per client address: the burst (0 or less: no limit)")
+	perSec := fl.Float64("delegation-rate", authority.DefaultCreatePerSecond, "POST /v1/delegations per client address: requests per second once the burst is spent")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	pos, exit, ok := parseFlags(fl, args)
@@ -99,7 +101,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer st.Close()
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
-		VerificationURI: *verify, Logger: log})
+		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
@@ -113,4 +115,12 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
 	return serveUntilDone(ctx, hs, ln, 10*time.Second, "authority", stderr)
+}
+
+// limitOff maps "0 or less" of a limit flag to Config's "off" (negative).
+func limitOff(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

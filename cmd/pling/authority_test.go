@@ -59,7 +59,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	done := make(chan int, 1)
 	go func() {
 		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
-			"--operator-keys", keys, "--audience", "https://shop.example=orders.*"}, pw, &stderr)
+			"--operator-keys", keys, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01"}, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -108,6 +108,12 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 		t.Fatalf("token: %d %v", st, b)
 	}
 	tok := b["token"].(string)
+	// The burst of 2 is spent (the oversized body counted: the limit comes
+	// before the body is read).
+	st, b = call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
+	if e, _ := b["error"].(map[string]any); st != 429 || e["code"] != "RATE_LIMITED" {
+		t.Errorf("past --delegation-burst: %d %v, want 429 RATE_LIMITED", st, b)
+	}
 
 	res, err := http.Get(base + "/metrics")
 	if err != nil {
@@ -116,7 +122,8 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	metrics, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	for _, want := range []string{`pling_authority_requests_total{code="201",route="POST /v1/delegations"} 1`,
-		`pling_authority_requests_total{code="413",route="POST /v1/delegations"} 1`, "pling_authority_request_seconds", "pling_authority_store_errors_total 0"} {
+		`pling_authority_requests_total{code="413",route="POST /v1/delegations"} 1`, "pling_authority_request_seconds", "pling_authority_store_errors_total 0",
+		`pling_authority_requests_total{code="429",route="POST /v1/delegations"} 1`, "pling_authority_rate_limited_total 1"} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("metrics lack %q", want)
 		}

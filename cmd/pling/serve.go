@@ -87,7 +87,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exit
 		}
 		defer auth.close()
-		opts.keys, opts.consent = auth.keys, auth.consent
+		opts.authority, opts.consent = auth.url, auth.consent
 	}
 	start := time.Now()
 	srv, err := newServer(ctx, module, site.Demo(), opts)
@@ -193,13 +193,13 @@ func newHTTPServer(h http.Handler) *http.Server {
 type serveOptions struct {
 	// brotli is the target brotli quality (0–11).
 	brotli int
-	// keys and consent: see siteserver.Options.
-	keys    map[string]string
-	consent *siteserver.Consent
+	// authority and consent: see siteserver.Options.
+	authority string
+	consent   *siteserver.Consent
 }
 
 // newServer builds the handler of pling serve (package siteserver, where
 // it lives so that the e2e browser tests run the same server in-process).
 func newServer(ctx context.Context, module, demo fs.FS, opt serveOptions) (*siteserver.Server, error) {
-	return siteserver.New(ctx, module, demo, siteserver.Options{Brotli: opt.brotli, Keys: opt.keys, Consent: opt.consent})
+	return siteserver.New(ctx, module, demo, siteserver.Options{Brotli: opt.brotli, Authority: opt.authority, Consent: opt.consent})
 }

@@ -22,11 +22,10 @@ import (
 // decides with (--authority URL).
 const operatorKeyEnv = "PLING_OPERATOR_KEY"
 
-// siteAuthority is what pling serve --authority sets up: the keys the
-// pages verify with, the consent screen, and for embedded the authority
-// itself.
+// siteAuthority is what pling serve --authority sets up: the authority the
+// pages follow, the consent screen, and for embedded the authority itself.
 type siteAuthority struct {
-	keys    map[string]string
+	url     string
 	consent *siteserver.Consent
 	close   func()
 }
@@ -84,12 +83,13 @@ func startSiteAuthority(ctx context.Context, which, embeddedAddr, keyFile, siteO
 			return fail(2, "%v", err)
 		}
 	}
-	keys, err := siteserver.FetchKeys(ctx, nil, authURL, 10*time.Second)
-	if err != nil {
+	// The pages fetch the keys themselves (data-authority); this checks
+	// once that the URL is an authority, waiting for one still starting.
+	if _, err := siteserver.FetchKeys(ctx, nil, authURL, 10*time.Second); err != nil {
 		sa.close()
 		return fail(1, "%v", err)
 	}
-	sa.keys = keys
+	sa.url = authURL
 	if opKey == "" {
 		fmt.Fprintf(stderr, "pling serve: no operator key ($%s or --operator-key-file): pages verify the authority's tokens, but %s is off\n", operatorKeyEnv, siteserver.ConsentPath)
 	} else {

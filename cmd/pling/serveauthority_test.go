@@ -80,8 +80,8 @@ func TestServeEmbeddedAuthority(t *testing.T) {
 	}
 	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if !bytes.Contains(page, []byte(`<meta name="pling-keys"`)) {
-		t.Errorf("the page lacks the authority's keys:\n%.300s", page)
+	if !bytes.Contains(page, []byte(`data-authority="`+auth+`"`)) {
+		t.Errorf("the page does not follow the authority %s:\n%.600s", auth, page)
 	}
 
 	dir := t.TempDir()

@@ -41,11 +41,10 @@ func newConsentFixture(t *testing.T) *consentFixture {
 	}
 	as := httptest.NewServer(a.Handler())
 	t.Cleanup(as.Close)
-	keys, err := FetchKeys(t.Context(), nil, as.URL, 0)
-	if err != nil {
+	if _, err := FetchKeys(t.Context(), nil, as.URL, 0); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(t.Context(), fakeModule(), Demo(), Options{Brotli: 1, Keys: keys,
+	s, err := New(t.Context(), fakeModule(), Demo(), Options{Brotli: 1, Authority: as.URL,
 		Consent: &Consent{AuthorityURL: as.URL, OperatorKey: consentOpKey}})
 	if err != nil {
 		t.Fatal(err)
@@ -239,15 +238,32 @@ func TestConsentLookups(t *testing.T) {
 	}
 }
 
-// Every page carries the authority's keys for site.js; a key that is no
-// Ed25519 public key stops the server from starting.
-func TestKeysMeta(t *testing.T) {
+// Every page's pling.js tag names the authority (data-authority) and its
+// CSP lets the page reach that origin and no other; a URL that is no
+// authority base URL stops the server from starting.
+func TestFollowsAuthority(t *testing.T) {
 	f := newConsentFixture(t)
-	_, page := fetch(t, browser(t), "GET", f.site+"/shop/", nil, nil)
-	if !regexp.MustCompile(`<head>\n<meta name="pling-keys" content="\{&#34;k[^"]+&#34;:&#34;[A-Za-z0-9_-]{43}&#34;\}">`).MatchString(page) {
-		t.Errorf("no keys meta:\n%.400s", page)
+	for _, p := range []string{"/shop/", "/orders/", "/settings/"} {
+		res, err := http.Get(f.site + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		page := string(b)
+		if want := `<script src="/pling/pling.js" data-authority="` + f.api + `"`; !strings.Contains(page, want) {
+			t.Errorf("%s lacks %s:\n%.600s", p, want, page)
+		}
+		if strings.Contains(page, "pling-keys") {
+			t.Errorf("%s still carries the keys in a meta", p)
+		}
+		if csp, want := res.Header.Get("Content-Security-Policy"), "connect-src 'self' "+f.api+";"; !strings.Contains(csp, want) {
+			t.Errorf("%s CSP %q, want %q", p, csp, want)
+		}
 	}
-	if _, err := New(t.Context(), fakeModule(), Demo(), Options{Keys: map[string]string{"k": "short"}}); err == nil {
-		t.Error("a bad key was accepted")
+	for _, bad := range []string{"ftp://auth.example", "https://auth.example/v1", "https://auth.example/?a=1", "https://u@auth.example", `https://a.example"><script>`, "auth.example"} {
+		if _, err := New(t.Context(), fakeModule(), Demo(), Options{Authority: bad}); err == nil {
+			t.Errorf("authority %q was accepted", bad)
+		}
 	}
 }

@@ -2,40 +2,37 @@ package siteserver
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
 
-// keysMeta is the <meta name="pling-keys"> element carrying keys as JSON
-// (nil when there are none). Each key is checked to be an Ed25519 public
-// key, so that what the page reads is what the authority published.
-func keysMeta(keys map[string]string) ([]byte, error) {
-	if len(keys) == 0 {
-		return nil, nil
+// moduleTag is how every demo page starts its pling.js script tag; with
+// Options.Authority the data-authority attribute is added right after it.
+var moduleTag = []byte(`<script src="/pling/pling.js"`)
+
+// authorityOrigin checks that u is an http(s) base URL with nothing but a
+// host (and an optional trailing slash), and returns its origin for the
+// pages' CSP connect-src.
+func authorityOrigin(u string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.User != nil ||
+		(p.Path != "" && p.Path != "/") || p.RawQuery != "" || p.Fragment != "" || strings.ContainsAny(u, " '\";<>") {
+		return "", fmt.Errorf("authority %q: want an http(s) base URL such as https://auth.example", u)
 	}
-	for kid, k := range keys {
-		b, err := base64.RawURLEncoding.DecodeString(k)
-		if err != nil || len(b) != 32 || kid == "" {
-			return nil, fmt.Errorf("session key %q is not a base64url Ed25519 public key", kid)
-		}
-	}
-	j, err := json.Marshal(keys)
-	if err != nil {
-		return nil, err
-	}
-	return []byte(`<meta name="pling-keys" content="` + html.EscapeString(string(j)) + `">` + "\n"), nil
+	return p.Scheme + "://" + p.Host, nil
 }
 
-// FetchKeys reads the authority's published signing keys (GET /v1/keys)
-// as Options.Keys wants them, retrying for up to wait while the authority
-// is not up yet (pling authority and pling serve started together).
+// FetchKeys reads the authority's published signing keys (GET /v1/keys),
+// retrying for up to wait while the authority is not up yet (pling
+// authority and pling serve started together). pling serve calls it once
+// at start to check that the URL is an authority; the pages fetch the keys
+// themselves (data-authority).
 func FetchKeys(ctx context.Context, c *http.Client, authorityURL string, wait time.Duration) (map[string]string, error) {
 	if c == nil {
 		c = &http.Client{Timeout: 5 * time.Second}

@@ -13,10 +13,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html"
 	"io/fs"
 	"math/bits"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,11 +50,12 @@ type Options struct {
 	CSP string
 	// Consent, when set, serves the consent screen at ConsentPath.
 	Consent *Consent
-	// Keys, when set, are the session-token keys (kid → base64url
-	// Ed25519 public key) the demo pages verify sessions with: each page
-	// carries them in <meta name="pling-keys">, which assets/site.js
-	// passes to pling.configure({keys}).
-	Keys map[string]string
+	// Authority, when set, is the base URL of the delegation authority
+	// the demo pages follow (docs/authority.md "Pages that follow the
+	// authority"): each page's pling.js script tag carries it as
+	// data-authority, and the default CSP's connect-src allows its origin,
+	// so the pages fetch its keys and revocation feed themselves.
+	Authority string
 }
 
 // DefaultCSP is the Content-Security-Policy of the demo pages: scripts
@@ -116,9 +119,16 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		}
 		s.consent = c
 	}
-	keysMeta, err := keysMeta(opt.Keys)
-	if err != nil {
-		return nil, err
+	var followAttr []byte
+	if opt.Authority != "" {
+		origin, err := authorityOrigin(opt.Authority)
+		if err != nil {
+			return nil, err
+		}
+		if opt.CSP == "" {
+			s.csp = strings.Replace(DefaultCSP, "connect-src 'self'", "connect-src 'self' "+origin, 1)
+		}
+		followAttr = []byte(` data-authority="` + html.EscapeString(strings.TrimRight(opt.Authority, "/")) + `"`)
 	}
 	for _, name := range ModuleFiles {
 		b, err := fs.ReadFile(module, name)
@@ -134,7 +144,7 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		// embedded cross-origin even by a cross-origin isolated page.
 		s.files["/pling/"+name] = &servedFile{name: name, raw: b, cache: "public, max-age=300", corp: "cross-origin"}
 	}
-	err = fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -142,8 +152,8 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		if err != nil {
 			return err
 		}
-		if keysMeta != nil && strings.HasSuffix(p, ".html") {
-			b = bytes.Replace(b, []byte("<head>"), append([]byte("<head>\n"), keysMeta...), 1)
+		if followAttr != nil && strings.HasSuffix(p, ".html") {
+			b = bytes.Replace(b, moduleTag, append(slices.Clip(moduleTag), followAttr...), 1)
 		}
 		// Pages revalidate every time (a 304 is cheap); the ETag still
 		// saves the bytes.

@@ -4,9 +4,8 @@
 // ?rate=BURST,PER_SECOND sets the invoke budget (so a burst shows
 // RATE_LIMITED and the wait), ?handoffTimeoutMs= and ?approvalTtlMs= set
 // how long a person has. They configure Pling before the module starts.
-// When pling serve knows an authority, each page carries its session-token
-// keys in <meta name="pling-keys"> (JSON, kid → public key), passed on as
-// the keys option so delegated sessions verify.
+// When pling serve knows an authority, pling serve adds data-authority to
+// each page's pling.js tag: the module follows it by itself.
 (function () {
   "use strict";
   var q = new URLSearchParams(location.search);
@@ -15,10 +14,6 @@
     if (rate) {
       var r = rate.split(",").map(Number);
       if (r[0] > 0) c.rateLimit = { invoke: { burst: r[0], perSecond: r[1] || 1 }, describe: { burst: 120, perSecond: 10 } };
-    }
-    var km = document.querySelector('meta[name="pling-keys"]');
-    if (km) {
-      try { c.keys = JSON.parse(km.getAttribute("content")); } catch (e) { console.error("pling-keys: " + e); }
     }
     ["handoffTimeoutMs", "approvalTtlMs"].forEach(function (k) {
       var v = Number(q.get(k));
