@@ -48,7 +48,8 @@ func readKeys(r io.Reader) []string {
 
 func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("authority", stderr,
-		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
+		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
+		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag.",
 	)

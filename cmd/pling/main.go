@@ -17,7 +17,8 @@
 //	        keep one browser tab across commands (--session-name NAME)
 //	pling conform [--host native|wazero|node|chromium] [--dist DIR] [--strict] DIR|FILE…
 //	        run conformance cases on a host
-//	pling authority [--addr HOST:PORT] [--store sqlite:PATH] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…
+//	pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…
+//	        [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]
 //	        run the delegation authority (docs/authority.md)
 //	pling delegate URL --scope PATTERN[,…] [--authority URL] [--ttl D] [--token-file F] [--agent NAME] [--json]
 //	        ask the site's authority for a session, wait for a person's
