@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pling-go/pling/internal/authoritytest"
 	"github.com/pling-go/pling/internal/pgtest"
 )
 
@@ -95,22 +96,12 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if st, b := call("POST", "/v1/delegations", "", `{"agent":"`+strings.Repeat("x", 64<<10)+`"}`); st != 413 {
 		t.Errorf("oversized body: %d %v, want 413", st, b)
 	}
-	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
-	if st != 201 {
-		t.Fatalf("create: %d %v", st, b)
-	}
-	id, secret := b["id"].(string), b["pollSecret"].(string)
-	if st, b = call("POST", "/v1/delegations/"+id+"/approve", "op-secret-1", ""); st != 200 {
-		t.Fatalf("approve: %d %v", st, b)
-	}
-	st, b = call("POST", "/v1/delegations/"+id+"/token", "", `{"pollSecret":"`+secret+`"}`)
-	if st != 200 {
-		t.Fatalf("token: %d %v", st, b)
-	}
-	tok := b["token"].(string)
+	grant := authoritytest.DeviceGrant(t, base, "op-secret-1",
+		authoritytest.Grant{Audience: "https://shop.example", Scope: []string{"orders.read"}, TTL: time.Minute, Agent: "a"})
+	tok, secret := grant.Token, grant.PollSecret
 	// The burst of 2 is spent (the oversized body counted: the limit comes
 	// before the body is read).
-	st, b = call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
+	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
 	if e, _ := b["error"].(map[string]any); st != 429 || e["code"] != "RATE_LIMITED" {
 		t.Errorf("past --delegation-burst: %d %v, want 429 RATE_LIMITED", st, b)
 	}
