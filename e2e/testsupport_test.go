@@ -9,9 +9,10 @@ import (
 )
 
 // testSupport are the packages that exist only for tests: a real
-// authority on loopback, a throwaway PostgreSQL.
+// authority on loopback, the browser process, a throwaway PostgreSQL.
 var testSupport = []string{
 	"github.com/pling-go/pling/internal/authoritytest",
+	"github.com/pling-go/pling/internal/browsertest",
 	"github.com/pling-go/pling/internal/pgtest",
 }
 
