@@ -11,26 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pling-go/pling/internal/authoritytest"
 	"github.com/pling-go/pling/internal/pgtest"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the command's logger and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestAuthorityCommand runs pling authority on a real SQLite file, and on
 // a real PostgreSQL with a password in its DSN, and walks the device grant
@@ -56,7 +42,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr lockedBuffer
+	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
@@ -67,7 +53,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if err != nil {
 		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
 	}
-	var stdout lockedBuffer
+	var stdout syncBuffer
 	stdout.Write([]byte(line))
 	copied := make(chan struct{})
 	go func() { io.Copy(&stdout, pr); close(copied) }()
