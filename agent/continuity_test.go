@@ -1,13 +1,10 @@
 package agent_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/authoritytest"
 )
 
 const taskOrigin = "https://shop.example"
@@ -25,42 +23,9 @@ const taskOrigin = "https://shop.example"
 // the authority itself) and returns its URL and a delegation token.
 func authorityServer(t *testing.T, wrap func(http.Handler) http.Handler) (string, string) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := authority.NewServer(ctx, authority.Config{Store: st,
-		Audiences: map[string][]string{taskOrigin: {"*"}}, OperatorKeys: []string{"op"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h http.Handler = srv.Handler()
-	if wrap != nil {
-		h = wrap(h)
-	}
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	post := func(path, auth string, body any) map[string]any {
-		j, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", hs.URL+path, bytes.NewReader(j))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return out
-	}
-	d := post("/v1/delegations", "", map[string]any{"audience": taskOrigin, "scope": []string{"checkout.*"}, "ttlSeconds": 600, "agent": "shopper"})
-	post("/v1/delegations/"+d["id"].(string)+"/approve", "op", nil)
-	tok := post("/v1/delegations/"+d["id"].(string)+"/token", "", map[string]any{"pollSecret": d["pollSecret"]})
-	return hs.URL, tok["token"].(string)
+	a := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{taskOrigin: {"*"}}, OperatorKeys: []string{"op"}}, wrap)
+	s := a.DeviceGrant(t, authoritytest.Grant{Audience: taskOrigin, Scope: []string{"checkout.*"}, Agent: "shopper"})
+	return a.URL, s.Token
 }
 
 type checkout struct {

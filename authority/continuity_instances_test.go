@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,26 +50,9 @@ func leaseAcrossInstances(t *testing.T, open opener) {
 	fs, _ := instances(t, open, 3)
 	tok := fs[0].tokenFor("agent-1")
 	id := fs[1].newTask(tok, "", map[string]any{})
-	var wg sync.WaitGroup
-	var won, held atomic.Int32
-	for i := range 18 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := fs[i%3].do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
-			switch {
-			case r.status == 200:
-				won.Add(1)
-			case r.status == 423 && code(r.body) == "CONTINUITY_LEASE_HELD":
-				held.Add(1)
-			default:
-				t.Errorf("unexpected %d %s", r.status, r.raw)
-			}
-		}()
-	}
-	wg.Wait()
-	if won.Load() != 1 || held.Load() != 17 {
-		t.Fatalf("%d holders and %d refusals across 3 instances, want 1 and 17", won.Load(), held.Load())
+	won, held := raceForLease(t, 18, func(i int) *taskFixture { return fs[i%3] }, tok, id)
+	if won != 1 || held != 17 {
+		t.Fatalf("%d holders and %d refusals across 3 instances, want 1 and 17", won, held)
 	}
 }
 

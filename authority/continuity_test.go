@@ -88,16 +88,7 @@ type resp struct {
 // do sends a continuity request with headers ("" values are skipped).
 func (f *taskFixture) do(method, path, tok string, hdr map[string]string, body any) resp {
 	f.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
-	}
-	req, _ := http.NewRequest(method, f.url+path, rd)
+	req, _ := http.NewRequest(method, f.url+path, requestBody(body))
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
@@ -486,28 +477,37 @@ func TestLeaseAcquireExactlyOne(t *testing.T) {
 		f := newTaskFixture(t, open())
 		tok := f.tokenFor("agent-1")
 		id := f.newTask(tok, "", map[string]any{})
-		var wg sync.WaitGroup
-		var won, held atomic.Int32
-		for i := range 16 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
-				switch {
-				case r.status == 200:
-					won.Add(1)
-				case r.status == 423 && code(r.body) == "CONTINUITY_LEASE_HELD":
-					held.Add(1)
-				default:
-					t.Errorf("unexpected %d %s", r.status, r.raw)
-				}
-			}()
-		}
-		wg.Wait()
-		if won.Load() != 1 || held.Load() != 15 {
-			t.Fatalf("%d holders and %d refusals, want 1 and 15", won.Load(), held.Load())
+		won, held := raceForLease(t, 16, func(int) *taskFixture { return f }, tok, id)
+		if won != 1 || held != 15 {
+			t.Fatalf("%d holders and %d refusals, want 1 and 15", won, held)
 		}
 	})
+}
+
+// raceForLease has n holders ask for the lease of task id at once, the
+// i-th through at(i); it counts those that got it and those refused with
+// CONTINUITY_LEASE_HELD (any other answer fails the test).
+func raceForLease(t *testing.T, n int, at func(i int) *taskFixture, tok, id string) (won, held int32) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var w, h atomic.Int32
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := at(i).do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
+			switch {
+			case r.status == 200:
+				w.Add(1)
+			case r.status == 423 && code(r.body) == "CONTINUITY_LEASE_HELD":
+				h.Add(1)
+			default:
+				t.Errorf("unexpected %d %s", r.status, r.raw)
+			}
+		}()
+	}
+	wg.Wait()
+	return w.Load(), h.Load()
 }
 
 func TestConcurrentIfMatchWriters(t *testing.T) {

@@ -96,14 +96,9 @@ func OpenPostgres(ctx context.Context, dsn string) (*SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(locker))
-	if err != nil {
+	if err := migrateUp(ctx, db, goose.DialectPostgres, sub, goose.WithSessionLocker(locker)); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("authority: migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("authority: migrations: %w", err)
+		return nil, err
 	}
 	return &SQLStore{db: db, dialect: PostgreSQL}, nil
 }

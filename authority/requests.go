@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/pling-go/pling/authority/internal/urlsafe"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
 )
@@ -23,21 +24,6 @@ import (
 // requestsGCEveryMs is how often, at most, a consume also drops the
 // records of expired sessions.
 const requestsGCEveryMs = 60_000
-
-// validSessionID is the alphabet and length of a session id (what
-// randomID makes, with room).
-func validSessionID(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
 
 // validCode is a code: up to 64 chars of [A-Za-z0-9_.:-] (the protocol's
 // codes and a page's business codes), or empty.
@@ -60,7 +46,7 @@ func validCode(s string) bool {
 // the same answer, so the route tells nobody which session ids exist.
 func (s *Server) sessionBearer(w http.ResponseWriter, r *http.Request) (Session, bool) {
 	id, rid := r.PathValue("id"), r.PathValue("rid")
-	if !validSessionID(id) || !schema.ValidID(rid) {
+	if !urlsafe.ID(id) || !schema.ValidID(rid) {
 		s.fail(w, perr.DelegationRequestInvalid, "The session id or request id is malformed")
 		return Session{}, false
 	}

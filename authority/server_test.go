@@ -68,6 +68,20 @@ func (f *fixture) call(method, path, auth string, body any) (int, map[string]any
 	return f.callAt(nil, method, path, auth, body)
 }
 
+// requestBody is a test request's body: none for nil, a string as it is
+// (malformed JSON too), anything else as JSON.
+func requestBody(body any) io.Reader {
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case string:
+		return strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		return bytes.NewReader(j)
+	}
+}
+
 // burstClient keeps enough connections alive for a burst of requests.
 var burstClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
@@ -75,16 +89,7 @@ var burstClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 6
 // kept alive, so that a burst of calls really overlaps.
 func (f *fixture) callAt(start <-chan struct{}, method, path, auth string, body any) (int, map[string]any) {
 	f.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
-	}
-	req, _ := http.NewRequest(method, f.url+path, rd)
+	req, _ := http.NewRequest(method, f.url+path, requestBody(body))
 	if auth != "" {
 		req.Header.Set("Authorization", "Bearer "+auth)
 	}

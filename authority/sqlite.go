@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 
 	"github.com/pressly/goose/v3"
@@ -39,14 +38,9 @@ func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, sub)
-	if err != nil {
+	if err := migrateUp(ctx, db, goose.DialectSQLite3, sub); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("authority: migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("authority: migrations: %w", err)
+		return nil, err
 	}
 	return &SQLStore{db: db}, nil
 }

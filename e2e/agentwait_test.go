@@ -3,15 +3,10 @@ package e2e
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +16,7 @@ import (
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/browsertest"
 )
 
 // The person's side of the default approval and handoff dialog: whether
@@ -196,7 +192,7 @@ func TestBrowserGone(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	ts := hs.URL
-	before := browserChildren(t)
+	before := browsertest.Children()
 	octx, ocancel := context.WithTimeout(ctx, time.Minute)
 	defer ocancel()
 	p, err := cdp.Open(octx, ts+"/shop/", cdp.Options{Timeout: 20 * time.Second})
@@ -208,7 +204,7 @@ func TestBrowserGone(t *testing.T) {
 	if _, err := c.Describe(octx, nil); err != nil {
 		t.Fatal(err)
 	}
-	killBrowser(t, before)
+	browsertest.Kill(t, before)
 
 	_, err = c.Invoke(octx, "cart.add", map[string]any{"sku": "pack-20"})
 	if err == nil {
@@ -227,56 +223,4 @@ func TestBrowserGone(t *testing.T) {
 	default:
 		t.Error("Page.Gone is not closed after the browser died")
 	}
-}
-
-// browserChildren lists the pids of this process's child browsers.
-func browserChildren(t *testing.T) []int {
-	t.Helper()
-	var out []int
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
-	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			pid, err := strconv.Atoi(s)
-			if err != nil {
-				continue
-			}
-			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-			if strings.Contains(string(comm), "chrom") {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
-
-// killBrowser kills the browser this test started (a child of this
-// process that was not there before) by its pid, and waits until it is
-// gone.
-func killBrowser(t *testing.T, before []int) {
-	t.Helper()
-	var pid int
-	for _, p := range browserChildren(t) {
-		if !slices.Contains(before, p) {
-			pid = p
-		}
-	}
-	if pid == 0 {
-		t.Fatal("found no browser process started by this test")
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(st), ") Z ") {
-			time.Sleep(200 * time.Millisecond) // chromedp notices the lost pipe
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("browser %d did not die", pid)
 }

@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/authoritytest"
 )
 
 // authorityPage follows the authority at {{AUTHORITY}} (another loopback
@@ -60,55 +58,18 @@ func TestBrowserAuthority(t *testing.T) {
 	site := startBrowserSite(t, d, extra)
 
 	const opKey = "operator-key-for-e2e"
-	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "authority.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := authority.NewServer(t.Context(), authority.Config{Store: st,
-		Audiences: map[string][]string{site.url: {"order.*"}}, OperatorKeys: []string{opKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as := httptest.NewServer(srv.Handler())
-	t.Cleanup(as.Close)
+	as := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{site.url: {"order.*"}}, OperatorKeys: []string{opKey}}, nil)
 	mu.Lock()
 	authorityURL = as.URL
 	mu.Unlock()
 
 	call := func(method, path, bearer string, body any) (int, map[string]any) {
 		t.Helper()
-		var rd bytes.Buffer
-		if body != nil {
-			_ = json.NewEncoder(&rd).Encode(body)
-		}
-		req, _ := http.NewRequest(method, as.URL+path, &rd)
-		if bearer != "" {
-			req.Header.Set("Authorization", "Bearer "+bearer)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return authoritytest.Call(t, as.URL, method, path, bearer, body)
 	}
 	// The device grant over HTTP: create, approve, collect.
-	code, b := call("POST", "/v1/delegations", "", map[string]any{"audience": site.url, "scope": []string{"order.*"}, "ttlSeconds": 600, "agent": "e2e-agent"})
-	if code != 201 {
-		t.Fatalf("create: %d %v", code, b)
-	}
-	id, secret := b["id"].(string), b["pollSecret"].(string)
-	if code, b := call("POST", "/v1/delegations/"+id+"/approve", opKey, nil); code != 200 {
-		t.Fatalf("approve: %d %v", code, b)
-	}
-	code, b = call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
-	if code != 200 {
-		t.Fatalf("collect: %d %v", code, b)
-	}
-	token, sessionID := b["token"].(string), b["sessionId"].(string)
+	grant := as.DeviceGrant(t, authoritytest.Grant{Audience: site.url, Scope: []string{"order.*"}, Agent: "e2e-agent"})
+	token, sessionID := grant.Token, grant.SID
 
 	tb := site.open(t, "/test/authority.html")
 	sendWith := func(token, reqID, capability string) (ok bool, code string, details map[string]any) {
@@ -179,19 +140,7 @@ func TestBrowserAuthority(t *testing.T) {
 	if code, b := call("POST", "/v1/keys/rotate", opKey, nil); code != 200 {
 		t.Fatalf("rotate: %d %v", code, b)
 	}
-	code, b = call("POST", "/v1/delegations", "", map[string]any{"audience": site.url, "scope": []string{"order.*"}, "ttlSeconds": 600, "agent": "e2e-agent"})
-	if code != 201 {
-		t.Fatalf("create after the rotation: %d %v", code, b)
-	}
-	id2, secret2 := b["id"].(string), b["pollSecret"].(string)
-	if code, b := call("POST", "/v1/delegations/"+id2+"/approve", opKey, nil); code != 200 {
-		t.Fatalf("approve after the rotation: %d %v", code, b)
-	}
-	code, b = call("POST", "/v1/delegations/"+id2+"/token", "", map[string]any{"pollSecret": secret2})
-	if code != 200 {
-		t.Fatalf("collect after the rotation: %d %v", code, b)
-	}
-	rotated := b["token"].(string)
+	rotated := as.DeviceGrant(t, authoritytest.Grant{Audience: site.url, Scope: []string{"order.*"}, Agent: "e2e-agent"}).Token
 	if strings.Split(rotated, ".")[1] == strings.Split(token, ".")[1] {
 		t.Fatal("the rotation did not change the signing kid")
 	}

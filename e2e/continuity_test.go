@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/authoritytest"
 )
 
 // The two pages of a checkout on the test site, both following the
@@ -139,18 +137,8 @@ func TestTaskAcrossPages(t *testing.T) {
 	site := startBrowserSite(t, d, shop.handler(func() string { mu.Lock(); defer mu.Unlock(); return authorityURL }))
 
 	const opKey = "operator-key-for-tasks"
-	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "authority.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := authority.NewServer(t.Context(), authority.Config{Store: st, Audiences: map[string][]string{site.url: {"*"}},
-		OperatorKeys: []string{opKey}, Interval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as := httptest.NewServer(srv.Handler())
-	t.Cleanup(as.Close)
+	as := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{site.url: {"*"}},
+		OperatorKeys: []string{opKey}, Interval: time.Second}, nil)
 	mu.Lock()
 	authorityURL = as.URL
 	mu.Unlock()
@@ -163,13 +151,7 @@ func TestTaskAcrossPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approve, _ := http.NewRequestWithContext(ctx, http.MethodPost, as.URL+"/v1/delegations/"+p.ID+"/approve", bytes.NewReader(nil))
-	approve.Header.Set("Authorization", "Bearer "+opKey)
-	if res, err := http.DefaultClient.Do(approve); err != nil || res.StatusCode != 200 {
-		t.Fatalf("approve: %v %v", res, err)
-	} else {
-		res.Body.Close()
-	}
+	authoritytest.Approve(t, as.URL, opKey, p.ID, nil)
 	dg, err := p.Wait(ctx)
 	if err != nil {
 		t.Fatal(err)

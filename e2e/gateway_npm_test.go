@@ -124,44 +124,12 @@ process.stdout.write(JSON.stringify(out));
 // PLING_REQUIRE_NPM=1.
 func npmPackage(t *testing.T, spec, version string) (node, dir string) {
 	t.Helper()
-	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
-	skip := func(format string, args ...any) {
-		t.Helper()
-		if require {
-			t.Fatalf("PLING_REQUIRE_NPM=1: "+format, args...)
-		}
-		t.Skipf(format, args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed: %v", err)
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skip("npm is not installed: %v", err)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir = filepath.Join(cache, "pling", "npm", spec+"-"+version)
-	if b, err := os.ReadFile(filepath.Join(dir, "node_modules", spec, "package.json")); err == nil &&
-		strings.Contains(string(b), `"version": "`+version+`"`) {
-		return node, dir
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, spec+"@"+version).CombinedOutput()
-	if err != nil {
-		if unreachable(string(out)) {
-			skip("npm cannot reach the registry to install %s@%s: %v\n%s", spec, version, err, out)
-		}
-		t.Fatalf("npm install %s@%s: %v\n%s", spec, version, err, out)
-	}
-	return node, dir
+	n := findNPM(t)
+	dir = n.cached(t, spec+"-"+version, func(dir string) bool {
+		b, err := os.ReadFile(filepath.Join(dir, "node_modules", spec, "package.json"))
+		return err == nil && strings.Contains(string(b), `"version": "`+version+`"`)
+	}, spec+"@"+version)
+	return n.node, dir
 }
 
 // TestGatewayJSClient runs the official JavaScript client against the

@@ -97,8 +97,8 @@ func stagePackage(t *testing.T, distDir string) string {
 // PLING_REQUIRE_NPM=1 (CI).
 func TestNPMPackage(t *testing.T) {
 	n := npmTools(t)
-	node, ctx, sh := n.node, n.ctx, n.sh
-	tsc := typescript(t, ctx, n.npm, n.skip)
+	node, sh := n.node, n.sh
+	tsc := n.typescript(t)
 	proj := n.installPackage(t, dist(t))
 	for _, f := range []string{"usage.ts", "wrong.ts", "run.mjs", "tsconfig.json", "tsconfig.wrong.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "npm", f))
@@ -184,9 +184,20 @@ type npm struct {
 	sh        func(dir, name string, args ...string) (string, error)
 }
 
-// npmTools finds node and npm; without them the test skips unless
-// PLING_REQUIRE_NPM=1 (CI), and in -short mode it skips.
+// npmTools finds node and npm (findNPM); in -short mode it skips.
 func npmTools(t *testing.T) *npm {
+	t.Helper()
+	n := findNPM(t)
+	if testing.Short() && os.Getenv("PLING_REQUIRE_NPM") != "1" {
+		t.Skip("packs and installs an npm package: not in -short mode")
+	}
+	return n
+}
+
+// findNPM finds node and npm; without them the test skips unless
+// PLING_REQUIRE_NPM=1 (CI). Its commands end with the test, or after five
+// minutes.
+func findNPM(t *testing.T) *npm {
 	t.Helper()
 	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
 	n := &npm{}
@@ -204,9 +215,6 @@ func npmTools(t *testing.T) *npm {
 	if n.npm, err = exec.LookPath("npm"); err != nil {
 		n.skip("npm is not installed: %v", err)
 	}
-	if testing.Short() && !require {
-		t.Skip("packs and installs an npm package: not in -short mode")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	n.ctx = ctx
@@ -219,6 +227,47 @@ func npmTools(t *testing.T) *npm {
 		return string(out), err
 	}
 	return n
+}
+
+// install npm installs specs ("name@version") into dir; when the registry
+// cannot be reached the test skips (unless PLING_REQUIRE_NPM=1).
+func (n *npm) install(t *testing.T, dir string, specs ...string) {
+	t.Helper()
+	out, err := n.sh(dir, n.npm, append([]string{"install", "--no-audit", "--no-fund", "--prefix", dir}, specs...)...)
+	if err != nil {
+		if unreachable(out) {
+			n.skip("npm cannot reach the registry to install %s: %v\n%s", strings.Join(specs, " "), err, out)
+		}
+		t.Fatalf("npm install %s: %v\n%s", strings.Join(specs, " "), err, out)
+	}
+}
+
+// cached installs specs once into name under the user's cache directory
+// (pling/npm/name), so later runs reuse them, and returns that directory;
+// ready tells an installed directory from one to install into.
+func (n *npm) cached(t *testing.T, name string, ready func(dir string) bool, specs ...string) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "pling", "npm", name)
+	if ready(dir) {
+		return dir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n.install(t, dir, specs...)
+	return dir
+}
+
+// exists is a ready check for cached: the file rel exists in the directory.
+func exists(rel string) func(dir string) bool {
+	return func(dir string) bool {
+		_, err := os.Stat(filepath.Join(dir, rel))
+		return err == nil
+	}
 }
 
 // installPackage npm packs the package staged from js-shim/ and distDir
@@ -250,26 +299,8 @@ func (n *npm) installPackage(t *testing.T, distDir string) string {
 
 // typescript returns the path of tsc, installing TypeScript npmTypeScript
 // into the user's cache directory the first time.
-func typescript(t *testing.T, ctx context.Context, npm string, skip func(string, ...any)) string {
+func (n *npm) typescript(t *testing.T) string {
 	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "pling", "npm", "typescript-"+npmTypeScript)
-	tsc := filepath.Join(dir, "node_modules", "typescript", "bin", "tsc")
-	if _, err := os.Stat(tsc); err == nil {
-		return tsc
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "typescript@"+npmTypeScript).CombinedOutput()
-	if err != nil {
-		if unreachable(string(out)) {
-			skip("npm cannot reach the registry to install typescript@%s: %v\n%s", npmTypeScript, err, out)
-		}
-		t.Fatalf("npm install typescript@%s: %v\n%s", npmTypeScript, err, out)
-	}
-	return tsc
+	const tsc = "node_modules/typescript/bin/tsc"
+	return filepath.Join(n.cached(t, "typescript-"+npmTypeScript, exists(tsc), "typescript@"+npmTypeScript), tsc)
 }

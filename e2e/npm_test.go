@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -127,37 +125,15 @@ process.stdout.write(JSON.stringify(out));
 // node and npm are present; it skips (with the reason) only when npm cannot
 // reach the registry, and even then fails when PLING_REQUIRE_NPM=1 (CI).
 func TestNPMClient(t *testing.T) {
-	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
-	skip := func(format string, args ...any) {
-		t.Helper()
-		if require {
-			t.Fatalf("PLING_REQUIRE_NPM=1: "+format, args...)
-		}
-		t.Skipf(format, args...)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed: %v", err)
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skip("npm is not installed: %v", err)
-	}
-	if testing.Short() && !require {
+	n := findNPM(t)
+	node := n.node
+	if testing.Short() && os.Getenv("PLING_REQUIRE_NPM") != "1" {
 		t.Skip("installs an npm package: not in -short mode")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := n.ctx
 
 	dir := t.TempDir()
-	install := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir,
-		"@modelcontextprotocol/sdk@"+npmSDKVersion)
-	if out, err := install.CombinedOutput(); err != nil {
-		if unreachable(string(out)) {
-			skip("npm cannot reach the registry to install @modelcontextprotocol/sdk@%s: %v\n%s", npmSDKVersion, err, out)
-		}
-		t.Fatalf("npm install @modelcontextprotocol/sdk@%s: %v\n%s", npmSDKVersion, err, out)
-	}
+	n.install(t, dir, "@modelcontextprotocol/sdk@"+npmSDKVersion)
 
 	bin := filepath.Join(t.TempDir(), "pling")
 	if goruntime.GOOS == "windows" {

@@ -23,26 +23,8 @@ var reactVersions = []string{"react@19.3.1", "react-dom@19.3.1", "@types/react@1
 // installing them the first time.
 func reactDeps(t *testing.T, n *npm) string {
 	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "pling", "npm", "react-"+strings.ReplaceAll(strings.Join(reactVersions, "+"), "/", "_"))
-	mods := filepath.Join(dir, "node_modules")
-	if _, err := os.Stat(filepath.Join(mods, ".bin", "esbuild")); err == nil {
-		return mods
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, err := n.sh(dir, n.npm, append([]string{"install", "--no-audit", "--no-fund", "--prefix", dir}, reactVersions...)...)
-	if err != nil {
-		if unreachable(out) {
-			n.skip("npm cannot reach the registry to install %v: %v\n%s", reactVersions, err, out)
-		}
-		t.Fatalf("npm install %v: %v\n%s", reactVersions, err, out)
-	}
-	return mods
+	name := "react-" + strings.ReplaceAll(strings.Join(reactVersions, "+"), "/", "_")
+	return filepath.Join(n.cached(t, name, exists("node_modules/.bin/esbuild"), reactVersions...), "node_modules")
 }
 
 // TestReact: the React binding (@pling/page/react, docs/page-api.md §8)
@@ -55,7 +37,7 @@ func TestReact(t *testing.T) {
 	n := npmTools(t)
 	d := dist(t)
 	deps := reactDeps(t, n)
-	tsc := typescript(t, n.ctx, n.npm, n.skip)
+	tsc := n.typescript(t)
 	proj := n.installPackage(t, d)
 	mods := filepath.Join(proj, "node_modules")
 	if err := os.MkdirAll(filepath.Join(mods, "@types"), 0o755); err != nil {

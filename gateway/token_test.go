@@ -1,14 +1,11 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/authoritytest"
 )
 
 const (
@@ -28,51 +26,22 @@ type authorityFixture struct{ url string }
 
 func newAuthority(t *testing.T) *authorityFixture {
 	t.Helper()
-	ctx := context.Background()
-	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := authority.NewServer(ctx, authority.Config{Store: st, OperatorKeys: []string{operator},
-		Audiences: map[string][]string{siteOrigin: {"*"}, "https://other.example": {"*"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return &authorityFixture{url: hs.URL}
+	a := authoritytest.Start(t, authority.Config{OperatorKeys: []string{operator},
+		Audiences: map[string][]string{siteOrigin: {"*"}, "https://other.example": {"*"}}}, nil)
+	return &authorityFixture{url: a.URL}
 }
 
 func (a *authorityFixture) call(t *testing.T, path, auth string, body any) map[string]any {
 	t.Helper()
-	j, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", a.url+path, bytes.NewReader(j))
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	_, out := authoritytest.Call(t, a.url, http.MethodPost, path, auth, body)
 	return out
 }
 
 // session walks the device grant: ask, consent, collect.
 func (a *authorityFixture) session(t *testing.T, audience string, scope ...string) (sid, tok string) {
 	t.Helper()
-	d := a.call(t, "/v1/delegations", "", map[string]any{"audience": audience, "scope": scope, "ttlSeconds": 600, "agent": "assistant"})
-	id, _ := d["id"].(string)
-	a.call(t, "/v1/delegations/"+id+"/approve", operator, nil)
-	b := a.call(t, "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": d["pollSecret"]})
-	tok, _ = b["token"].(string)
-	if tok == "" {
-		t.Fatalf("no token: %v", b)
-	}
-	return b["sessionId"].(string), tok
+	s := authoritytest.DeviceGrant(t, a.url, operator, authoritytest.Grant{Audience: audience, Scope: scope, Agent: "assistant"})
+	return s.SID, s.Token
 }
 
 func (a *authorityFixture) token(t *testing.T, scope ...string) string {

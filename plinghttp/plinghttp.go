@@ -19,8 +19,7 @@
 package plinghttp
 
 import (
-	"bytes"
-	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
@@ -30,11 +29,12 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/pling-go/pling/internal/precompress"
 )
 
 // Files are the files a handler serves, when its directory has them.
@@ -58,14 +58,11 @@ type options struct {
 func WithAllowOrigin(origin string) Option { return func(o *options) { o.allowOrigin = origin } }
 
 // WithBrotli sets the brotli quality (0–11) of files up to 1 MiB and of
-// larger ones (pling.wasm): quality 11 takes tens of seconds on the
+// larger ones (over precompress.BigFile, pling.wasm): quality 11 takes tens of seconds on the
 // module, so its default is 6 (about 10% larger, a second or two).
 func WithBrotli(small, big int) Option {
 	return func(o *options) { o.brotli, o.bigBrotli = small, big }
 }
-
-// bigFile is the size above which the big-file brotli quality applies.
-const bigFile = 1 << 20
 
 // A Server serves the files of one directory.
 type Server struct {
@@ -112,7 +109,7 @@ func New(dir fs.FS, opts ...Option) (*Server, error) {
 		hash := hex.EncodeToString(sum[:6])
 		sri := sha512.Sum384(b)
 		ext := path.Ext(name)
-		f := &file{name: name, ctype: contentType(name), raw: b, etag: `"` + hex.EncodeToString(sum[:12]),
+		f := &file{name: name, ctype: precompress.ContentType(name), raw: b, etag: `"` + hex.EncodeToString(sum[:12]),
 			integrity: "sha384-" + base64.StdEncoding.EncodeToString(sri[:]),
 			hashed:    strings.TrimSuffix(name, ext) + "." + hash + ext}
 		list = append(list, f)
@@ -120,14 +117,14 @@ func New(dir fs.FS, opts ...Option) (*Server, error) {
 	var wg sync.WaitGroup
 	for _, f := range list {
 		q := o.brotli
-		if len(f.raw) > bigFile {
+		if len(f.raw) > precompress.BigFile {
 			q = o.bigBrotli
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f.gz = smaller(gzipBytes(f.raw), f.raw)
-			f.br = smaller(brotliBytes(f.raw, q), f.raw)
+			f.gz = precompress.Smaller(precompress.Gzip(f.raw), f.raw)
+			f.br = precompress.Smaller(precompress.Brotli(context.Background(), f.raw, q), f.raw)
 		}()
 	}
 	wg.Wait()
@@ -214,130 +211,13 @@ func (h *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, enc, tag := f.raw, "", ""
 	hd.Add("Vary", "Accept-Encoding")
-	switch negotiate(r.Header.Get("Accept-Encoding"), f.br != nil, f.gz != nil) {
+	switch precompress.Negotiate(r.Header.Get("Accept-Encoding"), f.br != nil, f.gz != nil) {
 	case "br":
 		body, enc, tag = f.br, "br", "-br"
 	case "gzip":
 		body, enc, tag = f.gz, "gzip", "-gz"
 	}
-	etag := f.etag + tag + `"`
 	hd.Set("Content-Type", f.ctype)
 	hd.Set("Cache-Control", f.cache)
-	hd.Set("ETag", etag)
-	if enc != "" {
-		hd.Set("Content-Encoding", enc)
-	}
-	if noneMatch(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
-}
-
-func contentType(name string) string {
-	switch path.Ext(name) {
-	case ".wasm":
-		return "application/wasm"
-	case ".js", ".mjs":
-		return "text/javascript; charset=utf-8"
-	}
-	return "application/octet-stream"
-}
-
-func gzipBytes(b []byte) []byte {
-	var out bytes.Buffer
-	level := gzip.BestCompression
-	if len(b) > bigFile {
-		level = gzip.DefaultCompression
-	}
-	w, _ := gzip.NewWriterLevel(&out, level)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	return out.Bytes()
-}
-
-func brotliBytes(b []byte, quality int) []byte {
-	var out bytes.Buffer
-	w := brotli.NewWriterLevel(&out, quality)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	return out.Bytes()
-}
-
-// smaller keeps a compressed body only when it saves bytes.
-func smaller(c, raw []byte) []byte {
-	if len(c) >= len(raw) {
-		return nil
-	}
-	return c
-}
-
-// negotiate picks the content coding from Accept-Encoding (RFC 9110
-// §12.5.3): the highest q above zero among those available, brotli before
-// gzip before identity on a tie.
-func negotiate(accept string, haveBr, haveGzip bool) string {
-	q := map[string]float64{}
-	star := -1.0
-	for _, part := range strings.Split(accept, ",") {
-		name, params, _ := strings.Cut(part, ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name == "" {
-			continue
-		}
-		v := 1.0
-		for _, p := range strings.Split(params, ";") {
-			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
-			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
-					v = f
-				}
-			}
-		}
-		if name == "*" {
-			star = v
-		} else {
-			q[name] = v
-		}
-	}
-	weight := func(name string) float64 {
-		if v, ok := q[name]; ok {
-			return v
-		}
-		if star >= 0 {
-			return star
-		}
-		if name == "identity" {
-			return 0.0001
-		}
-		return 0
-	}
-	best, bestQ := "identity", weight("identity")
-	for _, o := range []struct {
-		name string
-		ok   bool
-	}{{"gzip", haveGzip}, {"br", haveBr}} {
-		if w := weight(o.name); o.ok && w > 0 && w >= bestQ {
-			best, bestQ = o.name, w
-		}
-	}
-	return best
-}
-
-// noneMatch reports whether If-None-Match names etag (weak comparison, as
-// RFC 9110 §13.1.2 asks for this header).
-func noneMatch(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
+	precompress.Write(w, r, body, enc, f.etag+tag+`"`)
 }

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pling-go/pling/authority/internal/urlsafe"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -451,7 +452,7 @@ func (f *Follower) remember(token string, expMs, nowMs int64) {
 	var c struct {
 		ID string `json:"jti"`
 	}
-	if json.Unmarshal(payload, &c) != nil || !urlSafe(c.ID) {
+	if json.Unmarshal(payload, &c) != nil || !urlsafe.ID(c.ID) {
 		return
 	}
 	f.mu.Lock()
@@ -498,21 +499,6 @@ func digits(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// urlSafe is 1–128 chars of [A-Za-z0-9_-], what a path segment carries
-// as it is.
-func urlSafe(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
 			return false
 		}
 	}

@@ -8,11 +8,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +19,7 @@ import (
 
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/browsertest"
 )
 
 // approvalFixture has one action that needs a person's approval; the
@@ -110,7 +108,7 @@ func TestMCPBrowserGone(t *testing.T) {
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old })
 	var stderr syncBuffer
-	before := browserChildren()
+	before := browsertest.Children()
 	done := make(chan int, 1)
 	go func() {
 		done <- runMCP(ctx, []string{hs.URL + "/shop/", "--poll", "500ms"}, outW, &stderr)
@@ -127,7 +125,7 @@ func TestMCPBrowserGone(t *testing.T) {
 	if _, err := cs.ListTools(cctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	killBrowser(t, before)
+	browsertest.Kill(t, before)
 
 	// A call now is refused plainly, or the command is already gone.
 	callCtx, callCancel := context.WithTimeout(ctx, 20*time.Second)
@@ -152,56 +150,6 @@ func TestMCPBrowserGone(t *testing.T) {
 	if n := strings.Count(errOut, "describe failed"); n > 1 {
 		t.Errorf("stderr logs %d describe failures, want at most one:\n%s", n, errOut)
 	}
-}
-
-// browserChildren lists the pids of this process's child browsers.
-func browserChildren() []int {
-	var out []int
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
-	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			pid, err := strconv.Atoi(s)
-			if err != nil {
-				continue
-			}
-			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-			if strings.Contains(string(comm), "chrom") {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
-
-// killBrowser kills the browser the test started (a child of this process
-// that was not there before) by its pid and waits until it died.
-func killBrowser(t *testing.T, before []int) {
-	t.Helper()
-	var pid int
-	for _, p := range browserChildren() {
-		if !slices.Contains(before, p) {
-			pid = p
-		}
-	}
-	if pid == 0 {
-		t.Fatal("found no browser process started by this test")
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(st), ") Z ") {
-			time.Sleep(200 * time.Millisecond)
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("browser %d did not die", pid)
 }
 
 // devTools takes the browser's websocket address from its output.

@@ -22,7 +22,7 @@ type authorityProc struct {
 	t      *testing.T
 	URL    string
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *syncBuffer
 	exited chan struct{}
 }
 
@@ -42,7 +42,7 @@ func startAuthorityProc(t *testing.T, store, opKey string, args ...string) *auth
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &authorityProc{t: t, cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &authorityProc{t: t, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

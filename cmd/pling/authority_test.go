@@ -11,25 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/pling-go/pling/internal/authoritytest"
 	"github.com/pling-go/pling/internal/pgtest"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the command's logger and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestAuthorityCommand runs pling authority on a real SQLite file, and on
 // a real PostgreSQL with a password in its DSN, and walks the device grant
@@ -55,7 +42,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr lockedBuffer
+	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
@@ -66,7 +53,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if err != nil {
 		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
 	}
-	var stdout lockedBuffer
+	var stdout syncBuffer
 	stdout.Write([]byte(line))
 	copied := make(chan struct{})
 	go func() { io.Copy(&stdout, pr); close(copied) }()
@@ -95,22 +82,12 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if st, b := call("POST", "/v1/delegations", "", `{"agent":"`+strings.Repeat("x", 64<<10)+`"}`); st != 413 {
 		t.Errorf("oversized body: %d %v, want 413", st, b)
 	}
-	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
-	if st != 201 {
-		t.Fatalf("create: %d %v", st, b)
-	}
-	id, secret := b["id"].(string), b["pollSecret"].(string)
-	if st, b = call("POST", "/v1/delegations/"+id+"/approve", "op-secret-1", ""); st != 200 {
-		t.Fatalf("approve: %d %v", st, b)
-	}
-	st, b = call("POST", "/v1/delegations/"+id+"/token", "", `{"pollSecret":"`+secret+`"}`)
-	if st != 200 {
-		t.Fatalf("token: %d %v", st, b)
-	}
-	tok := b["token"].(string)
+	grant := authoritytest.DeviceGrant(t, base, "op-secret-1",
+		authoritytest.Grant{Audience: "https://shop.example", Scope: []string{"orders.read"}, TTL: time.Minute, Agent: "a"})
+	tok, secret := grant.Token, grant.PollSecret
 	// The burst of 2 is spent (the oversized body counted: the limit comes
 	// before the body is read).
-	st, b = call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
+	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
 	if e, _ := b["error"].(map[string]any); st != 429 || e["code"] != "RATE_LIMITED" {
 		t.Errorf("past --delegation-burst: %d %v, want 429 RATE_LIMITED", st, b)
 	}

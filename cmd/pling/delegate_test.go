@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/authoritytest"
 )
 
 const testOpKey = "operator-key-for-cmd-tests"
@@ -26,20 +26,8 @@ const testOpKey = "operator-key-for-cmd-tests"
 // http://127.0.0.1:8080 with scope cart.* and orders.*.
 func startAuthority(t *testing.T) string {
 	t.Helper()
-	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := authority.NewServer(t.Context(), authority.Config{Store: st,
-		Audiences:    map[string][]string{"http://127.0.0.1:8080": {"cart.*", "orders.*"}},
-		OperatorKeys: []string{testOpKey}, VerificationURI: "http://127.0.0.1:8080/pling/consent", Interval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return authoritytest.Start(t, authority.Config{Audiences: map[string][]string{"http://127.0.0.1:8080": {"cart.*", "orders.*"}},
+		OperatorKeys: []string{testOpKey}, VerificationURI: "http://127.0.0.1:8080/pling/consent", Interval: time.Second}, nil).URL
 }
 
 func TestDelegateUsage(t *testing.T) {

@@ -36,7 +36,7 @@ func TestGatewayCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr lockedBuffer
+	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",

@@ -130,18 +130,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		handler = mux
 		fmt.Fprintf(stdout, "pling serve: the assistant talks to the gateway at %s\n", target.Redacted())
 	}
-	hs := newHTTPServer(handler)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "pling serve: %v\n", err)
-		return 1
-	}
-	return 0
+	return serveUntil(ctx, ln, handler, stderr)
 }
 
 // serveDir runs pling serve --dir.
@@ -161,6 +150,13 @@ func serveDir(ctx context.Context, module fs.FS, source, dir, addr string, quali
 	}
 	fmt.Fprintf(stdout, "pling serve: http://%s/ serves %s, Pling at /pling/ (module from %s)\n", ln.Addr(), dir, source)
 	fmt.Fprintf(stdout, "  <script src=\"/pling/pling.js\" integrity=\"%s\" crossorigin=\"anonymous\" data-expose=\"*\" defer></script>\n", ph.Integrity("pling.js"))
+	return serveUntil(ctx, ln, h, stderr)
+}
+
+// serveUntil serves h on ln (newHTTPServer) until ctx ends, then shuts
+// down gracefully, giving requests in flight five seconds; it returns the
+// exit code.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, stderr io.Writer) int {
 	hs := newHTTPServer(h)
 	go func() {
 		<-ctx.Done()

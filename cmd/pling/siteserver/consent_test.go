@@ -8,7 +8,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/authoritytest"
 )
 
 const consentOpKey = "operator-key-for-consent-tests"
@@ -29,18 +29,7 @@ type consentFixture struct {
 
 func newConsentFixture(t *testing.T) *consentFixture {
 	t.Helper()
-	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	a, err := authority.NewServer(t.Context(), authority.Config{Store: st,
-		Audiences: map[string][]string{"http://shop.example": {"*"}}, OperatorKeys: []string{consentOpKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as := httptest.NewServer(a.Handler())
-	t.Cleanup(as.Close)
+	as := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{"http://shop.example": {"*"}}, OperatorKeys: []string{consentOpKey}}, nil)
 	if _, err := FetchKeys(t.Context(), nil, as.URL, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ package siteserver
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +14,6 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
-	"math/bits"
 	"net/http"
 	"path"
 	"slices"
@@ -24,9 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/andybalholm/brotli"
-
 	"github.com/pling-go/pling/cmd/pling/internal/site"
+	"github.com/pling-go/pling/internal/precompress"
 )
 
 // Demo is the demo site embedded in the pling command: index.html, shop/,
@@ -96,13 +93,11 @@ type encoded struct {
 	tag  string
 }
 
-// bigFile is the size above which brotli starts at a fast quality and is
-// upgraded in the background: quality 11 takes tens of seconds on a
-// multi-megabyte pling.wasm, quality 5 a second or two for ~15% more bytes.
-const (
-	bigFile     = 1 << 20
-	fastQuality = 5
-)
+// fastQuality is the brotli quality a big file (precompress.BigFile)
+// starts at, upgraded in the background: quality 11 takes tens of seconds
+// on a multi-megabyte pling.wasm, quality 5 a second or two for ~15% more
+// bytes.
+const fastQuality = 5
 
 // New builds the server from the module directory (pling.wasm,
 // wasm_exec.js and the shim; a missing file is answered with 503) and the
@@ -166,23 +161,23 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 
 	var wg sync.WaitGroup
 	for _, f := range s.files {
-		f.ctype = contentType(f.name)
-		f.compressible = compressible(f.ctype)
+		f.ctype = precompress.ContentType(f.name)
+		f.compressible = precompress.Compressible(f.ctype)
 		sum := sha256.Sum256(f.raw)
 		f.hash = hex.EncodeToString(sum[:12])
 		if !f.compressible || len(f.raw) < 512 {
 			continue
 		}
 		q := opt.Brotli
-		if len(f.raw) > bigFile && q > fastQuality {
+		if len(f.raw) > precompress.BigFile && q > fastQuality {
 			q = fastQuality
 			s.late = append(s.late, f)
 		}
 		wg.Add(2)
-		go func() { defer wg.Done(); f.gz = smaller(gzipBytes(f.raw), f.raw) }()
+		go func() { defer wg.Done(); f.gz = precompress.Smaller(precompress.Gzip(f.raw), f.raw) }()
 		go func() {
 			defer wg.Done()
-			if b := smaller(brotliBytes(ctx, f.raw, q), f.raw); b != nil {
+			if b := precompress.Smaller(precompress.Brotli(ctx, f.raw, q), f.raw); b != nil {
 				f.br.Store(&encoded{b, "-br" + strconv.Itoa(q)})
 			}
 		}()
@@ -191,81 +186,12 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 	go func() {
 		defer close(s.upgraded)
 		for _, f := range s.late {
-			if b := smaller(brotliBytes(ctx, f.raw, opt.Brotli), f.raw); b != nil && ctx.Err() == nil {
+			if b := precompress.Smaller(precompress.Brotli(ctx, f.raw, opt.Brotli), f.raw); b != nil && ctx.Err() == nil {
 				f.br.Store(&encoded{b, "-br" + strconv.Itoa(opt.Brotli)})
 			}
 		}
 	}()
 	return s, nil
-}
-
-// gzipBytes compresses b; level 9 gains under 1% over the default on
-// pling.wasm for twice the time, so big files get the default.
-func gzipBytes(b []byte) []byte {
-	var out bytes.Buffer
-	level := gzip.BestCompression
-	if len(b) > bigFile {
-		level = gzip.DefaultCompression
-	}
-	w, _ := gzip.NewWriterLevel(&out, level)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	return out.Bytes()
-}
-
-// brotliBytes compresses b, in chunks so that a cancelled server stops a
-// long background compression; it returns nil when ctx ends first.
-func brotliBytes(ctx context.Context, b []byte, quality int) []byte {
-	var out bytes.Buffer
-	// The window need not be larger than the file; a small one makes
-	// quality 11 fast on small files.
-	lgwin := min(max(bits.Len(uint(len(b))), 10), 24)
-	w := brotli.NewWriterOptions(&out, brotli.WriterOptions{Quality: quality, LGWin: lgwin})
-	for len(b) > 0 {
-		if ctx.Err() != nil {
-			return nil
-		}
-		n := min(len(b), 256<<10)
-		_, _ = w.Write(b[:n])
-		b = b[n:]
-	}
-	_ = w.Close()
-	return out.Bytes()
-}
-
-// smaller keeps a compressed body only when it saves bytes.
-func smaller(c, raw []byte) []byte {
-	if c == nil || len(c) >= len(raw) {
-		return nil
-	}
-	return c
-}
-
-func contentType(name string) string {
-	switch path.Ext(name) {
-	case ".html":
-		return "text/html; charset=utf-8"
-	case ".js", ".mjs":
-		return "text/javascript; charset=utf-8"
-	case ".css":
-		return "text/css; charset=utf-8"
-	case ".wasm":
-		return "application/wasm"
-	case ".json":
-		return "application/json"
-	case ".svg":
-		return "image/svg+xml"
-	case ".png":
-		return "image/png"
-	case ".txt", ".md":
-		return "text/plain; charset=utf-8"
-	}
-	return "application/octet-stream"
-}
-
-func compressible(ctype string) bool {
-	return strings.HasPrefix(ctype, "text/") || ctype == "application/wasm" ||
-		ctype == "application/json" || ctype == "image/svg+xml"
 }
 
 // Missing lists the module files that were not found.
@@ -369,16 +295,14 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *servedFile
 	if f.compressible {
 		h.Set("Vary", "Accept-Encoding")
 		br := f.br.Load()
-		switch negotiate(r.Header.Get("Accept-Encoding"), br != nil, f.gz != nil) {
+		switch precompress.Negotiate(r.Header.Get("Accept-Encoding"), br != nil, f.gz != nil) {
 		case "br":
 			body, encoding, tag = br.body, "br", br.tag
 		case "gzip":
 			body, encoding, tag = f.gz, "gzip", "-gz"
 		}
 	}
-	etag := `"` + f.hash + tag + `"`
 	h.Set("Content-Type", f.ctype)
-	h.Set("ETag", etag)
 	h.Set("Cache-Control", f.cache)
 	h.Set("Cross-Origin-Resource-Policy", f.corp)
 	if f.corp == "cross-origin" {
@@ -390,84 +314,5 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *servedFile
 	if strings.HasPrefix(f.ctype, "text/html") {
 		h.Set("Content-Security-Policy", s.csp)
 	}
-	if encoding != "" {
-		h.Set("Content-Encoding", encoding)
-	}
-	if noneMatch(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
-}
-
-// negotiate picks the content coding from Accept-Encoding (RFC 9110
-// §12.5.3): the highest q above zero among those available, brotli before
-// gzip before identity on a tie. identity not named is acceptable but
-// least preferred.
-func negotiate(accept string, haveBr, haveGzip bool) string {
-	q := map[string]float64{}
-	star := -1.0
-	for _, part := range strings.Split(accept, ",") {
-		name, params, _ := strings.Cut(part, ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name == "" {
-			continue
-		}
-		v := 1.0
-		for _, p := range strings.Split(params, ";") {
-			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
-			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
-					v = f
-				}
-			}
-		}
-		if name == "*" {
-			star = v
-		} else {
-			q[name] = v
-		}
-	}
-	weight := func(name string) float64 {
-		if v, ok := q[name]; ok {
-			return v
-		}
-		if star >= 0 {
-			return star
-		}
-		if name == "identity" {
-			return 0.0001
-		}
-		return 0
-	}
-	type option struct {
-		name string
-		ok   bool
-	}
-	best, bestQ := "identity", weight("identity")
-	for _, o := range []option{{"gzip", haveGzip}, {"br", haveBr}} {
-		if w := weight(o.name); o.ok && w > 0 && w >= bestQ {
-			best, bestQ = o.name, w
-		}
-	}
-	return best
-}
-
-// noneMatch reports whether If-None-Match names etag (weak comparison, as
-// RFC 9110 §13.1.2 asks for this header).
-func noneMatch(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
+	precompress.Write(w, r, body, encoding, `"`+f.hash+tag+`"`)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/cmd/pling/internal/site"
+	"github.com/pling-go/pling/internal/precompress"
 )
 
 // fakeModule is a small stand-in for dist/: compressible, so every
@@ -335,7 +336,7 @@ func TestServeDemoPages(t *testing.T) {
 // names the bytes it has.
 func TestServeBrotliUpgrade(t *testing.T) {
 	var big bytes.Buffer
-	for i := 0; big.Len() < bigFile+1024; i++ {
+	for i := 0; big.Len() < precompress.BigFile+1024; i++ {
 		big.WriteString("func f")
 		big.WriteString(strings.Repeat("x", i%97))
 		big.WriteString("() { return pling }\n")
@@ -360,28 +361,5 @@ func TestServeBrotliUpgrade(t *testing.T) {
 	}
 	if got := s.files["/pling/pling.js"].br.Load().tag; got != "-br7" {
 		t.Errorf("a small file is compressed at the requested quality at once; tag %q", got)
-	}
-}
-
-func TestNegotiate(t *testing.T) {
-	for _, tc := range []struct {
-		accept string
-		br, gz bool
-		want   string
-		name   string
-	}{
-		{"gzip, br", true, true, "br", "tie prefers brotli"},
-		{"gzip, br", false, true, "gzip", "no brotli bytes"},
-		{"gzip, br", false, false, "identity", "nothing compressed"},
-		{"identity;q=1, br;q=0.5", true, true, "identity", "identity asked for"},
-		{"*;q=0", true, true, "identity", "nothing acceptable: identity anyway"},
-		{"br;q=abc", true, true, "br", "a bad q is 1"},
-		{",,;", true, true, "identity", "garbage"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := negotiate(tc.accept, tc.br, tc.gz); got != tc.want {
-				t.Errorf("negotiate(%q) = %q, want %q", tc.accept, got, tc.want)
-			}
-		})
 	}
 }

@@ -179,13 +179,7 @@ type agentConfig struct {
 	progress                     func(string, ...any)
 }
 
-func defaultAgentCache() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "pling", "bench-agent")
-}
+func defaultAgentCache() string { return userCache("bench-agent") }
 
 // benchAgent serves the demo site, installs @playwright/mcp, and runs
 // every task cfg.runs times on every side, interleaved so that a change
@@ -383,34 +377,9 @@ func agentTargets(totals []agentFigure) []bbTarget {
 // reuse it), never letting it download a browser, and returns the
 // command that starts it.
 func playwrightMCP(ctx context.Context, cacheDir string, progress func(string, ...any)) ([]string, error) {
-	dir := filepath.Join(cacheDir, "npm-"+strings.ReplaceAll(playwrightMCPPackage, "/", "+")+"-"+playwrightMCPVersion)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(playwrightMCPPackage))
-	version := func() string {
-		b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
-		if err != nil {
-			return ""
-		}
-		var m struct{ Version string }
-		_ = json.Unmarshal(b, &m)
-		return m.Version
-	}
-	if version() != playwrightMCPVersion {
-		if _, err := exec.LookPath("npm"); err != nil {
-			return nil, fmt.Errorf("npm is needed to install %s: %w", playwrightMCPPackage, err)
-		}
-		progress("npm install %s@%s into %s", playwrightMCPPackage, playwrightMCPVersion, dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
-			"--ignore-scripts", playwrightMCPPackage+"@"+playwrightMCPVersion)
-		cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("npm install %s@%s: %v\n%s", playwrightMCPPackage, playwrightMCPVersion, err, b)
-		}
-		if v := version(); v != playwrightMCPVersion {
-			return nil, fmt.Errorf("npm installed %s %q, not %s", playwrightMCPPackage, v, playwrightMCPVersion)
-		}
+	pkgDir, _, err := npmCached(ctx, cacheDir, playwrightMCPPackage, playwrightMCPVersion, []string{"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"}, progress)
+	if err != nil {
+		return nil, err
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {

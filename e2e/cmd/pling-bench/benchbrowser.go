@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -521,13 +520,7 @@ func loadAverage() string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
-func defaultBenchCache() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "pling", "bench-browser")
-}
+func defaultBenchCache() string { return userCache("bench-browser") }
 
 // polyfillIIFE returns the polyfill's IIFE bundle: the given file, or the
 // one npm installs into cacheDir (once; later runs reuse it). The bundle
@@ -536,30 +529,9 @@ func polyfillIIFE(ctx context.Context, given, cacheDir string, progress func(str
 	if given != "" {
 		return given, "(given file)", nil
 	}
-	dir := filepath.Join(cacheDir, "npm-"+strings.ReplaceAll(polyfillPackage, "/", "+")+"-"+polyfillVersion)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(polyfillPackage))
-	readPkg := func() (map[string]any, error) {
-		b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
-		if err != nil {
-			return nil, err
-		}
-		var m map[string]any
-		return m, json.Unmarshal(b, &m)
-	}
-	pkg, err := readPkg()
-	if err != nil || pkg["version"] != polyfillVersion {
-		progress("npm install %s@%s into %s", polyfillPackage, polyfillVersion, dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", "", err
-		}
-		cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
-			"--ignore-scripts", polyfillPackage+"@"+polyfillVersion)
-		if outb, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("npm install: %v\n%s", err, outb)
-		}
-		if pkg, err = readPkg(); err != nil {
-			return "", "", err
-		}
+	pkgDir, pkg, err := npmCached(ctx, cacheDir, polyfillPackage, polyfillVersion, nil, progress)
+	if err != nil {
+		return "", "", err
 	}
 	rel := "dist/index.iife.js"
 	if ex, ok := pkg["exports"].(map[string]any); ok {

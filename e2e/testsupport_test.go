@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+)
+
+// testSupport are the packages that exist only for tests: a real
+// authority on loopback, the browser process, a throwaway PostgreSQL.
+var testSupport = []string{
+	"github.com/pling-go/pling/internal/authoritytest",
+	"github.com/pling-go/pling/internal/browsertest",
+	"github.com/pling-go/pling/internal/pgtest",
+}
+
+// TestTestSupport: no product package (what go build ./... builds for the
+// commands, the libraries and the module) depends on the test-support
+// packages; only tests (and e2e) import them.
+func TestTestSupport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list: not in -short mode")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(goruntime.GOROOT(), "bin", "go"), "list", "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, ": ")
+		if strings.HasPrefix(pkg, "github.com/pling-go/pling/e2e") || isTestSupport(pkg) {
+			continue
+		}
+		for _, d := range strings.Fields(deps) {
+			if isTestSupport(d) {
+				t.Errorf("%s depends on the test-support package %s", pkg, d)
+			}
+		}
+	}
+}
+
+func isTestSupport(pkg string) bool {
+	for _, s := range testSupport {
+		if pkg == s || strings.HasPrefix(pkg, s+"/") {
+			return true
+		}
+	}
+	return false
+}

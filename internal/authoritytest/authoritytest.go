@@ -1,0 +1,147 @@
+// Package authoritytest is test support: a real pling authority on a
+// SQLite file in the test's temporary directory, served on loopback, and
+// the device grant walked over its HTTP map (create, approve, collect) to
+// mint a delegation token. Tests of several packages need both; one copy
+// serves them. Product code must not import it (e2e's TestTestSupport
+// checks that).
+package authoritytest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pling-go/pling/authority"
+)
+
+// OperatorKey is the operator key Start gives an authority whose config
+// names none.
+const OperatorKey = "operator-key-for-tests"
+
+// Authority is a running authority.
+type Authority struct {
+	URL         string // of the loopback server
+	OperatorKey string // the first of the config's OperatorKeys
+	Server      *authority.Server
+}
+
+// Start runs authority.NewServer(cfg) on loopback until the test ends.
+// cfg.Store nil is a fresh SQLite file; no OperatorKeys is OperatorKey.
+// wrap, when not nil, wraps the handler (a fault or a counter in front).
+func Start(t testing.TB, cfg authority.Config, wrap func(http.Handler) http.Handler) *Authority {
+	t.Helper()
+	ctx := context.Background()
+	if cfg.Store == nil {
+		st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		cfg.Store = st
+	}
+	if len(cfg.OperatorKeys) == 0 {
+		cfg.OperatorKeys = []string{OperatorKey}
+	}
+	srv, err := authority.NewServer(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return &Authority{URL: hs.URL, OperatorKey: cfg.OperatorKeys[0], Server: srv}
+}
+
+// Call sends method path to the authority at base with body as JSON (nil:
+// none) and bearer as Authorization (""; none), and returns the status
+// and the decoded JSON answer (nil when it is not JSON).
+func Call(t testing.TB, base, method, path, bearer string, body any) (int, map[string]any) {
+	t.Helper()
+	var rd bytes.Buffer
+	if body != nil {
+		if err := json.NewEncoder(&rd).Encode(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, base+path, &rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+// Grant is what a delegation asks for.
+type Grant struct {
+	Audience string
+	Scope    []string
+	Agent    string        // "" is "test-agent"
+	TTL      time.Duration // 0 is ten minutes
+}
+
+// Session is a collected delegation.
+type Session struct {
+	ID         string // the delegation's id
+	PollSecret string
+	SID        string // the session id in the token
+	Token      string
+}
+
+// DeviceGrant walks the device grant at base: the agent asks for g, the
+// operator (operatorKey) approves as asked, the agent collects the token.
+// Any step not answered as the protocol says fails the test.
+func DeviceGrant(t testing.TB, base, operatorKey string, g Grant) Session {
+	t.Helper()
+	if g.Agent == "" {
+		g.Agent = "test-agent"
+	}
+	if g.TTL == 0 {
+		g.TTL = 10 * time.Minute
+	}
+	code, b := Call(t, base, http.MethodPost, "/v1/delegations", "",
+		map[string]any{"audience": g.Audience, "scope": g.Scope, "ttlSeconds": int(g.TTL / time.Second), "agent": g.Agent})
+	id, _ := b["id"].(string)
+	secret, _ := b["pollSecret"].(string)
+	if code != http.StatusCreated || id == "" || secret == "" {
+		t.Fatalf("create delegation: %d %v", code, b)
+	}
+	Approve(t, base, operatorKey, id, nil)
+	code, b = Call(t, base, http.MethodPost, "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
+	tok, _ := b["token"].(string)
+	sid, _ := b["sessionId"].(string)
+	if code != http.StatusOK || tok == "" {
+		t.Fatalf("collect token: %d %v", code, b)
+	}
+	return Session{ID: id, PollSecret: secret, SID: sid, Token: tok}
+}
+
+// Approve has the operator approve delegation id (body nil: as asked).
+func Approve(t testing.TB, base, operatorKey, id string, body any) {
+	t.Helper()
+	if code, b := Call(t, base, http.MethodPost, "/v1/delegations/"+id+"/approve", operatorKey, body); code != http.StatusOK {
+		t.Fatalf("approve %s: %d %v", id, code, b)
+	}
+}
+
+// DeviceGrant walks the device grant on a.
+func (a *Authority) DeviceGrant(t testing.TB, g Grant) Session {
+	t.Helper()
+	return DeviceGrant(t, a.URL, a.OperatorKey, g)
+}
