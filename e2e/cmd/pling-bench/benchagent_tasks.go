@@ -157,12 +157,15 @@ var agentTasks = []agentTask{
 }
 
 // approve is the Pling script for "approve the order a person calls
-// label": bring it into view (the page approves only rows a person can
-// see), approve it, and read the evidence.
+// label": approve it and read the evidence. The page approves only rows a
+// person can see; approve__order's description says it first runs
+// open__order for a row out of view, so the script does not call it.
 func (a *plingAgent) approve(ctx context.Context, label string) (string, error) {
 	rec := a.record("approve__order", label)
-	if _, err := a.invoke(ctx, "open__order", map[string]any{"record": rec}); err != nil {
-		return "", err
+	if !strings.Contains(a.cur.tools["approve__order"].Description, "first runs open__order") {
+		if _, err := a.invoke(ctx, "open__order", map[string]any{"record": rec}); err != nil {
+			return "", err
+		}
 	}
 	if _, err := a.invoke(ctx, "approve__order", map[string]any{"record": rec}); err != nil {
 		return "", err
