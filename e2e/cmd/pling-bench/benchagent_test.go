@@ -99,8 +99,8 @@ func TestAgentRatiosAndTargets(t *testing.T) {
 		verdicts = append(verdicts, tg.Name+": "+tg.verdict())
 	}
 	wantV := []string{
-		"bytes vs snapshot path: met",      // 4000/200 = 20×
-		"bytes vs find path: met",          // 1000/200 = 5×
+		"bytes vs snapshot path: met", // 4000/200 = 20×
+		"bytes vs find path: met",     // 1000/200 = 5×
 		"bytes vs snapshot path, tool results only: met",
 		"bytes vs find path, tool results only: met",
 		"tool calls vs snapshot path: met", // 12/4 = 3×
