@@ -323,16 +323,15 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		}
 		// The annotations say the risk; MCP reads a missing destructiveHint
 		// as true, so a write that is not destructive says false, and a
-		// read-only tool (where the hint means nothing) says nothing. The
-		// title is the tool's, once.
+		// read-only tool (where the hint means nothing) says nothing.
 		ann := &sdk.ToolAnnotations{ReadOnlyHint: c.Risk == schema.RiskRead}
 		if !ann.ReadOnlyHint {
 			destructive := c.Risk == schema.RiskDestructive
 			ann.DestructiveHint = &destructive
 		}
+		// No separate title: the description starts with it.
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
 			Name:        name,
-			Title:       c.Title,
 			Description: desc,
 			InputSchema: json.RawMessage(in),
 			Annotations: ann,
