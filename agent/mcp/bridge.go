@@ -457,9 +457,8 @@ func successResult(r *agent.Result, note string) *sdk.CallToolResult {
 	if e := leanEvidence(r.Evidence, changed); e != nil {
 		sc["evidence"] = e
 	}
-	if note != "" {
-		sc["note"] = note
-	}
+	// note (a label read as an id, a row brought into view) is for the
+	// model, in the text; evidence.record has the id for programs.
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note)}}, StructuredContent: sc}
 }
 
