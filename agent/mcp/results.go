@@ -21,7 +21,7 @@ const Instructions = `The tools are this web page's actions for agents; a call r
 // BrowsingInstructions are the instructions of a bridge on a browsing
 // session (WithBrowser).
 const BrowsingInstructions = Instructions + ` ` +
-	`The browser.* tools drive the tab. The page tools follow the page: after any navigation the list changes (tools/list_changed); a page without Pling gets an outline instead.`
+	`The browser.* tools drive the tab (browser.open loads a URL on the allowed sites). The page tools follow the page: after any navigation the list changes (tools/list_changed); a page without Pling gets an outline instead.`
 
 // maxValueText bounds the value as it appears in a result's text; the
 // whole value is in structuredContent.
