@@ -197,6 +197,9 @@ func Start(ctx context.Context, url string, o Options) (*Page, error) {
 		}
 	} else {
 		bin := o.browser()
+		if !o.Headed {
+			bin = Headless(bin)
+		}
 		var flags []chromedp.ExecAllocatorOption
 		for k, v := range o.Flags {
 			flags = append(flags, chromedp.Flag(k, v))

@@ -29,6 +29,37 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// TestHeadless: a headless launch of Debian's chromium starts its
+// headless shell when that is installed (an executable file); any other
+// binary is launched as named.
+func TestHeadless(t *testing.T) {
+	dir := t.TempDir()
+	shell := filepath.Join(dir, "chromium-headless-shell")
+	if err := os.WriteFile(shell, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notExec := filepath.Join(dir, "not-executable")
+	if err := os.WriteFile(notExec, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, bin, shell, want string
+	}{
+		{"debian chromium, shell installed", DefaultChromium, shell, shell},
+		{"debian chromium, no shell", DefaultChromium, filepath.Join(dir, "absent"), DefaultChromium},
+		{"debian chromium, shell not executable", DefaultChromium, notExec, DefaultChromium},
+		{"debian chromium, shell path a directory", DefaultChromium, dir, DefaultChromium},
+		{"another browser is launched as named", "/opt/chrome/chrome", shell, "/opt/chrome/chrome"},
+		{"chromium's own binary is launched as named", "/usr/lib/chromium/chromium", shell, "/usr/lib/chromium/chromium"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := headlessFor(tc.bin, tc.shell); got != tc.want {
+				t.Errorf("headlessFor(%q, %q) = %q, want %q", tc.bin, tc.shell, got, tc.want)
+			}
+		})
+	}
+}
+
 // TestLaunchFlags: every launcher runs Chromium with the same flags, and
 // turns the sandbox off only as root, where Chromium will not start with it.
 func TestLaunchFlags(t *testing.T) {

@@ -321,17 +321,20 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pling mcp: input schema of %s: %w", c.ID, err)
 		}
-		destructive := c.Risk == schema.RiskDestructive
+		// The annotations say the risk; MCP reads a missing destructiveHint
+		// as true, so a write that is not destructive says false, and a
+		// read-only tool (where the hint means nothing) says nothing.
+		ann := &sdk.ToolAnnotations{ReadOnlyHint: c.Risk == schema.RiskRead}
+		if !ann.ReadOnlyHint {
+			destructive := c.Risk == schema.RiskDestructive
+			ann.DestructiveHint = &destructive
+		}
+		// No separate title: the description starts with it.
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
 			Name:        name,
-			Title:       c.Title,
 			Description: desc,
 			InputSchema: json.RawMessage(in),
-			Annotations: &sdk.ToolAnnotations{
-				Title:           c.Title,
-				ReadOnlyHint:    c.Risk == schema.RiskRead,
-				DestructiveHint: &destructive,
-			},
+			Annotations: ann,
 		}})
 	}
 	return out, nil
@@ -434,22 +437,93 @@ func arguments(raw json.RawMessage) (map[string]any, bool) {
 	return m, true
 }
 
+// successResult is a success as a tool result: the short account as text,
+// and a lean structuredContent for programs — the value, the evidence
+// (expectations without the values the changed states already carry), the
+// states that changed, the page's feedback, where it went and whether its
+// tools changed (the new list itself comes with tools/list_changed). The
+// request id and the revision stay out: a model cannot use them through
+// MCP, and the bridge resends and re-describes by itself.
 func successResult(r *agent.Result, note string) *sdk.CallToolResult {
-	sc := map[string]any{"requestId": r.RequestID}
+	sc := map[string]any{}
 	if r.Value != nil {
 		sc["value"] = r.Value
 	}
-	if r.Evidence != nil {
-		sc["evidence"] = r.Evidence
+	var changed map[string]schema.StateChange
+	if o := r.Observation; o != nil {
+		changed = o.States
+		addObservation(sc, o)
 	}
-	if r.Observation != nil {
-		sc["observation"] = r.Observation
+	if e := leanEvidence(r.Evidence, changed); e != nil {
+		sc["evidence"] = e
 	}
+	// note (a label read as an id, a row brought into view) is for the
+	// model, in the text; evidence.record has the id for programs.
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note)}}, StructuredContent: sc}
+}
+
+// addObservation puts what an observation says a model needs into sc:
+// changed states, feedback, the navigation's target, toolsChanged.
+func addObservation(sc map[string]any, o *schema.SurfaceObservation) {
+	if len(o.States) > 0 {
+		sc["changed"] = o.States
+	}
+	if len(o.Feedback) > 0 {
+		sc["feedback"] = o.Feedback
+	}
+	if o.Navigation != nil && o.Navigation.To != "" {
+		sc["navigatedTo"] = o.Navigation.To
+	}
+	if o.CapabilitiesChanged {
+		sc["toolsChanged"] = true
+	}
+}
+
+// evidence is schema.Evidence without the capability (the model called
+// the tool) and with each expectation's before and after only when the
+// changed states do not carry them.
+type evidence struct {
+	Record       string        `json:"record,omitempty"`
+	Records      []string      `json:"records,omitempty"`
+	Expectations []expectation `json:"expectations,omitempty"`
+	Steps        int           `json:"steps,omitempty"`
+	Handoff      string        `json:"handoff,omitempty"`
+	Approval     string        `json:"approval,omitempty"`
+	Summary      string        `json:"summary,omitempty"`
+}
+
+type expectation struct {
+	State     string `json:"state"`
+	Condition string `json:"condition"`
+	Before    any    `json:"before,omitempty"`
+	After     any    `json:"after,omitempty"`
+	Met       bool   `json:"met"`
+}
+
+func leanEvidence(e *schema.Evidence, changed map[string]schema.StateChange) *evidence {
+	if e == nil {
+		return nil
+	}
+	out := &evidence{Record: e.Record, Records: e.Records, Steps: e.Steps, Handoff: e.Handoff, Approval: e.Approval}
+	if !strings.HasSuffix(e.Summary, " ran") {
+		out.Summary = e.Summary
+	}
+	for _, x := range e.Expectations {
+		ex := expectation{State: x.State, Condition: x.Condition, Met: x.Met}
+		if _, ok := changed[x.State]; !ok {
+			ex.Before, ex.After = x.Before, x.After
+		}
+		out.Expectations = append(out.Expectations, ex)
+	}
+	return out
 }
 
 // businessResult is a business failure as a tool result with isError: the
 // code first, then the message and the registry's next step for people.
+// Its structuredContent is the failure, the recovery and the states the
+// client observed — not the whole description it observed: recovery
+// "describe" says to look again, and the tool list follows by itself
+// (tools/list_changed).
 func businessResult(e *agent.BusinessError) *sdk.CallToolResult {
 	failure := map[string]any{"code": string(e.Code), "message": e.Message}
 	if len(e.Details) > 0 {
@@ -459,17 +533,14 @@ func businessResult(e *agent.BusinessError) *sdk.CallToolResult {
 		failure["resume"] = e.Resume
 	}
 	sc := map[string]any{"error": failure}
-	if e.RequestID != "" {
-		sc["requestId"] = e.RequestID
-	}
 	if rec := e.Recovery(); rec != perr.RecoverNone {
-		sc["recovery"] = rec.String()
+		sc["recovery"] = rec.String() // "describe": look again; the tool list follows by itself
 	}
 	if e.Observation != nil {
-		sc["observation"] = e.Observation
+		addObservation(sc, e.Observation)
 	}
-	if e.Observed != nil {
-		sc["observed"] = e.Observed
+	if e.Observed != nil && len(e.Observed.Context.States) > 0 {
+		sc["states"] = e.Observed.Context.States
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: failureText(e)}}, StructuredContent: sc}
 }

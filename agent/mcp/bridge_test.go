@@ -186,7 +186,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	rules := map[string]string{}
 	for _, tl := range res.Tools {
 		desc := tl.Description
-		if i := strings.Index(desc, ". Refuses order records"); i >= 0 {
+		if i := strings.Index(desc, ". Only orders in view"); i >= 0 {
 			desc, rules[tl.Name] = desc[:i], desc[i+2:]
 		}
 		sch := toJSON(t, tl.InputSchema).(map[string]any)
@@ -206,8 +206,8 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		exp = append(exp, tool{tl.Name, tl.Description, sch})
 	}
 	if diff := cmp.Diff(map[string]string{
-		"approve__order":        "Refuses order records that are not in view (ACTION_UNAVAILABLE): bring the record into view first (scroll or filter the page).",
-		"approve__order.record": `The order (one of 2) to act on: its id (e.g. "ord_1") or its label as the page shows it, whole or its first word (e.g. "#1001")`,
+		"approve__order":        "Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first).",
+		"approve__order.record": `The order's id or label, e.g. "ord_1" or "#1001" (2 in all)`,
 	}, rules); diff != "" {
 		t.Errorf("record rules (-want +got):\n%s", diff)
 	}
@@ -216,7 +216,17 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	}
 	annotations := map[string][2]bool{} // name → readOnly, destructive
 	for _, tl := range res.Tools {
-		annotations[tl.Name] = [2]bool{tl.Annotations.ReadOnlyHint, *tl.Annotations.DestructiveHint}
+		if tl.Annotations.Title != "" {
+			t.Errorf("%s: the title again in the annotations", tl.Name)
+		}
+		if tl.Annotations.ReadOnlyHint {
+			if tl.Annotations.DestructiveHint != nil {
+				t.Errorf("%s: read-only with a destructive hint", tl.Name)
+			}
+			annotations[tl.Name] = [2]bool{true, false}
+			continue
+		}
+		annotations[tl.Name] = [2]bool{false, *tl.Annotations.DestructiveHint}
 	}
 	if diff := cmp.Diff(map[string][2]bool{"approve__order": {}, "cart_add": {}, "cart_clear": {false, true}, "cart_view": {true, false}}, annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
@@ -231,14 +241,23 @@ func TestCallTool(t *testing.T) {
 	p := newPage(t)
 	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
 
+	// The structured content is lean: the value, the evidence (its
+	// expectations without the values the changed states carry), the
+	// changed states; no request id, revision or whole observation.
 	tests := []struct {
 		name      string
 		tool      string
 		args      any
 		wantValue any
+		want      map[string]any // the rest of the structured content
 	}{
-		{"plain", "cart_add", map[string]any{"sku": "A1", "qty": 2}, map[string]any{"count": float64(1)}},
-		{"folded, with record", "approve__order", map[string]any{"record": "ord_1", "note": "ok"}, "approved ord_1"},
+		{"plain", "cart_add", map[string]any{"sku": "A1", "qty": 2}, map[string]any{"count": float64(1)}, map[string]any{
+			"evidence": map[string]any{"expectations": []any{map[string]any{"state": "cart.count", "condition": "increase", "met": true}}},
+			"changed":  map[string]any{"cart.count": map[string]any{"before": float64(0), "after": float64(1)}},
+		}},
+		{"folded, with record", "approve__order", map[string]any{"record": "ord_1", "note": "ok"}, "approved ord_1", map[string]any{
+			"evidence": map[string]any{"record": "ord_1"},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,8 +272,9 @@ func TestCallTool(t *testing.T) {
 			if diff := cmp.Diff(tt.wantValue, sc["value"]); diff != "" {
 				t.Errorf("value (-want +got):\n%s", diff)
 			}
-			if sc["evidence"] == nil || sc["observation"] == nil || sc["requestId"] == nil {
-				t.Errorf("structured content lacks evidence, observation or requestId: %v", sc)
+			delete(sc, "value")
+			if diff := cmp.Diff(tt.want, sc); diff != "" {
+				t.Errorf("structured content (-want +got):\n%s", diff)
 			}
 			// The text is for a model: what ran and its value, not the
 			// structured content again.
@@ -302,8 +322,13 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 			if got := sc["error"].(map[string]any)["code"]; got != string(tt.code) {
 				t.Errorf("structured code %v, want %s", got, tt.code)
 			}
-			if _, ok := sc["observed"]; ok != tt.observed {
-				t.Errorf("observed present %v, want %v (the client observes after %s)", ok, tt.observed, tt.code)
+			// What the client observed is there as the states, not as the
+			// whole description.
+			if _, ok := sc["states"]; ok != tt.observed {
+				t.Errorf("states present %v, want %v (the client observes after %s): %v", ok, tt.observed, tt.code, sc)
+			}
+			if _, ok := sc["observed"]; ok {
+				t.Errorf("the whole observed description is in the result: %v", sc)
 			}
 		})
 	}
@@ -399,8 +424,8 @@ func TestListChanged(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %v", err, res)
 			}
-			if obs := toJSON(t, res.StructuredContent).(map[string]any)["observation"].(map[string]any); obs["capabilitiesChanged"] != true {
-				t.Errorf("observation %v does not report the change", obs)
+			if sc := toJSON(t, res.StructuredContent).(map[string]any); sc["toolsChanged"] != true {
+				t.Errorf("result %v does not report the change", sc)
 			}
 			s.waitChanged(t)
 			if names := s.toolNames(t); !contains(names, "wizard_next") {

@@ -82,7 +82,10 @@ const maxInView = 30
 
 func (b *Bridge) addBrowserTools() {
 	obj := func(props map[string]any, required ...string) json.RawMessage {
-		m := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		m := map[string]any{"type": "object", "additionalProperties": false}
+		if len(props) > 0 {
+			m["properties"] = props
+		}
 		if len(required) > 0 {
 			m["required"] = required
 		}
@@ -92,8 +95,8 @@ func (b *Bridge) addBrowserTools() {
 	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
 	nav := &sdk.ToolAnnotations{}
 	b.server.AddTool(&sdk.Tool{Name: "browser.open", Annotations: nav,
-		Description: "Opens a URL in the current tab (absolute, or relative to the current page; only on " + strings.Join(b.origins, ", ") + ") and says what the page is; the page's tools replace the previous page's.",
-		InputSchema: obj(map[string]any{"url": map[string]any{"type": "string", "description": "The URL, e.g. /shop/ or " + first(b.origins) + "/"}}, "url")},
+		Description: "Opens a URL or a path (e.g. /shop/) on " + strings.Join(b.origins, ", ") + " in this tab; says what the page is.",
+		InputSchema: obj(map[string]any{"url": map[string]any{"type": "string"}}, "url")},
 		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
 			target, err := b.resolveURL(in["url"])
 			if err != nil {
@@ -109,7 +112,7 @@ func (b *Bridge) addBrowserTools() {
 			return b.pageResult(ctx)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.back", Annotations: nav,
-		Description: "Goes back one page in the current tab and says what the page is.",
+		Description: "Goes back one page; says what the page is.",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
 			if _, err := b.browser.Back(ctx); err != nil {
@@ -118,11 +121,11 @@ func (b *Bridge) addBrowserTools() {
 			return b.pageResult(ctx)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.page", Annotations: ro,
-		Description: "Says what the current tab shows: title, URL, whether it speaks Pling, its tools and the records in view; for a page without Pling, an outline of its headings, links and buttons.",
+		Description: "Says what the tab shows: title, URL, tools, records in view (without Pling: an outline).",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) { return b.pageResult(ctx) }))
 	b.server.AddTool(&sdk.Tool{Name: "browser.tabs", Annotations: ro,
-		Description: "Lists the browser's tabs (id, title, URL), the current one marked.",
+		Description: "Lists the tabs: id, title, URL; * marks the current one.",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
 			tabs, err := b.browser.Tabs(ctx)
@@ -141,8 +144,8 @@ func (b *Bridge) addBrowserTools() {
 				StructuredContent: map[string]any{"tabs": tabs}}, nil
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.switch_tab", Annotations: nav,
-		Description: "Makes another tab current (its id from browser.tabs) and says what it shows; the tools follow it.",
-		InputSchema: obj(map[string]any{"tab": map[string]any{"type": "string", "description": "The tab's id"}}, "tab")},
+		Description: "Makes the tab with this id (from browser.tabs) current; says what it shows.",
+		InputSchema: obj(map[string]any{"tab": map[string]any{"type": "string"}}, "tab")},
 		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
 			if _, err := b.browser.SwitchTab(ctx, in["tab"]); err != nil {
 				return browserError("NO_SUCH_TAB", err.Error(), "list the tabs with browser.tabs."), nil
@@ -255,8 +258,10 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 			sc["outline"] = out
 		}
 	default:
+		// The names are for the model to read; the tools themselves come
+		// with tools/list (list_changed), so structuredContent leaves them
+		// out, and the labels in view too.
 		fmt.Fprintf(&t, "\nSpeaks Pling. Tools: %s", strings.Join(names, ", "))
-		sc["tools"] = names
 		if d != nil {
 			records := map[string]any{}
 			kinds := make([]string, 0, len(d.Context.Records))
@@ -273,7 +278,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 					}
 				}
 				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, " "))
-				records[k] = map[string]any{"total": set.Total, "inView": inView}
+				records[k] = map[string]any{"total": set.Total, "inView": len(inView)}
 			}
 			if len(records) > 0 {
 				sc["records"] = records

@@ -133,6 +133,15 @@ func TestTwoPageTask(t *testing.T) {
 	if open.IsError || !strings.Contains(text(open), "Checkout") || !strings.Contains(text(open), "order_place") {
 		t.Fatalf("browser.open /checkout/: %s", text(open))
 	}
+	// The text names the page's tools; the structured content says what
+	// the page is, not the tool names again (they come with tools/list).
+	osc := toJSON(t, open.StructuredContent).(map[string]any)
+	if pg, _ := osc["page"].(map[string]any); pg["pling"] != true || !strings.HasSuffix(pg["url"].(string), "/checkout/") {
+		t.Errorf("browser.open page: %v", osc)
+	}
+	if _, ok := osc["tools"]; ok {
+		t.Errorf("browser.open repeats the tool names in structuredContent: %v", osc)
+	}
 	names = waitTools(t, s, "order_place", true)
 	if strings.Contains(strings.Join(names, " "), "cart_add") {
 		t.Errorf("the shop's tools stayed after the navigation: %v", names)
@@ -190,7 +199,7 @@ func TestRecordByLabel(t *testing.T) {
 			approve = tl
 		}
 	}
-	for _, want := range []string{"acts only on order records in view", "first runs open__order", "brings it into view"} {
+	for _, want := range []string{"acts only on orders in view", "first runs open__order", "brings it into view"} {
 		if !strings.Contains(approve.Description, want) {
 			t.Errorf("approve__order description lacks %q:\n%s", want, approve.Description)
 		}

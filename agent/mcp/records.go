@@ -26,15 +26,16 @@ const maxLookup = 10000
 
 // recordParam is the description of a folded tool's record property.
 func recordParam(d *schema.SurfaceDescription, c schema.SurfaceCapability) string {
-	kind := fmt.Sprintf("%s (one of %d)", c.Record.Kind, c.Record.Total)
+	// How ids and labels are matched (whole label or its first word) is
+	// said once, in the server instructions.
 	id, label := exampleRecord(d, c)
-	if id == "" {
-		return fmt.Sprintf("The %s to act on: its id, or its label as the page shows it (the label's first word is enough)", kind)
+	switch {
+	case id == "":
+		return fmt.Sprintf("The %s's id or label (%d in all)", c.Record.Kind, c.Record.Total)
+	case label == "" || label == id:
+		return fmt.Sprintf("The %s's id or label, e.g. %q (%d in all)", c.Record.Kind, id, c.Record.Total)
 	}
-	if label == "" || label == id {
-		return fmt.Sprintf("The %s to act on: its id (e.g. %q), or its label as the page shows it", kind, id)
-	}
-	return fmt.Sprintf("The %s to act on: its id (e.g. %q) or its label as the page shows it, whole or its first word (e.g. %q)", kind, id, label)
+	return fmt.Sprintf("The %s's id or label, e.g. %q or %q (%d in all)", c.Record.Kind, id, label, c.Record.Total)
 }
 
 // exampleRecord is the first record of the capability's kind: its id and
@@ -62,12 +63,12 @@ func firstWord(s string) string {
 func recordRule(d *schema.SurfaceDescription, c schema.SurfaceCapability, names map[string]string) string {
 	kind := c.Record.Kind
 	if c.Record.AllowOffscreen {
-		return fmt.Sprintf("Acts on any %s record, in view or not.", kind)
+		return fmt.Sprintf("Any %s, in view or not.", kind)
 	}
 	if rv := revealer(d, kind, c.ID); rv != nil {
-		return fmt.Sprintf("The page acts only on %s records in view; for one out of view this tool first runs %s (read-only), which brings it into view.", kind, names[rv.ID])
+		return fmt.Sprintf("The page acts only on %ss in view: for one out of view this tool first runs %s, which brings it into view.", kind, names[rv.ID])
 	}
-	return fmt.Sprintf("Refuses %s records that are not in view (ACTION_UNAVAILABLE): bring the record into view first (scroll or filter the page).", kind)
+	return fmt.Sprintf("Only %ss in view (else ACTION_UNAVAILABLE: scroll or filter the page first).", kind)
 }
 
 // revealer is a read-only capability of the same kind that runs on

@@ -12,17 +12,16 @@ import (
 
 // Instructions are the server instructions of a bridge: what a model needs
 // to use the tools well, in a few sentences.
-const Instructions = `The tools are the actions this web page declares for agents; each call runs the page's own code, as if the person clicked. ` +
-	`A tool whose name has "__" is folded: one tool for every row of a kind (approve__order approves any order); pass record as the row's id or its label as the page shows it (its first word, e.g. "#1250", is enough). ` +
-	`A result says what happened, the evidence (the outcome the page confirmed) and the states that changed; the same data is in structuredContent. ` +
-	`A failure starts with a stable code and says the next step in one line. Do not repeat a call whose outcome is unconfirmed or failed an expectation: look first (the result shows the states). Stop on PERMISSION_DENIED and SESSION_* codes. ` +
-	`Some calls wait for a person (an approval, a handoff such as a bank's confirmation); they report progress and may take minutes: wait.`
+const Instructions = `The tools are this web page's actions for agents; a call runs the page's own code, as a person's click would. ` +
+	`A name with "__" is folded, one tool per kind of row (approve__order approves any order): pass record as the row's id or label (its first word, e.g. "#1250", is enough). ` +
+	`A result says what ran, the value, the evidence (what the page confirmed) and the changed states (also in structuredContent). ` +
+	`A failure starts with a stable code and the next step. Do not repeat a call that is unconfirmed or failed an expectation: look first. Stop on PERMISSION_DENIED and SESSION_* codes. ` +
+	`A call may wait minutes for a person (approval, a bank's confirmation): wait.`
 
 // BrowsingInstructions are the instructions of a bridge on a browsing
 // session (WithBrowser).
 const BrowsingInstructions = Instructions + ` ` +
-	`The browser.* tools drive the browsing session: browser.open loads a URL on the allowed sites, browser.back goes back, browser.tabs and browser.switch_tab change tab, browser.page says where you are and which records are in view. ` +
-	`The page tools follow the page: after a navigation (yours, a link, a redirect) the list changes (notifications/tools/list_changed); a page that does not speak Pling gets an outline of its headings, links and buttons instead.`
+	`The browser.* tools drive the tab (browser.open loads a URL on the allowed sites). The page tools follow the page: after any navigation the list changes (tools/list_changed); a page without Pling gets an outline instead.`
 
 // maxValueText bounds the value as it appears in a result's text; the
 // whole value is in structuredContent.

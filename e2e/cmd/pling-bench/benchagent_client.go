@@ -14,8 +14,11 @@ import (
 
 // agentMeter is what one side of the agent benchmark spent on one task:
 // tool calls and the bytes their results carried to the agent (text
-// content plus structuredContent, as the client received it). Tool lists
-// (the definitions) are counted apart.
+// content plus structuredContent, as the client received it), and apart
+// from them the bytes of what the agent reads before and between calls:
+// the server's instructions and every tool list it fetched (its tools'
+// definitions as JSON). The bytes the targets judge are both together:
+// all that the agent received.
 type agentMeter struct {
 	Calls     int      `json:"calls"`
 	Bytes     int      `json:"bytes"`
@@ -47,6 +50,9 @@ func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, er
 		return nil, fmt.Errorf("%s: %w", cmd.Path, err)
 	}
 	m.Servers++
+	if ir := cs.InitializeResult(); ir != nil {
+		m.ListBytes += len(ir.Instructions)
+	}
 	s := &mcpServer{cs: cs, meter: m}
 	if err := s.listTools(ctx); err != nil {
 		cs.Close()

@@ -157,12 +157,15 @@ var agentTasks = []agentTask{
 }
 
 // approve is the Pling script for "approve the order a person calls
-// label": bring it into view (the page approves only rows a person can
-// see), approve it, and read the evidence.
+// label": approve it and read the evidence. The page approves only rows a
+// person can see; approve__order's description says it first runs
+// open__order for a row out of view, so the script does not call it.
 func (a *plingAgent) approve(ctx context.Context, label string) (string, error) {
 	rec := a.record("approve__order", label)
-	if _, err := a.invoke(ctx, "open__order", map[string]any{"record": rec}); err != nil {
-		return "", err
+	if !strings.Contains(a.cur.tools["approve__order"].Description, "first runs open__order") {
+		if _, err := a.invoke(ctx, "open__order", map[string]any{"record": rec}); err != nil {
+			return "", err
+		}
 	}
 	if _, err := a.invoke(ctx, "approve__order", map[string]any{"record": rec}); err != nil {
 		return "", err
@@ -171,19 +174,25 @@ func (a *plingAgent) approve(ctx context.Context, label string) (string, error) 
 }
 
 // approve is the Playwright script for the same: find the row's Approve
-// button, click it, and see the row say "approved" in a later look.
+// button, click it, and see the row say "approved" in a later look. A
+// look taken before the row re-rendered is taken again, once (counted),
+// as an agent would before it concluded the click did nothing.
 func (a *pwAgent) approve(ctx context.Context, label string) (string, error) {
 	if err := a.click(ctx, "button", "Approve order "+label); err != nil {
 		return "", err
 	}
-	text, err := a.look(ctx, label)
-	if err != nil {
-		return "", err
+	for try := 0; ; try++ {
+		text, err := a.look(ctx, label)
+		if err != nil {
+			return "", err
+		}
+		if rowHas(text, label, "approved") {
+			return label + " approved", nil
+		}
+		if try > 0 {
+			return "", fmt.Errorf("order %s is not shown approved", label)
+		}
 	}
-	if !rowHas(text, label, "approved") {
-		return "", fmt.Errorf("order %s is not shown approved", label)
-	}
-	return label + " approved", nil
 }
 
 func (a *pwAgent) saveSettings(ctx context.Context) (string, error) {

@@ -78,7 +78,7 @@ func TestRowHas(t *testing.T) {
 
 func TestAgentRatiosAndTargets(t *testing.T) {
 	fig := func(side string, calls, bytes, ms float64) agentFigure {
-		return agentFigure{Side: side, Calls: calls, Bytes: bytes, TimeMs: bbDist{N: 1, P50: ms}}
+		return agentFigure{Side: side, Calls: calls, Bytes: bytes, Received: bytes, TimeMs: bbDist{N: 1, P50: ms}}
 	}
 	tasks := []agentResult{
 		{Name: "a", Sides: []agentFigure{fig(sidePling, 2, 100, 1000), fig(sidePWSnapshot, 6, 3000, 4000), fig(sidePWFind, 7, 400, 5000)}},
@@ -86,7 +86,7 @@ func TestAgentRatiosAndTargets(t *testing.T) {
 		{Name: "failed", Failure: "x", Sides: []agentFigure{fig(sidePling, 50, 1e6, 1e6)}},
 	}
 	got := sideRatios(tasks[0].Sides)
-	want := map[string]ratios3{sidePWSnapshot: {Calls: 3, Bytes: 30, Time: 4}, sidePWFind: {Calls: 3.5, Bytes: 4, Time: 5}}
+	want := map[string]ratios3{sidePWSnapshot: {Calls: 3, Bytes: 30, Results: 30, Time: 4}, sidePWFind: {Calls: 3.5, Bytes: 4, Results: 4, Time: 5}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("sideRatios (-want +got):\n%s", d)
 	}
@@ -99,8 +99,10 @@ func TestAgentRatiosAndTargets(t *testing.T) {
 		verdicts = append(verdicts, tg.Name+": "+tg.verdict())
 	}
 	wantV := []string{
-		"bytes vs snapshot path: met",      // 4000/200 = 20×
-		"bytes vs find path: met",          // 1000/200 = 5×
+		"bytes vs snapshot path: met", // 4000/200 = 20×
+		"bytes vs find path: met",     // 1000/200 = 5×
+		"bytes vs snapshot path, tool results only: met",
+		"bytes vs find path, tool results only: met",
 		"tool calls vs snapshot path: met", // 12/4 = 3×
 		"tool calls vs find path: met",     // 12/4
 		"time vs snapshot path: met",       // 6000/2000 = 3×
@@ -109,26 +111,44 @@ func TestAgentRatiosAndTargets(t *testing.T) {
 	if d := cmp.Diff(wantV, verdicts); d != "" {
 		t.Errorf("targets at exactly their limits (-want +got):\n%s", d)
 	}
-	tasks[1].Sides[2].Bytes = 599 // find path: 999/200 < 5×
+	tasks[1].Sides[2].Bytes, tasks[1].Sides[2].Received = 599, 599 // find path: 999/200 < 5×
 	tg := agentTargets(agentTotals(tasks))[1]
 	if tg.Met || math.Abs(tg.Value-200.0/999) > 1e-12 || !strings.Contains(tg.Detail, "5.0×") {
 		t.Errorf("bytes vs find path below 5×: %+v", tg)
 	}
+	// What the agent received counts the instructions and tool lists too;
+	// the results-only line does not.
+	t.Run("tool lists count", func(t *testing.T) {
+		tasks := []agentResult{{Name: "a", Sides: []agentFigure{
+			{Side: sidePling, Bytes: 100, ListBytes: 900, Received: 1000, Calls: 1},
+			{Side: sidePWFind, Bytes: 400, ListBytes: 20000, Received: 20400, Calls: 3},
+		}}}
+		tg := agentTargets(agentTotals(tasks))
+		if !tg[1].Met || math.Abs(tg[1].Value-1000.0/20400) > 1e-12 {
+			t.Errorf("bytes vs find path, all received: %+v", tg[1])
+		}
+		if tg[3].Met || math.Abs(tg[3].Value-100.0/400) > 1e-12 {
+			t.Errorf("bytes vs find path, results only: %+v", tg[3])
+		}
+		if p, _ := figure(agentTotals(tasks), sidePling); p.Tokens != 250 {
+			t.Errorf("tokens %v, want all received / 4", p.Tokens)
+		}
+	})
 }
 
 func TestAgentMarkdown(t *testing.T) {
 	rep := &agentReport{Date: "2026-01-02", Runs: 1, Playwright: "@playwright/mcp@0.0.83"}
 	rep.Tasks = []agentResult{{Name: "setting", Sides: []agentFigure{
-		{Side: sidePling, Calls: 1, Bytes: 700, Tokens: 175, TimeMs: bbDist{P50: 900}, Verified: "proven", Result: "saved"},
-		{Side: sidePWSnapshot, Calls: 5, Bytes: 7000, Tokens: 1750, TimeMs: bbDist{P50: 1800}, Verified: "inferred", Result: "saved"},
+		{Side: sidePling, Calls: 1, Bytes: 700, ListBytes: 300, Received: 1000, Tokens: 250, TimeMs: bbDist{P50: 900}, Verified: "proven", Result: "saved"},
+		{Side: sidePWSnapshot, Calls: 5, Bytes: 7000, ListBytes: 3000, Received: 10000, Tokens: 2500, TimeMs: bbDist{P50: 1800}, Verified: "inferred", Result: "saved"},
 	}}}
 	rep.Tasks[0].Ratios = sideRatios(rep.Tasks[0].Sides)
 	rep.Totals = agentTotals(rep.Tasks)
 	rep.Targets = agentTargets(rep.Totals)
 	md := agentMarkdown(rep)
 	for _, want := range []string{
-		"| setting | pling mcp | 1 | 700 | 175 | 0 | 900 ms | proven | saved |",
-		"| setting | 5.0× | 10.0× | 2.0× |",
+		"| setting | pling mcp | 1 | 700 | 300 | 1000 | 250 | 900 ms | proven | saved |",
+		"| setting | 5.0× | 10.0× | 10.0× | 2.0× |",
 		"| bytes vs snapshot path | Playwright/Pling 10.0× (target ≥ 20×) | **missed** |",
 		"| tool calls vs snapshot path | Playwright/Pling 5.0× (target ≥ 3×) | met |",
 	} {
