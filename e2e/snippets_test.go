@@ -29,7 +29,11 @@ var (
 // docSnippets reads every ```html block of README.md and docs/*.md. A
 // block is marked not run by an HTML comment <!-- pling:norun: REASON -->
 // on the line before it; a mark without a reason is refused.
-func docSnippets(t *testing.T) []snippet {
+func docSnippets(t *testing.T) []snippet { return docFenced(t, htmlBlock) }
+
+// docFenced reads the fenced blocks that block matches (the text in its
+// first group) of README.md and docs/*.md, with their marks.
+func docFenced(t *testing.T, block *regexp.Regexp) []snippet {
 	t.Helper()
 	files, err := filepath.Glob("../docs/*.md")
 	if err != nil {
@@ -43,7 +47,7 @@ func docSnippets(t *testing.T) []snippet {
 			t.Fatal(err)
 		}
 		text := string(b)
-		for _, m := range htmlBlock.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range block.FindAllStringSubmatchIndex(text, -1) {
 			line := strings.Count(text[:m[0]], "\n") + 1
 			s := snippet{name: fmt.Sprintf("%s:%d", strings.TrimPrefix(f, "../"), line), html: text[m[2]:m[3]]}
 			before := strings.TrimRight(text[:m[0]], "\n")
@@ -106,22 +110,29 @@ func TestDocSnippets(t *testing.T) {
 			if s.norun != "" {
 				t.Skipf("marked pling:norun: %s", s.norun)
 			}
-			tb := site.open(t, paths[s.name])
-			errs := eval[[]string](tb, `window.__snippetErrors`)
-			if len(errs) > 0 {
-				t.Fatalf("the snippet threw: %s\n%s", strings.Join(errs, "; "), s.html)
-			}
-			if !declaresOn.MatchString(s.html) {
-				tb.describe()
-				return
-			}
-			desc := tb.describeUntil("an action of the snippet", func(d *schema.SurfaceDescription) bool { return len(d.Capabilities) > 0 })
-			c := desc.Capabilities[0]
-			input := validInput(c.InputSchema)
-			r := tb.mustInvoke(c.ID, input)
-			t.Logf("invoke %s %v → %s", c.ID, input, r.Value)
+			checkSnippet(t, site.open(t, paths[s.name]), s.html)
 		})
 	}
+}
+
+// checkSnippet checks a page made of a snippet: it threw nothing, it
+// speaks Pling, and an action it declares is described and invoked with
+// valid input.
+func checkSnippet(t *testing.T, tb *tab, src string) {
+	t.Helper()
+	errs := eval[[]string](tb, `window.__snippetErrors`)
+	if len(errs) > 0 {
+		t.Fatalf("the snippet threw: %s\n%s", strings.Join(errs, "; "), src)
+	}
+	if !declaresOn.MatchString(src) {
+		tb.describe()
+		return
+	}
+	desc := tb.describeUntil("an action of the snippet", func(d *schema.SurfaceDescription) bool { return len(d.Capabilities) > 0 })
+	c := desc.Capabilities[0]
+	input := validInput(c.InputSchema)
+	r := tb.mustInvoke(c.ID, input)
+	t.Logf("invoke %s %v → %s", c.ID, input, r.Value)
 }
 
 // validInput is the smallest input the schema accepts: every required

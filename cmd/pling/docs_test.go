@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pling-go/pling/e2e/conform"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
 )
 
 // A docBlock is one fenced code block of the README or docs/.
@@ -320,18 +325,58 @@ func TestGettingStarted(t *testing.T) {
 // assignments).
 var plingLine = regexp.MustCompile(`^(?:[A-Z_]+=(?:"[^"]*"|\S+)\s+)*pling\s`)
 
-// TestDocBlocksAccounted: every code block of the README and docs/ that
-// a test can run is run, or is marked <!-- pling:norun: REASON --> with a
-// reason: ```html by TestDocSnippets (e2e), ```ts and ```tsx by TestReact
-// (e2e, tsc), ```json MCP configurations by TestDocMCPConfigs, whole-file
-// ```go by TestDocGoBlocks (e2e); a ```go fragment and a ```sh block with
-// a pling command line are marked, except the getting-started guide's
-// commands, which TestGettingStarted runs. The guide runs or marks every
-// block but its ```text output.
+// outputLang is the language of a block that shows output, a diagram or
+// a synopsis, which no test runs: ```text, a bare ```, ```console.
+func outputLang(lang string) bool { return lang == "" || lang == "text" || lang == "console" }
+
+// nodeScript is a ```js block for Node: it loads the module with
+// js-shim/node.js (docs/page-api.md §6).
+var nodeScript = regexp.MustCompile(`require\("\./js-shim/node\.js"\)`)
+
+// docBlockRunner names the test that runs an unmarked block, or "" when
+// none does (the block must be marked). guideRun says the guide's
+// commands were already taken by TestGettingStarted.
+func docBlockRunner(b docBlock, guideRun bool) string {
+	switch b.lang {
+	case "go":
+		if strings.HasPrefix(strings.TrimSpace(b.text), "package ") {
+			return "TestDocGoBlocks (e2e)"
+		}
+	case "html":
+		return "TestDocSnippets (e2e, Chromium)"
+	case "ts", "tsx":
+		return "TestReact (e2e, tsc)"
+	case "json":
+		return "TestDocJSONBlocks"
+	case "js":
+		if nodeScript.MatchString(b.text) {
+			return "TestDocScripts (e2e, Node)"
+		}
+		return "TestDocScripts (e2e, Chromium)"
+	case "sh":
+		if strings.HasPrefix(b.name, "docs/getting-started.md:") && !guideRun {
+			return "TestGettingStarted"
+		}
+	}
+	return ""
+}
+
+// TestDocBlocksAccounted: every fenced block of the README and docs/ but
+// output (```text, a bare ```, ```console) is run by a named test or
+// marked <!-- pling:norun: REASON --> with a reason: ```html by
+// TestDocSnippets (e2e), ```ts and ```tsx by TestReact (e2e, tsc), every
+// ```json by TestDocJSONBlocks (and MCP configurations by
+// TestDocMCPConfigs), ```js by TestDocScripts (e2e: Node for
+// js-shim/node.js scripts, Chromium for page scripts), whole-file ```go
+// by TestDocGoBlocks (e2e), the getting-started guide's first ```sh block
+// by TestGettingStarted; any other block (a ```go fragment, ```sh, a
+// language no test knows) is marked. A bare block of pling command lines
+// is commands, not output: it says ```sh.
 func TestDocBlocksAccounted(t *testing.T) {
 	guideRun := false
+	runs := map[string]int{}
+	marked := 0
 	for _, b := range docBlocks(t, allDocs(t)...) {
-		guide := strings.HasPrefix(b.name, "docs/getting-started.md:")
 		if strings.Contains(b.text, "pling:norun") {
 			t.Errorf("%s: a pling:norun mark inside a block", b.name)
 		}
@@ -339,40 +384,213 @@ func TestDocBlocksAccounted(t *testing.T) {
 			if b.norun == "" {
 				t.Errorf("%s: <!-- pling:norun --> needs a reason: <!-- pling:norun: WHY -->", b.name)
 			}
+			marked++
 			continue
 		}
-		switch b.lang {
-		case "go":
-			if !strings.HasPrefix(strings.TrimSpace(b.text), "package ") {
-				t.Errorf("%s: a ```go fragment cannot be built: make it a whole file or mark it <!-- pling:norun: WHY -->", b.name)
+		if outputLang(b.lang) {
+			if b.lang == "" && bareCommands(b.text) {
+				t.Errorf("%s: pling command lines in a block without a language: make it ```sh and run or mark it", b.name)
 			}
-		case "sh":
-			for _, l := range strings.Split(strings.TrimSpace(b.text), "\n") {
-				if !plingLine.MatchString(strings.TrimSpace(l)) {
-					if guide {
-						t.Errorf("%s: the guide's command %q is not a pling command TestGettingStarted can run: mark the block", b.name, l)
-					}
-					continue
-				}
-				if !guide || guideRun {
-					t.Errorf("%s: %q is not run by a test: mark the block <!-- pling:norun: WHY -->", b.name, strings.TrimSpace(l))
-				}
-			}
-			if guide {
-				guideRun = true
-			}
-		case "json":
-			if guide && !strings.Contains(b.text, `"command"`) {
-				t.Errorf("%s: a ```json block of the guide that is not an MCP configuration", b.name)
-			}
-		case "html", "ts", "tsx", "text":
-		default:
-			if guide {
-				t.Errorf("%s: a ```%s block of the guide that no test runs", b.name, b.lang)
-			}
+			continue
 		}
+		runner := docBlockRunner(b, guideRun)
+		if runner == "" {
+			t.Errorf("%s: a ```%s block that no test runs: run it in a test or mark it <!-- pling:norun: WHY -->", b.name, b.lang)
+			continue
+		}
+		if runner == "TestGettingStarted" {
+			guideRun = true
+		}
+		runs[runner]++
 	}
 	if !guideRun {
 		t.Error("the guide has no ```sh block for TestGettingStarted to run")
 	}
+	byTest := map[string]int{}
+	for runner, n := range runs {
+		name, _, _ := strings.Cut(runner, " ")
+		byTest[name] += n
+	}
+	for name, n := range byTest {
+		if !testDefined(t, name) {
+			t.Errorf("%d blocks are said to be run by %s, which is not a test of cmd/pling or e2e", n, name)
+		}
+	}
+	t.Logf("blocks run: %v; marked: %d", runs, marked)
+}
+
+// bareCommands says every line of the text is a pling command line, not
+// a synopsis (no [optional] parts).
+func bareCommands(text string) bool {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for _, l := range lines {
+		if !plingLine.MatchString(strings.TrimSpace(l)) || strings.Contains(l, "[") {
+			return false
+		}
+	}
+	return len(lines) > 0
+}
+
+// testDefined says a test function of that name is in cmd/pling or e2e.
+func testDefined(t *testing.T, name string) bool {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../../e2e/*_test.go")
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "\nfunc "+name+"(t *testing.T) {") {
+			return true
+		}
+	}
+	return false
+}
+
+// strictJSON decodes one JSON value into v, refusing fields v does not
+// have.
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// TestDocJSONBlocks: every ```json block of the README and docs/ is JSON
+// (one value, or one value a line), and each value that is a wire shape
+// is that shape: a Surface request passes schema.DecodeRequest (steps 1–5
+// of the check order), a response envelope, describe result and invoke
+// result decode into the schema types with unknown fields refused and
+// registered codes, a conformance case parses strictly and passes on the
+// native host, and a gateway error body is what errors.RenderGateway
+// renders for its code. MCP configurations are further checked by
+// TestDocMCPConfigs; anything else is checked as JSON only.
+func TestDocJSONBlocks(t *testing.T) {
+	found := 0
+	for _, b := range docBlocks(t, allDocs(t)...) {
+		if b.lang != "json" || b.marked {
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			dec := json.NewDecoder(strings.NewReader(b.text))
+			n := 0
+			for {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatalf("not JSON: %v\n%s", err, b.text)
+				}
+				n++
+				found++
+				kind := checkDocJSON(t, raw)
+				t.Logf("value %d: %s", n, kind)
+			}
+			if n == 0 {
+				t.Fatal("an empty ```json block")
+			}
+		})
+	}
+	if found == 0 {
+		t.Fatal("no ```json blocks in the docs")
+	}
+}
+
+// checkDocJSON checks one value of a ```json block by its shape and says
+// which shape it took it for.
+func checkDocJSON(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return "JSON (not an object)"
+	}
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := top[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	code := func(what string, c string) {
+		if _, ok := perr.Lookup(perr.Code(c)); !ok {
+			t.Errorf("%s: code %q is in no registry (docs/protocol.md §5)", what, c)
+		}
+	}
+	invokeResult := func(what string, b []byte) {
+		var r schema.SurfaceInvokeResult
+		if err := strictJSON(b, &r); err != nil {
+			t.Errorf("%s is not an invoke result (docs/protocol.md §3.5): %v\n%s", what, err, b)
+			return
+		}
+		if r.Error != nil {
+			code(what+".error", r.Error.Code)
+		}
+	}
+	description := func(what string, b []byte) {
+		var d schema.SurfaceDescription
+		if err := strictJSON(b, &d); err != nil {
+			t.Errorf("%s is not a describe result (docs/protocol.md §3.4): %v\n%s", what, err, b)
+		}
+	}
+	switch {
+	case has("mcpServers") || has("servers") || has("command"):
+		return "an MCP client configuration (TestDocMCPConfigs)"
+	case has("protocol", "method"):
+		if _, rej := schema.DecodeRequest(raw); rej != nil {
+			t.Errorf("the request is refused at step %d: %s %s %v\n%s", rej.Step, rej.Code, rej.Message, rej.Details, raw)
+		}
+		return "a Surface request (schema.DecodeRequest)"
+	case has("protocol", "ok"):
+		var r schema.SurfaceResponse
+		if err := strictJSON(raw, &r); err != nil {
+			t.Errorf("not a response envelope (docs/protocol.md §3.2): %v\n%s", err, raw)
+			return "a Surface response"
+		}
+		switch {
+		case r.OK && (len(r.Result) == 0 || r.Error != nil):
+			t.Errorf("ok:true without a result, or with an error:\n%s", raw)
+		case !r.OK && (len(r.Result) != 0 || r.Error == nil):
+			t.Errorf("ok:false without an error, or with a result:\n%s", raw)
+		case r.Error != nil:
+			code("error", r.Error.Code)
+		case bytes.Contains(r.Result, []byte(`"capabilities"`)):
+			description("result", r.Result)
+		default:
+			invokeResult("result", r.Result)
+		}
+		return "a Surface response (schema.SurfaceResponse)"
+	case has("revision", "capabilities"):
+		description("the block", raw)
+		return "a describe result (schema.SurfaceDescription)"
+	case has("name", "steps"):
+		c, err := conform.ParseCaseStrict(raw)
+		if err != nil {
+			t.Errorf("not a conformance case (docs/protocol.md §6): %v", err)
+			return "a conformance case"
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if r := conform.Run(ctx, conform.Native{}, c); !r.Pass {
+			t.Errorf("the conformance case fails on the native host:\n%s", strings.Join(r.Failures, "\n"))
+		}
+		return "a conformance case (run on the native host)"
+	case has("error") && bytes.Contains(top["error"], []byte(`"type"`)):
+		var g perr.GatewayBody
+		if err := strictJSON(raw, &g); err != nil {
+			t.Errorf("not a gateway error body (docs/gateway.md): %v\n%s", err, raw)
+			return "a gateway error body"
+		}
+		if _, body := perr.RenderGateway(perr.New(g.Error.Code, "", nil)); string(body) != string(raw) {
+			t.Errorf("errors.RenderGateway renders %s as\n%s\nthe docs show\n%s", g.Error.Code, body, raw)
+		}
+		return "a gateway error body (errors.RenderGateway)"
+	case has("value") || has("evidence") || has("observation") || has("error"):
+		invokeResult("the block", raw)
+		return "an invoke result (schema.SurfaceInvokeResult)"
+	}
+	return "JSON"
 }
