@@ -44,6 +44,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxWait caps waitSeconds of the revocation feed (default 30s).
 	MaxWait time.Duration
+	// MaxFeedWaiters bounds the revocation feed's long-polls parked on
+	// this instance at once (default 1024); one more is refused with 503
+	// and Retry-After, so a flood of held connections cannot turn into a
+	// store query per connection per second without end.
+	MaxFeedWaiters int
 	// Continuity (continuity.go): MaxStateBytes caps a task's state
 	// (default 64 KiB); MaxLeaseTTL caps a lease's ttlSeconds (default
 	// 10m); MaxClockSkew is the most the clocks of instances sharing the
@@ -79,6 +84,8 @@ type Server struct {
 	requestsGC  atomic.Int64 // when a consume last dropped expired records
 	createLimit *limiter     // nil: off
 	limited     prometheus.Counter
+	waiters     atomic.Int64 // long-polls parked on the feed now
+	waitersG    prometheus.GaugeFunc
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -101,6 +108,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 30 * time.Second
+	}
+	if cfg.MaxFeedWaiters <= 0 {
+		cfg.MaxFeedWaiters = 1024
 	}
 	if cfg.MaxStateBytes <= 0 {
 		cfg.MaxStateBytes = 64 << 10
@@ -134,6 +144,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
+	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
+		Help: "Revocation feed long-polls parked on this instance now."}, func() float64 { return float64(s.waiters.Load()) })
 	for _, k := range cfg.OperatorKeys {
 		if k != "" {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
@@ -668,7 +680,17 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d := min(time.Duration(wait)*time.Second, s.cfg.MaxWait)
+	d := time.Duration(min(wait, int64(s.cfg.MaxWait/time.Second)+1)) * time.Second // no overflow
+	d = min(d, s.cfg.MaxWait)
+	if d > 0 {
+		if s.waiters.Add(1) > int64(s.cfg.MaxFeedWaiters) {
+			s.waiters.Add(-1)
+			w.Header().Set("Retry-After", "1")
+			s.failStatus(w, http.StatusServiceUnavailable, perr.DelegationInternal, "Too many polls are waiting here; retry")
+			return
+		}
+		defer s.waiters.Add(-1)
+	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {

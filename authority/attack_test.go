@@ -1,0 +1,137 @@
+package authority_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pling-go/pling/authority"
+)
+
+// Attacks written from the protocol against the authority's routes
+// (docs/authority.md): each case is what a hostile client sends.
+
+// handlerFixture is a fixture served by the production Handler (metrics
+// included), on SQLite.
+func handlerFixture(t *testing.T, mods ...func(*authority.Config)) *fixture {
+	t.Helper()
+	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	f := newFixture(t, st, mods...)
+	hs := httptest.NewServer(f.srv.Handler())
+	t.Cleanup(hs.Close)
+	f.url = hs.URL
+	return f
+}
+
+var waitersRE = regexp.MustCompile(`(?m)^pling_authority_feed_waiters (\d+)`)
+
+// waitWaiters waits until n long-polls are parked on the feed.
+func (f *fixture) waitWaiters(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(f.url + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if m := waitersRE.FindSubmatch(b); m != nil && string(m[1]) == strconv.Itoa(n) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("never saw %d feed waiters", n)
+}
+
+// TestRevocationFeedWaitersBounded: long-polls parked on one instance are
+// bounded (MaxFeedWaiters); one past the bound is refused at once with 503
+// and Retry-After (a follower backs off), while an answer that does not
+// wait (waitSeconds=0) is still given.
+func TestRevocationFeedWaitersBounded(t *testing.T) {
+	f := handlerFixture(t, func(c *authority.Config) { c.MaxFeedWaiters = 2 })
+	done := make(chan int, 2)
+	for range 2 {
+		go func() { st, _ := f.call("GET", "/v1/revocations?after=0&waitSeconds=3", "", nil); done <- st }()
+	}
+	f.waitWaiters(t, 2)
+	t.Run("one past the bound", func(t *testing.T) {
+		res, err := http.Get(f.url + "/v1/revocations?after=0&waitSeconds=3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("status %d Retry-After %q, want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	})
+	t.Run("a poll that does not wait", func(t *testing.T) {
+		if st, b := f.call("GET", "/v1/revocations?after=0", "", nil); st != 200 {
+			t.Fatalf("%d %v", st, b)
+		}
+	})
+	for range 2 {
+		if st := <-done; st != 200 {
+			t.Errorf("parked poll answered %d", st)
+		}
+	}
+	t.Run("slots are given back", func(t *testing.T) {
+		f.waitWaiters(t, 0)
+		go func() { st, _ := f.call("GET", "/v1/revocations?after=0&waitSeconds=1", "", nil); done <- st }()
+		if st := <-done; st != 200 {
+			t.Fatalf("after the parked polls ended: %d", st)
+		}
+	})
+}
+
+// TestRevocationFeedQueryAttacks: after and waitSeconds as an attacker
+// spells them. A huge waitSeconds is MaxWait (it overflowed to a negative
+// wait and answered at once); a malformed one is refused without echoing it.
+func TestRevocationFeedQueryAttacks(t *testing.T) {
+	f := handlerFixture(t)
+	sid, _ := f.session()
+	for _, q := range []string{"after=-1", "after=1e3", "after=0x10", "after=99999999999999999999",
+		"waitSeconds=-1", "waitSeconds=abc", "waitSeconds=1.5", "waitSeconds=%3Cscript%3E", "after=%27%20OR%201=1--"} {
+		t.Run(q, func(t *testing.T) {
+			res, err := http.Get(f.url + "/v1/revocations?" + q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 400 || !strings.Contains(string(b), "DELEGATION_REQUEST_INVALID") {
+				t.Fatalf("%d %s", res.StatusCode, b)
+			}
+			for _, echo := range []string{"script", "OR 1", "abc", "0x10", "99999"} {
+				if strings.Contains(string(b), echo) {
+					t.Errorf("error body echoes the input: %s", b)
+				}
+			}
+		})
+	}
+	t.Run("huge waitSeconds waits", func(t *testing.T) {
+		done := make(chan map[string]any)
+		go func() {
+			_, b := f.call("GET", "/v1/revocations?after=0&waitSeconds=9223372036854775807", "", nil)
+			done <- b
+		}()
+		f.waitWaiters(t, 1)
+		if st, b := f.call("POST", "/v1/sessions/"+sid+"/revoke", opKey, nil); st != 200 {
+			t.Fatalf("revoke: %d %v", st, b)
+		}
+		b := <-done
+		if rv, _ := b["revoked"].([]any); len(rv) != 1 {
+			t.Fatalf("the long-poll answered %v before the revocation", b)
+		}
+	})
+}
