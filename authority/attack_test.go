@@ -135,3 +135,68 @@ func TestRevocationFeedQueryAttacks(t *testing.T) {
 		}
 	})
 }
+
+// TestBodiesAmbiguousKeys: a body whose meaning depends on the parser is
+// refused. encoding/json lets the last of two equal keys win and matches
+// field names case-insensitively (even "ſ" for "s"), while other readers
+// of the same bytes (a page's JSON.parse, a first-wins parser) see
+// another value; so a key given twice, anywhere, and a field name not
+// spelled exactly are refused, and a task's status is read by its exact
+// name, as every client reads it.
+func TestBodiesAmbiguousKeys(t *testing.T) {
+	f := newTaskFixture(t, nil)
+	createBody := func(extra string) string {
+		return `{"audience":"` + origin + `","scope":["orders.read"],"ttlSeconds":60,"agent":"a"` + extra + `}`
+	}
+	st, b := f.call("POST", "/v1/delegations", "", createBody(""))
+	if st != 201 {
+		t.Fatalf("create: %d %v", st, b)
+	}
+	id, secret := b["id"].(string), b["pollSecret"].(string)
+	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil)
+	tok := f.tokenFor("agent-dup")
+	taskID := f.newTask(tok, "dup-task", map[string]any{"status": "running"})
+	lease := f.lease(tok, taskID, "h")
+	for _, tc := range []struct{ name, method, path, auth, body string }{
+		{"duplicate audience", "POST", "/v1/delegations", "", createBody(`,"audience":"https://evil.example"`)},
+		{"case-variant field", "POST", "/v1/delegations", "", createBody(`,"Agent":"other"`)},
+		{"duplicate nested key", "POST", "/v1/delegations/" + id + "/approve", opKey, `{"scope":["orders.read"],"subject":"x","subject":"y"}`},
+		{"case-variant poll secret", "POST", "/v1/delegations/" + id + "/token", "", `{"pollSecret":"wrong","PollSecret":"` + secret + `"}`},
+		{"long-s poll secret", "POST", "/v1/delegations/" + id + "/token", "", `{"pollSecret":"wrong","pollſecret":"` + secret + `"}`},
+		{"escaped duplicate", "POST", "/v1/delegations/" + id + "/token", "", `{"pollSecret":"wrong","poll\\u0053ecret":"` + secret + `"}`},
+		{"duplicate in state", "PUT", "/v1/tasks/" + taskID, tok, `{"leaseId":"` + lease + `","state":{"status":"running","status":"done"}}`},
+		{"deep duplicate in state", "PUT", "/v1/tasks/" + taskID, tok, `{"leaseId":"` + lease + `","state":{"a":[{"b":{"c":1,"c":2}}]}}`},
+		{"duplicate leaseId", "PUT", "/v1/tasks/" + taskID, tok, `{"leaseId":"lother","leaseId":"` + lease + `","state":{}}`},
+		{"duplicate holder", "POST", "/v1/tasks/" + taskID + "/lease", tok, `{"holder":"a","holder":"b","ttlSeconds":5}`},
+		{"duplicate ok", "PUT", "/v1/sessions/s/requests/r1/complete", tok, `{"ok":false,"ok":true}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := f.do(tc.method, tc.path, tc.auth, ifMatch(1), tc.body)
+			// The namespace's refusal of a malformed body: 400
+			// DELEGATION_REQUEST_INVALID, or CONTINUITY_INVALID_STATE (409)
+			// on the task routes.
+			want, wantCode := 400, "DELEGATION_REQUEST_INVALID"
+			if strings.HasPrefix(tc.path, "/v1/tasks") {
+				want, wantCode = 409, "CONTINUITY_INVALID_STATE"
+			}
+			if r.status != want || code(r.body) != wantCode || !strings.Contains(string(r.raw), "not the expected JSON object") {
+				t.Fatalf("status %d %s, want %d %s for a malformed body", r.status, r.raw, want, wantCode)
+			}
+			if strings.Contains(string(r.raw), secret) || strings.Contains(string(r.raw), "evil") {
+				t.Errorf("error body echoes the input: %s", r.raw)
+			}
+		})
+	}
+	t.Run("status is read by its exact name", func(t *testing.T) {
+		// JSON.parse(state).status is "done": the task is terminal for the
+		// authority too, whatever a "Status" beside it says.
+		r := f.do("PUT", "/v1/tasks/"+taskID, tok, ifMatch(1), `{"leaseId":"`+lease+`","state":{"status":"done","Status":"running"}}`)
+		if r.status != 200 {
+			t.Fatalf("write: %d %s", r.status, r.raw)
+		}
+		g := f.do("GET", "/v1/tasks/"+taskID, tok, nil, nil)
+		if g.body["terminal"] != true {
+			t.Fatalf("terminal = %v for %s", g.body["terminal"], g.raw)
+		}
+	})
+}

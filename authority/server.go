@@ -278,7 +278,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optiona
 	}
 	d := json.NewDecoder(strings.NewReader(string(data)))
 	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil || d.More() {
+	if err := d.Decode(v); err != nil || d.More() || !unambiguous(data, v) {
 		s.fail(w, perr.DelegationRequestInvalid, "The request body is not the expected JSON object")
 		return false
 	}
