@@ -3,6 +3,7 @@ package authority_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -199,4 +200,37 @@ func TestBodiesAmbiguousKeys(t *testing.T) {
 			t.Fatalf("terminal = %v for %s", g.body["terminal"], g.raw)
 		}
 	})
+}
+
+// TestHTTPServerHeaderCap: pling authority's http.Server refuses a
+// request whose headers are past 32 KiB (431) instead of reading up to
+// net/http's 1 MiB default of each connection; a Bearer of that size is no
+// credential anyway.
+func TestHTTPServerHeaderCap(t *testing.T) {
+	f := handlerFixture(t)
+	hs := authority.NewHTTPServer(f.srv.Handler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	for _, tc := range []struct {
+		name string
+		size int
+		want int
+	}{{"small", 1 << 10, 200}, {"64 KiB", 64 << 10, http.StatusRequestHeaderFieldsTooLarge}} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/healthz", nil)
+			req.Header.Set("X-Pad", strings.Repeat("a", tc.size))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d", res.StatusCode, tc.want)
+			}
+		})
+	}
 }
