@@ -64,6 +64,9 @@ const (
 	// callTimeout bounds one call of the shared replay guard.
 	callTimeout  = 5 * time.Second
 	maxBackoffMs = 30_000
+	// minPollGap is the least time between the starts of two polls of the
+	// feed that both succeeded.
+	minPollGap = 250 * time.Millisecond
 )
 
 // Option configures a Follower.
@@ -169,9 +172,19 @@ func (f *Follower) run() {
 	defer close(f.done)
 	backoff := int64(0)
 	for f.ctx.Err() == nil {
+		start := time.Now()
 		err := f.sync()
 		if err == nil {
 			backoff = 0
+			// An authority that answers at once again and again (broken,
+			// hostile, or catching a follower up) is asked at most once
+			// per minPollGap, in real time, so a page never spins on it.
+			if gap := minPollGap - time.Since(start); gap > 0 {
+				select {
+				case <-time.After(gap):
+				case <-f.ctx.Done():
+				}
+			}
 			continue
 		}
 		if f.ctx.Err() != nil {
