@@ -234,3 +234,37 @@ func TestHTTPServerHeaderCap(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateRateLimitIPv6Prefix: an IPv6 client is limited by its /64,
+// the least a host is given, not by each address: one host could
+// otherwise take a fresh address per request, never meet the limit, and
+// fill the limiter's bound of buckets, after which every new client is
+// refused. IPv4 addresses stay one bucket each.
+func TestCreateRateLimitIPv6Prefix(t *testing.T) {
+	f := handlerFixture(t, func(c *authority.Config) { c.CreateBurst, c.CreatePerSecond = 2, 0.001 })
+	body := `{"audience":"` + origin + `","scope":["orders.read"],"ttlSeconds":600,"agent":"a"}`
+	post := func(remote string) int {
+		req := httptest.NewRequest("POST", "/v1/delegations", strings.NewReader(body))
+		req.RemoteAddr = remote
+		rec := httptest.NewRecorder()
+		f.srv.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for i, tc := range []struct {
+		remote string
+		want   int
+	}{
+		{"[2001:db8:1:2::1]:1000", 201},
+		{"[2001:db8:1:2::2]:1000", 201},
+		{"[2001:db8:1:2:ffff::3]:1000", 429}, // same /64: its bucket is spent
+		{"[2001:db8:1:3::1]:1000", 201},      // another /64
+		{"192.0.2.1:1000", 201},
+		{"192.0.2.1:1001", 201},
+		{"192.0.2.1:1002", 429},
+		{"192.0.2.2:1000", 201},
+	} {
+		if got := post(tc.remote); got != tc.want {
+			t.Errorf("%d: from %s: %d, want %d", i, tc.remote, got, tc.want)
+		}
+	}
+}
