@@ -268,3 +268,30 @@ func TestCreateRateLimitIPv6Prefix(t *testing.T) {
 		}
 	}
 }
+
+// TestRevokeTellsNothingWithoutCredential: POST /v1/sessions/{id}/revoke
+// without an operator key or the session's token answers 401 whether the
+// session exists or not (it said 404 for an unknown one, so anyone could
+// test ids), as the shared replay guard's routes do; an operator still
+// learns that an id is unknown.
+func TestRevokeTellsNothingWithoutCredential(t *testing.T) {
+	f := handlerFixture(t)
+	sid, _ := f.session()
+	for _, tc := range []struct {
+		name, id, auth string
+		want           int
+		wantCode       string
+	}{
+		{"unknown id, no credential", "nosuchsession", "", 401, "DELEGATION_CREDENTIAL_INVALID"},
+		{"unknown id, a wrong bearer", "nosuchsession", "pl1.x.y.z", 401, "DELEGATION_CREDENTIAL_INVALID"},
+		{"known id, no credential", sid, "", 401, "DELEGATION_CREDENTIAL_INVALID"},
+		{"unknown id, operator", "nosuchsession", opKey, 404, "DELEGATION_NOT_FOUND"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, b := f.call("POST", "/v1/sessions/"+tc.id+"/revoke", tc.auth, nil)
+			if st != tc.want || code(b) != tc.wantCode {
+				t.Fatalf("%d %v, want %d %s", st, b, tc.want, tc.wantCode)
+			}
+		})
+	}
+}

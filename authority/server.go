@@ -594,8 +594,13 @@ func sign(k *SigningKey, c runtime.Claims) (string, error) {
 }
 
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	operator := s.isOperator(r)
 	se, err := s.cfg.Store.Session(r.Context(), r.PathValue("id"))
 	if errors.Is(err, ErrNotFound) {
+		if !operator { // tell nobody else which session ids exist
+			s.fail(w, perr.DelegationCredentialInvalid, "An operator key or the session's token is required")
+			return
+		}
 		s.fail(w, perr.DelegationNotFound, "No such session")
 		return
 	}
@@ -603,7 +608,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	if !s.isOperator(r) {
+	if !operator {
 		td := sha256.Sum256([]byte(bearer(r)))
 		if bearer(r) == "" || subtle.ConstantTimeCompare(td[:], se.TokenDigest) != 1 {
 			s.fail(w, perr.DelegationCredentialInvalid, "An operator key or the session's token is required")
