@@ -295,3 +295,45 @@ func TestRevokeTellsNothingWithoutCredential(t *testing.T) {
 		})
 	}
 }
+
+// TestAudiencesMustBeOrigins: an audience is a page origin exactly as a
+// browser sends it in Origin and location.origin. "null" (what any
+// sandboxed frame of any site sends) would let every site's frames through
+// the CORS of the page routes; a path, a capital letter or a default port
+// never matches a page, so the authority would run and refuse everyone.
+// NewServer refuses them at start.
+func TestAudiencesMustBeOrigins(t *testing.T) {
+	for _, tc := range []struct {
+		origin string
+		ok     bool
+	}{
+		{"https://shop.example", true},
+		{"http://127.0.0.1:8080", true},
+		{"http://[::1]:8080", true},
+		{"null", false},
+		{"*", false},
+		{"", false},
+		{"https://shop.example/", false},
+		{"https://shop.example/app", false},
+		{"https://Shop.example", false},
+		{"https://shop.example:443", false},
+		{"http://shop.example:80", false},
+		{"https://user@shop.example", false},
+		{"https://shop.example?x", false},
+		{"file:///tmp", false},
+		{"shop.example", false},
+	} {
+		t.Run(tc.origin, func(t *testing.T) {
+			st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			_, err = authority.NewServer(context.Background(), authority.Config{Store: st,
+				Audiences: map[string][]string{tc.origin: {"*"}}})
+			if (err == nil) != tc.ok {
+				t.Fatalf("NewServer: %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+}

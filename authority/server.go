@@ -9,9 +9,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +95,11 @@ type Server struct {
 func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil || len(cfg.Audiences) == 0 {
 		return nil, errors.New("authority: a store and at least one audience are required")
+	}
+	for aud := range cfg.Audiences {
+		if !isOrigin(aud) {
+			return nil, fmt.Errorf("authority: audience %q is not a page origin (scheme://host[:port], lower case, no path, no default port)", aud)
+		}
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = 5 * time.Second
@@ -176,6 +183,21 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m
 	return s, nil
+}
+
+// isOrigin reports whether s is an http(s) origin spelled as a browser
+// sends it in Origin: scheme://host[:port], lower case, without path,
+// query, user or default port ("null" is not one).
+func isOrigin(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ToLower(s) != s {
+		return false
+	}
+	if (u.Scheme == "http" && u.Port() == "80") || (u.Scheme == "https" && u.Port() == "443") {
+		return false
+	}
+	return s == u.Scheme+"://"+u.Host
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
