@@ -242,6 +242,13 @@ func (f *Follower) poll() error {
 	if err := json.Unmarshal(body, &a); err != nil || !digits(a.Cursor) {
 		return errors.New("pling: the revocation feed's answer is malformed")
 	}
+	for _, r := range a.Revoked {
+		// A session id is what the authority makes: an entry of any other
+		// shape (a hostile feed's megabyte "id") is kept nowhere.
+		if !urlSafe(r.SessionID) {
+			return errors.New("pling: the revocation feed's answer is malformed")
+		}
+	}
 	now := f.clock.NowMs()
 	f.mu.Lock()
 	defer f.mu.Unlock()
