@@ -336,7 +336,7 @@ func validTaskID(id string) bool {
 func (c *tcall) decode(v any) bool {
 	d := json.NewDecoder(bytes.NewReader(c.body))
 	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil || d.More() {
+	if err := d.Decode(v); err != nil || d.More() || !unambiguous(c.body, v) {
 		c.srv.badRequest(c.w, "The request body is not the expected JSON object")
 		return false
 	}

@@ -129,12 +129,13 @@ var terminalStatuses = map[string]bool{"done": true, "cancelled": true}
 
 // Terminal reports whether a task's state has a terminal status.
 func Terminal(state []byte) bool {
-	var v struct {
-		Status any `json:"status"`
-	}
-	if json.Unmarshal(state, &v) != nil {
+	// A map, not a struct: the key is matched exactly, as a page's
+	// JSON.parse(state).status reads it (a struct field would also take
+	// "Status").
+	var v map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(state, &v) != nil || json.Unmarshal(v["status"], &s) != nil {
 		return false
 	}
-	s, _ := v.Status.(string)
 	return terminalStatuses[s]
 }

@@ -29,7 +29,7 @@ func (s *Server) Handler() http.Handler {
 		Help: "Requests by route and HTTP status."}, []string{"route", "code"})
 	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pling_authority_request_seconds",
 		Help: "Request latency by route.", Buckets: prometheus.DefBuckets}, []string{"route"})
-	reg.MustRegister(reqs, lat, s.storeErrors, s.limited, s.cont.leaseHeld, s.cont.replays)
+	reg.MustRegister(reqs, lat, s.storeErrors, s.limited, s.cont.leaseHeld, s.cont.replays, s.waitersG)
 	m := http.NewServeMux()
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	m.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
@@ -64,8 +64,9 @@ func (s *Server) Handler() http.Handler {
 
 // NewHTTPServer is the http.Server pling authority serves h with: header,
 // read, write and idle timeouts, the write timeout above the revocation
-// feed's longest wait (30 s).
+// feed's longest wait (30 s), and headers capped at 32 KiB (net/http's
+// default is 1 MiB).
 func NewHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
-		WriteTimeout: 45 * time.Second, IdleTimeout: 2 * time.Minute}
+		WriteTimeout: 45 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
 }

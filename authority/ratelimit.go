@@ -4,6 +4,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 
@@ -78,13 +79,21 @@ func (l *limiter) sweep(nowMs int64) {
 	}
 }
 
-// clientIP is the request's peer address without the port: the authority
-// does not trust X-Forwarded-For (RATIONALE.md).
+// clientIP is the request's peer address without the port, an IPv6
+// address cut to its /64 (one host's least allocation, so a host cannot
+// take a fresh bucket per address): the authority does not trust
+// X-Forwarded-For (RATIONALE.md).
 func clientIP(r *http.Request) string {
-	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return h
+	h, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		h = r.RemoteAddr
 	}
-	return r.RemoteAddr
+	if ip, err := netip.ParseAddr(h); err == nil && ip.Is6() && !ip.Is4In6() {
+		if p, err := ip.Prefix(64); err == nil {
+			return p.String()
+		}
+	}
+	return h
 }
 
 // rateLimited answers 429 RATE_LIMITED with Retry-After (whole seconds,

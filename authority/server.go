@@ -9,9 +9,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +46,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxWait caps waitSeconds of the revocation feed (default 30s).
 	MaxWait time.Duration
+	// MaxFeedWaiters bounds the revocation feed's long-polls parked on
+	// this instance at once (default 1024); one more is refused with 503
+	// and Retry-After, so a flood of held connections cannot turn into a
+	// store query per connection per second without end.
+	MaxFeedWaiters int
 	// Continuity (continuity.go): MaxStateBytes caps a task's state
 	// (default 64 KiB); MaxLeaseTTL caps a lease's ttlSeconds (default
 	// 10m); MaxClockSkew is the most the clocks of instances sharing the
@@ -79,6 +86,8 @@ type Server struct {
 	requestsGC  atomic.Int64 // when a consume last dropped expired records
 	createLimit *limiter     // nil: off
 	limited     prometheus.Counter
+	waiters     atomic.Int64 // long-polls parked on the feed now
+	waitersG    prometheus.GaugeFunc
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -86,6 +95,11 @@ type Server struct {
 func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil || len(cfg.Audiences) == 0 {
 		return nil, errors.New("authority: a store and at least one audience are required")
+	}
+	for aud := range cfg.Audiences {
+		if !isOrigin(aud) {
+			return nil, fmt.Errorf("authority: audience %q is not a page origin (scheme://host[:port], lower case, no path, no default port)", aud)
+		}
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = 5 * time.Second
@@ -101,6 +115,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 30 * time.Second
+	}
+	if cfg.MaxFeedWaiters <= 0 {
+		cfg.MaxFeedWaiters = 1024
 	}
 	if cfg.MaxStateBytes <= 0 {
 		cfg.MaxStateBytes = 64 << 10
@@ -134,6 +151,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
+	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
+		Help: "Revocation feed long-polls parked on this instance now."}, func() float64 { return float64(s.waiters.Load()) })
 	for _, k := range cfg.OperatorKeys {
 		if k != "" {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
@@ -164,6 +183,21 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m
 	return s, nil
+}
+
+// isOrigin reports whether s is an http(s) origin spelled as a browser
+// sends it in Origin: scheme://host[:port], lower case, without path,
+// query, user or default port ("null" is not one).
+func isOrigin(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ToLower(s) != s {
+		return false
+	}
+	if (u.Scheme == "http" && u.Port() == "80") || (u.Scheme == "https" && u.Port() == "443") {
+		return false
+	}
+	return s == u.Scheme+"://"+u.Host
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -266,7 +300,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optiona
 	}
 	d := json.NewDecoder(strings.NewReader(string(data)))
 	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil || d.More() {
+	if err := d.Decode(v); err != nil || d.More() || !unambiguous(data, v) {
 		s.fail(w, perr.DelegationRequestInvalid, "The request body is not the expected JSON object")
 		return false
 	}
@@ -582,8 +616,13 @@ func sign(k *SigningKey, c runtime.Claims) (string, error) {
 }
 
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	operator := s.isOperator(r)
 	se, err := s.cfg.Store.Session(r.Context(), r.PathValue("id"))
 	if errors.Is(err, ErrNotFound) {
+		if !operator { // tell nobody else which session ids exist
+			s.fail(w, perr.DelegationCredentialInvalid, "An operator key or the session's token is required")
+			return
+		}
 		s.fail(w, perr.DelegationNotFound, "No such session")
 		return
 	}
@@ -591,7 +630,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	if !s.isOperator(r) {
+	if !operator {
 		td := sha256.Sum256([]byte(bearer(r)))
 		if bearer(r) == "" || subtle.ConstantTimeCompare(td[:], se.TokenDigest) != 1 {
 			s.fail(w, perr.DelegationCredentialInvalid, "An operator key or the session's token is required")
@@ -668,7 +707,17 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d := min(time.Duration(wait)*time.Second, s.cfg.MaxWait)
+	d := time.Duration(min(wait, int64(s.cfg.MaxWait/time.Second)+1)) * time.Second // no overflow
+	d = min(d, s.cfg.MaxWait)
+	if d > 0 {
+		if s.waiters.Add(1) > int64(s.cfg.MaxFeedWaiters) {
+			s.waiters.Add(-1)
+			w.Header().Set("Retry-After", "1")
+			s.failStatus(w, http.StatusServiceUnavailable, perr.DelegationInternal, "Too many polls are waiting here; retry")
+			return
+		}
+		defer s.waiters.Add(-1)
+	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {

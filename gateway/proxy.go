@@ -18,13 +18,16 @@ import (
 
 // topLevel splits a JSON object into its members, refusing anything else
 // and any key given twice: the body is forwarded as it came, so the model
-// the gateway allows must be the only one the provider can read.
+// the gateway allows must be the only one the provider can read. "Twice"
+// includes keys equal but for case (as encoding/json folds them, "ſ" and
+// "K" too): a provider written in Go reads {"model":"a","Model":"b"} as b.
 func topLevel(body []byte) (map[string]json.RawMessage, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, false
 	}
 	out := map[string]json.RawMessage{}
+	folded := map[string]struct{}{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -35,9 +38,11 @@ func topLevel(body []byte) (map[string]json.RawMessage, bool) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, false
 		}
-		if _, dup := out[k]; dup {
+		fk := strings.ToLower(strings.ToUpper(k))
+		if _, dup := folded[fk]; dup {
 			return nil, false
 		}
+		folded[fk] = struct{}{}
 		out[k] = v
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {

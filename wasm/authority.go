@@ -109,20 +109,76 @@ func (fetchTransport) Do(ctx context.Context, method, url, bearer string, body [
 	if err != nil {
 		return 0, nil, err
 	}
-	tp, err := res.Call("text")
+	b, err := readCapped(res, follow.MaxBodyBytes)
 	if err != nil {
 		return 0, nil, err
 	}
-	tv, err := await(tp)
-	if err != nil {
-		return 0, nil, err
+	return status, b, nil
+}
+
+// errTooLarge is an answer past follow.MaxBodyBytes.
+var errTooLarge = errors.New("pling: the authority's answer is too large")
+
+// readCapped reads a fetch Response's body chunk by chunk and cancels it
+// once it passes max bytes, so a hostile authority's endless or huge body
+// is never held whole (res.text() would read all of it first). A host
+// whose Response has no readable body stream falls back to text().
+func readCapped(res safejs.Value, max int) ([]byte, error) {
+	body, err := res.Get("body")
+	var reader safejs.Value
+	if err == nil && body.Type() == safejs.TypeObject {
+		if gr, err := body.Get("getReader"); err == nil && gr.Type() == safejs.TypeFunction {
+			reader, _ = body.Call("getReader")
+		}
 	}
-	if n := stringLength(tv); n > follow.MaxBodyBytes {
-		return 0, nil, errors.New("pling: the authority's answer is too large")
+	if reader.Type() != safejs.TypeObject {
+		tp, err := res.Call("text")
+		if err != nil {
+			return nil, err
+		}
+		tv, err := await(tp)
+		if err != nil {
+			return nil, err
+		}
+		if n := stringLength(tv); n > max {
+			return nil, errTooLarge
+		}
+		text, err := tv.String()
+		return []byte(text), err
 	}
-	text, err := tv.String()
-	if err != nil {
-		return 0, nil, err
+	var out []byte
+	for {
+		p, err := reader.Call("read")
+		if err != nil {
+			return nil, err
+		}
+		r, err := await(p)
+		if err != nil {
+			return nil, err
+		}
+		dv, err := r.Get("done")
+		if err != nil {
+			return nil, err
+		}
+		if done, _ := dv.Bool(); done {
+			return out, nil
+		}
+		v, err := r.Get("value")
+		if err != nil {
+			return nil, err
+		}
+		n, err := v.Length()
+		if err != nil {
+			return nil, err
+		}
+		if len(out)+n > max {
+			_, _ = reader.Call("cancel")
+			return nil, errTooLarge
+		}
+		chunk := make([]byte, n)
+		if _, err := safejs.CopyBytesToGo(chunk, v); err != nil {
+			return nil, err
+		}
+		out = append(out, chunk...)
 	}
-	return status, []byte(text), nil
 }

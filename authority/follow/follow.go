@@ -65,6 +65,9 @@ const (
 	// callTimeout bounds one call of the shared replay guard.
 	callTimeout  = 5 * time.Second
 	maxBackoffMs = 30_000
+	// minPollGap is the least time between the starts of two polls of the
+	// feed that both succeeded.
+	minPollGap = 250 * time.Millisecond
 )
 
 // Option configures a Follower.
@@ -170,9 +173,19 @@ func (f *Follower) run() {
 	defer close(f.done)
 	backoff := int64(0)
 	for f.ctx.Err() == nil {
+		start := time.Now()
 		err := f.sync()
 		if err == nil {
 			backoff = 0
+			// An authority that answers at once again and again (broken,
+			// hostile, or catching a follower up) is asked at most once
+			// per minPollGap, in real time, so a page never spins on it.
+			if gap := minPollGap - time.Since(start); gap > 0 {
+				select {
+				case <-time.After(gap):
+				case <-f.ctx.Done():
+				}
+			}
 			continue
 		}
 		if f.ctx.Err() != nil {
@@ -229,6 +242,13 @@ func (f *Follower) poll() error {
 	var a feedAnswer
 	if err := json.Unmarshal(body, &a); err != nil || !digits(a.Cursor) {
 		return errors.New("pling: the revocation feed's answer is malformed")
+	}
+	for _, r := range a.Revoked {
+		// A session id is what the authority makes: an entry of any other
+		// shape (a hostile feed's megabyte "id") is kept nowhere.
+		if !urlSafe(r.SessionID) {
+			return errors.New("pling: the revocation feed's answer is malformed")
+		}
 	}
 	now := f.clock.NowMs()
 	f.mu.Lock()

@@ -94,3 +94,81 @@ func TestServeDirUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestServeDirAttacks: what a hostile request or a hostile file tree
+// tries against pling serve --dir. A symbolic link that leads out of DIR
+// is not followed (a cloned repository may carry one to /etc or ~), a
+// link that stays inside is; encoded ".." never leaves DIR; a directory
+// without index.html is not listed (a listing would name the dot files
+// whose contents are refused).
+func TestServeDirAttacks(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"index.html":       "home",
+		"docs/a.txt":       "inside-a",
+		"bare/.env":        "SECRET=1",
+		"bare/visible.txt": "v",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"leak.txt":   filepath.Join(outside, "secret.txt"),
+		"leakdir":    outside,
+		"rel.txt":    "../" + filepath.Base(outside) + "/secret.txt",
+		"inside.txt": "docs/a.txt",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	module := fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
+		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}
+	h, _, err := dirHandler(module, dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for _, tc := range []struct {
+		name, path string
+		want       int
+		wantBody   string
+	}{
+		{"symlink to a file outside", "/leak.txt", 404, ""},
+		{"symlink to a directory outside", "/leakdir/secret.txt", 404, ""},
+		{"relative symlink outside", "/rel.txt", 404, ""},
+		{"symlink inside", "/inside.txt", 200, "inside-a"},
+		{"encoded dotdot", "/docs/%2e%2e/%2e%2e/" + filepath.Base(outside) + "/secret.txt", 404, ""},
+		{"encoded slash dotdot", "/docs/..%2f..%2f" + filepath.Base(outside) + "%2fsecret.txt", 404, ""},
+		{"encoded dot file", "/bare/%2eenv", 404, ""},
+		{"directory without index", "/bare/", 404, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", ts.URL+"/", nil)
+			req.URL.RawPath, req.URL.Path = "", ""
+			req.URL.Opaque = tc.path // sent as written, not cleaned by the client
+			r, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Body.Close()
+			b, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(b), "OUTSIDE-SECRET") || strings.Contains(string(b), ".env") {
+				t.Fatalf("body leaks: %q", b)
+			}
+			if r.StatusCode != tc.want || !strings.Contains(string(b), tc.wantBody) {
+				t.Fatalf("status %d body %q, want %d with %q", r.StatusCode, b, tc.want, tc.wantBody)
+			}
+		})
+	}
+}
