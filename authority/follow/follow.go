@@ -246,7 +246,7 @@ func (f *Follower) poll() error {
 	for _, r := range a.Revoked {
 		// A session id is what the authority makes: an entry of any other
 		// shape (a hostile feed's megabyte "id") is kept nowhere.
-		if !urlSafe(r.SessionID) {
+		if !urlsafe.ID(r.SessionID) {
 			return errors.New("pling: the revocation feed's answer is malformed")
 		}
 	}
