@@ -205,7 +205,7 @@ func TestRecordByLabel(t *testing.T) {
 			approve = tl
 		}
 	}
-	for _, want := range []string{"acts only on orders in view", "first runs open__order", "brings it into view"} {
+	for _, want := range []string{"Out of view", "first runs open__order", "brings the order into view"} {
 		if !strings.Contains(approve.Description, want) {
 			t.Errorf("approve__order description lacks %q:\n%s", want, approve.Description)
 		}
