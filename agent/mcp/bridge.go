@@ -304,6 +304,10 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		}
 		params := c.InputSchema
 		params.Type = "object"
+		// Without "additionalProperties": false, written on every tool:
+		// the page checks the arguments against its own schema and answers
+		// an unknown one with INVALID_PARAMS, which the model reads.
+		params.AdditionalProperties = nil
 		if c.Record != nil {
 			props := make(map[string]*schema.PropertySchema, len(params.Properties)+1)
 			for k, v := range params.Properties {

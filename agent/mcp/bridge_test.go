@@ -199,6 +199,9 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	}
 	for _, tl := range want {
 		sch := toJSON(t, tl.Parameters).(map[string]any)
+		// The bridge leaves out "additionalProperties": false (the page
+		// checks the arguments; TestBusinessFailureIsAToolError).
+		delete(sch, "additionalProperties")
 		props, _ := sch["properties"].(map[string]any)
 		if rec, ok := props["record"].(map[string]any); ok {
 			rec["description"] = "(the bridge's)"
@@ -303,6 +306,9 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 	}{
 		{"handler failed", "cart_clear", nil, perr.ExecutionFailed, true},
 		{"bad params", "cart_add", map[string]any{"qty": 0}, perr.InvalidParams, false},
+		// The tool list leaves out "additionalProperties": false; the
+		// page still rejects an argument its schema does not name.
+		{"unknown argument", "cart_add", map[string]any{"sku": "A1", "colour": "red"}, perr.InvalidParams, false},
 		{"no such record", "approve__order", map[string]any{"record": "ord_404"}, perr.ActionNotFound, true},
 		{"arguments not an object", "cart_add", []any{1}, perr.InvalidArgs, false},
 	}

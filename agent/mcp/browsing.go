@@ -82,7 +82,9 @@ const maxInView = 30
 
 func (b *Bridge) addBrowserTools() {
 	obj := func(props map[string]any, required ...string) json.RawMessage {
-		m := map[string]any{"type": "object", "additionalProperties": false}
+		// No "additionalProperties": false: the SDK does not validate a
+		// low-level tool's arguments, and browserTool reads only its own.
+		m := map[string]any{"type": "object"}
 		if len(props) > 0 {
 			m["properties"] = props
 		}
@@ -93,9 +95,12 @@ func (b *Bridge) addBrowserTools() {
 		return raw
 	}
 	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
-	nav := &sdk.ToolAnnotations{}
+	// A navigation is neither read-only nor idempotent, and MCP reads
+	// missing hints that way: no annotations, as on the wire they would
+	// only say the defaults.
+	var nav *sdk.ToolAnnotations
 	b.server.AddTool(&sdk.Tool{Name: "browser.open", Annotations: nav,
-		Description: "Opens a URL or a path (e.g. /shop/) on " + strings.Join(b.origins, ", ") + " in this tab; says what the page is.",
+		Description: "Opens a URL or path (e.g. /shop/) on " + strings.Join(b.origins, ", ") + "; says what the page is.",
 		InputSchema: obj(map[string]any{"url": map[string]any{"type": "string"}}, "url")},
 		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
 			target, err := b.resolveURL(in["url"])
@@ -121,11 +126,11 @@ func (b *Bridge) addBrowserTools() {
 			return b.pageResult(ctx)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.page", Annotations: ro,
-		Description: "Says what the tab shows: title, URL, tools, records in view (without Pling: an outline).",
+		Description: "Says what the tab shows: title, URL, tools, records in view (or an outline).",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) { return b.pageResult(ctx) }))
 	b.server.AddTool(&sdk.Tool{Name: "browser.tabs", Annotations: ro,
-		Description: "Lists the tabs: id, title, URL; * marks the current one.",
+		Description: "Lists the tabs (* current).",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
 			tabs, err := b.browser.Tabs(ctx)
@@ -144,7 +149,7 @@ func (b *Bridge) addBrowserTools() {
 				StructuredContent: map[string]any{"tabs": tabs}}, nil
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.switch_tab", Annotations: nav,
-		Description: "Makes the tab with this id (from browser.tabs) current; says what it shows.",
+		Description: "Switches to a tab from browser.tabs.",
 		InputSchema: obj(map[string]any{"tab": map[string]any{"type": "string"}}, "tab")},
 		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
 			if _, err := b.browser.SwitchTab(ctx, in["tab"]); err != nil {

@@ -125,8 +125,14 @@ func TestTwoPageTask(t *testing.T) {
 	if add.IsError {
 		t.Fatalf("cart_add: %s", text(add))
 	}
-	if got := text(add); !strings.HasPrefix(got, "Done: cart.add.") || !strings.Contains(got, "cart.count 0 → 2") || strings.Contains(got, `"requestId"`) {
+	if got := text(add); !strings.HasPrefix(got, "Done: cart.add.") || !strings.Contains(got, "Changed: cart.count, cart.lines, cart.total") || strings.Contains(got, `"requestId"`) {
 		t.Errorf("cart_add text is not a short account of what happened:\n%s", got)
+	}
+	// The text names the changed states; their values are in
+	// structuredContent.
+	if ch, _ := toJSON(t, add.StructuredContent).(map[string]any)["changed"].(map[string]any); ch["cart.count"] == nil ||
+		ch["cart.count"].(map[string]any)["before"] != float64(0) || strings.Contains(text(add), "→") {
+		t.Errorf("cart_add: the old value belongs in structuredContent, not the text: %v\n%s", ch, text(add))
 	}
 
 	open := call(t, s, "browser.open", map[string]any{"url": "/checkout/"})
@@ -199,7 +205,7 @@ func TestRecordByLabel(t *testing.T) {
 			approve = tl
 		}
 	}
-	for _, want := range []string{"acts only on orders in view", "first runs open__order", "brings it into view"} {
+	for _, want := range []string{"Out of view", "first runs open__order", "brings the order into view"} {
 		if !strings.Contains(approve.Description, want) {
 			t.Errorf("approve__order description lacks %q:\n%s", want, approve.Description)
 		}

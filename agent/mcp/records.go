@@ -66,7 +66,7 @@ func recordRule(d *schema.SurfaceDescription, c schema.SurfaceCapability, names 
 		return fmt.Sprintf("Any %s, in view or not.", kind)
 	}
 	if rv := revealer(d, kind, c.ID); rv != nil {
-		return fmt.Sprintf("The page acts only on %ss in view: for one out of view this tool first runs %s, which brings it into view.", kind, names[rv.ID])
+		return fmt.Sprintf("Out of view: this tool first runs %s, which brings the %s into view.", names[rv.ID], kind)
 	}
 	return fmt.Sprintf("Only %ss in view (else ACTION_UNAVAILABLE: scroll or filter the page first).", kind)
 }

@@ -12,23 +12,24 @@ import (
 
 // Instructions are the server instructions of a bridge: what a model needs
 // to use the tools well, in a few sentences.
-const Instructions = `The tools are this web page's actions for agents; a call runs the page's own code, as a person's click would. ` +
-	`A name with "__" is folded, one tool per kind of row (approve__order approves any order): pass record as the row's id or label (its first word, e.g. "#1250", is enough). ` +
-	`A result says what ran, the value, the evidence (what the page confirmed) and the changed states (also in structuredContent). ` +
-	`A failure starts with a stable code and the next step. Do not repeat a call that is unconfirmed or failed an expectation: look first. Stop on PERMISSION_DENIED and SESSION_* codes. ` +
-	`A call may wait minutes for a person (approval, a bank's confirmation): wait.`
+const Instructions = `These tools are the web page's own actions; a call runs its code, as a person's click would. ` +
+	`A name with "__" is folded, one tool per kind of row: pass record as the row's id or label (e.g. "#1250"). ` +
+	`A result gives the value, the evidence the page confirmed and the changed states; a failure, a stable code and the next step. ` +
+	`Do not repeat a call that is unconfirmed or failed an expectation: look first. Stop on PERMISSION_DENIED and SESSION_* codes. ` +
+	`A call may wait minutes for a person: wait.`
 
 // BrowsingInstructions are the instructions of a bridge on a browsing
 // session (WithBrowser).
 const BrowsingInstructions = Instructions + ` ` +
-	`The browser.* tools drive the tab (browser.open loads a URL on the allowed sites). The page tools follow the page: after any navigation the list changes (tools/list_changed); a page without Pling gets an outline instead.`
+	`browser.* tools drive the tab (browser.open a URL); the page tools follow the page (tools/list_changed).`
 
 // maxValueText bounds the value as it appears in a result's text; the
 // whole value is in structuredContent.
 const maxValueText = 600
 
 // successText is a success for a model: what ran, the value, the evidence
-// and the changed states, in a few short lines.
+// and which states changed, in a few short lines — a faithful summary of
+// structuredContent, which has the states' old and new values.
 func successText(r *agent.Result, note string) string {
 	var b strings.Builder
 	b.WriteString("Done: " + r.Capability)
@@ -80,17 +81,14 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 		return
 	}
 	if len(o.States) > 0 {
+		// The states' names: their old and new values are in
+		// structuredContent, the evidence above says what was expected.
 		keys := make([]string, 0, len(o.States))
 		for k := range o.States {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		var ch []string
-		for _, k := range keys {
-			c := o.States[k]
-			ch = append(ch, fmt.Sprintf("%s %s → %s", k, short(c.Before), short(c.After)))
-		}
-		b.WriteString("\nChanged: " + strings.Join(ch, "; "))
+		b.WriteString("\nChanged: " + strings.Join(keys, ", "))
 	}
 	for _, f := range o.Feedback {
 		b.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
@@ -101,18 +99,6 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 	if o.CapabilitiesChanged {
 		b.WriteString("\nThe page's tools changed.")
 	}
-}
-
-// short is a state value in a line: its JSON, cut.
-func short(v any) string {
-	s, err := schema.Encode(v)
-	if err != nil {
-		return "?"
-	}
-	if len(s) > 80 {
-		return string(s[:80]) + "…"
-	}
-	return string(s)
 }
 
 // failureText is a business failure for a model: the code and message,

@@ -107,6 +107,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-agent.json"), "write the JSON here, and the Markdown table (.md) and the chart (.svg) beside it")
 	cacheDir := fl.String("cache", defaultAgentCache(), "where npm installs "+playwrightMCPPackage)
 	chromium := fl.String("chromium", "", "the browser for both sides (default $PLING_CHROMIUM or /usr/bin/chromium)")
+	dump := fl.String("dump", "", "write every instruction, tool list and tool result the agent read to this file")
 	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
@@ -123,6 +124,15 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *runs < 1 {
 		fmt.Fprintln(stderr, "pling-bench agent: --runs must be at least 1")
 		return 2
+	}
+	if *dump != "" {
+		f, err := os.Create(*dump)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		agentDump = f
 	}
 	if *render != "" {
 		b, err := os.ReadFile(*render)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +54,7 @@ func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, er
 	m.Servers++
 	if ir := cs.InitializeResult(); ir != nil {
 		m.ListBytes += len(ir.Instructions)
+		dumpAgent("instructions", []byte(ir.Instructions))
 	}
 	s := &mcpServer{cs: cs, meter: m}
 	if err := s.listTools(ctx); err != nil {
@@ -70,6 +73,7 @@ func (s *mcpServer) listTools(ctx context.Context) error {
 	}
 	b, _ := json.Marshal(res.Tools)
 	s.meter.ListBytes += len(b)
+	dumpAgent("tools/list", b)
 	s.tools = make(map[string]*sdk.Tool, len(res.Tools))
 	for _, t := range res.Tools {
 		s.tools[t.Name] = t
@@ -83,6 +87,8 @@ func (s *mcpServer) call(ctx context.Context, name string, args map[string]any) 
 	r, err := s.rawCall(ctx, name, args)
 	s.meter.Bytes += len(r.Text) + len(r.Structured)
 	s.meter.Trace = append(s.meter.Trace, fmt.Sprintf("%s %s → %d B", name, compactArgs(args), len(r.Text)+len(r.Structured)))
+	dumpAgent("call "+name+" "+compactArgs(args)+" text", []byte(r.Text))
+	dumpAgent("call "+name+" structuredContent", r.Structured)
 	return r, err
 }
 
@@ -158,4 +164,20 @@ func rowHas(snapshot, first, cell string) bool {
 		}
 	}
 	return false
+}
+
+// agentDump, when --dump names a file, receives every instruction, tool
+// list and tool result the agent read, as it read them, to see where the
+// bytes go.
+var (
+	agentDumpMu sync.Mutex
+	agentDump   io.Writer
+)
+
+func dumpAgent(what string, b []byte) {
+	agentDumpMu.Lock()
+	defer agentDumpMu.Unlock()
+	if agentDump != nil {
+		fmt.Fprintf(agentDump, "=== %s (%d B)\n%s\n", what, len(b), b)
+	}
 }
