@@ -84,11 +84,17 @@ func (s sessionFlags) resolve(getenv func(string) string, target string) (tok, s
 // readSessionFile reads a token file: one token, surrounding white space
 // ignored. A file that group or others may read is refused, as ssh refuses
 // such a private key: the token in it is no secret any more.
+// openNoFollow opens path for reading without following a symbolic
+// link at its end (where the system can refuse one).
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+}
+
 func readSessionFile(path string) (string, error) {
 	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
 		return "", fmt.Errorf("session file %s is a symbolic link: give the file itself", path)
 	}
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return "", fmt.Errorf("session file: %v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -70,4 +71,31 @@ func TestSessionSources(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenNoFollowRefusesALink: the open itself refuses a symbolic link,
+// so a link swapped in between readSessionFile's Lstat check and its
+// open is not followed to a file someone else chose.
+func TestOpenNoFollowRefusesALink(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("no O_NOFOLLOW")
+	}
+	dir := t.TempDir()
+	target := filepath.Join(dir, "theirs.token")
+	if err := os.WriteFile(target, []byte("pl1.someone.else"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "mine.token")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := openNoFollow(link); err == nil {
+		f.Close()
+		t.Fatal("openNoFollow followed a symbolic link")
+	}
+	f, err := openNoFollow(target)
+	if err != nil {
+		t.Fatalf("openNoFollow of a regular file: %v", err)
+	}
+	f.Close()
 }
