@@ -113,19 +113,18 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	target, session, origins, browsing := a.target, a.session, a.origins, a.browsing
-	browserSession, headed, userDataDir, poll, verbose := &a.browserSession, &a.headed, &a.userDataDir, &a.poll, &a.verbose
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	level := slog.LevelWarn
-	if *verbose {
+	if a.verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	var ph *phases
-	if *verbose {
+	if a.verbose {
 		ph = &phases{start: started, out: stderr}
 	}
 
@@ -142,8 +141,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			origins = append([]string{o}, origins...)
 		}
 		open := func() (*cdp.Page, error) {
-			if *browserSession != "" {
-				s, err := readBrowserSession(*browserSession)
+			if a.browserSession != "" {
+				s, err := readBrowserSession(a.browserSession)
 				if err != nil {
 					return nil, err
 				}
@@ -153,12 +152,12 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				}
 				return p, err
 			}
-			return cdp.Start(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: *headed, UserDataDir: *userDataDir, Timing: ph.add})
+			return cdp.Start(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: a.headed, UserDataDir: a.userDataDir, Timing: ph.add})
 		}
-		if *browserSession != "" && target == "" {
+		if a.browserSession != "" && target == "" {
 			// The origins come from the session file: read it before the
 			// bridge is made.
-			s, err := readBrowserSession(*browserSession)
+			s, err := readBrowserSession(a.browserSession)
 			if err != nil {
 				fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 				return 1
@@ -233,8 +232,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if g, ok := t.(interface{ Gone() <-chan struct{} }); ok {
 		go watchGone(g)
 	}
-	if *poll > 0 {
-		go bridge.Watch(ctx, *poll)
+	if a.poll > 0 {
+		go bridge.Watch(ctx, a.poll)
 	}
 	server := bridge.Server()
 	if ph != nil {
