@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/hack-pad/safejs"
 
@@ -83,10 +81,10 @@ func initPage(args []safejs.Value) (any, error) {
 		opts = append(opts, runtime.WithRateLimit(runtime.RateLimit{Describe: runtime.Bucket(r.Describe), Invoke: runtime.Bucket(r.Invoke)}))
 	}
 	if c.Loop != nil {
-		opts = append(opts, runtime.WithLoop(runtime.LoopConfig{Repeats: c.Loop.Repeats, Window: msDuration(c.Loop.WindowMs)}))
+		opts = append(opts, runtime.WithLoop(runtime.LoopConfig{Repeats: c.Loop.Repeats, Window: pagespec.Millis(c.Loop.WindowMs)}))
 	}
 	if c.ExpectTimeoutMs > 0 {
-		opts = append(opts, runtime.WithExpectTimeout(msDuration(c.ExpectTimeoutMs), 0))
+		opts = append(opts, runtime.WithExpectTimeout(pagespec.Millis(c.ExpectTimeoutMs), 0))
 	}
 	shared, err := pageReplayGuard(c.ReplayGuard)
 	if err != nil {
@@ -104,10 +102,10 @@ func initPage(args []safejs.Value) (any, error) {
 	}
 	if hooks.Type() == safejs.TypeObject {
 		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {
-			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, msDuration(c.HandoffTimeoutMs)))
+			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, pagespec.Millis(c.HandoffTimeoutMs)))
 		}
 		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction {
-			opts = append(opts, runtime.WithApprover(jsApprover{f}, msDuration(c.ApprovalTTLMs)))
+			opts = append(opts, runtime.WithApprover(jsApprover{f}, pagespec.Millis(c.ApprovalTTLMs)))
 		}
 		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {
 			// waiting({id, capability, kind, timeoutMs}): a person is asked
@@ -921,18 +919,4 @@ func messages(args []safejs.Value) (any, error) {
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
-}
-
-// msDuration is a page configuration's milliseconds (the wire's …Ms
-// numbers) as the runtime's time.Duration, saturating rather than
-// overflowing on a number too large for it: the number is the page's.
-func msDuration(ms int64) time.Duration {
-	const most = math.MaxInt64 / int64(time.Millisecond)
-	switch {
-	case ms > most:
-		return math.MaxInt64
-	case ms < -most:
-		return math.MinInt64
-	}
-	return time.Duration(ms) * time.Millisecond
 }

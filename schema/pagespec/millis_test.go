@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package pagespec
 
 import (
 	"math"
@@ -9,7 +7,7 @@ import (
 )
 
 // A page's …Ms numbers become the runtime's durations without overflow.
-func TestMsDuration(t *testing.T) {
+func TestMillis(t *testing.T) {
 	tests := []struct {
 		name string
 		ms   int64
@@ -23,8 +21,8 @@ func TestMsDuration(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := msDuration(tc.ms); got != tc.want {
-				t.Errorf("msDuration(%d) = %v, want %v", tc.ms, got, tc.want)
+			if got := Millis(tc.ms); got != tc.want {
+				t.Errorf("Millis(%d) = %v, want %v", tc.ms, got, tc.want)
 			}
 		})
 	}
