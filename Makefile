@@ -6,7 +6,7 @@ DIST     := dist
 # The browser of the Chromium conformance host (Debian's chromium package).
 PLING_CHROMIUM ?= /usr/bin/chromium
 export PLING_CHROMIUM
-SITEDIST := cmd/pling/internal/site/dist
+SITEDIST := internal/demosite/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
 .PHONY: npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup

@@ -14,7 +14,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/internal/authoritytest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 const taskOrigin = "https://shop.example"

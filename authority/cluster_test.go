@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // instance is one authority as pling authority runs it: its own store

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // The PostgreSQL pool and session settings of docs/authority.md are the

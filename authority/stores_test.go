@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // TestMain stops the package's throwaway PostgreSQL after the tests.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/internal/browsertest"
+	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/browsertest"
 )
 
 // The person's side of the default approval and handoff dialog: whether
@@ -185,7 +185,7 @@ func TestBrowserGone(t *testing.T) {
 	d := dist(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

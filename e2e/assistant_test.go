@@ -13,9 +13,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/pling-go/pling/cmd/pling/siteserver"
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/gateway/scripted"
+	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
 // assistantAnswer is the scripted model's last word. It is markup on
@@ -58,7 +58,7 @@ func TestAssistantPanel(t *testing.T) {
 	t.Cleanup(gw.Close)
 	target, _ := url.Parse(gw.URL)
 	extra := http.NewServeMux()
-	extra.Handle("/gateway/", siteserver.GatewayProxy(target, "demo-site-key"))
+	extra.Handle("/gateway/", demosite.GatewayProxy(target, "demo-site-key"))
 	site := startBrowserSite(t, d, extra)
 
 	tb := site.open(t, "/shop/")

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/authoritytest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // authorityPage follows the authority at {{AUTHORITY}} (another loopback

@@ -26,13 +26,13 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/schema"
 )
 
 // The browser tests: the demo site of pling serve, served in-process by
-// the very handler the command runs (siteserver), driven in one headless
+// the very handler the command runs (demosite), driven in one headless
 // Chromium the way an agent and a person would at once — the agent through
 // pling.surface.handle (the Go client over the CDP transport), the person
 // by clicking the page and the Pling overlay with chromedp.
@@ -61,7 +61,7 @@ func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux) *browserS
 
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := siteserver.New(ctx, os.DirFS(dist), siteserver.Demo(), siteserver.Options{Brotli: 1})
+	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), demosite.Options{Brotli: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -803,7 +803,7 @@ func testSettings(t *testing.T, site *browserSite) {
 // a tool through the polyfill's API.
 func testWebMCP(t *testing.T, site *browserSite, extra *http.ServeMux) {
 	bundle := installPolyfill(t)
-	page, err := fs.ReadFile(siteserver.Demo(), "shop/index.html")
+	page, err := fs.ReadFile(demosite.Demo(), "shop/index.html")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 // The delegation flow end to end, as docs/authority.md tells it: an agent
@@ -58,14 +58,14 @@ func TestConsentScreen(t *testing.T) {
 	}
 	defer st.Close()
 	auth, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
-		OperatorKeys: []string{opKey}, VerificationURI: origin + siteserver.ConsentPath, Interval: time.Second})
+		OperatorKeys: []string{opKey}, VerificationURI: origin + demosite.ConsentPath, Interval: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	as := httptest.NewServer(auth.Handler())
 	defer as.Close()
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{Brotli: 1, Authority: as.URL,
-		Consent: &siteserver.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{Brotli: 1, Authority: as.URL,
+		Consent: &demosite.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/authoritytest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // The two pages of a checkout on the test site, both following the

@@ -9,7 +9,7 @@
 // Beside them, the code those tests and the benchmarks share, kept out of
 // the runtime's dependency tree:
 //
-//	e2e/conform          the conformance runner and its hosts (native,
+//	internal/conform          the conformance runner and its hosts (native,
 //	                     wazero, Node, Chromium); pling conform uses it
 //	e2e/cmd/pling-bench  the benchmarks (make bench-hosts, make bench-browser)
 //

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/gateway/scripted"
+	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
 // npmOpenAIVersion is the official JavaScript OpenAI client the gateway is

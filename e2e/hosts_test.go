@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/e2e/conform"
+	"github.com/pling-go/pling/internal/conform"
 )
 
 // dist returns the directory with the built module, or skips when the

@@ -11,9 +11,9 @@ import (
 // testSupport are the packages that exist only for tests: a real
 // authority on loopback, the browser process, a throwaway PostgreSQL.
 var testSupport = []string{
-	"github.com/pling-go/pling/internal/authoritytest",
-	"github.com/pling-go/pling/internal/browsertest",
-	"github.com/pling-go/pling/internal/pgtest",
+	"github.com/pling-go/pling/internal/testing/authoritytest",
+	"github.com/pling-go/pling/internal/testing/browsertest",
+	"github.com/pling-go/pling/internal/testing/pgtest",
 }
 
 // TestTestSupport: no product package (what go build ./... builds for the

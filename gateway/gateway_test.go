@@ -21,7 +21,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/gateway/scripted"
+	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
 const (

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/gateway/scripted"
+	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
 // piece is chunk i of stream id: its content names both, so a chunk of

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/internal/authoritytest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 const (

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/runs"
 	"github.com/pling-go/pling/runtime/internal/canon"
-	"github.com/pling-go/pling/runtime/internal/runs"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -518,7 +518,7 @@ func init() { runs.Of = func(rt any) map[string]int { return rt.(*Runtime).runCo
 
 // runCounts returns, per base action id, how many invokes reached the run
 // stage (a handler, a first step or a handoff started). The conformance
-// suite's "calls" reads it, through runtime/internal/runs.
+// suite's "calls" reads it, through internal/runs.
 func (rt *Runtime) runCounts() map[string]int {
 	rt.runsMu.Lock()
 	defer rt.runsMu.Unlock()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
-	"github.com/pling-go/pling/runtime/fixture"
+	"github.com/pling-go/pling/internal/conform/fixture"
 	"github.com/pling-go/pling/schema"
 )
 

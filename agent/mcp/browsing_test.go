@@ -16,7 +16,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 // demoSession serves the demo site and starts a browsing session on
@@ -48,7 +48,7 @@ func demoSessionPage(t *testing.T, start string) (*session, *cdp.Page, string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

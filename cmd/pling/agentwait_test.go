@@ -18,8 +18,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
-	"github.com/pling-go/pling/internal/browsertest"
+	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/browsertest"
 )
 
 // approvalFixture has one action that needs a person's approval; the
@@ -95,7 +95,7 @@ func TestMCPBrowserGone(t *testing.T) {
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

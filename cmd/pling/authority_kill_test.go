@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // procReq sends one request to a process with headers; an error is a

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // authorityProc is `pling authority` as a process of its own (this test

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/internal/authoritytest"
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // TestAuthorityCommand runs pling authority on a real SQLite file, and on

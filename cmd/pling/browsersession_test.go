@@ -13,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 // demoSite serves the demo site with the built module; it skips without
@@ -29,7 +29,7 @@ func demoSite(t *testing.T) string {
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := siteserver.New(ctx, os.DirFS(d), siteserver.Demo(), siteserver.Options{})
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

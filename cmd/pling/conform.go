@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pling-go/pling/e2e/conform"
+	"github.com/pling-go/pling/internal/conform"
 )
 
 func init() {

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/authoritytest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 const testOpKey = "operator-key-for-cmd-tests"

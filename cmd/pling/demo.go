@@ -20,7 +20,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
-	"github.com/pling-go/pling/cmd/pling/internal/site"
+	"github.com/pling-go/pling/internal/demosite/site"
 	"github.com/pling-go/pling/schema"
 )
 

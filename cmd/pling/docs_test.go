@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/e2e/conform"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/conform"
 	"github.com/pling-go/pling/schema"
 )
 

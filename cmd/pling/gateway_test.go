@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/gateway/scripted"
+	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
 // TestGatewayCommand runs pling gateway in front of a scripted upstream

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // asPlingEnv makes the test binary run as the pling command (run with its

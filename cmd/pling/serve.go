@@ -17,8 +17,8 @@ import (
 
 	"github.com/andybalholm/brotli"
 
-	"github.com/pling-go/pling/cmd/pling/internal/site"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/demosite/site"
 )
 
 func init() {
@@ -32,7 +32,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
 		"With --dir, serves your own pages from DIR instead, with Pling beside them at /pling/.",
 		"With --authority it also plays the site's backend for delegations: the pages verify the",
-		"authority's session tokens, and "+siteserver.ConsentPath+" is the consent screen, which decides with the",
+		"authority's session tokens, and "+demosite.ConsentPath+" is the consent screen, which decides with the",
 		"operator key from $"+operatorKeyEnv+" or --operator-key-file (never a flag). --authority embedded",
 		"runs an authority in this process (in memory, on --authority-addr) issuing for this site.",
 	)
@@ -101,7 +101,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			strings.Join(missing, ", "))
 	} else {
 		fmt.Fprintf(stdout, "pling serve: module from %s, prepared in %v\n", source, time.Since(start).Round(time.Millisecond))
-		for _, name := range siteserver.ModuleFiles {
+		for _, name := range demosite.ModuleFiles {
 			fmt.Fprintf(stdout, "  %s\n", srv.Sizes(name))
 		}
 	}
@@ -125,7 +125,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/gateway/", siteserver.GatewayProxy(target, os.Getenv("PLING_GATEWAY_SITE_KEY")))
+		mux.Handle("/gateway/", demosite.GatewayProxy(target, os.Getenv("PLING_GATEWAY_SITE_KEY")))
 		mux.Handle("/", srv)
 		handler = mux
 		fmt.Fprintf(stdout, "pling serve: the assistant talks to the gateway at %s\n", target.Redacted())
@@ -189,13 +189,13 @@ func newHTTPServer(h http.Handler) *http.Server {
 type serveOptions struct {
 	// brotli is the target brotli quality (0–11).
 	brotli int
-	// authority and consent: see siteserver.Options.
+	// authority and consent: see demosite.Options.
 	authority string
-	consent   *siteserver.Consent
+	consent   *demosite.Consent
 }
 
-// newServer builds the handler of pling serve (package siteserver, where
+// newServer builds the handler of pling serve (package demosite, where
 // it lives so that the e2e browser tests run the same server in-process).
-func newServer(ctx context.Context, module, demo fs.FS, opt serveOptions) (*siteserver.Server, error) {
-	return siteserver.New(ctx, module, demo, siteserver.Options{Brotli: opt.brotli, Authority: opt.authority, Consent: opt.consent})
+func newServer(ctx context.Context, module, demo fs.FS, opt serveOptions) (*demosite.Server, error) {
+	return demosite.New(ctx, module, demo, demosite.Options{Brotli: opt.brotli, Authority: opt.authority, Consent: opt.consent})
 }

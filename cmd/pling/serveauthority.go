@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 // operatorKeyEnv holds the operator key pling serve's consent screen
@@ -26,7 +26,7 @@ const operatorKeyEnv = "PLING_OPERATOR_KEY"
 // pages follow, the consent screen, and for embedded the authority itself.
 type siteAuthority struct {
 	url     string
-	consent *siteserver.Consent
+	consent *demosite.Consent
 	close   func()
 }
 
@@ -51,7 +51,7 @@ func startSiteAuthority(ctx context.Context, which, embeddedAddr, keyFile, siteO
 			return fail(1, "embedded authority: %v", err)
 		}
 		srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{siteOrigin: {"*"}},
-			OperatorKeys: []string{opKey}, VerificationURI: siteOrigin + siteserver.ConsentPath,
+			OperatorKeys: []string{opKey}, VerificationURI: siteOrigin + demosite.ConsentPath,
 			Logger: slog.New(slog.NewTextHandler(stderr, nil))})
 		if err != nil {
 			st.Close()
@@ -85,16 +85,16 @@ func startSiteAuthority(ctx context.Context, which, embeddedAddr, keyFile, siteO
 	}
 	// The pages fetch the keys themselves (data-authority); this checks
 	// once that the URL is an authority, waiting for one still starting.
-	if _, err := siteserver.FetchKeys(ctx, nil, authURL, 10*time.Second); err != nil {
+	if _, err := demosite.FetchKeys(ctx, nil, authURL, 10*time.Second); err != nil {
 		sa.close()
 		return fail(1, "%v", err)
 	}
 	sa.url = authURL
 	if opKey == "" {
-		fmt.Fprintf(stderr, "pling serve: no operator key ($%s or --operator-key-file): pages verify the authority's tokens, but %s is off\n", operatorKeyEnv, siteserver.ConsentPath)
+		fmt.Fprintf(stderr, "pling serve: no operator key ($%s or --operator-key-file): pages verify the authority's tokens, but %s is off\n", operatorKeyEnv, demosite.ConsentPath)
 	} else {
-		sa.consent = &siteserver.Consent{AuthorityURL: authURL, OperatorKey: opKey, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
-		fmt.Fprintf(stdout, "pling serve: consent screen at %s%s\n", siteOrigin, siteserver.ConsentPath)
+		sa.consent = &demosite.Consent{AuthorityURL: authURL, OperatorKey: opKey, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+		fmt.Fprintf(stdout, "pling serve: consent screen at %s%s\n", siteOrigin, demosite.ConsentPath)
 	}
 	return sa, 0
 }

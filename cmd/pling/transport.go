@@ -15,8 +15,8 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/conform/fixture"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/runtime/fixture"
 	"github.com/pling-go/pling/schema"
 )
 

@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pling-go/pling/runtime/fixture"
+	"github.com/pling-go/pling/internal/conform/fixture"
 )
 
 func init() {

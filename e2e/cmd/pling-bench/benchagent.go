@@ -20,7 +20,7 @@ import (
 	"time"
 
 	plingcdp "github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 func init() {
@@ -231,7 +231,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	rig.pwArgv = append(pw, "--config", cfgFile, "--headless", "--isolated", "--no-webmcp", "--output-dir", filepath.Join(tmp, "playwright-out"))
 	rig.pwEnv = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(tmp, "no-browsers"))
 
-	module := siteserver.Module()
+	module := demosite.Module()
 	if cfg.dist != "" {
 		module = os.DirFS(cfg.dist)
 	}
@@ -240,7 +240,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv, err := siteserver.New(sctx, module, siteserver.Demo(), siteserver.Options{Brotli: 5})
+	srv, err := demosite.New(sctx, module, demosite.Demo(), demosite.Options{Brotli: 5})
 	if err != nil {
 		return nil, err
 	}

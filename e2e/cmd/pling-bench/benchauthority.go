@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/pgtest"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 func init() {
@@ -30,7 +30,7 @@ func init() {
 // The authority benchmark (make bench-authority): real instances on
 // loopback (authority.NewServer behind authority.NewHTTPServer, as pling
 // authority runs them), each with its own store handle, on one SQLite file
-// or one PostgreSQL database of a throwaway cluster (internal/pgtest);
+// or one PostgreSQL database of a throwaway cluster (internal/testing/pgtest);
 // clients spread round-robin over the instances, each on a task of its
 // own, so that the figures are the service's cost, not contention.
 

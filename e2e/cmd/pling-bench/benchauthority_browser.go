@@ -18,7 +18,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	plingcdp "github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 // baPage is the bench page: one write action (which counts its runs on
@@ -50,7 +50,7 @@ func baRatio(a, b float64) float64 {
 func benchAuthorityBrowser(ctx context.Context, dist, chromium, tmp string, n int) (*baBrowser, error) {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv, err := siteserver.New(sctx, os.DirFS(dist), siteserver.Demo(), siteserver.Options{Brotli: 1})
+	srv, err := demosite.New(sctx, os.DirFS(dist), demosite.Demo(), demosite.Options{Brotli: 1})
 	if err != nil {
 		return nil, err
 	}

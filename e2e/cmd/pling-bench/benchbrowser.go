@@ -32,7 +32,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	plingcdp "github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 func init() {
@@ -337,7 +337,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "bench-browser: "+format+"\n", a...) }
 
-	rep := &bbReport{Server: "pling serve handler (siteserver), in-process (COOP same-origin, COEP require-corp)"}
+	rep := &bbReport{Server: "pling serve handler (demosite), in-process (COOP same-origin, COEP require-corp)"}
 	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
 	rep.Polyfill.Package = polyfillPackage
 	polyFile, polyVer, err := polyfillIIFE(ctx, *polyfill, *cacheDir, progress)
@@ -350,7 +350,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 		return fail("%v", err)
 	}
 
-	module := siteserver.Module()
+	module := demosite.Module()
 	if *dist != "" {
 		module = os.DirFS(*dist)
 	}
@@ -360,14 +360,14 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	// The bench pages (and the polyfill) join the demo site, so the very
 	// handler of pling serve serves them with the demo pages' headers.
-	demo, err := benchDemo(siteserver.Demo(), poly)
+	demo, err := benchDemo(demosite.Demo(), poly)
 	if err != nil {
 		return fail("%v", err)
 	}
 	progress("compressing the module (brotli %d, as pling serve does)", *quality)
 	sctx, stopServer := context.WithCancel(ctx)
 	defer stopServer()
-	srv, err := siteserver.New(sctx, module, demo, siteserver.Options{Brotli: *quality,
+	srv, err := demosite.New(sctx, module, demo, demosite.Options{Brotli: *quality,
 		// The bench pages time inline script in same-origin iframes, which
 		// the demo's policy forbids; they measure, they are not deployed.
 		CSP: "frame-ancestors 'self'"})

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/pling-go/pling/cmd/pling/siteserver"
+	"github.com/pling-go/pling/internal/demosite"
 )
 
 func TestDistOf(t *testing.T) {
@@ -113,7 +113,7 @@ func TestWithCustomSection(t *testing.T) {
 }
 
 func TestBenchOrdersVariants(t *testing.T) {
-	vs, err := benchOrdersVariants(siteserver.Demo())
+	vs, err := benchOrdersVariants(demosite.Demo())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBenchOrdersVariants(t *testing.T) {
 }
 
 func TestBenchDemo(t *testing.T) {
-	demo, err := benchDemo(siteserver.Demo(), []byte("/* polyfill */"))
+	demo, err := benchDemo(demosite.Demo(), []byte("/* polyfill */"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/wasm/wazerohost"
+	"github.com/pling-go/pling/internal/conform/wazerohost"
 )
 
 func dist(t *testing.T) string {

@@ -1,4 +1,4 @@
-package siteserver
+package demosite
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pling-go/pling/cmd/pling/internal/site"
+	"github.com/pling-go/pling/internal/demosite/site"
 	"github.com/pling-go/pling/internal/precompress"
 )
 

@@ -17,14 +17,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/pling-go/pling/wasm/wazerohost"
+	"github.com/pling-go/pling/internal/conform/wazerohost"
 )
 
 // Module is the test module's file name in a dist directory: pling.wasm
@@ -410,11 +409,11 @@ func (m matcher) value(path string, w, g any, present bool) {
 			case "save":
 				m.vars[name] = g
 			case "eq":
-				if !have || !cmp.Equal(saved, g) {
+				if !have || !reflect.DeepEqual(saved, g) {
 					*out = append(*out, fmt.Sprintf("%s: got %s, want the value saved as %s (%s)", path, show(g), name, show(saved)))
 				}
 			case "ne":
-				if !have || cmp.Equal(saved, g) {
+				if !have || reflect.DeepEqual(saved, g) {
 					*out = append(*out, fmt.Sprintf("%s: got %s, want a value other than the one saved as %s", path, show(g), name))
 				}
 			default:
@@ -463,7 +462,7 @@ func (m matcher) value(path string, w, g any, present bool) {
 			*out = append(*out, fmt.Sprintf("%s: got %s, want %s", path, gn, wv))
 		}
 	default:
-		if !cmp.Equal(w, g) {
+		if !reflect.DeepEqual(w, g) {
 			*out = append(*out, fmt.Sprintf("%s: got %s, want %s", path, show(g), show(w)))
 		}
 	}
@@ -486,7 +485,51 @@ func diff(want, got []byte) string {
 	var w, g any
 	_ = decode(want, &w)
 	_ = decode(got, &g)
-	return cmp.Diff(w, project(w, g))
+	return lineDiff(indent(w), indent(project(w, g)))
+}
+
+func indent(v any) []string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return []string{fmt.Sprint(v)}
+	}
+	return strings.Split(string(b), "\n")
+}
+
+// lineDiff is a longest-common-subsequence diff of two line lists, "-" for
+// want, "+" for got. It is here so that pling conform, a product command,
+// does not ship a test library (go-cmp) in its binary.
+func lineDiff(want, got []string) string {
+	n, m := len(want), len(got)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if want[i] == got[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var b strings.Builder
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && want[i] == got[j]:
+			b.WriteString("  " + want[i] + "\n")
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			b.WriteString("+ " + got[j] + "\n")
+			j++
+		default:
+			b.WriteString("- " + want[i] + "\n")
+			i++
+		}
+	}
+	return b.String()
 }
 
 func project(w, g any) any {

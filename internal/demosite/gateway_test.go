@@ -1,4 +1,4 @@
-package siteserver_test
+package demosite_test
 
 import (
 	"io"
@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pling-go/pling/cmd/pling/siteserver"
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/gateway/scripted"
+	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
 // TestGatewayProxy: the site's /gateway/ reaches the gateway with the
@@ -27,7 +27,7 @@ func TestGatewayProxy(t *testing.T) {
 		SiteKeys: []string{"the-site-key"}, Logger: slog.New(slog.DiscardHandler)}).Handler())
 	defer gw.Close()
 	target, _ := url.Parse(gw.URL)
-	site := httptest.NewServer(siteserver.GatewayProxy(target, "the-site-key"))
+	site := httptest.NewServer(demosite.GatewayProxy(target, "the-site-key"))
 	defer site.Close()
 	tests := []struct {
 		name, method, path, auth, body string

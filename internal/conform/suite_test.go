@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pling-go/pling/e2e/conform"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/conform"
 )
 
 const suiteDir = "../conformance"

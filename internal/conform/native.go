@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/pling-go/pling/runtime/fixture"
+	"github.com/pling-go/pling/internal/conform/fixture"
 )
 
 // Native runs fixture pages in this process, on the Go runtime itself.

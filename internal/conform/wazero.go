@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/pling-go/pling/wasm/wazerohost"
+	"github.com/pling-go/pling/internal/conform/wazerohost"
 )
 
 // Wazero runs fixture pages in the test module (Module) inside this Go
-// program, on wazero through our gojs host (wasm/wazerohost): the same
+// program, on wazero through our gojs host (internal/conform/wazerohost): the same
 // build the other hosts load, no JavaScript engine anywhere.
 type Wazero struct {
 	// Dist is the directory with the test module (Module).

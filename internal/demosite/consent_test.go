@@ -1,4 +1,4 @@
-package siteserver
+package demosite
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/authoritytest"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 const consentOpKey = "operator-key-for-consent-tests"

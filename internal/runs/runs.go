@@ -1,4 +1,4 @@
-// Package runs lets the conformance fixture (runtime/fixture) read a
+// Package runs lets the conformance fixture (internal/conform/fixture) read a
 // runtime's run counts without their being public API: package runtime
 // sets Of at init, and Go's internal rule keeps the package to runtime/....
 package runs

@@ -1,4 +1,4 @@
-package siteserver
+package demosite
 
 import (
 	"context"

@@ -1,9 +1,9 @@
-// Package siteserver is the HTTP handler of "pling serve": the demo site
+// Package demosite is the HTTP handler of "pling serve": the demo site
 // and the module under /pling/, every file read and compressed once when
 // the server is built, cross-origin isolated (COOP/COEP). It is a package
 // of its own so that tests outside the command (e2e's browser tests) run
 // the very server a person runs.
-package siteserver
+package demosite
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/pling-go/pling/cmd/pling/internal/site"
+	"github.com/pling-go/pling/internal/demosite/site"
 	"github.com/pling-go/pling/internal/precompress"
 )
 
