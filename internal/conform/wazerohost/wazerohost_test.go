@@ -15,7 +15,7 @@ import (
 func dist(t *testing.T) string {
 	d := os.Getenv("PLING_DIST")
 	if d == "" {
-		d, _ = filepath.Abs("../../dist")
+		d, _ = filepath.Abs("../../../dist")
 		if _, err := os.Stat(filepath.Join(d, wazerohost.TestModule)); err != nil {
 			t.Skip(wazerohost.TestModule + " is not built; run make wasm (make test does)")
 		}
