@@ -16,7 +16,7 @@ import (
 )
 
 // moduleBudget is what the shipped module may weigh before a change has to
-// say why it grew (README "Measurements", RATIONALE "Why are
+// say why it grew (docs/benchmarks.md, RATIONALE "Why are
 // encoding/json, fmt and regexp still in the module?"). It is a ratchet a
 // few percent above the measured size, not the target: the target (3.5 MB
 // raw, 800 KB brotli) is out of reach while the module carries a Go
@@ -96,7 +96,7 @@ func TestModuleHeavyDeps(t *testing.T) {
 // shimBudget is what a page may load before an agent arrives: pling.js as
 // make wasm ships it (without its comments, internal/jsstrip) and the
 // inline stub (js-shim/stub.js), brotli at quality 11 and gzip at level 9
-// (README "Measurements": ≤ 7 KB brotli, ≤ 6 KB gzip).
+// (docs/benchmarks.md: ≤ 7 KB brotli, ≤ 6 KB gzip).
 var shimBudget = struct{ brotli, gzip int }{brotli: 7_000, gzip: 6_000}
 
 // TestShimBudget: the shipped pling.js plus the stub stay within
