@@ -108,7 +108,11 @@ func Start(script Script) (*Server, error) {
 	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", ln: ln, script: script}
 	m := http.NewServeMux()
 	m.HandleFunc("POST /v1/chat/completions", s.chat)
-	s.srv = &http.Server{Handler: m, ReadHeaderTimeout: 5 * time.Second}
+	// A generous header timeout: under a load test on a busy 2-core
+	// machine, 200 connections can wait seconds to be read, and a close
+	// there reaches the gateway as an EOF, which is not what such a test is
+	// about. The rig runs on loopback only and every test stops it.
+	s.srv = &http.Server{Handler: m, ReadHeaderTimeout: time.Minute}
 	s.done.Add(1)
 	go func() { defer s.done.Done(); _ = s.srv.Serve(ln) }()
 	return s, nil
