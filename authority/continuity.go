@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
@@ -30,7 +29,6 @@ import (
 type continuity struct {
 	leaseHeld prometheus.Counter
 	replays   prometheus.Counter
-	writes    atomic.Int64
 
 	mu        sync.Mutex
 	keysFP    string                            // the kids the verifiers were built from
@@ -286,9 +284,6 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 			}
 			d.Write(data)
 			c.digest = d.Sum(nil)
-			if n := s.cont.writes.Add(1); n%256 == 0 {
-				s.sweep(r.Context(), c.nowMs)
-			}
 		}
 		h(c)
 	}
@@ -297,13 +292,6 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 // taskStoreTimeout bounds the store calls of one continuity request; a
 // store that does not answer in time is CONTINUITY_STORAGE_UNAVAILABLE.
 const taskStoreTimeout = 5 * time.Second
-
-func (s *Server) sweep(ctx context.Context, nowMs int64) {
-	if err := s.cfg.Store.SweepContinuity(ctx, nowMs, nowMs-s.cfg.IdempotencyTTL.Milliseconds()); err != nil {
-		s.storeErrors.Inc()
-		s.cfg.Logger.Error("store", "route", "sweep", "err", err.Error())
-	}
-}
 
 func (s *Server) taskBodyCap() int64 { return s.cfg.MaxStateBytes + 4096 }
 

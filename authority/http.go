@@ -30,6 +30,7 @@ func (s *Server) Handler() http.Handler {
 	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pling_authority_request_seconds",
 		Help: "Request latency by route.", Buckets: prometheus.DefBuckets}, []string{"route"})
 	reg.MustRegister(reqs, lat, s.storeErrors, s.limited, s.cont.leaseHeld, s.cont.replays, s.waitersG)
+	reg.MustRegister(s.sweeps.collectors()...)
 	m := http.NewServeMux()
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	m.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

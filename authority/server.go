@@ -51,6 +51,9 @@ type Config struct {
 	// and Retry-After, so a flood of held connections cannot turn into a
 	// store query per connection per second without end.
 	MaxFeedWaiters int
+	// MaxFeedWaitersPerClient bounds those of one client address
+	// (default DefaultMaxFeedWaitersPerClient; feedslots.go).
+	MaxFeedWaitersPerClient int
 	// Continuity (continuity.go): MaxStateBytes caps a task's state
 	// (default 64 KiB); MaxLeaseTTL caps a lease's ttlSeconds (default
 	// 10m); MaxClockSkew is the most the clocks of instances sharing the
@@ -68,8 +71,11 @@ type Config struct {
 	// DefaultCreatePerSecond; a negative value turns the limit off).
 	CreateBurst     int
 	CreatePerSecond float64
-	Now             func() time.Time
-	Logger          *slog.Logger
+	// Retention is how long records are kept and how the background
+	// sweeper (RunSweeper) runs (sweeper.go).
+	Retention RetentionConfig
+	Now       func() time.Time
+	Logger    *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -83,11 +89,13 @@ type Server struct {
 
 	storeErrors prometheus.Counter
 	cont        continuity
-	requestsGC  atomic.Int64 // when a consume last dropped expired records
-	createLimit *limiter     // nil: off
+	createLimit *limiter // nil: off
 	limited     prometheus.Counter
 	waiters     atomic.Int64 // long-polls parked on the feed now
 	waitersG    prometheus.GaugeFunc
+	instanceID  string // names this instance in the store's leases
+	sweeps      sweepMetrics
+	feed        feedSlots
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -143,6 +151,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.Retention.defaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -151,6 +160,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
+	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()
 	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
 		Help: "Revocation feed long-polls parked on this instance now."}, func() float64 { return float64(s.waiters.Load()) })
 	for _, k := range cfg.OperatorKeys {
@@ -402,6 +412,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, ok := s.cfg.Audiences[req.Audience]; !ok {
 		s.fail(w, perr.DelegationBindingMismatch, "The authority does not issue for this audience")
+		return
+	}
+	if full, err := s.pendingFull(r.Context(), req.Audience); err != nil {
+		s.internal(w, r, err)
+		return
+	} else if full {
+		s.pendingRefused(w)
 		return
 	}
 	secret := randomID(32)
@@ -710,13 +727,13 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 	d := time.Duration(min(wait, int64(s.cfg.MaxWait/time.Second)+1)) * time.Second // no overflow
 	d = min(d, s.cfg.MaxWait)
 	if d > 0 {
-		if s.waiters.Add(1) > int64(s.cfg.MaxFeedWaiters) {
-			s.waiters.Add(-1)
+		release, ok := s.feedSlot(clientIP(r))
+		if !ok {
 			w.Header().Set("Retry-After", "1")
 			s.failStatus(w, http.StatusServiceUnavailable, perr.DelegationInternal, "Too many polls are waiting here; retry")
 			return
 		}
-		defer s.waiters.Add(-1)
+		defer release()
 	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()

@@ -172,7 +172,10 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO revocations (session_id, at_ms) VALUES (?, ?)`, sessionID, nowMs); err != nil {
+	// The entry keeps its session's expiry: it leaves the feed once no
+	// token of the session can be live (sweeper.go).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO revocations (session_id, at_ms, expires_ms)
+		SELECT id, ?, expires_ms FROM sessions WHERE id = ?`, nowMs, sessionID); err != nil {
 		return err
 	}
 	return tx.Commit()
