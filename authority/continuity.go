@@ -16,6 +16,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/linger"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -259,11 +260,14 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 		if c.owner, ok = s.owner(w, r, c.nowMs); !ok {
 			return
 		}
+		orig := r.Body
 		r.Body = http.MaxBytesReader(w, r.Body, s.taskBodyCap())
 		data, err := io.ReadAll(r.Body)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
+			linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
 			s.failStatus(w, http.StatusRequestEntityTooLarge, perr.ContinuityInvalidState, "The request body is too large")
+			linger.Discard(w, orig)
 			return
 		} else if err != nil {
 			s.badRequest(w, "The request body could not be read")

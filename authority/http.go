@@ -18,6 +18,10 @@ type statusWriter struct {
 
 func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.WriteHeader(s) }
 
+// Unwrap lets http.ResponseController reach the connection (flush,
+// deadlines, full duplex).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // Handler is the production handler: the delegation map, GET /healthz
 // (alive), GET /readyz (the store answers a ping within 2s) and GET
 // /metrics (Prometheus: requests and latencies by route and status, store

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/linger"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -294,11 +295,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // readBody decodes one JSON object into v: capped, strict (unknown fields
 // and trailing data refused). An empty body is allowed when optional.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
+	orig := r.Body
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	data, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
+		linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
 		s.failStatus(w, http.StatusRequestEntityTooLarge, perr.DelegationRequestInvalid, "The request body is too large")
+		linger.Discard(w, orig)
 		return false
 	}
 	if err != nil {

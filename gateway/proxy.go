@@ -14,6 +14,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/linger"
 )
 
 // topLevel splits a JSON object into its members, refusing anything else
@@ -58,11 +59,16 @@ func topLevel(body []byte) (map[string]json.RawMessage, bool) {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// 1. Size: MaxBytesReader refuses the read that crosses the cap, so an
 	// oversized body is never held whole.
+	orig := r.Body
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	body, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
+		// The refusal, then the rest of the body read and dropped for a
+		// bounded time, so the caller sees the 413 (internal/linger).
+		linger.Prepare(w)
 		fail(w, perr.GatewayPayloadTooLarge, "")
+		linger.Discard(w, orig)
 		return
 	}
 	if err != nil {
