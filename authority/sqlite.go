@@ -182,7 +182,7 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 }
 
 func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT cursor, session_id, at_ms FROM revocations
+	rows, err := s.db.QueryContext(ctx, `SELECT cursor, session_id, at_ms, expires_ms FROM revocations
 		WHERE cursor > ? ORDER BY cursor LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
@@ -191,9 +191,11 @@ func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]R
 	var out []Revocation
 	for rows.Next() {
 		var r Revocation
-		if err := rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs); err != nil {
+		var exp sql.NullInt64
+		if err := rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs, &exp); err != nil {
 			return nil, err
 		}
+		r.ExpiresMs = exp.Int64
 		out = append(out, r)
 	}
 	return out, rows.Err()
