@@ -41,7 +41,7 @@ type SweepCutoffs struct {
 // SweepClasses are the retention classes in the order the sweeper runs
 // them: sessions before the delegations they came from, tasks before the
 // lease history they leave behind.
-var SweepClasses = []string{"idempotency_keys", "requests", "revocations", "sessions", "delegations", "tasks", "task_leases"}
+var SweepClasses = []string{"idempotency_keys", "requests", "revocations", "sessions", "delegations", "tasks", "task_leases", "rate_buckets"}
 
 // sweepSQL is each class's batched delete: a key subquery with LIMIT, so
 // that one statement holds its locks for one batch only (SQLite and
@@ -74,6 +74,12 @@ var sweepSQL = map[string]func(c SweepCutoffs) (string, []any){
 		return `DELETE FROM tasks WHERE id IN
 			(SELECT id FROM tasks WHERE updated_ms <= ? AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?) LIMIT ?)`,
 			[]any{c.TaskIdleMs, c.NowMs}
+	},
+	"rate_buckets": func(c SweepCutoffs) (string, []any) {
+		// A bucket untouched for an hour is full again (a full bucket is
+		// the same as none) under any limit of the authority.
+		return `DELETE FROM rate_buckets WHERE bucket IN
+			(SELECT bucket FROM rate_buckets WHERE at_ms <= ? LIMIT ?)`, []any{c.NowMs - 3600_000}
 	},
 	"task_leases": func(c SweepCutoffs) (string, []any) {
 		return `DELETE FROM task_leases WHERE lease_id IN

@@ -90,7 +90,7 @@ type Server struct {
 
 	storeErrors prometheus.Counter
 	cont        continuity
-	createLimit *limiter // nil: off
+	createLimit RateLimiter // nil: off
 	limited     prometheus.Counter
 	waiters     atomic.Int64 // long-polls parked on the feed now
 	waitersG    prometheus.GaugeFunc
@@ -158,7 +158,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
-		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
+		createLimit: newCreateLimiter(cfg),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
 	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()
@@ -393,8 +393,8 @@ type createReq struct {
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if s.createLimit != nil {
-		if ok, retry := s.createLimit.allow(clientIP(r), s.nowMs()); !ok {
-			s.rateLimited(w, retry)
+		if ok, retry := s.createLimit.Allow(clientIP(r)); !ok {
+			s.rateLimited(w, retry.Milliseconds())
 			return
 		}
 	}
@@ -755,7 +755,11 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 			out := make([]map[string]any, 0, len(list))
 			for _, e := range list {
 				cursor = e.Cursor
-				out = append(out, map[string]any{"sessionId": e.SessionID, "at": time.UnixMilli(e.AtMs).UTC().Format(time.RFC3339Nano)})
+				entry := map[string]any{"sessionId": e.SessionID, "at": time.UnixMilli(e.AtMs).UTC().Format(time.RFC3339Nano)}
+				if e.ExpiresMs > 0 {
+					entry["expiresAt"] = time.UnixMilli(e.ExpiresMs).UTC().Format(time.RFC3339Nano)
+				}
+				out = append(out, entry)
 			}
 			writeJSON(w, http.StatusOK, map[string]any{"cursor": strconv.FormatInt(cursor, 10), "revoked": out})
 			return

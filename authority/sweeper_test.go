@@ -82,7 +82,7 @@ func TestSweeperRetention(t *testing.T) {
 			t.Errorf("session gone before its retention: %v", err)
 		}
 		f.advance(25 * time.Hour)
-		want := map[string]int64{"sessions": 3, "delegations": 4, "idempotency_keys": 3}
+		want := map[string]int64{"sessions": 3, "delegations": 4, "idempotency_keys": 3, "rate_buckets": 1}
 		if diff := cmp.Diff(want, sweepRows(t, f.srv)); diff != "" {
 			t.Errorf("sweep a day past expiry (-want +got):\n%s", diff)
 		}
