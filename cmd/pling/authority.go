@@ -47,6 +47,9 @@ func readKeys(r io.Reader) []string {
 }
 
 func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "migrate" {
+		return runAuthorityMigrate(ctx, args[1:], stdout, stderr)
+	}
 	fl := newFlags("authority", stderr,
 		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
