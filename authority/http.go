@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // statusWriter remembers the status a handler wrote.
@@ -28,7 +27,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // errors), with each request logged by route and status, never by body or
 // credential.
 func (s *Server) Handler() http.Handler {
-	reg := prometheus.NewRegistry()
+	reg := s.registry()
 	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pling_authority_requests_total",
 		Help: "Requests by route and HTTP status."}, []string{"route", "code"})
 	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pling_authority_request_seconds",
@@ -47,7 +46,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
-	m.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if !s.cfg.SeparateMetrics {
+		m.Handle("GET /metrics", s.MetricsHandler())
+	}
 	m.Handle("/", s)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

@@ -75,8 +75,11 @@ type Config struct {
 	// Retention is how long records are kept and how the background
 	// sweeper (RunSweeper) runs (sweeper.go).
 	Retention RetentionConfig
-	Now       func() time.Time
-	Logger    *slog.Logger
+	// SeparateMetrics leaves GET /metrics out of Handler: it is served
+	// by MetricsHandler on an admin address (metrics.go).
+	SeparateMetrics bool
+	Now             func() time.Time
+	Logger          *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -97,6 +100,7 @@ type Server struct {
 	instanceID  string // names this instance in the store's leases
 	sweeps      sweepMetrics
 	feed        feedSlots
+	metricsReg  metricsRegistry
 }
 
 // NewServer returns a Server; it creates a signing key when the store has

@@ -66,6 +66,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	taskIdle := fl.Duration("task-idle", authority.DefaultTaskIdle, "how long a task nobody writes is kept")
 	sweepEvery := fl.Duration("sweep-every", authority.DefaultSweepEvery, "the time between two background sweeps (one instance at a time sweeps)")
 	maxPending := fl.Int64("max-pending", authority.DefaultMaxPendingPerAudience, "the most delegations one audience may have waiting for consent (0 or less: no bound)")
+	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9090)")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	pos, exit, ok := parseFlags(fl, args)
@@ -111,7 +112,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
 		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec,
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
-			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}})
+			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != ""})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
@@ -123,6 +124,14 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	hs := authority.NewHTTPServer(srv.Handler())
 	go srv.RunSweeper(ctx)
+	if *metricsAddr != "" {
+		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling authority: --metrics-addr: %v\n", err)
+			return 1
+		}
+		defer stopAdmin()
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
 	return serveUntilDone(ctx, hs, ln, 10*time.Second, "authority", stderr)
