@@ -3,6 +3,7 @@ package authority
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // MaintenanceStore is what the background sweeper (sweeper.go) needs of a
@@ -94,11 +95,34 @@ func (s *SQLStore) SweepBatch(ctx context.Context, class string, c SweepCutoffs,
 		return 0, fmt.Errorf("authority: no retention class %q", class)
 	}
 	q, args := f(c)
+	if s.dialect == SQLite {
+		q = sqliteByRowid(q)
+	}
 	r, err := s.db.ExecContext(ctx, q, append(args, limit)...)
 	if err != nil {
 		return 0, err
 	}
 	return r.RowsAffected()
+}
+
+// sqliteByRowid rewrites a batched delete to pick its rows by rowid on
+// SQLite: "DELETE FROM t WHERE <key> IN (SELECT <key> FROM t …" becomes
+// "… WHERE rowid IN (SELECT rowid FROM t …", one b-tree lookup a row
+// instead of a row-value match on the key.
+func sqliteByRowid(q string) string {
+	del, rest, ok := strings.Cut(q, " WHERE ")
+	if !ok {
+		return q
+	}
+	_, sub, ok := strings.Cut(rest, "(SELECT ")
+	if !ok {
+		return q
+	}
+	_, from, ok := strings.Cut(sub, " FROM ")
+	if !ok {
+		return q
+	}
+	return del + " WHERE rowid IN (SELECT rowid FROM " + from
 }
 
 func (s *SQLStore) TryMaintenanceLease(ctx context.Context, name, holder string, nowMs, ttlMs int64) (bool, error) {

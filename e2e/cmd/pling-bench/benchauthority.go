@@ -89,6 +89,7 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	dist := fl.String("dist", "dist", "the module directory for the Chromium part (make wasm); empty skips it")
 	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else /usr/bin/chromium)")
 	invokes := fl.Int("n", 100, "invokes per page in the Chromium part")
+	cells := fl.Bool("cells", true, "measure the lease and write cells (false: only the sweep and rate-limit figures, and Chromium)")
 	sweepRows := fl.Int("sweep-rows", 1_000_000, "expired rows the sweeper deletes while clients write (0 skips the sweep and rate-limit figures)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench authority [flags]")
@@ -124,6 +125,9 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	for _, store := range []string{"sqlite", "postgres"} {
 		for _, n := range []int{1, 3} {
 			for _, op := range []string{"lease", "write"} {
+				if !*cells {
+					continue
+				}
 				var spec string
 				if store == "sqlite" {
 					spec = "sqlite:" + filepath.Join(tmp, fmt.Sprintf("%s-%d-%s.db", store, n, op))
