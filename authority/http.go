@@ -26,7 +26,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // /metrics (Prometheus: requests and latencies by route and status, store
 // errors), with each request logged by route and status, never by body or
 // credential.
-func (s *Server) Handler() http.Handler {
+func (s *Server) buildHandler() http.Handler {
 	reg := s.registry()
 	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pling_authority_requests_total",
 		Help: "Requests by route and HTTP status."}, []string{"route", "code"})

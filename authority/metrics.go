@@ -13,8 +13,17 @@ import (
 // Go runtime's and the process's collectors (goroutines, GC, heap; CPU,
 // memory, open files) beside the authority's own.
 type metricsRegistry struct {
-	once sync.Once
-	reg  *prometheus.Registry
+	once  sync.Once
+	reg   *prometheus.Registry
+	hOnce sync.Once
+	h     http.Handler
+}
+
+// Handler is the production handler (buildHandler, http.go), built once:
+// its metrics are registered once however often it is asked for.
+func (s *Server) Handler() http.Handler {
+	s.metricsReg.hOnce.Do(func() { s.metricsReg.h = s.buildHandler() })
+	return s.metricsReg.h
 }
 
 func (s *Server) registry() *prometheus.Registry {

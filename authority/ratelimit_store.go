@@ -3,6 +3,7 @@ package authority
 import (
 	"context"
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 )
@@ -39,13 +40,43 @@ type StoreLimiter struct {
 const storeLimitTimeout = 2 * time.Second
 
 func (l *StoreLimiter) Allow(key string) (bool, time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), storeLimitTimeout)
+	ok, retry, err := l.AllowErr(context.Background(), key)
+	if err != nil {
+		return false, time.Second // fail closed
+	}
+	return ok, retry
+}
+
+// AllowErr is Allow with the store's error, for a caller that answers it
+// as the store being down rather than as a limit.
+func (l *StoreLimiter) AllowErr(ctx context.Context, key string) (bool, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, storeLimitTimeout)
 	defer cancel()
 	ok, retryMs, err := l.Store.TakeToken(ctx, l.Prefix+key, l.Burst, l.PerSecond, l.Now().UnixMilli())
-	if err != nil {
-		return false, time.Second
+	return ok, time.Duration(retryMs) * time.Millisecond, err
+}
+
+// allowCreate applies the create limit to r; false when it answered
+// (429, or 500 when the store could not say: refused either way).
+func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
+	if s.createLimit == nil {
+		return true
 	}
-	return ok, time.Duration(retryMs) * time.Millisecond
+	var ok bool
+	var retry time.Duration
+	if sl, isStore := s.createLimit.(*StoreLimiter); isStore {
+		var err error
+		if ok, retry, err = sl.AllowErr(r.Context(), clientIP(r)); err != nil {
+			s.internal(w, r, err)
+			return false
+		}
+	} else {
+		ok, retry = s.createLimit.Allow(clientIP(r))
+	}
+	if !ok {
+		s.rateLimited(w, retry.Milliseconds())
+	}
+	return ok
 }
 
 // memLimiter is the in-memory limiter behind RateLimiter.

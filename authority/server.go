@@ -396,11 +396,8 @@ type createReq struct {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	if s.createLimit != nil {
-		if ok, retry := s.createLimit.Allow(clientIP(r)); !ok {
-			s.rateLimited(w, retry.Milliseconds())
-			return
-		}
+	if !s.allowCreate(w, r) {
+		return
 	}
 	var req createReq
 	if !s.readBody(w, r, &req, false) {

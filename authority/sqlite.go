@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"sync/atomic"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -20,6 +21,8 @@ var sqliteMigrations embed.FS
 type SQLStore struct {
 	db      *sql.DB
 	dialect Dialect
+	// instanceClock: lease time from the server, not PostgreSQL (dbclock.go).
+	instanceClock atomic.Bool
 }
 
 // OpenSQLite opens (creating) the SQLite file at path and applies the
