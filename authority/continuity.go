@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/linger"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -30,7 +30,6 @@ import (
 type continuity struct {
 	leaseHeld prometheus.Counter
 	replays   prometheus.Counter
-	writes    atomic.Int64
 
 	mu        sync.Mutex
 	keysFP    string                            // the kids the verifiers were built from
@@ -261,11 +260,14 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 		if c.owner, ok = s.owner(w, r, c.nowMs); !ok {
 			return
 		}
+		orig := r.Body
 		r.Body = http.MaxBytesReader(w, r.Body, s.taskBodyCap())
 		data, err := io.ReadAll(r.Body)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
+			linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
 			s.failStatus(w, http.StatusRequestEntityTooLarge, perr.ContinuityInvalidState, "The request body is too large")
+			linger.Discard(w, orig)
 			return
 		} else if err != nil {
 			s.badRequest(w, "The request body could not be read")
@@ -286,9 +288,6 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 			}
 			d.Write(data)
 			c.digest = d.Sum(nil)
-			if n := s.cont.writes.Add(1); n%256 == 0 {
-				s.sweep(r.Context(), c.nowMs)
-			}
 		}
 		h(c)
 	}
@@ -297,13 +296,6 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 // taskStoreTimeout bounds the store calls of one continuity request; a
 // store that does not answer in time is CONTINUITY_STORAGE_UNAVAILABLE.
 const taskStoreTimeout = 5 * time.Second
-
-func (s *Server) sweep(ctx context.Context, nowMs int64) {
-	if err := s.cfg.Store.SweepContinuity(ctx, nowMs, nowMs-s.cfg.IdempotencyTTL.Milliseconds()); err != nil {
-		s.storeErrors.Inc()
-		s.cfg.Logger.Error("store", "route", "sweep", "err", err.Error())
-	}
-}
 
 func (s *Server) taskBodyCap() int64 { return s.cfg.MaxStateBytes + 4096 }
 

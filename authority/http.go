@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // statusWriter remembers the status a handler wrote.
@@ -18,18 +17,23 @@ type statusWriter struct {
 
 func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.WriteHeader(s) }
 
+// Unwrap lets http.ResponseController reach the connection (flush,
+// deadlines, full duplex).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // Handler is the production handler: the delegation map, GET /healthz
 // (alive), GET /readyz (the store answers a ping within 2s) and GET
 // /metrics (Prometheus: requests and latencies by route and status, store
 // errors), with each request logged by route and status, never by body or
 // credential.
-func (s *Server) Handler() http.Handler {
-	reg := prometheus.NewRegistry()
+func (s *Server) buildHandler() http.Handler {
+	reg := s.registry()
 	reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pling_authority_requests_total",
 		Help: "Requests by route and HTTP status."}, []string{"route", "code"})
 	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "pling_authority_request_seconds",
 		Help: "Request latency by route.", Buckets: prometheus.DefBuckets}, []string{"route"})
 	reg.MustRegister(reqs, lat, s.storeErrors, s.limited, s.cont.leaseHeld, s.cont.replays, s.waitersG)
+	reg.MustRegister(s.sweeps.collectors()...)
 	m := http.NewServeMux()
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	m.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
@@ -42,7 +46,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
-	m.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if !s.cfg.SeparateMetrics {
+		m.Handle("GET /metrics", s.MetricsHandler())
+	}
 	m.Handle("/", s)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

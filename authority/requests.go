@@ -21,10 +21,6 @@ import (
 //
 // Both are authenticated by the session's own pl1 token as bearer.
 
-// requestsGCEveryMs is how often, at most, a consume also drops the
-// records of expired sessions.
-const requestsGCEveryMs = 60_000
-
 // validCode is a code: up to 64 chars of [A-Za-z0-9_.:-] (the protocol's
 // codes and a page's business codes), or empty.
 func validCode(s string) bool {
@@ -100,13 +96,7 @@ func (s *Server) consumeRequest(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	now := s.nowMs()
-	if last := s.requestsGC.Load(); now-last >= requestsGCEveryMs && s.requestsGC.CompareAndSwap(last, now) {
-		if err := s.cfg.Store.DeleteExpiredRequests(r.Context(), now); err != nil {
-			s.storeErrors.Inc()
-			s.cfg.Logger.Error("store", "route", r.Pattern, "err", err.Error())
-		}
-	}
+	now := s.nowMs() // expired records are the sweeper's (sweeper.go), not a client's
 	created, prev, err := s.cfg.Store.ConsumeRequest(r.Context(), RequestRecord{SessionID: se.ID,
 		RequestID: r.PathValue("rid"), CreatedMs: now, ExpiresMs: se.ExpiresMs}, s.cfg.MaxRequestsPerSession)
 	switch {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/linger"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -51,6 +52,9 @@ type Config struct {
 	// and Retry-After, so a flood of held connections cannot turn into a
 	// store query per connection per second without end.
 	MaxFeedWaiters int
+	// MaxFeedWaitersPerClient bounds those of one client address
+	// (default DefaultMaxFeedWaitersPerClient; feedslots.go).
+	MaxFeedWaitersPerClient int
 	// Continuity (continuity.go): MaxStateBytes caps a task's state
 	// (default 64 KiB); MaxLeaseTTL caps a lease's ttlSeconds (default
 	// 10m); MaxClockSkew is the most the clocks of instances sharing the
@@ -68,6 +72,12 @@ type Config struct {
 	// DefaultCreatePerSecond; a negative value turns the limit off).
 	CreateBurst     int
 	CreatePerSecond float64
+	// Retention is how long records are kept and how the background
+	// sweeper (RunSweeper) runs (sweeper.go).
+	Retention RetentionConfig
+	// SeparateMetrics leaves GET /metrics out of Handler: it is served
+	// by MetricsHandler on an admin address (metrics.go).
+	SeparateMetrics bool
 	Now             func() time.Time
 	Logger          *slog.Logger
 }
@@ -83,11 +93,14 @@ type Server struct {
 
 	storeErrors prometheus.Counter
 	cont        continuity
-	requestsGC  atomic.Int64 // when a consume last dropped expired records
-	createLimit *limiter     // nil: off
+	createLimit RateLimiter // nil: off
 	limited     prometheus.Counter
 	waiters     atomic.Int64 // long-polls parked on the feed now
 	waitersG    prometheus.GaugeFunc
+	instanceID  string // names this instance in the store's leases
+	sweeps      sweepMetrics
+	feed        feedSlots
+	metricsReg  metricsRegistry
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -143,14 +156,16 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.Retention.defaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
-		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
+		createLimit: newCreateLimiter(cfg),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
+	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()
 	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
 		Help: "Revocation feed long-polls parked on this instance now."}, func() float64 { return float64(s.waiters.Load()) })
 	for _, k := range cfg.OperatorKeys {
@@ -284,11 +299,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // readBody decodes one JSON object into v: capped, strict (unknown fields
 // and trailing data refused). An empty body is allowed when optional.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
+	orig := r.Body
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	data, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
+		linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
 		s.failStatus(w, http.StatusRequestEntityTooLarge, perr.DelegationRequestInvalid, "The request body is too large")
+		linger.Discard(w, orig)
 		return false
 	}
 	if err != nil {
@@ -378,11 +396,8 @@ type createReq struct {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	if s.createLimit != nil {
-		if ok, retry := s.createLimit.allow(clientIP(r), s.nowMs()); !ok {
-			s.rateLimited(w, retry)
-			return
-		}
+	if !s.allowCreate(w, r) {
+		return
 	}
 	var req createReq
 	if !s.readBody(w, r, &req, false) {
@@ -402,6 +417,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, ok := s.cfg.Audiences[req.Audience]; !ok {
 		s.fail(w, perr.DelegationBindingMismatch, "The authority does not issue for this audience")
+		return
+	}
+	if full, err := s.pendingFull(r.Context(), req.Audience); err != nil {
+		s.internal(w, r, err)
+		return
+	} else if full {
+		s.pendingRefused(w)
 		return
 	}
 	secret := randomID(32)
@@ -710,13 +732,13 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 	d := time.Duration(min(wait, int64(s.cfg.MaxWait/time.Second)+1)) * time.Second // no overflow
 	d = min(d, s.cfg.MaxWait)
 	if d > 0 {
-		if s.waiters.Add(1) > int64(s.cfg.MaxFeedWaiters) {
-			s.waiters.Add(-1)
+		release, ok := s.feedSlot(clientIP(r))
+		if !ok {
 			w.Header().Set("Retry-After", "1")
 			s.failStatus(w, http.StatusServiceUnavailable, perr.DelegationInternal, "Too many polls are waiting here; retry")
 			return
 		}
-		defer s.waiters.Add(-1)
+		defer release()
 	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
@@ -734,7 +756,11 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 			out := make([]map[string]any, 0, len(list))
 			for _, e := range list {
 				cursor = e.Cursor
-				out = append(out, map[string]any{"sessionId": e.SessionID, "at": time.UnixMilli(e.AtMs).UTC().Format(time.RFC3339Nano)})
+				entry := map[string]any{"sessionId": e.SessionID, "at": time.UnixMilli(e.AtMs).UTC().Format(time.RFC3339Nano)}
+				if e.ExpiresMs > 0 {
+					entry["expiresAt"] = time.UnixMilli(e.ExpiresMs).UTC().Format(time.RFC3339Nano)
+				}
+				out = append(out, entry)
 			}
 			writeJSON(w, http.StatusOK, map[string]any{"cursor": strconv.FormatInt(cursor, 10), "revoked": out})
 			return

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"sync/atomic"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -20,6 +21,8 @@ var sqliteMigrations embed.FS
 type SQLStore struct {
 	db      *sql.DB
 	dialect Dialect
+	// instanceClock: lease time from the server, not PostgreSQL (dbclock.go).
+	instanceClock atomic.Bool
 }
 
 // OpenSQLite opens (creating) the SQLite file at path and applies the
@@ -172,14 +175,17 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO revocations (session_id, at_ms) VALUES (?, ?)`, sessionID, nowMs); err != nil {
+	// The entry keeps its session's expiry: it leaves the feed once no
+	// token of the session can be live (sweeper.go).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO revocations (session_id, at_ms, expires_ms)
+		SELECT id, ?, expires_ms FROM sessions WHERE id = ?`, nowMs, sessionID); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
 func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT cursor, session_id, at_ms FROM revocations
+	rows, err := s.db.QueryContext(ctx, `SELECT cursor, session_id, at_ms, expires_ms FROM revocations
 		WHERE cursor > ? ORDER BY cursor LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
@@ -188,9 +194,11 @@ func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]R
 	var out []Revocation
 	for rows.Next() {
 		var r Revocation
-		if err := rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs); err != nil {
+		var exp sql.NullInt64
+		if err := rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs, &exp); err != nil {
 			return nil, err
 		}
+		r.ExpiresMs = exp.Int64
 		out = append(out, r)
 	}
 	return out, rows.Err()

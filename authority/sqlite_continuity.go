@@ -122,6 +122,10 @@ func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (T
 func (s *SQLStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
 
 func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
+	var err error
+	if l.NowMs, err = s.leaseNow(ctx, l.NowMs); err != nil {
+		return Lease{}, err
+	}
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
 		t, err := ownTask(ctx, tx, l.TaskID, l.Owner)
 		if err != nil {
@@ -159,6 +163,10 @@ func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idemp
 }
 
 func (s *SQLStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
+	var err error
+	if nowMs, err = s.leaseNow(ctx, nowMs); err != nil {
+		return Lease{}, err
+	}
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
 		t, err := ownTask(ctx, tx, taskID, owner)
 		if err != nil {
@@ -203,6 +211,10 @@ func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowM
 }
 
 func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
+	var err error
+	if nowMs, err = s.leaseNow(ctx, nowMs); err != nil {
+		return Lease{}, err
+	}
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
 		t, err := ownTask(ctx, tx, taskID, owner)
 		if err != nil {
@@ -220,6 +232,10 @@ func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID stri
 }
 
 func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
+	var err error
+	if nowMs, err = s.leaseNow(ctx, nowMs); err != nil {
+		return Lease{}, err
+	}
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
 		t, err := ownTask(ctx, tx, taskID, owner)
 		if err != nil {
@@ -240,6 +256,10 @@ func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs 
 }
 
 func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
+	var err error
+	if u.NowMs, err = s.leaseNow(ctx, u.NowMs); err != nil {
+		return 0, err
+	}
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
 		t, err := ownTask(ctx, tx, u.TaskID, u.Owner)
 		if err != nil {

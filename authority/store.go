@@ -50,6 +50,7 @@ type Revocation struct {
 	Cursor    int64
 	SessionID string
 	AtMs      int64
+	ExpiresMs int64 // the session's expiry (0: not known)
 }
 
 // SigningKey is an Ed25519 key of the authority. A retired key signs no

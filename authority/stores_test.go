@@ -37,6 +37,9 @@ func forEachStore(t *testing.T, fn func(t *testing.T, open opener)) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// The tests drive a fake clock; TestLeaseFencingDatabaseClock
+				// runs the database's.
+				st.UseInstanceClock()
 				t.Cleanup(func() { st.Close() })
 				return st
 			})

@@ -157,6 +157,21 @@ func (a *TokenAuth) Ready() bool {
 	return true
 }
 
+// Current reports whether every follower's revocation feed is current
+// (a follower that cannot keep up refuses every token: /readyz says so).
+func (a *TokenAuth) Current() bool {
+	a.mu.Lock()
+	fs := a.followers
+	a.mu.Unlock()
+	now := time.Now().UnixMilli()
+	for _, f := range fs {
+		if f.Current(now) != nil {
+			return false
+		}
+	}
+	return len(fs) > 0
+}
+
 // allows reports whether token verifies for one of the audiences and its
 // scope allows GatewayScope. Before the first sync it is refused at once
 // (not after the follower's wait for it).

@@ -68,6 +68,10 @@ func (s *Server) Handler() http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "authority keys not fetched"})
 			return
 		}
+		if s.cfg.Tokens != nil && !s.cfg.Tokens.Current() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "revocation feed not current"})
+			return
+		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
 	m.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/linger"
 )
 
 // topLevel splits a JSON object into its members, refusing anything else
@@ -58,11 +59,16 @@ func topLevel(body []byte) (map[string]json.RawMessage, bool) {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// 1. Size: MaxBytesReader refuses the read that crosses the cap, so an
 	// oversized body is never held whole.
+	orig := r.Body
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	body, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
+		// The refusal, then the rest of the body read and dropped for a
+		// bounded time, so the caller sees the 413 (internal/linger).
+		linger.Prepare(w)
 		fail(w, perr.GatewayPayloadTooLarge, "")
+		linger.Discard(w, orig)
 		return
 	}
 	if err != nil {
@@ -115,6 +121,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, st
 	var timedOut atomic.Bool
 	watch := time.AfterFunc(s.cfg.UpstreamTimeout, func() { timedOut.Store(true); cancel() })
 	defer watch.Stop()
+	deadline := time.Now().Add(s.cfg.UpstreamTimeout) // of the timer as armed now
 
 	up, err := http.NewRequestWithContext(ctx, http.MethodPost, s.upstream, bytes.NewReader(body))
 	if err != nil {
@@ -149,6 +156,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, st
 	if stream {
 		watch.Reset(s.cfg.UpstreamTimeout)
 	}
+	uw := &upstreamWatch{t: watch, timeout: s.cfg.UpstreamTimeout, stream: stream, deadline: deadline}
 	h := w.Header()
 	ct := resp.Header.Get("Content-Type")
 	if ct == "" {
@@ -160,7 +168,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, st
 		h.Set("X-Accel-Buffering", "no")
 	}
 	w.WriteHeader(http.StatusOK)
-	s.pass(r.Context(), w, resp.Body, stream, watch, &timedOut)
+	s.pass(r.Context(), w, resp.Body, stream, uw, &timedOut)
 }
 
 // pass copies the upstream's answer to the caller one read at a time,
@@ -168,7 +176,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, st
 // the caller does not take within WriteIdleTimeout ends the copy. A stream
 // that breaks off upstream ends with an OpenAI-style error event, which
 // the client libraries raise as an error rather than a short answer.
-func (s *Server) pass(caller context.Context, w http.ResponseWriter, src io.Reader, stream bool, watch *time.Timer, timedOut *atomic.Bool) {
+func (s *Server) pass(caller context.Context, w http.ResponseWriter, src io.Reader, stream bool, watch *upstreamWatch, timedOut *atomic.Bool) {
 	rc := http.NewResponseController(w)
 	if stream {
 		s.metrics.streams.Inc()
@@ -178,9 +186,10 @@ func (s *Server) pass(caller context.Context, w http.ResponseWriter, src io.Read
 	for {
 		n, rerr := src.Read(buf)
 		if n > 0 {
-			if stream {
-				watch.Reset(s.cfg.UpstreamTimeout)
-			}
+			// The timer counts the upstream's silence only: it stands
+			// still while the caller takes the bytes (a slow reader is
+			// WriteIdleTimeout's, not the upstream's fault).
+			watch.pause()
 			_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteIdleTimeout))
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // the caller is gone or stalled: the deferred cancel ends the upstream call
@@ -189,6 +198,7 @@ func (s *Server) pass(caller context.Context, w http.ResponseWriter, src io.Read
 				return
 			}
 			s.metrics.bytes.Add(float64(n))
+			watch.resume()
 		}
 		if rerr == io.EOF {
 			return
@@ -274,4 +284,35 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(out)
+}
+
+// upstreamWatch is the upstream's inactivity timer while an answer is
+// passed on: a stream's timer starts again after each write (it times
+// each gap of the upstream's), a whole answer's keeps what was left of
+// its time across the writes.
+type upstreamWatch struct {
+	t        *time.Timer
+	timeout  time.Duration
+	stream   bool
+	deadline time.Time     // when the timer fires (not streamed)
+	left     time.Duration // what was left at the pause; <0: fired
+}
+
+func (u *upstreamWatch) pause() {
+	if !u.t.Stop() {
+		u.left = -1 // fired already: the upstream call is cancelled
+		return
+	}
+	u.left = max(time.Until(u.deadline), 0) // 0: fires at the resume
+}
+
+func (u *upstreamWatch) resume() {
+	switch {
+	case u.left < 0:
+	case u.stream:
+		u.t.Reset(u.timeout)
+	default:
+		u.deadline = time.Now().Add(u.left)
+		u.t.Reset(u.left)
+	}
 }

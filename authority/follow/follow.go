@@ -107,9 +107,9 @@ type Follower struct {
 	tvUntilMs  int64                  // the first notAfter among them
 	keyFetchMs int64                  // the last key fetch made for an unknown kid, by the clock
 	cursor     string
-	revoked    map[string]struct{}
-	overflow   bool
-	feedOKMs   int64 // the last answer of the feed, by the clock; 0: none
+	revoked    map[string]int64 // session id → its expiry (Unix ms; 0: not given)
+	overflow   bool             // the set passed MaxRevoked: re-reading the feed from its start
+	feedOKMs   int64            // the last answer of the feed, by the clock; 0: none
 	synced     bool
 	sessions   map[string]delegated // session key → the token it stands for
 }
@@ -138,7 +138,7 @@ func New(base, audience string, opts ...Option) (*Follower, error) {
 	}
 	f := &Follower{base: strings.TrimRight(base, "/"), audience: audience, clock: runtime.SystemClock{},
 		waitSeconds: DefaultWaitSeconds, done: make(chan struct{}), ready: make(chan struct{}),
-		keys: map[string]keyEntry{}, revoked: map[string]struct{}{}, sessions: map[string]delegated{}}
+		keys: map[string]keyEntry{}, revoked: map[string]int64{}, sessions: map[string]delegated{}}
 	for _, o := range opts {
 		o(f)
 	}
@@ -213,6 +213,10 @@ type feedAnswer struct {
 	Cursor  string `json:"cursor"`
 	Revoked []struct {
 		SessionID string `json:"sessionId"`
+		// ExpiresAt is the session's expiry (RFC 3339), when the
+		// authority gives it: past it (and a grace), no token of the
+		// session is live, so the entry can be forgotten.
+		ExpiresAt string `json:"expiresAt"`
 	} `json:"revoked"`
 }
 
@@ -220,7 +224,7 @@ type feedAnswer struct {
 // answer was not empty (catching up), else waiting up to waitSeconds.
 func (f *Follower) poll() error {
 	f.mu.Lock()
-	cursor, synced := f.cursor, f.synced
+	cursor, synced := f.cursor, f.synced && !f.overflow
 	f.mu.Unlock()
 	wait := f.waitSeconds
 	if !synced {
@@ -255,17 +259,32 @@ func (f *Follower) poll() error {
 	defer f.mu.Unlock()
 	for _, r := range a.Revoked {
 		if len(f.revoked) >= MaxRevoked {
-			f.overflow = true
-			break
+			f.forgetExpired(now)
 		}
-		f.revoked[r.SessionID] = struct{}{}
+		if len(f.revoked) >= MaxRevoked {
+			// Fail closed, never forget a live revocation: start again
+			// from the feed's start, which holds only the revocations
+			// that may still matter (a snapshot of the live ones); until
+			// that catches up the feed is not current.
+			f.overflow = true
+			f.cursor, f.revoked = "", map[string]int64{}
+			return nil
+		}
+		var exp int64
+		if t, err := time.Parse(time.RFC3339Nano, r.ExpiresAt); err == nil {
+			exp = t.UnixMilli()
+		}
+		f.revoked[r.SessionID] = exp
 	}
 	f.cursor = a.Cursor
 	f.feedOKMs = now
 	// Caught up when the answer was empty: from now on the polls wait.
-	if !f.synced && len(a.Revoked) == 0 {
-		f.synced = true
-		close(f.ready)
+	if len(a.Revoked) == 0 {
+		f.overflow = false
+		if !f.synced {
+			f.synced = true
+			close(f.ready)
+		}
 	}
 	return nil
 }
@@ -400,6 +419,25 @@ func (f *Follower) awaitReady(ctx context.Context) error {
 	case <-f.ctx.Done():
 	}
 	return refused("The page has not reached its authority, so it cannot tell whether the session was revoked")
+}
+
+// Current reports an error while the revocation feed is not known to be
+// current (never synced, its last answer too old, or re-reading it after
+// the revoked set passed MaxRevoked): what a /readyz says.
+func (f *Follower) Current(nowMs int64) error { return f.fresh(nowMs) }
+
+// revokedGraceMs is how long past its session's expiry a revocation is
+// kept (the clock skew between the authority and this host).
+const revokedGraceMs = 5 * 60_000
+
+// forgetExpired drops the revocations of sessions expired more than the
+// grace ago (holding mu).
+func (f *Follower) forgetExpired(nowMs int64) {
+	for id, exp := range f.revoked {
+		if exp > 0 && exp+revokedGraceMs < nowMs {
+			delete(f.revoked, id)
+		}
+	}
 }
 
 // fresh reports an error while the feed is not known to be current.

@@ -47,6 +47,9 @@ func readKeys(r io.Reader) []string {
 }
 
 func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "migrate" {
+		return runAuthorityMigrate(ctx, args[1:], stdout, stderr)
+	}
 	fl := newFlags("authority", stderr,
 		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
@@ -59,6 +62,11 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	verify := fl.String("verification-uri", "", "where a person enters the user code (the site's consent page)")
 	burst := fl.Int("delegation-burst", authority.DefaultCreateBurst, "POST /v1/delegations per client address: the burst (0 or less: no limit)")
 	perSec := fl.Float64("delegation-rate", authority.DefaultCreatePerSecond, "POST /v1/delegations per client address: requests per second once the burst is spent")
+	retention := fl.Duration("retention", authority.DefaultRetention, "how long delegations, sessions and request records are kept past their expiry")
+	taskIdle := fl.Duration("task-idle", authority.DefaultTaskIdle, "how long a task nobody writes is kept")
+	sweepEvery := fl.Duration("sweep-every", authority.DefaultSweepEvery, "the time between two background sweeps (one instance at a time sweeps)")
+	maxPending := fl.Int64("max-pending", authority.DefaultMaxPendingPerAudience, "the most delegations one audience may have waiting for consent (0 or less: no bound)")
+	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9090)")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	pos, exit, ok := parseFlags(fl, args)
@@ -102,7 +110,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer st.Close()
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
-		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec})
+		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec,
+		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
+			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != ""})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
@@ -113,6 +123,15 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	hs := authority.NewHTTPServer(srv.Handler())
+	go srv.RunSweeper(ctx)
+	if *metricsAddr != "" {
+		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling authority: --metrics-addr: %v\n", err)
+			return 1
+		}
+		defer stopAdmin()
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
 	return serveUntilDone(ctx, hs, ln, 10*time.Second, "authority", stderr)

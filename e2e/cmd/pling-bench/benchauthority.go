@@ -77,6 +77,7 @@ type baReport struct {
 	// Ratios: PostgreSQL ÷ SQLite and 3 instances ÷ 1, of throughput.
 	Ratios  map[string]float64 `json:"ratios"`
 	Browser *baBrowser         `json:"browser,omitempty"`
+	Ops     *baOps             `json:"ops,omitempty"`
 }
 
 func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -88,6 +89,8 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	dist := fl.String("dist", "dist", "the module directory for the Chromium part (make wasm); empty skips it")
 	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else /usr/bin/chromium)")
 	invokes := fl.Int("n", 100, "invokes per page in the Chromium part")
+	cells := fl.Bool("cells", true, "measure the lease and write cells (false: only the sweep and rate-limit figures, and Chromium)")
+	sweepRows := fl.Int("sweep-rows", 1_000_000, "expired rows the sweeper deletes while clients write (0 skips the sweep and rate-limit figures)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench authority [flags]")
 		fmt.Fprintln(stderr, "Measures lease acquire/release and task writes on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check in Chromium.")
@@ -122,6 +125,9 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	for _, store := range []string{"sqlite", "postgres"} {
 		for _, n := range []int{1, 3} {
 			for _, op := range []string{"lease", "write"} {
+				if !*cells {
+					continue
+				}
 				var spec string
 				if store == "sqlite" {
 					spec = "sqlite:" + filepath.Join(tmp, fmt.Sprintf("%s-%d-%s.db", store, n, op))
@@ -153,6 +159,13 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 		for _, s := range []string{"sqlite", "postgres"} {
 			rep.Ratios[fmt.Sprintf("%s: 3/1 instances, %s", op, s)] = baRatio(cell(s, 3, op).OpsPerSec, cell(s, 1, op).OpsPerSec)
 		}
+	}
+	if *sweepRows > 0 {
+		o, err := benchOps(ctx, pg, tmp, *sweepRows, *clients, *dur, progress)
+		if err != nil {
+			return fail("ops: %v", err)
+		}
+		rep.Ops = o
 	}
 	if *dist != "" {
 		progress("Chromium: %d invokes per page, a write with and without authority", *invokes)
@@ -273,7 +286,13 @@ func benchGrant(cl *http.Client, urls []string, audience string, scope []string)
 // "lease": acquire then release, each a measured call; "write": a PUT
 // with If-Match under the client's own lease.
 func benchCell(ctx context.Context, spec string, n int, op string, clients int, d time.Duration) (baCell, error) {
-	urls, stop, err := benchInstances(ctx, spec, n, map[string][]string{benchOrigin: {"orders.*"}})
+	startInst := func(ctx context.Context, spec string, n int) ([]string, func(), error) {
+		return benchInstances(ctx, spec, n, map[string][]string{benchOrigin: {"orders.*"}})
+	}
+	if benchStartHook != nil {
+		startInst = benchStartHook // instances running already (benchauthority_ops.go)
+	}
+	urls, stop, err := startInst(ctx, spec, n)
 	if err != nil {
 		return baCell{}, err
 	}
@@ -380,6 +399,7 @@ func printBenchAuthority(w io.Writer, r *baReport) {
 		fmt.Fprintf(tw, "- %s:\t%.2f×\n", k, r.Ratios[k])
 	}
 	tw.Flush()
+	printBenchOps(w, r.Ops)
 	if b := r.Browser; b != nil {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "Chromium (%s), %d invokes per page through the agent client over CDP, medians; the authority on %s:\n\n", b.Browser, b.Invokes, b.Store)

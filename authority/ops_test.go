@@ -1,0 +1,161 @@
+package authority_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/pgtest"
+)
+
+// TestMigrateCommand: pling authority migrate's status, up and down on
+// both stores: every migration pending on a new store, applied after up;
+// down rolls back the newest only, and up applies it again.
+func TestMigrateCommand(t *testing.T) {
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			spec := authority.StoreSpec("sqlite:" + filepath.Join(t.TempDir(), "m.db"))
+			if name == "postgres" {
+				spec = authority.StoreSpec(pgtest.DSN(t))
+			}
+			run := func(verb string) string {
+				t.Helper()
+				var out bytes.Buffer
+				if err := authority.Migrate(ctx, spec, verb, &out); err != nil {
+					t.Fatalf("%s: %v", verb, err)
+				}
+				return out.String()
+			}
+			status := func() (applied, pending int, last string) {
+				for _, l := range strings.Split(strings.TrimSpace(run("status")), "\n") {
+					f := strings.Fields(l)
+					switch f[1] {
+					case "applied":
+						applied++
+					case "pending":
+						pending++
+					}
+					last = f[0] + " " + f[1]
+				}
+				return
+			}
+			if a, p, _ := status(); a != 0 || p == 0 {
+				t.Fatalf("new store: %d applied, %d pending", a, p)
+			}
+			run("up")
+			a, p, last := status()
+			if p != 0 || last != "00201 applied" {
+				t.Fatalf("after up: %d applied, %d pending, last %q", a, p, last)
+			}
+			if out := run("down"); !strings.Contains(out, "rolled back 00201") {
+				t.Fatalf("down: %q", out)
+			}
+			if a2, p2, last := status(); a2 != a-1 || p2 != 1 || last != "00201 pending" {
+				t.Fatalf("after down: %d applied, %d pending, last %q", a2, p2, last)
+			}
+			run("up")
+			st, err := authority.Open(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			if err := authority.Migrate(ctx, spec, "sideways", &bytes.Buffer{}); err == nil {
+				t.Error("an unknown verb was taken")
+			}
+		})
+	}
+}
+
+// TestBackupRestoreSQLite: the documented online backup of a SQLite store
+// (VACUUM INTO while an instance has it open and writes) restores to a
+// store that holds what was there: the session and its revocation.
+func TestBackupRestoreSQLite(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := authority.OpenSQLite(ctx, filepath.Join(dir, "live.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f := newFixture(t, st)
+	sid, _ := f.session()
+	f.call("POST", "/v1/sessions/"+sid+"/revoke", opKey, nil)
+	// Online: another connection, as the sqlite3 shell would be, while
+	// the instance keeps its own open.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "live.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(dir, "backup.db")
+	if _, err := db.Exec(`VACUUM INTO ?`, backup); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	f.session() // the live store moves on
+	restored, err := authority.OpenSQLite(ctx, backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	checkRestored(t, restored, sid)
+}
+
+// TestBackupRestorePostgres: the documented pg_dump (custom format) and
+// pg_restore into a new database give a store that holds the session and
+// its revocation.
+func TestBackupRestorePostgres(t *testing.T) {
+	ctx := context.Background()
+	srcDSN := pgtest.DSN(t)
+	bin, err := pgtest.Binaries()
+	if err != nil {
+		t.Skip(err)
+	}
+	st, err := authority.Open(ctx, authority.StoreSpec(srcDSN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f := newFixture(t, st)
+	sid, _ := f.session()
+	f.call("POST", "/v1/sessions/"+sid+"/revoke", opKey, nil)
+	dump := filepath.Join(t.TempDir(), "pling.dump")
+	if out, err := exec.Command(filepath.Join(bin, "pg_dump"), "--format=custom", "--file="+dump, "--dbname="+srcDSN).CombinedOutput(); err != nil {
+		t.Fatalf("pg_dump: %v %s", err, out)
+	}
+	dstDSN := pgtest.DSN(t)
+	if out, err := exec.Command(filepath.Join(bin, "pg_restore"), "--no-owner", "--dbname="+dstDSN, dump).CombinedOutput(); err != nil {
+		t.Fatalf("pg_restore: %v %s", err, out)
+	}
+	restored, err := authority.Open(ctx, authority.StoreSpec(dstDSN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	checkRestored(t, restored, sid)
+}
+
+func checkRestored(t *testing.T, st authority.Store, sid string) {
+	t.Helper()
+	ctx := context.Background()
+	se, err := st.Session(ctx, sid)
+	if err != nil || se.RevokedMs == 0 {
+		t.Fatalf("restored session: %+v %v", se, err)
+	}
+	revs, err := st.Revocations(ctx, 0, 10)
+	if err != nil || len(revs) != 1 || revs[0].SessionID != sid {
+		t.Fatalf("restored feed: %+v %v", revs, err)
+	}
+	if _, err := st.Keys(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Session(ctx, "nope"); !errors.Is(err, authority.ErrNotFound) {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,132 @@
+package authority
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// RateLimiter decides whether one more request of key may pass now; when
+// not, it says how long until one may. It is the small interface every
+// rate limit of the authority sits behind: the in-memory token bucket of
+// one instance (ratelimit.go) and the store's, shared by every instance
+// of a store (StoreLimiter).
+type RateLimiter interface {
+	Allow(key string) (ok bool, retryAfter time.Duration)
+}
+
+// RateStore is a store that keeps token buckets (SQLStore does).
+type RateStore interface {
+	// TakeToken takes one token of key's bucket (burst, refilled at
+	// perSecond) at nowMs, atomically across instances; when there is
+	// none it says how long until there is.
+	TakeToken(ctx context.Context, key string, burst, perSecond float64, nowMs int64) (ok bool, retryMs int64, err error)
+}
+
+// StoreLimiter is a token bucket per key kept in the store, so that N
+// instances sharing it allow the limit once, not N times. A store that
+// does not answer in time refuses (fail closed).
+type StoreLimiter struct {
+	Store     RateStore
+	Prefix    string // names the limit, so that limits share one table
+	Burst     float64
+	PerSecond float64
+	Now       func() time.Time
+}
+
+// storeLimitTimeout bounds one bucket update.
+const storeLimitTimeout = 2 * time.Second
+
+func (l *StoreLimiter) Allow(key string) (bool, time.Duration) {
+	ok, retry, err := l.AllowErr(context.Background(), key)
+	if err != nil {
+		return false, time.Second // fail closed
+	}
+	return ok, retry
+}
+
+// AllowErr is Allow with the store's error, for a caller that answers it
+// as the store being down rather than as a limit.
+func (l *StoreLimiter) AllowErr(ctx context.Context, key string) (bool, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, storeLimitTimeout)
+	defer cancel()
+	ok, retryMs, err := l.Store.TakeToken(ctx, l.Prefix+key, l.Burst, l.PerSecond, l.Now().UnixMilli())
+	return ok, time.Duration(retryMs) * time.Millisecond, err
+}
+
+// allowCreate applies the create limit to r; false when it answered
+// (429, or 500 when the store could not say: refused either way).
+func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
+	if s.createLimit == nil {
+		return true
+	}
+	var ok bool
+	var retry time.Duration
+	if sl, isStore := s.createLimit.(*StoreLimiter); isStore {
+		var err error
+		if ok, retry, err = sl.AllowErr(r.Context(), clientIP(r)); err != nil {
+			s.internal(w, r, err)
+			return false
+		}
+	} else {
+		ok, retry = s.createLimit.Allow(clientIP(r))
+	}
+	if !ok {
+		s.rateLimited(w, retry.Milliseconds())
+	}
+	return ok
+}
+
+// memLimiter is the in-memory limiter behind RateLimiter.
+type memLimiter struct {
+	l   *limiter
+	now func() time.Time
+}
+
+func (m memLimiter) Allow(key string) (bool, time.Duration) {
+	ok, retryMs := m.l.allow(key, m.now().UnixMilli())
+	return ok, time.Duration(retryMs) * time.Millisecond
+}
+
+// newCreateLimiter is the limit of POST /v1/delegations: in the store when
+// it keeps buckets, else in memory; nil when off.
+func newCreateLimiter(cfg Config) RateLimiter {
+	if cfg.CreateBurst <= 0 || cfg.CreatePerSecond <= 0 {
+		return nil
+	}
+	if rs, ok := cfg.Store.(RateStore); ok {
+		return &StoreLimiter{Store: rs, Prefix: "create:", Burst: float64(cfg.CreateBurst), PerSecond: cfg.CreatePerSecond, Now: cfg.Now}
+	}
+	return memLimiter{l: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond), now: cfg.Now}
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func (s *SQLStore) TakeToken(ctx context.Context, key string, burst, perSecond float64, nowMs int64) (bool, int64, error) {
+	// Numbers of the server's own (never input) are spelled into the
+	// statement; the key is bound.
+	now, b, perMs := strconv.FormatInt(nowMs, 10), num(burst), num(perSecond/1000)
+	elapsed := `(CASE WHEN ` + now + ` > b.at_ms THEN ` + now + ` - b.at_ms ELSE 0 END)`
+	refill := `(CASE WHEN b.tokens + ` + elapsed + ` * ` + perMs + ` >= ` + b + ` THEN ` + b + ` ELSE b.tokens + ` + elapsed + ` * ` + perMs + ` END)`
+	r, err := s.db.ExecContext(ctx, `INSERT INTO rate_buckets AS b (bucket, tokens, at_ms) VALUES (?, `+num(burst-1)+`, `+now+`)
+		ON CONFLICT (bucket) DO UPDATE SET tokens = `+refill+` - 1,
+		at_ms = (CASE WHEN `+now+` > b.at_ms THEN `+now+` ELSE b.at_ms END)
+		WHERE `+refill+` >= 1`, key)
+	if err != nil {
+		return false, 0, err
+	}
+	if n, err := r.RowsAffected(); err != nil {
+		return false, 0, err
+	} else if n == 1 {
+		return true, 0, nil
+	}
+	var tokens float64
+	var at int64
+	if err := s.db.QueryRowContext(ctx, `SELECT tokens, at_ms FROM rate_buckets WHERE bucket = ?`, key).Scan(&tokens, &at); err != nil {
+		return false, 0, err
+	}
+	tokens = math.Min(burst, tokens+float64(max(nowMs-at, 0))*perSecond/1000)
+	return false, int64(math.Ceil((1 - tokens) * 1000 / perSecond)), nil
+}

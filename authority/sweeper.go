@@ -1,0 +1,208 @@
+package authority
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The background sweeper: retention for every table (docs/operations.md
+// "Retention"), outside any client request. One instance at a time runs
+// it (a lease row in the store, on the database's clock on PostgreSQL);
+// each run deletes in batches of SweepBatch rows, each batch its own
+// short statement, under the run's own deadline, so that a backlog of a
+// million rows costs client writes a few milliseconds of waiting per
+// batch, never a client's whole budget.
+
+// Retention defaults.
+const (
+	// DefaultRetention is how long delegations, sessions and their
+	// records are kept past their expiry.
+	DefaultRetention = 24 * time.Hour
+	// DefaultRevocationGrace is how long a revocation stays in the feed
+	// past its session's expiry (the clock skew a follower may have).
+	DefaultRevocationGrace = 5 * time.Minute
+	// DefaultTaskIdle is how long a task nobody writes is kept.
+	DefaultTaskIdle = 30 * 24 * time.Hour
+	// DefaultSweepEvery is the time between two sweeps.
+	DefaultSweepEvery = time.Minute
+	// DefaultSweepBatch is the rows one delete statement removes at most.
+	DefaultSweepBatch = 500
+	// DefaultSweepTimeout bounds one sweep; what is left waits for the next.
+	DefaultSweepTimeout = 30 * time.Second
+	// DefaultMaxPendingPerAudience bounds the pending delegations of one
+	// audience.
+	DefaultMaxPendingPerAudience = 10_000
+	// sweepBatchTimeout bounds one batch's statement.
+	sweepBatchTimeout = 5 * time.Second
+	// sweepPause is the pause between two batches: the store's writers
+	// (SQLite has one at a time) get their turn.
+	sweepPause     = 5 * time.Millisecond
+	sweepLeaseName = "sweeper"
+)
+
+// RetentionConfig configures retention and the sweeper; zero values take
+// the defaults above.
+type RetentionConfig struct {
+	Retention       time.Duration
+	RevocationGrace time.Duration
+	TaskIdle        time.Duration
+	SweepEvery      time.Duration
+	SweepBatch      int
+	SweepTimeout    time.Duration
+	// MaxPendingPerAudience bounds pending delegations per audience
+	// (negative: no bound).
+	MaxPendingPerAudience int64
+}
+
+func (c *RetentionConfig) defaults() {
+	if c.Retention <= 0 {
+		c.Retention = DefaultRetention
+	}
+	if c.RevocationGrace <= 0 {
+		c.RevocationGrace = DefaultRevocationGrace
+	}
+	if c.TaskIdle <= 0 {
+		c.TaskIdle = DefaultTaskIdle
+	}
+	if c.SweepEvery <= 0 {
+		c.SweepEvery = DefaultSweepEvery
+	}
+	if c.SweepBatch <= 0 {
+		c.SweepBatch = DefaultSweepBatch
+	}
+	if c.SweepTimeout <= 0 {
+		c.SweepTimeout = DefaultSweepTimeout
+	}
+	if c.MaxPendingPerAudience == 0 {
+		c.MaxPendingPerAudience = DefaultMaxPendingPerAudience
+	}
+}
+
+// sweepMetrics are the sweeper's metrics.
+type sweepMetrics struct {
+	rows     *prometheus.CounterVec
+	duration prometheus.Histogram
+	runs     *prometheus.CounterVec
+}
+
+func newSweepMetrics() sweepMetrics {
+	return sweepMetrics{
+		rows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pling_authority_sweep_rows_total",
+			Help: "Rows the background sweeper deleted, by table."}, []string{"table"}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "pling_authority_sweep_seconds",
+			Help: "Duration of the sweeps this instance ran.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pling_authority_sweeps_total",
+			Help: "Sweeps by outcome: done, partial (deadline), skipped (another instance holds the lease), error."}, []string{"outcome"}),
+	}
+}
+
+func (m sweepMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.rows, m.duration, m.runs}
+}
+
+// SweepResult is what one sweep did.
+type SweepResult struct {
+	// Skipped: another instance holds the sweeper's lease.
+	Skipped bool
+	// Partial: the deadline came before every class was swept.
+	Partial bool
+	Rows    map[string]int64
+}
+
+// SweepOnce runs one sweep now, if this instance can take the sweeper's
+// lease. holder names this instance.
+func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
+	res := SweepResult{Rows: map[string]int64{}}
+	ms, ok := s.cfg.Store.(MaintenanceStore)
+	if !ok {
+		return res, nil
+	}
+	rc := s.cfg.Retention
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, rc.SweepTimeout)
+	defer cancel()
+	got, err := ms.TryMaintenanceLease(ctx, sweepLeaseName, s.instanceID, s.nowMs(), (rc.SweepTimeout + rc.SweepEvery).Milliseconds())
+	if err != nil {
+		s.sweeps.runs.WithLabelValues("error").Inc()
+		return res, err
+	}
+	if !got {
+		s.sweeps.runs.WithLabelValues("skipped").Inc()
+		res.Skipped = true
+		return res, nil
+	}
+	now := s.nowMs()
+	c := SweepCutoffs{NowMs: now, ExpiredMs: now - rc.Retention.Milliseconds(),
+		RevokedMs: now - rc.RevocationGrace.Milliseconds(), TaskIdleMs: now - rc.TaskIdle.Milliseconds(),
+		LeaseHistoryMs: now - s.cfg.IdempotencyTTL.Milliseconds()}
+	defer func() { s.sweeps.duration.Observe(time.Since(start).Seconds()) }()
+	for _, class := range SweepClasses {
+		for {
+			bctx, bcancel := context.WithTimeout(ctx, sweepBatchTimeout)
+			t0 := time.Now()
+			n, err := ms.SweepBatch(bctx, class, c, rc.SweepBatch)
+			took := time.Since(t0)
+			bcancel()
+			res.Rows[class] += n
+			s.sweeps.rows.WithLabelValues(class).Add(float64(n))
+			if err != nil {
+				if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+					res.Partial = true
+					s.sweeps.runs.WithLabelValues("partial").Inc()
+					return res, nil
+				}
+				s.sweeps.runs.WithLabelValues("error").Inc()
+				return res, err
+			}
+			if n < int64(rc.SweepBatch) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				res.Partial = true
+				s.sweeps.runs.WithLabelValues("partial").Inc()
+				return res, nil
+			case <-time.After(max(sweepPause, 2*took)):
+				// Twice the batch's time: the sweeper takes at most a
+				// third of the store's time from the clients.
+			}
+		}
+	}
+	s.sweeps.runs.WithLabelValues("done").Inc()
+	return res, nil
+}
+
+// RunSweeper sweeps every Retention.SweepEvery until ctx ends. Every
+// instance may run it; the store's lease lets one sweep at a time.
+func (s *Server) RunSweeper(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Retention.SweepEvery)
+	defer t.Stop()
+	for {
+		if _, err := s.SweepOnce(ctx); err != nil && ctx.Err() == nil {
+			s.storeErrors.Inc()
+			s.cfg.Logger.Error("store", "route", "sweep", "err", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pendingFull reports whether audience holds its bound of pending
+// delegations (fail closed when the store cannot say).
+func (s *Server) pendingFull(ctx context.Context, audience string) (bool, error) {
+	ms, ok := s.cfg.Store.(MaintenanceStore)
+	if !ok || s.cfg.Retention.MaxPendingPerAudience < 0 {
+		return false, nil
+	}
+	n, err := ms.PendingDelegations(ctx, audience, s.nowMs())
+	if err != nil {
+		return true, err
+	}
+	return n >= s.cfg.Retention.MaxPendingPerAudience, nil
+}
