@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +60,7 @@ type options struct {
 	instructions *string
 	browser      Browser
 	origins      []string
+	guard        *Guard
 }
 
 // WithImplementation names the server in the MCP handshake (default
@@ -91,6 +93,9 @@ type Bridge struct {
 
 	browser Browser
 	origins []string
+	guard   *Guard          // with WithGuard: where checked documents are pinned
+	docs    DocumentBrowser // the browser, when it names documents
+	doc     Document        // the document described last (with docs)
 }
 
 type toolEntry struct {
@@ -114,7 +119,10 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins}
+	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard}
+	if db, ok := o.browser.(DocumentBrowser); ok {
+		b.docs = db
+	}
 	instructions := Instructions
 	if o.browser != nil {
 		instructions = BrowsingInstructions
@@ -191,14 +199,11 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 
 func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if b.browser != nil {
-		info, err := b.browser.Info(ctx)
-		if err != nil {
-			return false, err
-		}
-		b.page, b.allowed = info, b.allowedURL(info.URL)
-		if !info.Pling || !b.allowed {
-			// No capabilities here: only the browsing tools stay.
-			return b.setTools(ctx, nil, "", nil), nil
+		allowed, err := b.checkPageLocked(ctx)
+		if err != nil || !allowed {
+			// No capabilities here: only the browsing tools stay. Any
+			// error of the check counts as not allowed.
+			return b.setTools(ctx, nil, "", nil), err
 		}
 	}
 	d, err := b.client.Describe(ctx, nil)
@@ -214,6 +219,72 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 		return false, err
 	}
 	return b.setTools(ctx, tools, d.Revision, d), nil
+}
+
+// checkPageLocked is the page check of a browsing session: which
+// document the tab shows (from the browser, when it names documents),
+// whether its origin is allowed and whether it speaks Pling. Only a
+// document that passes is pinned in the guard; anything else — an error
+// included — unpins it, so nothing is sent until a check passes again.
+func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) {
+	b.allowed = false
+	if b.docs == nil {
+		info, err := b.browser.Info(ctx)
+		if err != nil {
+			return false, err
+		}
+		b.page, b.allowed = info, b.allowedURL(info.URL)
+		return b.allowed && info.Pling, nil
+	}
+	fail := func(left string, err error) (bool, error) {
+		if b.guard != nil {
+			b.guard.unpin(left)
+		}
+		return false, err
+	}
+	doc, err := b.docs.Document(ctx)
+	if err != nil {
+		b.page = PageInfo{}
+		return fail("", err)
+	}
+	// What the page's script says (its title, whether it speaks Pling) is
+	// read in between two reads of the document from the browser: a
+	// navigation meanwhile fails the check.
+	info, err := b.browser.Info(ctx)
+	if err != nil {
+		b.page = PageInfo{URL: doc.URL}
+		return fail(doc.Origin, fmt.Errorf("checking the page at %s: %w", doc.Origin, err))
+	}
+	again, err := b.docs.Document(ctx)
+	if err != nil || !again.Same(doc) {
+		b.page = PageInfo{URL: doc.URL}
+		return fail("", errors.New("the tab navigated while it was checked"))
+	}
+	info.URL = again.URL // the browser's, never the script's
+	b.page, b.doc = info, again
+	b.allowed = slices.Contains(b.origins, doc.Origin)
+	if !b.allowed {
+		return fail(doc.Origin, nil)
+	}
+	if !info.Pling {
+		return fail("", nil)
+	}
+	if b.guard != nil {
+		b.guard.pin(again)
+	}
+	return true, nil
+}
+
+// dropLocked is what a navigation does at once, before any check: the
+// capability tools go, the tab counts as not allowed and the guard sends
+// nothing.
+func (b *Bridge) dropLocked(ctx context.Context) {
+	if b.guard != nil {
+		b.guard.unpin("")
+	}
+	b.allowed = false
+	b.revision = ""
+	b.setTools(ctx, nil, "", nil)
 }
 
 // setTools makes tools the capability tools: those that left are removed,
