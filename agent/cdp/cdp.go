@@ -453,12 +453,6 @@ func (p *Page) cancelInPage(id, session string) (bool, error) {
 // listenWaiting adds the binding and the listener that carry the page's
 // "pling:waiting" events to the request they are about, in tab.
 func (p *Page) listenWaiting(ctx, tab context.Context) error {
-	if _, err := chromedp.Call(ctx, cdpruntime.AddBinding, cdpruntime.AddBindingParams{Name: waitBinding}); err != nil {
-		return err
-	}
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
-		return err
-	}
 	tabID := ""
 	if c := chromedp.FromContext(tab); c != nil && c.Target != nil {
 		tabID = string(c.Target.TargetID)
@@ -495,15 +489,22 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 		return err
 	}
 	// The contexts that exist already were reported before the listener
-	// was there: have the browser report them again.
+	// was there: have the browser report them again (before the binding
+	// is added, which Runtime.disable would drop).
 	if _, err := chromedp.Call(ctx, cdpruntime.Disable, cdproto.Empty{}); err != nil {
 		return err
 	}
-	_, err = chromedp.Call(ctx, cdpruntime.Enable, cdproto.Empty{})
-	return err
+	if _, err := chromedp.Call(ctx, cdpruntime.Enable, cdproto.Empty{}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, cdpruntime.AddBinding, cdpruntime.AddBindingParams{Name: waitBinding}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
+		return err
+	}
+	return nil
 }
-
-
 
 // noteWaiting passes a notice to the request it names. The page's text is
 // untrusted: a notice for no request in flight, or of an unknown kind, is

@@ -280,7 +280,7 @@ func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) 
 // nothing.
 func (b *Bridge) dropLocked(ctx context.Context) {
 	if b.guard != nil {
-		b.guard.unpin("")
+		b.guard.navigating()
 	}
 	b.allowed = false
 	b.revision = ""

@@ -224,7 +224,7 @@ func (b *Bridge) resolveURL(raw string) (string, error) {
 func (b *Bridge) navigated() {
 	ctx := context.Background()
 	if b.guard != nil {
-		b.guard.unpin("") // first, without waiting for a refresh under way
+		b.guard.navigating() // first, without waiting for a refresh under way
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

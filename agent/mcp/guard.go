@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
@@ -45,11 +46,16 @@ type Guard struct {
 	b      DocumentBrowser
 	tokens TokenFunc
 
-	mu     sync.Mutex
-	doc    Document
-	pinned bool
-	left   string // the origin the tab went to, when it left the allowed sites
+	mu      sync.Mutex
+	doc     Document
+	pinned  bool
+	left    string        // the origin the tab went to, when it left the allowed sites
+	settled chan struct{} // while a check after a navigation runs: closed when it ends
 }
+
+// settleWait bounds how long a request waits for the check of a page the
+// tab just navigated to (it is sent only if that check passes).
+const settleWait = 10 * time.Second
 
 // NewGuard returns the guard of a browsing session on b; tokens gives the
 // token per origin (nil: no tokens).
@@ -85,20 +91,56 @@ func (g *Guard) Pin(doc Document) { g.pin(doc) }
 func (g *Guard) pin(doc Document) {
 	g.mu.Lock()
 	g.doc, g.pinned, g.left = doc, true, ""
+	g.settleLocked()
 	g.mu.Unlock()
 }
 
+// unpin sends nothing until a check passes; left is the origin the tab
+// shows when the check found it outside the allowed sites.
 func (g *Guard) unpin(left string) {
 	g.mu.Lock()
 	g.doc, g.pinned, g.left = Document{}, false, left
+	g.settleLocked()
 	g.mu.Unlock()
+}
+
+// navigating unpins at once and makes requests wait (at most settleWait)
+// for the check that follows.
+func (g *Guard) navigating() {
+	g.mu.Lock()
+	g.doc, g.pinned, g.left = Document{}, false, ""
+	if g.settled == nil {
+		g.settled = make(chan struct{})
+	}
+	g.mu.Unlock()
+}
+
+func (g *Guard) settleLocked() {
+	if g.settled != nil {
+		close(g.settled)
+		g.settled = nil
+	}
 }
 
 // RoundTrip implements agent.Transport.
 func (g *Guard) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
 	g.mu.Lock()
-	doc, pinned, left := g.doc, g.pinned, g.left
+	doc, pinned, left, settled := g.doc, g.pinned, g.left, g.settled
 	g.mu.Unlock()
+	if settled != nil {
+		// The tab navigated and its check runs: the request goes only if
+		// the check passes.
+		t := time.NewTimer(settleWait)
+		select {
+		case <-settled:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		g.mu.Lock()
+		doc, pinned, left = g.doc, g.pinned && g.settled == nil, g.left
+		g.mu.Unlock()
+	}
 	if !pinned {
 		return nil, &LeftSiteError{Origin: left}
 	}
