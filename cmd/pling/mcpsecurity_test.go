@@ -220,7 +220,7 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 		return `<!doctype html><title>A</title><script>` + proxyJS + extra + `</script><p>A</p>`
 	}
 	a := newSurfacePage(t, "127.0.0.1", aRT(&tokA), map[string]string{
-		"/a": pageA(`window.__after = (req) => { if (req.capability === "leave") setTimeout(() => { location.href = "` + b.base + `/b"; }, 100); };`),
+		"/a":        pageA(`window.__after = (req) => { if (req.capability === "leave") setTimeout(() => { location.href = "` + b.base + `/b"; }, 100); };`),
 		"/timer":    pageA(`setTimeout(() => { location.href = "` + b.base + `/b"; }, 1500);`),
 		"/redirect": "redirect:" + b.base + "/b",
 	})
@@ -319,4 +319,3 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 		}
 	})
 }
-
