@@ -319,3 +319,51 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 		}
 	})
 }
+
+// TestDescribeUsesTheTokenOfTheOriginItEndsOn: pling describe URL on A,
+// which redirects to B, sends B the token stored for B and never the one
+// stored for A (issue 21 finding 2). On d4f77f3 it fails: the token was
+// picked for A's origin before the load, and B received it.
+func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(cdp.Browser("")); err != nil {
+		t.Skipf("no browser: %v", err)
+	}
+	t.Setenv("PLING_CDP", "")
+	t.Setenv("PLING_CDP_TAB", "")
+	t.Setenv(sessionEnv, "")
+	t.Setenv(tokenDirEnv, t.TempDir())
+	rt := runtime.New(runtime.WithExpose("*"))
+	rt.DeclareAction(runtime.Action{ID: "hello", Title: "Say hello",
+		Run: func(context.Context, *runtime.Call) (any, error) { return "hi", nil }})
+	b := newSurfacePage(t, "localhost", rt, map[string]string{"/b": `<!doctype html><title>B</title><script>` + proxyJS + `</script>`})
+	a := newSurfacePage(t, "127.0.0.1", nil, map[string]string{"/a": "redirect:" + b.base + "/b"})
+	tokA, tokB := fakeToken(a.base), fakeToken(b.base)
+	for origin, tok := range map[string]string{a.base: tokA, b.base: tokB} {
+		path, err := tokenFileFor(origin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeTokenFile(path, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runPling(t, "describe", a.base+"/a", "--json")
+	got := b.requests()
+	if len(got) == 0 {
+		t.Fatal("B received no request: the test proves nothing")
+	}
+	for _, r := range got {
+		if strings.Contains(r, tokA) {
+			t.Errorf("B received A's token: %s", r)
+		}
+		if !strings.Contains(r, tokB) {
+			t.Errorf("B's request lacks B's token: %s", r)
+		}
+	}
+	if len(a.requests()) != 0 {
+		t.Errorf("A received %v", a.requests())
+	}
+}
