@@ -96,6 +96,11 @@ type Bridge struct {
 	guard   *Guard          // with WithGuard: where checked documents are pinned
 	docs    DocumentBrowser // the browser, when it names documents
 	doc     Document        // the document described last (with docs)
+
+	// A tool name, once given to a capability, stays that capability's
+	// for the session (names.go).
+	bound map[string]string // tool name → capability
+	names map[string]string // capability → tool name
 }
 
 type toolEntry struct {
@@ -119,7 +124,8 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard}
+	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard,
+		bound: map[string]string{}, names: map[string]string{}}
 	if db, ok := o.browser.(DocumentBrowser); ok {
 		b.docs = db
 	}
@@ -171,6 +177,9 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 					slog.String("error", err.Error()))
 			}
 		case "tools/call":
+			if res := b.notOffered(req); res != nil {
+				return res, nil
+			}
 			if !b.isLoaded() {
 				if _, err := b.Refresh(ctx); err != nil {
 					return nil, rpcError(err)
@@ -290,6 +299,7 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 // setTools makes tools the capability tools: those that left are removed,
 // new and changed ones added.
 func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d *schema.SurfaceDescription) (changed bool) {
+	tools = b.bindNames(ctx, tools)
 	next := make(map[string]toolEntry, len(tools))
 	var removed []string
 	for _, t := range tools {
