@@ -300,6 +300,10 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 // new and changed ones added.
 func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d *schema.SurfaceDescription) (changed bool) {
 	tools = b.bindNames(ctx, tools)
+	tools, dropped := boundTools(tools)
+	if dropped > 0 {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: the page declares more tools than are offered", slog.Int("dropped", dropped))
+	}
 	next := make(map[string]toolEntry, len(tools))
 	var removed []string
 	for _, t := range tools {
@@ -379,10 +383,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	}
 	for i, c := range d.Capabilities {
 		name := names[i]
-		desc := c.Title
-		if c.Description != "" {
-			desc += ". " + c.Description
-		}
+		desc := capabilityText(c.Title, c.Description)
 		params := c.InputSchema
 		params.Type = "object"
 		// Without "additionalProperties": false, written on every tool:
@@ -455,7 +456,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
 		if err == nil {
-			return successResult(res, note), nil
+			return boundResult(successResult(res, note)), nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
@@ -463,7 +464,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			if note != "" && be.Code == perr.ActionNotFound {
 				r.Content[0].(*sdk.TextContent).Text += "\n" + note
 			}
-			return r, nil
+			return boundResult(r), nil
 		}
 		return nil, rpcError(err)
 	}
