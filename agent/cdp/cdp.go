@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -94,6 +96,8 @@ type Page struct {
 	goneWhy  string
 	waitersM sync.Mutex
 	waiters  map[string]chan agent.Waiting // by request id
+
+	contexts map[string]map[string]mainContext // by tab id, frame id (document.go)
 }
 
 // waitBinding is the CDP binding through which the page's "pling:waiting"
@@ -326,6 +330,10 @@ func (p *Page) Context() context.Context { return p.cur() }
 // could not send (the browser or the tab is gone) fails with an error that
 // wraps agent.ErrNotSent.
 func (p *Page) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
+	return p.roundTrip(ctx, request, nil)
+}
+
+func (p *Page) roundTrip(ctx context.Context, request []byte, doc *Document) ([]byte, error) {
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
@@ -355,11 +363,21 @@ func (p *Page) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
 	waits := p.watch(env.ID)
 	defer p.unwatch(env.ID, waits)
 	tab := p.cur()
+	var eopts []chromedp.EvaluateOption
+	if doc != nil {
+		// Right before the request goes out: the tab still shows doc,
+		// read from the browser; and the request is evaluated in doc's
+		// own context, which the browser refuses once doc is gone.
+		if err := p.checkDocument(ctx, tab, doc); err != nil {
+			return nil, err
+		}
+		eopts = append(eopts, inContext(doc.Context))
+	}
 	ectx, ecancel := context.WithCancel(tab)
 	defer ecancel()
 	done := make(chan answer, 1)
 	go func() {
-		s, err := chromedp.Run(ectx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+		s, err := chromedp.Run(ectx, chromedp.Evaluate[string](expr, append(eopts, chromedp.EvalAwaitPromise)...))
 		done <- answer{s, err}
 	}()
 	limit := p.opts.timeout()
@@ -435,14 +453,26 @@ func (p *Page) cancelInPage(id, session string) (bool, error) {
 // listenWaiting adds the binding and the listener that carry the page's
 // "pling:waiting" events to the request they are about, in tab.
 func (p *Page) listenWaiting(ctx, tab context.Context) error {
-	if _, err := chromedp.Call(ctx, cdpruntime.AddBinding, cdpruntime.AddBindingParams{Name: waitBinding}); err != nil {
-		return err
+	tabID := ""
+	if c := chromedp.FromContext(tab); c != nil && c.Target != nil {
+		tabID = string(c.Target.TargetID)
 	}
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
-		return err
-	}
-	return chromedp.Listen(tab, func(ev any) {
+	err := chromedp.Listen(tab, func(ev any) {
 		switch e := ev.(type) {
+		case *cdpruntime.EventExecutionContextCreated:
+			p.noteContext(tabID, e)
+		case *cdpruntime.EventExecutionContextDestroyed:
+			p.forgetContext(tabID, e.ExecutionContextUniqueID)
+		case *cdpruntime.EventExecutionContextsCleared:
+			p.mu.Lock()
+			delete(p.contexts, tabID)
+			p.mu.Unlock()
+			p.navigated(tab)
+		case *page.EventFrameStartedNavigating:
+			// The main frame's id is its tab's target id.
+			if string(e.FrameID) == tabID && !strings.HasPrefix(string(e.NavigationType), "same") {
+				p.navigated(tab)
+			}
 		case *cdpruntime.EventBindingCalled:
 			if e.Name == waitBinding {
 				p.noteWaiting(e.Payload)
@@ -455,6 +485,25 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			p.navigated(tab)
 		}
 	})
+	if err != nil {
+		return err
+	}
+	// The contexts that exist already were reported before the listener
+	// was there: have the browser report them again (before the binding
+	// is added, which Runtime.disable would drop).
+	if _, err := chromedp.Call(ctx, cdpruntime.Disable, cdproto.Empty{}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, cdpruntime.Enable, cdproto.Empty{}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, cdpruntime.AddBinding, cdpruntime.AddBindingParams{Name: waitBinding}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
+		return err
+	}
+	return nil
 }
 
 // noteWaiting passes a notice to the request it names. The page's text is

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +60,7 @@ type options struct {
 	instructions *string
 	browser      Browser
 	origins      []string
+	guard        *Guard
 }
 
 // WithImplementation names the server in the MCP handshake (default
@@ -91,6 +93,14 @@ type Bridge struct {
 
 	browser Browser
 	origins []string
+	guard   *Guard          // with WithGuard: where checked documents are pinned
+	docs    DocumentBrowser // the browser, when it names documents
+	doc     Document        // the document described last (with docs)
+
+	// A tool name, once given to a capability, stays that capability's
+	// for the session (names.go).
+	bound map[string]string // tool name → capability
+	names map[string]string // capability → tool name
 }
 
 type toolEntry struct {
@@ -114,7 +124,11 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins}
+	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard,
+		bound: map[string]string{}, names: map[string]string{}}
+	if db, ok := o.browser.(DocumentBrowser); ok {
+		b.docs = db
+	}
 	instructions := Instructions
 	if o.browser != nil {
 		instructions = BrowsingInstructions
@@ -163,6 +177,9 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 					slog.String("error", err.Error()))
 			}
 		case "tools/call":
+			if res := b.notOffered(req); res != nil {
+				return res, nil
+			}
 			if !b.isLoaded() {
 				if _, err := b.Refresh(ctx); err != nil {
 					return nil, rpcError(err)
@@ -191,14 +208,11 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 
 func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if b.browser != nil {
-		info, err := b.browser.Info(ctx)
-		if err != nil {
-			return false, err
-		}
-		b.page, b.allowed = info, b.allowedURL(info.URL)
-		if !info.Pling || !b.allowed {
-			// No capabilities here: only the browsing tools stay.
-			return b.setTools(ctx, nil, "", nil), nil
+		allowed, err := b.checkPageLocked(ctx)
+		if err != nil || !allowed {
+			// No capabilities here: only the browsing tools stay. Any
+			// error of the check counts as not allowed.
+			return b.setTools(ctx, nil, "", nil), err
 		}
 	}
 	d, err := b.client.Describe(ctx, nil)
@@ -216,9 +230,80 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	return b.setTools(ctx, tools, d.Revision, d), nil
 }
 
+// checkPageLocked is the page check of a browsing session: which
+// document the tab shows (from the browser, when it names documents),
+// whether its origin is allowed and whether it speaks Pling. Only a
+// document that passes is pinned in the guard; anything else — an error
+// included — unpins it, so nothing is sent until a check passes again.
+func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) {
+	b.allowed = false
+	if b.docs == nil {
+		info, err := b.browser.Info(ctx)
+		if err != nil {
+			return false, err
+		}
+		b.page, b.allowed = info, b.allowedURL(info.URL)
+		return b.allowed && info.Pling, nil
+	}
+	fail := func(left string, err error) (bool, error) {
+		if b.guard != nil {
+			b.guard.unpin(left)
+		}
+		return false, err
+	}
+	doc, err := b.docs.Document(ctx)
+	if err != nil {
+		b.page = PageInfo{}
+		return fail("", err)
+	}
+	// What the page's script says (its title, whether it speaks Pling) is
+	// read in between two reads of the document from the browser: a
+	// navigation meanwhile fails the check.
+	info, err := b.browser.Info(ctx)
+	if err != nil {
+		b.page = PageInfo{URL: doc.URL}
+		return fail(doc.Origin, fmt.Errorf("checking the page at %s: %w", doc.Origin, err))
+	}
+	again, err := b.docs.Document(ctx)
+	if err != nil || !again.Same(doc) {
+		b.page = PageInfo{URL: doc.URL}
+		return fail("", errors.New("the tab navigated while it was checked"))
+	}
+	info.URL = again.URL // the browser's, never the script's
+	b.page, b.doc = info, again
+	b.allowed = slices.Contains(b.origins, doc.Origin)
+	if !b.allowed {
+		return fail(doc.Origin, nil)
+	}
+	if !info.Pling {
+		return fail("", nil)
+	}
+	if b.guard != nil {
+		b.guard.pin(again)
+	}
+	return true, nil
+}
+
+// dropLocked is what a navigation does at once, before any check: the
+// capability tools go, the tab counts as not allowed and the guard sends
+// nothing.
+func (b *Bridge) dropLocked(ctx context.Context) {
+	if b.guard != nil {
+		b.guard.navigating()
+	}
+	b.allowed = false
+	b.revision = ""
+	b.setTools(ctx, nil, "", nil)
+}
+
 // setTools makes tools the capability tools: those that left are removed,
 // new and changed ones added.
 func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d *schema.SurfaceDescription) (changed bool) {
+	tools = b.bindNames(ctx, tools)
+	tools, dropped := boundTools(tools)
+	if dropped > 0 {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: the page declares more tools than are offered", slog.Int("dropped", dropped))
+	}
 	next := make(map[string]toolEntry, len(tools))
 	var removed []string
 	for _, t := range tools {
@@ -298,10 +383,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	}
 	for i, c := range d.Capabilities {
 		name := names[i]
-		desc := c.Title
-		if c.Description != "" {
-			desc += ". " + c.Description
-		}
+		desc := capabilityText(c.Title, c.Description)
 		params := c.InputSchema
 		params.Type = "object"
 		// Without "additionalProperties": false, written on every tool:
@@ -374,7 +456,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
 		if err == nil {
-			return successResult(res, note), nil
+			return boundResult(successResult(res, note)), nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
@@ -382,7 +464,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			if note != "" && be.Code == perr.ActionNotFound {
 				r.Content[0].(*sdk.TextContent).Text += "\n" + note
 			}
-			return r, nil
+			return boundResult(r), nil
 		}
 		return nil, rpcError(err)
 	}

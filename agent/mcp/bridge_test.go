@@ -206,7 +206,9 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		if rec, ok := props["record"].(map[string]any); ok {
 			rec["description"] = "(the bridge's)"
 		}
-		exp = append(exp, tool{tl.Name, tl.Description, sch})
+		// The page's words, quoted and marked as the page's (bounds.go).
+		quoted, _ := json.Marshal(tl.Description)
+		exp = append(exp, tool{tl.Name, "From the page: " + string(quoted), sch})
 	}
 	if diff := cmp.Diff(map[string]string{
 		"approve__order":        "Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first).",

@@ -223,9 +223,12 @@ func (b *Bridge) resolveURL(raw string) (string, error) {
 // rebuilt from the new page (the SDK sends tools/list_changed).
 func (b *Bridge) navigated() {
 	ctx := context.Background()
+	if b.guard != nil {
+		b.guard.navigating() // first, without waiting for a refresh under way
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.revision = "" // a new page: describe it even if its revision looks the same
+	b.dropLocked(ctx) // at once: the tools of the page that was go with it
 	if _, err := b.refreshLocked(ctx); err != nil {
 		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describing the page after a navigation failed", slog.String("error", err.Error()))
 	}

@@ -35,7 +35,7 @@ func ExampleNewServer() {
 	res, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{}})
 	fmt.Println(res.IsError, res.StructuredContent.(map[string]any)["error"].(map[string]any)["code"])
 	// Output:
-	// cart_add - Add to cart
+	// cart_add - From the page: "Add to cart"
 	// false added
 	// true INVALID_PARAMS
 }

@@ -126,7 +126,7 @@ func TestDelegateApproved(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
-	want := filepath.Join(dir, "http_127.0.0.1_8080.token")
+	want := filepath.Join(dir, "http_127.0.0.1%3A8080.token")
 	if diff := cmp.Diff([]string{"cart.*"}, session.Scope); diff != "" || session.TokenFile != want || session.Token != "" {
 		t.Errorf("session %+v (scope -want +got %s), want file %s and no token", session, diff, want)
 	}
@@ -229,7 +229,7 @@ func TestWriteTokenFile(t *testing.T) {
 func TestSessionStoredAndTokenFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(tokenDirEnv, dir)
-	stored := filepath.Join(dir, "http_127.0.0.1_8080.token")
+	stored := filepath.Join(dir, "http_127.0.0.1%3A8080.token")
 	other := filepath.Join(dir, "https_shop.example.token")
 	named := filepath.Join(dir, "named")
 	for p, mode := range map[string]os.FileMode{stored: 0o600, other: 0o640, named: 0o600} {
@@ -245,7 +245,7 @@ func TestSessionStoredAndTokenFile(t *testing.T) {
 		env, target            string
 		want                   got
 	}{
-		{name: "stored for the origin", target: "http://127.0.0.1:8080/shop/", want: got{Token: "tok_http_127.0.0.1_8080.token", Stored: stored}},
+		{name: "stored for the origin", target: "http://127.0.0.1:8080/shop/", want: got{Token: "tok_http_127.0.0.1%3A8080.token", Stored: stored}},
 		{name: "default port dropped", target: "https://SHOP.example:443/x", want: got{Stored: other, Err: "open to group or others"}},
 		{name: "nothing stored for the origin", target: "http://127.0.0.1:9999/", want: got{}},
 		{name: "a fixture has no origin", target: "fixture:x.json", want: got{}},

@@ -35,7 +35,8 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if !ok {
 		return exit
 	}
-	session, ok := sessionToken(sessionFl, "describe", firstArg(pos), stderr)
+	session, ok := sessionToken(sessionFl, "describe", "", stderr) // a stored token is chosen by the origin the page ends on
+	target0 := firstArg(pos)
 	if !ok {
 		return 2
 	}
@@ -55,12 +56,17 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return targetExit(err)
 	}
 	defer closeTransport(t)
+	tr, sess, err := pinnedTransport(ctx, t, newOriginTokens("describe", session, tokenTarget(*browserSession, target0), stderr))
+	if err != nil {
+		fmt.Fprintf(stderr, "pling describe: %v\n", err)
+		return 1
+	}
 
 	var opts *schema.DescribeOptions
 	if *maxRecords >= 0 {
 		opts = &schema.DescribeOptions{MaxRecords: maxRecords}
 	}
-	d, err := agent.New(t, agent.WithSession(session)).Describe(ctx, opts)
+	d, err := agent.New(tr, agent.WithSession(sess)).Describe(ctx, opts)
 	if err != nil {
 		if *asJSON {
 			writeIndentedJSON(stdout, map[string]any{"error": failureJSON(err)})

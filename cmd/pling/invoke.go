@@ -38,7 +38,8 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return exit
 	}
-	session, ok := sessionToken(sessionFl, "invoke", firstArg(pos), stderr)
+	session, ok := sessionToken(sessionFl, "invoke", "", stderr) // a stored token is chosen by the origin the page ends on
+	target0 := firstArg(pos)
 	if !ok {
 		return 2
 	}
@@ -70,6 +71,11 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return targetExit(err)
 	}
 	defer closeTransport(t)
+	tr, sess, err := pinnedTransport(ctx, t, newOriginTokens("invoke", session, tokenTarget(*browserSession, target0), stderr))
+	if err != nil {
+		fmt.Fprintf(stderr, "pling invoke: %v\n", err)
+		return 1
+	}
 
 	var opts []agent.InvokeOption
 	if *id != "" {
@@ -81,7 +87,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	// While the page asks a person, say so on stderr: the wait may be
 	// minutes, and it is not a hang.
 	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) { fmt.Fprintf(stderr, "pling invoke: %s\n", waitingLine(w)) })
-	res, err := agent.New(t, agent.WithSession(session), onWaiting).Invoke(ctx, pos[1], input, opts...)
+	res, err := agent.New(tr, agent.WithSession(sess), onWaiting).Invoke(ctx, pos[1], input, opts...)
 	if err != nil {
 		if *asJSON {
 			writeIndentedJSON(stdout, map[string]any{"ok": false, "error": failureJSON(err)})

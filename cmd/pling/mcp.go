@@ -76,7 +76,7 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 	if !ok {
 		return a, exit, false
 	}
-	session, ok := sessionToken(sessionFl, "mcp", firstArg(pos), stderr)
+	session, ok := sessionToken(sessionFl, "mcp", "", stderr) // a stored token is chosen per origin, as pages load
 	if !ok {
 		return a, 2, false
 	}
@@ -179,7 +179,15 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer closeTransport(t)
 	}
 
-	client := agent.New(t, agent.WithSession(session), agent.WithLogger(logger))
+	clientSession := session
+	if browsing {
+		// The guard sends each request to the document the bridge checked,
+		// with the token for its origin only; the client sends none.
+		guard := plingmcp.NewGuard(lazy, newOriginTokens("mcp", session, tokenTarget(a.browserSession, target), stderr).forOrigin)
+		t, clientSession = guard, ""
+		bopts = append(bopts, plingmcp.WithGuard(guard))
+	}
+	client := agent.New(t, agent.WithSession(clientSession), agent.WithLogger(logger))
 	bridge := plingmcp.NewBridge(client, bopts...)
 	if !browsing {
 		// Load the tools before serving: a page the session cannot describe

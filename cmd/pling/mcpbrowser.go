@@ -64,6 +64,22 @@ func (l *lazyPage) RoundTrip(ctx context.Context, req []byte) ([]byte, error) {
 	return p.RoundTrip(ctx, req)
 }
 
+func (l *lazyPage) Document(ctx context.Context) (plingmcp.Document, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return plingmcp.Document{}, err
+	}
+	return p.Document(ctx)
+}
+
+func (l *lazyPage) RoundTripTo(ctx context.Context, doc plingmcp.Document, req []byte) ([]byte, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the browser did not start: %v: %w", err, agent.ErrNotSent)
+	}
+	return p.RoundTripTo(ctx, doc, req)
+}
+
 func (l *lazyPage) Info(ctx context.Context) (plingmcp.PageInfo, error) {
 	p, err := l.wait(ctx)
 	if err != nil {

@@ -48,14 +48,41 @@ func pageOrigin(raw string) (string, error) {
 }
 
 // tokenFileFor is the stored token's path for a page origin:
-// http://127.0.0.1:8080 → <dir>/http_127.0.0.1_8080.token.
+// http://127.0.0.1:8080 → <dir>/http_127.0.0.1%3A8080.token. The name is
+// the scheme, '_', and the host and port with every byte but [a-z0-9.-]
+// written %XX: one origin, one name, and no two origins share one
+// (localhost:8080 and localhost_8080, [::1]:8080 and [::1:8080] did).
 func tokenFileFor(origin string) (string, error) {
 	d, err := tokenDir()
 	if err != nil {
 		return "", err
 	}
-	name := strings.NewReplacer("://", "_", ":", "_", "/", "_", "[", "", "]", "").Replace(origin)
-	return filepath.Join(d, name+".token"), nil
+	return filepath.Join(d, tokenFileName(origin)), nil
+}
+
+// tokenFileName is the file name of origin's token (see tokenFileFor).
+func tokenFileName(origin string) string {
+	scheme, host, ok := strings.Cut(origin, "://")
+	if !ok {
+		scheme, host = "", origin
+	}
+	var b strings.Builder
+	b.WriteString(escapeName(scheme) + "_")
+	b.WriteString(escapeName(host))
+	return b.String() + ".token"
+}
+
+func escapeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 // writeTokenFile stores tok at path with mode 0600, atomically (a
