@@ -50,7 +50,7 @@
         var r = bridge.declare(kind, JSON.stringify(spec), fns);
         if (r.error) {
           settle({ ok: false, error: r.error });
-          if (root.console) console.error("pling: " + r.error);
+          if (root.console) console.error(r.error); // "pling: …" once (Go's authorText)
           return;
         }
         h.id = r.handle;

@@ -258,7 +258,9 @@ func validateAction(a *Action) error {
 	if !idRe.MatchString(a.ID) {
 		return declErr(k, a.ID, "id", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
 	}
-	if err := checkText(k, a.ID, "title", a.Title, maxTitleLen, true); err != nil {
+	// Only the id is required (page-api §2.1, spec §4.1): a missing title
+	// is the id (set by DeclareAction after validation).
+	if err := checkText(k, a.ID, "title", a.Title, maxTitleLen, false); err != nil {
 		return err
 	}
 	if err := checkText(k, a.ID, "description", a.Description, maxDescriptionLen, false); err != nil {

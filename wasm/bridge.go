@@ -573,7 +573,7 @@ func outcome(h *runtime.Handle, err error) (any, error) {
 			out["code"] = string(pe.Code())
 			out["message"] = pe.Message()
 		} else {
-			out["error"] = err.Error()
+			out["error"] = authorText(err)
 		}
 	}
 	return out, nil

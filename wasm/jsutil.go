@@ -260,6 +260,20 @@ func errorValue(err error) safejs.Value {
 	return v
 }
 
+// authorText is an error as the page's author reads it in the console:
+// prefixed "pling: " (or "pling.kind: ") exactly once, however many
+// layers added "pling: " on the way (never "pling: pling: …").
+func authorText(err error) string {
+	s := err.Error()
+	for strings.HasPrefix(s, "pling: ") {
+		s = s[len("pling: "):]
+	}
+	if strings.HasPrefix(s, "pling.") {
+		return s
+	}
+	return "pling: " + s
+}
+
 // fnOf registers a Go function for JS. A panic in it becomes a thrown JS
 // Error naming the function, never a crash of the module.
 func fnOf(name string, fn func(args []safejs.Value) (any, error)) safejs.Func {
@@ -271,7 +285,7 @@ func fnOf(name string, fn func(args []safejs.Value) (any, error)) safejs.Func {
 		}()
 		v, err := fn(args)
 		if err != nil {
-			return map[string]any{"error": err.Error()}
+			return map[string]any{"error": authorText(err)}
 		}
 		return v
 	})
