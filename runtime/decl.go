@@ -41,6 +41,11 @@ type Action struct {
 	Region string
 	// Record makes this a row action, folded into ID@Kind.
 	Record *RecordRef
+	// TimeoutMs is the handler's deadline (each run and step); 0 is the
+	// runtime's (WithHandlerTimeout, 30 s). A handler that has not
+	// finished by then is answered EXECUTION_FAILED "did not finish; its
+	// effect is unknown" and the page's author is warned.
+	TimeoutMs int64
 	// Identity is extra data that tells two declarations apart (for
 	// example the source text of the handler). Two declarations under one
 	// id are the same capability when all their data, Identity included,

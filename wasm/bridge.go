@@ -86,6 +86,10 @@ func initPage(args []safejs.Value) (any, error) {
 	if c.ExpectTimeoutMs > 0 {
 		opts = append(opts, runtime.WithExpectTimeout(pagespec.Millis(c.ExpectTimeoutMs), 0))
 	}
+	if c.HandlerTimeoutMs > 0 {
+		opts = append(opts, runtime.WithHandlerTimeout(pagespec.Millis(c.HandlerTimeoutMs)))
+	}
+	opts = append(opts, runtime.WithAuthorWarning(consoleWarn))
 	shared, err := pageReplayGuard(c.ReplayGuard)
 	if err != nil {
 		return nil, err
@@ -692,7 +696,7 @@ func toExpectation(e *pagespec.Expect, pred safejs.Value) (*runtime.Expectation,
 // array of run functions) and stepPredicates.
 func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: schema.Risk(a.Risk),
-		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity}
+		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity, TimeoutMs: a.TimeoutMs}
 	var err error
 	if d.Expect, err = toExpectation(a.Expect, fnField(fns, "predicate")); err != nil {
 		return d, err

@@ -260,6 +260,14 @@ func errorValue(err error) safejs.Value {
 	return v
 }
 
+// consoleWarn tells the page's author, on the console, about a mistake
+// the runtime saw (runtime.WithAuthorWarning).
+func consoleWarn(msg string) {
+	if console, err := safejs.Global().Get("console"); err == nil && console.Type() == safejs.TypeObject {
+		_, _ = console.Call("warn", msg)
+	}
+}
+
 // authorText is an error as the page's author reads it in the console:
 // prefixed "pling: " (or "pling.kind: ") exactly once, however many
 // layers added "pling: " on the way (never "pling: pling: …").
