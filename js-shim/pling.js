@@ -98,7 +98,23 @@
       else if (typeof def.handoff === "string") spec.handoff = { prompt: def.handoff };
       delete spec.run; delete spec.available;
       if (spec.identity === undefined) spec.identity = identity(fns);
+      fns.run = failing(fns.run);
+      if (fns.steps) fns.steps = fns.steps.map(failing);
       return declare("action", spec, fns);
+    }
+
+    // failing makes a thrown or rejected pling.Failure the handler's
+    // returned failure, which the module reads (docs/page-api.md §2.9).
+    function failing(f) {
+      if (typeof f !== "function") return f;
+      function caught(e) { if (e instanceof Failure) return e; throw e; }
+      return function () {
+        var r;
+        try { r = f.apply(this, arguments); } catch (e) { return caught(e); }
+        // Promise.resolve adopts a page's own thenable as the module does:
+        // its first settlement wins.
+        return r && typeof r.then === "function" && typeof Promise === "function" ? Promise.resolve(r).then(undefined, caught) : r;
+      };
     }
 
     function parse(res) {
@@ -113,6 +129,8 @@
 
     var api = {
       action: action,
+      Failure: Failure,
+      fail: function (code, message, details) { return new Failure(code, message, details); },
       state: function (key, read, opts) {
         var spec = Object.assign({ key: key }, opts || {});
         if (spec.identity === undefined) spec.identity = String(read);
@@ -172,6 +190,18 @@
     Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
     return api;
   }
+
+  // Failure is a handler's business failure: return pling.fail(code,
+  // message, details) or throw new pling.Failure(…) (docs/page-api.md §2.9).
+  function Failure(code, message, details) {
+    var e = new Error(message === undefined ? "" : String(message));
+    Object.setPrototypeOf(e, Failure.prototype);
+    e.code = String(code);
+    if (details !== undefined) e.details = details;
+    Object.defineProperty(e, "__plingFailure", { value: true, enumerable: false });
+    return e;
+  }
+  Failure.prototype = Object.create(Error.prototype, { constructor: { value: Failure }, name: { value: "PlingFailure" } });
 
   var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc", "wasmIntegrity", "wasmExecIntegrity"];
 

@@ -780,8 +780,47 @@ func jsHandler(fn safejs.Value) runtime.Handler {
 			}
 			return nil, err
 		}
+		if ferr, ok := pageFailure(v); ok {
+			return nil, ferr
+		}
 		return toGo(v)
 	}
+}
+
+// pageFailure reads a handler's business failure: the value of
+// pling.fail(code, message, details), returned, thrown or rejected (the
+// shim turns the last two into a returned one). It is marked by an own
+// property __plingFailure === true.
+func pageFailure(v safejs.Value) (error, bool) {
+	if v.Type() != safejs.TypeObject {
+		return nil, false
+	}
+	mark, err := v.Get("__plingFailure")
+	if err != nil || mark.Type() != safejs.TypeBoolean {
+		return nil, false
+	}
+	if b, _ := mark.Bool(); !b {
+		return nil, false
+	}
+	str := func(k string) string {
+		x, err := v.Get(k)
+		if err != nil || x.Type() != safejs.TypeString {
+			return ""
+		}
+		s, _ := x.String()
+		return s
+	}
+	var details map[string]any
+	if d, err := v.Get("details"); err == nil && d.Type() == safejs.TypeObject {
+		if g, err := toGo(d); err == nil {
+			details, _ = g.(map[string]any)
+		}
+	}
+	ferr, warning := runtime.PageFailure(str("code"), str("message"), details)
+	if warning != "" {
+		consoleWarn(warning)
+	}
+	return ferr, true
 }
 
 // callHandler calls fn(input, call) and waits for its value. Where the
