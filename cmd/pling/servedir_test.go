@@ -196,7 +196,9 @@ func TestServeDirPastedTag(t *testing.T) {
 	srvCtx, stop := context.WithCancel(ctx)
 	var out syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", d}, &out, &out) }()
+	go func() {
+		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", d}, &out, &out)
+	}()
 	t.Cleanup(func() { stop(); <-done })
 	addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
 	tag := regexp.MustCompile(`(?m)^\s*(<script src="/pling/pling.js".*</script>)$`)
