@@ -38,11 +38,36 @@ export interface Handle {
   readonly code?: ActionErrorCode;
 }
 
-/** One parameter of an action: the wire's PropertySchema, and required. */
-export interface Param extends Omit<PropertySchema, "type" | "items"> {
+/**
+ * One parameter of an action: the wire's PropertySchema, and required; enum
+ * may be a readonly (`as const`) array.
+ */
+export interface Param extends Omit<PropertySchema, "type" | "items" | "enum"> {
   type: NonNullable<PropertySchema["type"]>;
   required?: boolean;
+  enum?: readonly unknown[];
   items?: Param;
+}
+
+/** The codes a handler's business failure may carry (§2.9). */
+export type FailureCode = "INVALID_PARAMS" | "PERMISSION_DENIED" | "ACTION_UNAVAILABLE" | "EXECUTION_FAILED";
+
+/** What a failure may name: INVALID_PARAMS's parameters, as JSON pointers ("/name") or names. */
+export interface FailureDetails {
+  path?: string;
+  paths?: string[];
+  violations?: { path: string; reason?: string }[];
+}
+
+/** A handler's business failure: returned by pling.fail, or thrown (§2.9). */
+export interface Failure extends Error {
+  readonly code: FailureCode;
+  readonly details?: FailureDetails;
+}
+
+export interface FailureConstructor {
+  new (code: FailureCode, message?: string, details?: FailureDetails): Failure;
+  readonly prototype: Failure;
 }
 
 export type Params = Record<string, Param>;
@@ -105,6 +130,8 @@ export interface ActionDef<P extends Params = Params> {
   approval?: boolean;
   region?: string;
   record?: { kind: string; id?: string; allowOffscreen?: boolean };
+  /** The handler's deadline in ms (default: the page's handlerTimeoutMs, 30 s). */
+  timeoutMs?: number;
   identity?: unknown;
 }
 
@@ -176,6 +203,9 @@ export interface Pling {
   region(def: Page.Region & { active?: boolean | (() => boolean) }): Handle;
   records(kind: string, rows: RecordRow[] | (() => RecordRow[])): Handle;
   hook(def: { before?(call: Call): unknown; after?(call: Call, value: unknown): void }): Handle;
+  /** A business failure for a handler to return (or throw): a business result, not a crash (§2.9). */
+  fail(code: FailureCode, message?: string, details?: FailureDetails): Failure;
+  readonly Failure: FailureConstructor;
   /** Before the module starts; afterwards it throws. */
   configure(options: ConfigureOptions): { dispose(): void };
   load(): Promise<Pling>;

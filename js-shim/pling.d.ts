@@ -486,6 +486,11 @@ export declare namespace Page {
     /** Record makes this a row action, folded into id@kind. */
     record?: RecordRef;
     /**
+     * TimeoutMs is the handler's deadline; absent or 0 is the page's
+     * handlerTimeoutMs (30 s by default).
+     */
+    timeoutMs?: number;
+    /**
      * Identity tells two declarations under one id apart (the handler's
      * source, by default).
      */
@@ -521,6 +526,11 @@ export declare namespace Page {
     expectTimeoutMs?: number;
     /** HandoffTimeoutMs bounds a handoff's wait for a person. */
     handoffTimeoutMs?: number;
+    /**
+     * HandlerTimeoutMs is the default deadline of an action's handler
+     * (30 s); an action's timeoutMs overrides it.
+     */
+    handlerTimeoutMs?: number;
     /** ApprovalTTLMs bounds an approval's wait for a person. */
     approvalTtlMs?: number;
     /** ReplayGuard is "" or "memory". */

@@ -50,7 +50,7 @@
         var r = bridge.declare(kind, JSON.stringify(spec), fns);
         if (r.error) {
           settle({ ok: false, error: r.error });
-          if (root.console) console.error("pling: " + r.error);
+          if (root.console) console.error(r.error); // "pling: …" once (Go's authorText)
           return;
         }
         h.id = r.handle;
@@ -98,7 +98,23 @@
       else if (typeof def.handoff === "string") spec.handoff = { prompt: def.handoff };
       delete spec.run; delete spec.available;
       if (spec.identity === undefined) spec.identity = identity(fns);
+      fns.run = failing(fns.run);
+      if (fns.steps) fns.steps = fns.steps.map(failing);
       return declare("action", spec, fns);
+    }
+
+    // failing makes a thrown or rejected pling.Failure the handler's
+    // returned failure, which the module reads (docs/page-api.md §2.9).
+    function failing(f) {
+      if (typeof f !== "function") return f;
+      function caught(e) { if (e instanceof Failure) return e; throw e; }
+      return function () {
+        var r;
+        try { r = f.apply(this, arguments); } catch (e) { return caught(e); }
+        // Promise.resolve adopts a page's own thenable as the module does:
+        // its first settlement wins.
+        return r && typeof r.then === "function" && typeof Promise === "function" ? Promise.resolve(r).then(undefined, caught) : r;
+      };
     }
 
     function parse(res) {
@@ -113,6 +129,8 @@
 
     var api = {
       action: action,
+      Failure: Failure,
+      fail: function (code, message, details) { return new Failure(code, message, details); },
       state: function (key, read, opts) {
         var spec = Object.assign({ key: key }, opts || {});
         if (spec.identity === undefined) spec.identity = String(read);
@@ -172,6 +190,18 @@
     Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
     return api;
   }
+
+  // Failure is a handler's business failure: return pling.fail(code,
+  // message, details) or throw new pling.Failure(…) (docs/page-api.md §2.9).
+  function Failure(code, message, details) {
+    var e = new Error(message === undefined ? "" : String(message));
+    Object.setPrototypeOf(e, Failure.prototype);
+    e.code = String(code);
+    if (details !== undefined) e.details = details;
+    Object.defineProperty(e, "__plingFailure", { value: true, enumerable: false });
+    return e;
+  }
+  Failure.prototype = Object.create(Error.prototype, { constructor: { value: Failure }, name: { value: "PlingFailure" } });
 
   var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc", "wasmIntegrity", "wasmExecIntegrity"];
 
@@ -304,32 +334,93 @@
     var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region]";
     var live = new Map();
     function attr(el, n) { return el.getAttribute("data-pling-" + n); }
+    // text is a label's or legend's own words: the options of a <select>
+    // inside a <label> and other controls are left out, spaces folded.
+    function text(n) {
+      if (!n) return "";
+      var c = n.cloneNode(true);
+      c.querySelectorAll("select,input,textarea,button").forEach(function (x) { x.remove(); });
+      return c.textContent.replace(/\s+/g, " ").trim();
+    }
+    // A param with a current value (a prefilled form) is optional, with
+    // that value as its default: an agent changes one field in one call
+    // and sees the others (docs/markup.md, RATIONALE).
+    function current(i, p) {
+      if (i.type === "checkbox") return i.checked;
+      if (i.value === "") return undefined;
+      if (p.type === "integer" || p.type === "number") return isFinite(+i.value) ? +i.value : undefined;
+      return i.value;
+    }
     function params(form) {
-      var ps = {};
+      var ps = {}, radios = {};
       form.querySelectorAll("[data-pling-param]").forEach(function (i) {
         var name = attr(i, "param") || i.name, p = { type: "string" };
         if (!name) return;
+        if (i.type === "radio") {
+          // A radio group is one param: the enum of its values, described
+          // by its fieldset's legend (or the group's aria-label).
+          var g = radios[name] || (radios[name] = ps[name] = { type: "string", enum: [], _labels: [] });
+          g.enum.push(i.value);
+          g._labels.push(text(i.labels && i.labels[0]));
+          if (i.required) g._required = true;
+          if (i.checked) g.default = i.value;
+          var box = i.closest("fieldset,[role=radiogroup]");
+          var d0 = attr(i, "description") || (box && (box.tagName === "FIELDSET" ? text(box.querySelector("legend")) : box.getAttribute("aria-label")));
+          if (d0 && !g.description) g.description = d0;
+          return;
+        }
         if (i.type === "number" || i.type === "range") p.type = i.step && i.step.indexOf(".") < 0 && i.step !== "any" ? "integer" : "number";
         if (i.type === "checkbox") p.type = "boolean";
-        if (i.required) p.required = true;
         if (i.min !== "" && i.min !== undefined && p.type !== "string") p.minimum = +i.min;
         if (i.max !== "" && i.max !== undefined && p.type !== "string") p.maximum = +i.max;
+        if (i.minLength > 0) p.minLength = i.minLength;
         if (i.maxLength > 0) p.maxLength = i.maxLength;
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
-        if (i.tagName === "SELECT") p.enum = [].map.call(i.options, function (o) { return o.value; });
-        var d = attr(i, "description") || (i.labels && i.labels[0] && i.labels[0].textContent.trim());
+        var d = attr(i, "description") || text(i.labels && i.labels[0]), names = [];
+        if (i.tagName === "SELECT") {
+          p.enum = [].map.call(i.options, function (o) { names.push(o.text.trim()); return o.value; });
+          d = withNames(d, p.enum, names);
+        }
+        var v = current(i, p);
+        if (v !== undefined && (i.type !== "checkbox" || i.checked)) p.default = v;
+        else if (i.required) p.required = true;
         if (d) p.description = d;
         ps[name] = p;
       });
+      Object.keys(radios).forEach(function (n) {
+        var g = radios[n];
+        g.description = withNames(g.description, g.enum, g._labels);
+        if (!g.description) delete g.description;
+        if (g._required && g.default === undefined) g.required = true;
+        delete g._labels; delete g._required;
+      });
       return ps;
     }
-    function fill(form, input) {
+    // withNames adds the visible text of each enum value that differs
+    // from it: `Options: "a" (Alice), "b" (Bob)`.
+    function withNames(d, values, names) {
+      var shown = values.map(function (v, k) { return names[k] && names[k] !== v ? JSON.stringify(v) + " (" + names[k].slice(0, 80) + ")" : ""; });
+      if (!shown.some(Boolean)) return d;
+      var o = "Options: " + values.map(function (v, k) { return shown[k] || JSON.stringify(v); }).join(", ");
+      return (d ? d + ". " : "") + o;
+    }
+    function fire(i) {
+      i.dispatchEvent(new Event("input", { bubbles: true }));
+      i.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    // fill writes what the call gave; a field it left out (given its
+    // default) keeps the page's value. A radio group checks the radio of
+    // that value and never rewrites a value attribute.
+    function fill(form, input, given) {
       form.querySelectorAll("[data-pling-param]").forEach(function (i) {
         var name = attr(i, "param") || i.name;
-        if (!(name in input)) return;
+        if (!(name in input) || (given && !given[name])) return;
+        if (i.type === "radio") {
+          if (i.value === String(input[name]) && !i.checked) { i.checked = true; fire(i); }
+          return;
+        }
         if (i.type === "checkbox") i.checked = !!input[name]; else i.value = String(input[name]);
-        i.dispatchEvent(new Event("input", { bubbles: true }));
-        i.dispatchEvent(new Event("change", { bubbles: true }));
+        fire(i);
       });
     }
     function declare(el) {
@@ -352,11 +443,20 @@
           identity: "markup",
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            if (isForm) { fill(el, input); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
+            if (isForm) { fill(el, input, given(input)); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
             return true;
           }
         };
-        if (isForm) def.params = params(el);
+        // The runtime applies defaults before run: a value equal to the
+        // declared default was left out by the call (or repeats it), so
+        // the page's own value stays.
+        var ps = isForm ? params(el) : null;
+        function given(input) {
+          var g = {};
+          for (var k in input) g[k] = !(ps[k] && "default" in ps[k] && ps[k].default === input[k]);
+          return g;
+        }
+        if (isForm) def.params = ps;
         if (rec !== null) def.record = { kind: rec.slice(0, colon), id: rec.slice(colon + 1) };
         var st = attr(el, "expect-state");
         if (st) def.expect = { state: st, change: attr(el, "expect-change") || "any" };

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"path"
 	"strings"
@@ -50,7 +51,13 @@ type options struct {
 	allowOrigin string
 	brotli      int
 	bigBrotli   int
+	logger      *slog.Logger
 }
+
+// WithLogger sets where the handler reports a module that is not built
+// (Handler, and the first request for a missing file); the default is
+// slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithAllowOrigin sets Access-Control-Allow-Origin; the default is "*",
 // since the files are public and fetched without credentials. "" sends no
@@ -69,6 +76,15 @@ type Server struct {
 	files       map[string]*file // by served name: plain and hashed
 	missing     []string         // required files that are not there
 	allowOrigin string
+	log         *slog.Logger
+	warnMissing sync.Once
+}
+
+func (h *Server) logger() *slog.Logger {
+	if h.log != nil {
+		return h.log
+	}
+	return slog.Default()
 }
 
 type file struct {
@@ -90,7 +106,7 @@ func New(dir fs.FS, opts ...Option) (*Server, error) {
 	if o.brotli < 0 || o.brotli > 11 || o.bigBrotli < 0 || o.bigBrotli > 11 {
 		return nil, fmt.Errorf("plinghttp: brotli quality must be 0–11, not %d/%d", o.brotli, o.bigBrotli)
 	}
-	h := &Server{files: map[string]*file{}, allowOrigin: o.allowOrigin}
+	h := &Server{files: map[string]*file{}, allowOrigin: o.allowOrigin, log: o.logger}
 	var list []*file
 	for _, name := range Files {
 		b, err := fs.ReadFile(dir, name)
@@ -202,7 +218,10 @@ func (h *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, m := range h.missing {
 			if m == name {
 				hd.Set("Cache-Control", "no-store")
-				http.Error(w, "pling: "+name+" is not built: run make wasm (or point plinghttp.New at a directory that has it)", http.StatusServiceUnavailable)
+				h.warnMissing.Do(func() {
+					h.logger().Error("plinghttp: a page asked for "+name+", which is missing: "+notBuilt, slog.String("missing", strings.Join(h.missing, " ")))
+				})
+				http.Error(w, "pling: "+name+" is missing: "+notBuilt, http.StatusServiceUnavailable)
 				return
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -271,5 +272,36 @@ func TestIntegrity(t *testing.T) {
 func TestBadOption(t *testing.T) {
 	if _, err := plinghttp.New(dir, plinghttp.WithBrotli(12, 5)); err == nil {
 		t.Error("brotli quality 12 accepted")
+	}
+}
+
+// TestNoModuleFailsLoudly: a handler without the module says why, in the
+// 503 body and once in the log, and Handler logs it at construction (the
+// module of a go get has only plinghttp/dist/.keep).
+func TestNoModuleFailsLoudly(t *testing.T) {
+	var logged bytes.Buffer
+	l := slog.New(slog.NewTextHandler(&logged, nil))
+	noModule, err := plinghttp.New(fstest.MapFS{"pling.js": {Data: shim}}, plinghttp.WithLogger(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r := serve(t, noModule, "GET", "/pling/pling.wasm", nil)
+		body, _ := io.ReadAll(r.Body)
+		if r.StatusCode != 503 || !strings.Contains(string(body), "make wasm") || !strings.Contains(string(body), "go get") {
+			t.Errorf("GET pling.wasm: %d %q, want 503 saying the module is not built and how to build it", r.StatusCode, body)
+		}
+	}
+	if n := strings.Count(logged.String(), "level=ERROR"); n != 1 {
+		t.Errorf("logged %d errors for three requests, want 1:\n%s", n, logged.String())
+	}
+	if !strings.Contains(logged.String(), "pling.wasm") {
+		t.Errorf("the log line does not name the missing file: %s", logged.String())
+	}
+
+	logged.Reset()
+	h := plinghttp.Handler(plinghttp.WithLogger(l))
+	if got := strings.Contains(logged.String(), "not embedded"); got != (len(h.Missing()) > 0) {
+		t.Errorf("Handler with missing %v logged %q", h.Missing(), logged.String())
 	}
 }

@@ -41,6 +41,11 @@ type Action struct {
 	Region string
 	// Record makes this a row action, folded into ID@Kind.
 	Record *RecordRef
+	// TimeoutMs is the handler's deadline (each run and step); 0 is the
+	// runtime's (WithHandlerTimeout, 30 s). A handler that has not
+	// finished by then is answered EXECUTION_FAILED "did not finish; its
+	// effect is unknown" and the page's author is warned.
+	TimeoutMs int64
 	// Identity is extra data that tells two declarations apart (for
 	// example the source text of the handler). Two declarations under one
 	// id are the same capability when all their data, Identity included,
@@ -258,7 +263,9 @@ func validateAction(a *Action) error {
 	if !idRe.MatchString(a.ID) {
 		return declErr(k, a.ID, "id", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
 	}
-	if err := checkText(k, a.ID, "title", a.Title, maxTitleLen, true); err != nil {
+	// Only the id is required (page-api §2.1, spec §4.1): a missing title
+	// is the id (set by DeclareAction after validation).
+	if err := checkText(k, a.ID, "title", a.Title, maxTitleLen, false); err != nil {
 		return err
 	}
 	if err := checkText(k, a.ID, "description", a.Description, maxDescriptionLen, false); err != nil {

@@ -120,7 +120,6 @@ func TestDeclareActionRefusesBadDeclarations(t *testing.T) {
 		{"id with a non-ASCII letter", func(a *Action) { a.ID = "café" }, "id"},
 		{"id with a newline", func(a *Action) { a.ID = "cart.add\n" }, "id"},
 		{"id of 129 chars", func(a *Action) { a.ID = strings.Repeat("a", 129) }, "id"},
-		{"empty title", func(a *Action) { a.Title = "" }, "title"},
 		{"title of 201 characters", func(a *Action) { a.Title = strings.Repeat("é", 201) }, "title"},
 		{"title not UTF-8", func(a *Action) { a.Title = "Add \xff" }, "title"},
 		{"description of 2001 characters", func(a *Action) { a.Description = strings.Repeat("d", 2001) }, "description"},
@@ -341,5 +340,18 @@ func TestDeclareActionCopiesTheDeclaration(t *testing.T) {
 	a.Title = "changed"
 	if after := e.describeBytes(); after != before {
 		t.Errorf("changing the declared value changed the registry:\n%s", cmp.Diff(before, after))
+	}
+}
+
+// TestTitleDefaultsToID: only id is required (page-api §2.1, spec §4.1);
+// an action declared without a title is described with its id as title.
+func TestTitleDefaultsToID(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.rt.DeclareAction(Action{ID: "board.rename"}); err != nil {
+		t.Fatalf("an action without a title was refused: %v", err)
+	}
+	d := e.describe("")
+	if len(d.Capabilities) != 1 || d.Capabilities[0].Title != "board.rename" {
+		t.Errorf("capabilities = %+v, want board.rename titled by its id", d.Capabilities)
 	}
 }

@@ -217,7 +217,7 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 			continue
 		}
 		if reason == "" {
-			if av := checkAvailable(ctx, &c.action, ""); !av.OK {
+			if av := rt.capAvailable(ctx, snap, c); !av.OK {
 				reason = av.Reason
 				if reason == "" {
 					reason = "Not available now"
@@ -598,6 +598,46 @@ func readState(ctx context.Context, s State) (v any, err error) {
 		}
 	}()
 	return s.Read(ctx)
+}
+
+// maxAvailabilityRows bounds how many rows of a fold describe asks.
+const maxAvailabilityRows = 200
+
+// capAvailable is whether a capability is listed as available. A row
+// action's check may be written per row (`(id) => byId(id).status ===
+// "open" || "already closed"`), so when the check without a record says
+// no (or throws), the fold is asked row by row, up to
+// maxAvailabilityRows of its known rows: it is available when any row is,
+// and invoke decides for the one row it is called on (RATIONALE "Why is a
+// row action available when any of its rows is?"). With no row available
+// the reason is the first row's.
+func (rt *Runtime) capAvailable(ctx context.Context, snap *snapshot, c *capEntry) Availability {
+	av := checkAvailable(ctx, &c.action, "")
+	if av.OK || c.fold == nil {
+		return av
+	}
+	rs, err := readRecords(ctx, snap.records[c.fold.kind])
+	if err != nil {
+		return av
+	}
+	first := av
+	for i, row := range foldRows(c.fold, rs) {
+		if i >= maxAvailabilityRows {
+			break
+		}
+		a, ok := c.fold.resolveRow(row.ID)
+		if !ok {
+			continue
+		}
+		rav := checkAvailable(ctx, &a, row.ID)
+		if rav.OK {
+			return rav
+		}
+		if i == 0 {
+			first = rav
+		}
+	}
+	return first
 }
 
 // checkAvailable asks an action's Available; a panic counts as unavailable.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/runs"
@@ -296,22 +297,63 @@ func (rt *Runtime) readPage(ctx context.Context) (schema.PageInfo, []schema.Feed
 }
 
 // runHandler runs page code: an error or a panic is EXECUTION_FAILED (or
-// the Action code the handler chose).
+// the Action code the handler chose). A handler that has not finished by
+// its deadline (Action.TimeoutMs, else WithHandlerTimeout) is
+// EXECUTION_FAILED saying so: it may still be running and its effect is
+// unknown; the page's author is warned (RATIONALE "Why does a handler
+// have a deadline, and why EXECUTION_FAILED?").
 func (in *invocation) runHandler(ctx context.Context, h Handler) (v any, f *failure) {
 	in.valueJSON = nil
 	if h == nil {
 		return nil, nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			v, f = nil, fail(perr.ExecutionFailed, "The handler failed", nil)
-		}
-	}()
-	v, err := h(ctx, in.call)
-	if err != nil {
-		return nil, handlerFailure(err, in.rt.cfg.limits.MaxTextLen)
+	type outcome struct {
+		v        any
+		err      error
+		panicked bool
 	}
-	b, err := schema.Encode(v)
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{panicked: true}
+			}
+		}()
+		v, err := h(ctx, in.call)
+		done <- outcome{v: v, err: err}
+	}()
+	timeout := in.act.TimeoutMs
+	if timeout <= 0 {
+		timeout = in.rt.cfg.handlerTimeoutMs
+	}
+	var o outcome
+	select {
+	case o = <-done:
+	default:
+		deadline, stop := deadlineAfter(in.rt.cfg.clock, timeout)
+		defer stop()
+		select {
+		case o = <-done:
+		case <-deadline:
+			select {
+			case o = <-done: // finished as the deadline passed: its answer stands
+			default:
+				if w := in.rt.cfg.warn; w != nil {
+					w(fmt.Sprintf("pling: the handler of %q did not finish within %d ms: the agent was told its effect is unknown. Make it settle (resolve or reject) sooner, or give the action a longer timeoutMs", in.act.ID, timeout))
+				}
+				return nil, fail(perr.ExecutionFailed,
+					fmt.Sprintf("The handler did not finish within %d ms; it may still be running, and whether it had an effect is unknown", timeout),
+					map[string]any{"timeoutMs": timeout, "finished": false})
+			}
+		}
+	}
+	if o.panicked {
+		return nil, fail(perr.ExecutionFailed, "The handler failed", nil)
+	}
+	if o.err != nil {
+		return nil, handlerFailure(o.err, in.rt.cfg.limits.MaxTextLen)
+	}
+	b, err := schema.Encode(o.v)
 	if err != nil {
 		return nil, fail(perr.ExecutionFailed, "The handler returned a value that is not JSON", nil)
 	}
@@ -319,7 +361,21 @@ func (in *invocation) runHandler(ctx context.Context, h Handler) (v any, f *fail
 	// plain run): its text is kept so that the response does not encode
 	// it a second time.
 	in.valueJSON = b
-	return v, nil
+	return o.v, nil
+}
+
+// deadlineAfter is a handler's deadline on c. On a FakeClock it passes
+// only when the clock is moved past it (Advance, or another wait), never
+// at once as FakeClock.After does, so a scripted handler is never timed
+// out by the wait for it.
+func deadlineAfter(c Clock, ms int64) (<-chan struct{}, func() bool) {
+	if fc, ok := c.(*FakeClock); ok {
+		ch := make(chan struct{})
+		var once sync.Once
+		fc.AfterFunc(ms, func() { once.Do(func() { close(ch) }) })
+		return ch, func() bool { return false }
+	}
+	return afterStop(c, ms)
 }
 
 // handlerFailure maps a handler's error: a *perr.Error with an Action code

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
@@ -227,6 +228,9 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 	if err := validateAction(&a); err != nil {
 		return nil, err
 	}
+	if a.Title == "" {
+		a.Title = a.ID
+	}
 	shape, err := actionShape(&a)
 	if err != nil {
 		return nil, declErr("action", a.ID, "shape", "is not JSON-encodable")
@@ -274,7 +278,7 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 	}
 	hd := &Handle{dispose: dispose}
 	if conflict {
-		return hd, perr.New(perr.DuplicateActionID, "Another, different action is declared under this id", map[string]any{"id": capabilityIDOf(&a)})
+		return hd, perr.New(perr.DuplicateActionID, fmt.Sprintf("Another, different action is declared under the id %q; both are unavailable until one is disposed", capabilityIDOf(&a)), map[string]any{"id": capabilityIDOf(&a)})
 	}
 	return hd, nil
 }

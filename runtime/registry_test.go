@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,6 +144,9 @@ func TestConflictingActions(t *testing.T) {
 			}
 			if diff := cmp.Diff(map[string]any{"id": "save"}, pe.Details()); diff != "" {
 				t.Errorf("details (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(pe.Message(), `"save"`) {
+				t.Errorf("message %q does not name the duplicate id", pe.Message())
 			}
 
 			d := e.describe("")

@@ -69,6 +69,11 @@ type config struct {
 	page              func(ctx context.Context) (schema.PageInfo, []schema.Feedback)
 	gate              gateConfig
 	random            io.Reader
+	// handlerTimeoutMs is the default handler deadline (Action.TimeoutMs).
+	handlerTimeoutMs int64
+	// warn tells the page's author (the console) what went wrong on the
+	// page: a handler that missed its deadline.
+	warn func(string)
 }
 
 // Option configures a Runtime. Options are applied once, by New; the
@@ -86,6 +91,7 @@ func New(opts ...Option) *Runtime {
 		handoffTimeoutMs: 300_000,
 		approvalTTLMs:    300_000,
 		resumeTTLMs:      600_000,
+		handlerTimeoutMs: 30_000,
 		gate:             defaultGateConfig(),
 		random:           cryptoRandom,
 	}
@@ -166,6 +172,24 @@ func WithPolicy(p func(ctx context.Context, call *Call) (deny string)) Option {
 // everywhere.
 func WithPage(f func(ctx context.Context) (schema.PageInfo, []schema.Feedback)) Option {
 	return func(cfg *config) { cfg.page = f }
+}
+
+// WithHandlerTimeout sets the default deadline of a handler (30 s); an
+// action's TimeoutMs overrides it. A timeout of 0 or less keeps the
+// default.
+func WithHandlerTimeout(timeout time.Duration) Option {
+	return func(cfg *config) {
+		if timeout > 0 {
+			cfg.handlerTimeoutMs = durationMs(timeout)
+		}
+	}
+}
+
+// WithAuthorWarning sets where the runtime tells the page's author about
+// a mistake it sees while running (a handler that missed its deadline);
+// the page bridge writes them to the console.
+func WithAuthorWarning(f func(message string)) Option {
+	return func(cfg *config) { cfg.warn = f }
 }
 
 // WithResumeTTL sets how long a STEP_FAILED resume token stays valid.

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -75,6 +76,24 @@ func TestActionOf(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("actionOf(%s) (-want +got):\n%s", tc.text, diff)
+			}
+		})
+	}
+}
+
+// TestAuthorText: an error the page's author reads says "pling:" once.
+func TestAuthorText(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"declaration error", `pling: invalid action "x": risk: must be read, write or destructive`, `pling: invalid action "x": risk: must be read, write or destructive`},
+		{"wrapped twice", "pling: pling: bad configuration", "pling: bad configuration"},
+		{"kind prefix", "pling.state: bad key", "pling.state: bad key"},
+		{"kind prefix after pling", "pling: pling.action: bad", "pling.action: bad"},
+		{"no prefix", "argument 1 must be a string", "pling: argument 1 must be a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := authorText(errors.New(tt.in)); got != tt.want {
+				t.Errorf("authorText(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

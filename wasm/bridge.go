@@ -86,6 +86,10 @@ func initPage(args []safejs.Value) (any, error) {
 	if c.ExpectTimeoutMs > 0 {
 		opts = append(opts, runtime.WithExpectTimeout(pagespec.Millis(c.ExpectTimeoutMs), 0))
 	}
+	if c.HandlerTimeoutMs > 0 {
+		opts = append(opts, runtime.WithHandlerTimeout(pagespec.Millis(c.HandlerTimeoutMs)))
+	}
+	opts = append(opts, runtime.WithAuthorWarning(consoleWarn))
 	shared, err := pageReplayGuard(c.ReplayGuard)
 	if err != nil {
 		return nil, err
@@ -573,7 +577,7 @@ func outcome(h *runtime.Handle, err error) (any, error) {
 			out["code"] = string(pe.Code())
 			out["message"] = pe.Message()
 		} else {
-			out["error"] = err.Error()
+			out["error"] = authorText(err)
 		}
 	}
 	return out, nil
@@ -692,7 +696,7 @@ func toExpectation(e *pagespec.Expect, pred safejs.Value) (*runtime.Expectation,
 // array of run functions) and stepPredicates.
 func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: schema.Risk(a.Risk),
-		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity}
+		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity, TimeoutMs: a.TimeoutMs}
 	var err error
 	if d.Expect, err = toExpectation(a.Expect, fnField(fns, "predicate")); err != nil {
 		return d, err
@@ -776,8 +780,47 @@ func jsHandler(fn safejs.Value) runtime.Handler {
 			}
 			return nil, err
 		}
+		if ferr, ok := pageFailure(v); ok {
+			return nil, ferr
+		}
 		return toGo(v)
 	}
+}
+
+// pageFailure reads a handler's business failure: the value of
+// pling.fail(code, message, details), returned, thrown or rejected (the
+// shim turns the last two into a returned one). It is marked by an own
+// property __plingFailure === true.
+func pageFailure(v safejs.Value) (error, bool) {
+	if v.Type() != safejs.TypeObject {
+		return nil, false
+	}
+	mark, err := v.Get("__plingFailure")
+	if err != nil || mark.Type() != safejs.TypeBoolean {
+		return nil, false
+	}
+	if b, _ := mark.Bool(); !b {
+		return nil, false
+	}
+	str := func(k string) string {
+		x, err := v.Get(k)
+		if err != nil || x.Type() != safejs.TypeString {
+			return ""
+		}
+		s, _ := x.String()
+		return s
+	}
+	var details map[string]any
+	if d, err := v.Get("details"); err == nil && d.Type() == safejs.TypeObject {
+		if g, err := toGo(d); err == nil {
+			details, _ = g.(map[string]any)
+		}
+	}
+	ferr, warning := runtime.PageFailure(str("code"), str("message"), details)
+	if warning != "" {
+		consoleWarn(warning)
+	}
+	return ferr, true
 }
 
 // callHandler calls fn(input, call) and waits for its value. Where the

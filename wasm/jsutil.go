@@ -260,6 +260,28 @@ func errorValue(err error) safejs.Value {
 	return v
 }
 
+// consoleWarn tells the page's author, on the console, about a mistake
+// the runtime saw (runtime.WithAuthorWarning).
+func consoleWarn(msg string) {
+	if console, err := safejs.Global().Get("console"); err == nil && console.Type() == safejs.TypeObject {
+		_, _ = console.Call("warn", msg)
+	}
+}
+
+// authorText is an error as the page's author reads it in the console:
+// prefixed "pling: " (or "pling.kind: ") exactly once, however many
+// layers added "pling: " on the way (never "pling: pling: …").
+func authorText(err error) string {
+	s := err.Error()
+	for strings.HasPrefix(s, "pling: ") {
+		s = s[len("pling: "):]
+	}
+	if strings.HasPrefix(s, "pling.") {
+		return s
+	}
+	return "pling: " + s
+}
+
 // fnOf registers a Go function for JS. A panic in it becomes a thrown JS
 // Error naming the function, never a crash of the module.
 func fnOf(name string, fn func(args []safejs.Value) (any, error)) safejs.Func {
@@ -271,7 +293,7 @@ func fnOf(name string, fn func(args []safejs.Value) (any, error)) safejs.Func {
 		}()
 		v, err := fn(args)
 		if err != nil {
-			return map[string]any{"error": err.Error()}
+			return map[string]any{"error": authorText(err)}
 		}
 		return v
 	})

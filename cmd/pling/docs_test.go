@@ -594,3 +594,26 @@ func checkDocJSON(t *testing.T, raw json.RawMessage) string {
 	}
 	return "JSON"
 }
+
+// TestDocAnchorsUnique: every explicit anchor (<a id="…">) of a doc page
+// appears once, so a §-link lands where it says.
+func TestDocAnchorsUnique(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no docs: %v", err)
+	}
+	anchor := regexp.MustCompile(`<a id="([^"]+)"></a>`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, m := range anchor.FindAllStringSubmatch(string(b), -1) {
+			if seen[m[1]] {
+				t.Errorf("%s: anchor %q appears more than once", filepath.Base(f), m[1])
+			}
+			seen[m[1]] = true
+		}
+	}
+}

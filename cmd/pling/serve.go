@@ -149,8 +149,17 @@ func serveDir(ctx context.Context, module fs.FS, source, dir, addr string, quali
 		return 1
 	}
 	fmt.Fprintf(stdout, "pling serve: http://%s/ serves %s, Pling at /pling/ (module from %s)\n", ln.Addr(), dir, source)
-	fmt.Fprintf(stdout, "  <script src=\"/pling/pling.js\" integrity=\"%s\" crossorigin=\"anonymous\" data-expose=\"*\" defer></script>\n", ph.Integrity("pling.js"))
+	fmt.Fprintf(stdout, "  %s\n", pasteTag(ph.Integrity("pling.js")))
 	return serveUntil(ctx, ln, h, stderr)
+}
+
+// pasteTag is the script tag pling serve --dir prints to paste into a
+// page. It has no defer: a page's inline script right after it calls
+// pling.… at once, and pling.js is small (the module loads lazily), so
+// running it in order costs the page nothing (RATIONALE "Why does the
+// tag pling serve prints have no defer?").
+func pasteTag(integrity string) string {
+	return fmt.Sprintf(`<script src="/pling/pling.js" integrity="%s" crossorigin="anonymous" data-expose="*"></script>`, integrity)
 }
 
 // serveUntil serves h on ln (newHTTPServer) until ctx ends, then shuts

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // TestServeDir: pling serve --dir serves one's own pages and Pling beside
@@ -170,5 +173,64 @@ func TestServeDirAttacks(t *testing.T) {
 				t.Fatalf("status %d body %q, want %d with %q", r.StatusCode, b, tc.want, tc.wantBody)
 			}
 		})
+	}
+}
+
+// TestServeDirPastedTag: the tag pling serve --dir prints, pasted into a
+// page with an inline script right after it that calls pling.action, is
+// described in headless Chromium with that action: the page never sees
+// "pling is not defined" (the tag used to carry defer).
+func TestServeDirPastedTag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
+		t.Skip("no browser")
+	}
+	t.Setenv("PLING_CDP", "")
+	d := builtDist(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	// The page is written after serve prints its tag; serve reads files per request.
+	srvCtx, stop := context.WithCancel(ctx)
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", d}, &out, &out)
+	}()
+	t.Cleanup(func() { stop(); <-done })
+	addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
+	tag := regexp.MustCompile(`(?m)^\s*(<script src="/pling/pling.js".*</script>)$`)
+	var base, printed string
+	for base == "" || printed == "" {
+		select {
+		case code := <-done:
+			t.Fatalf("pling serve exited %d:\n%s", code, out.String())
+		case <-ctx.Done():
+			t.Fatalf("pling serve printed no address and tag:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+		if m := tag.FindStringSubmatch(out.String()); m != nil {
+			printed = m[1]
+		}
+	}
+	page := "<!doctype html><title>Board</title>\n" + printed + `
+<script>
+  pling.action({ id: "board.rename", title: "Rename the board", run: () => true });
+</script>
+`
+	if err := os.WriteFile(filepath.Join(dir, "board.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	if code := run(ctx, []string{"describe", base + "/board.html"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("pling describe: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "board.rename") {
+		t.Errorf("the pasted tag with a declaration right after it: describe lists no board.rename:\n%s", stdout.String())
 	}
 }

@@ -34,5 +34,5 @@ test("an unexposed action warns once per id and is named in describe's feedback"
   assert.equal(d.ok, true);
   assert.deepEqual(d.result.capabilities.map((c) => c.id), ["cart.add"]);
   assert.deepEqual(d.result.context.feedback, [{ level: "warning",
-    message: '1 declared action(s) are not exposed by the site allowlist (data-expose / expose: "cart.*"): checkout' }]);
+    message: '1 declared action(s) are not exposed by the site allowlist (data-expose / expose: "cart.*"); the page\'s console names them' }]);
 });

@@ -114,7 +114,7 @@ func decodeAction(v any, out *Action) error {
 	if !ok {
 		return wrongType("Action", "an object")
 	}
-	if err := nearMiss("Action", m, "id", "title", "description", "params", "risk", "expect", "steps", "handoff", "approval", "region", "record", "identity"); err != nil {
+	if err := nearMiss("Action", m, "id", "title", "description", "params", "risk", "expect", "steps", "handoff", "approval", "region", "record", "timeoutMs", "identity"); err != nil {
 		return err
 	}
 	if x, ok := m["id"]; ok && x != nil {
@@ -212,6 +212,13 @@ func decodeAction(v any, out *Action) error {
 		}
 		out.Record = v0
 	}
+	if x, ok := m["timeoutMs"]; ok && x != nil {
+		v0, err := decInt("Action.timeoutMs", x, 64)
+		if err != nil {
+			return err
+		}
+		out.TimeoutMs = v0
+	}
 	if x, ok := m["identity"]; ok && x != nil {
 		v0, err := plainAny("Action.identity", x)
 		if err != nil {
@@ -254,7 +261,7 @@ func decodeConfig(v any, out *Config) error {
 	if !ok {
 		return wrongType("Config", "an object")
 	}
-	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "approvalTtlMs", "replayGuard", "authority"); err != nil {
+	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "handlerTimeoutMs", "approvalTtlMs", "replayGuard", "authority"); err != nil {
 		return err
 	}
 	if x, ok := m["expose"]; ok && x != nil {
@@ -353,6 +360,13 @@ func decodeConfig(v any, out *Config) error {
 			return err
 		}
 		out.HandoffTimeoutMs = v0
+	}
+	if x, ok := m["handlerTimeoutMs"]; ok && x != nil {
+		v0, err := decInt("Config.handlerTimeoutMs", x, 64)
+		if err != nil {
+			return err
+		}
+		out.HandlerTimeoutMs = v0
 	}
 	if x, ok := m["approvalTtlMs"]; ok && x != nil {
 		v0, err := decInt("Config.approvalTtlMs", x, 64)

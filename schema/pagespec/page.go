@@ -28,6 +28,9 @@ type Config struct {
 	ExpectTimeoutMs int64 `json:"expectTimeoutMs,omitempty"`
 	// HandoffTimeoutMs bounds a handoff's wait for a person.
 	HandoffTimeoutMs int64 `json:"handoffTimeoutMs,omitempty"`
+	// HandlerTimeoutMs is the default deadline of an action's handler
+	// (30 s); an action's timeoutMs overrides it.
+	HandlerTimeoutMs int64 `json:"handlerTimeoutMs,omitempty"`
 	// ApprovalTTLMs bounds an approval's wait for a person.
 	ApprovalTTLMs int64 `json:"approvalTtlMs,omitempty"`
 	// ReplayGuard is "" or "memory".
@@ -120,6 +123,9 @@ type Action struct {
 	Region string `json:"region,omitempty"`
 	// Record makes this a row action, folded into id@kind.
 	Record *RecordRef `json:"record,omitempty"`
+	// TimeoutMs is the handler's deadline; absent or 0 is the page's
+	// handlerTimeoutMs (30 s by default).
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	// Identity tells two declarations under one id apart (the handler's
 	// source, by default).
 	Identity any `json:"identity,omitempty"`

@@ -23,6 +23,16 @@ export async function main(): Promise<void> {
     expect: { state: "cart.count", change: "increase", predicate: (before, after) => before !== after },
   });
   pling.action({ id: "open", title: "Open", record: { kind: "order" }, available: (record) => record !== "x", run: ({ record }) => record ?? "" });
+  const sizes = ["s", "m", "l"] as const;
+  pling.action({
+    id: "board.rename", timeoutMs: 5000,
+    params: { name: { type: "string", required: true, minLength: 3 }, size: { type: "string", enum: sizes } },
+    run: ({ name, size }) => {
+      const z: "s" | "m" | "l" | undefined = size;
+      if (name.length > 40) throw new pling.Failure("INVALID_PARAMS", "The name is too long", { path: "/name" });
+      return name === "admin" ? pling.fail("PERMISSION_DENIED", "Only admins may use that name") : { renamed: name, size: z };
+    },
+  });
   pling.guide("cart", "The cart");
   pling.guide({ target: "checkout", label: "Check out", selector: "#checkout" });
   pling.region({ id: "dialog", title: "Dialog", modal: true, active: () => false });

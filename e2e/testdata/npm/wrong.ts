@@ -19,3 +19,4 @@ pling.surface.handle({ protocol: "pling.surface/0.1", id: "r", method: "list" })
 const n: number = pling.ready; // wrong: ready is a promise of pling
 pling.tools().then((ts) => ts.map((t) => t.title)); // wrong: a tool has a name, not a title
 pling.nope(); // wrong: no such method
+pling.action({ id: "e", run: () => pling.fail("LOOP_DETECTED", "x") }); // wrong: not a code a handler gives
