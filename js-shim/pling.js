@@ -188,6 +188,16 @@
     Object.defineProperty(api, "ready", { get: start, enumerable: true });
     Object.defineProperty(api, "configured", { get: function () { return configured; } });
     Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
+    // For the WebMCP mirror: an invoke under the caller's id (so that
+    // surface.cancel can reach it), and its response written for a model.
+    Object.defineProperty(api, "_invoke", { value: function (capability, input, id) {
+      return start().then(function () {
+        return api.surface.handle({ protocol: bridge.version, id: id, method: "invoke", capability: capability, input: input || {} });
+      });
+    } });
+    Object.defineProperty(api, "_toolText", { value: function (res) {
+      return start().then(function () { return bridge.toolText(typeof res === "string" ? res : JSON.stringify(res)); });
+    } });
     return api;
   }
 

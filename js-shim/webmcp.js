@@ -1,47 +1,97 @@
-/* Pling → WebMCP mirror (docs/agent.md), loaded by pling.js when the page
- * has a model context (document.modelContext, or the older
+/* Pling → WebMCP mirror (docs/page-api.md §5), loaded by pling.js when the
+ * page has a model context (document.modelContext, or the older
  * navigator.modelContext; native or @mcp-b/webmcp-polyfill).
  *
  * Each tool of pling.tools() — the capabilities exposed to this page's
  * anonymous session, named as model APIs accept — is registered with
- * registerTool({name, description, inputSchema, execute}, {signal}); its
- * execute calls pling.callTool, so every call takes the whole Surface path
- * (gate, validation, expectations), and returns the Surface response.
- * Tools are removed by aborting their registration's signal, as the
- * current WebMCP draft and the polyfill define it (unregisterTool and
- * provideContext were removed from both).
+ * registerTool({name, title, description, inputSchema, annotations,
+ * execute}, {signal}). execute invokes the capability under an id of its
+ * own, so every call takes the whole Surface path (gate, validation,
+ * approval, expectations), and a call the consumer gives up on (execute's
+ * signal, or the toolcancel event) is cancelled in the page: an approval
+ * or handoff dialog closes and nothing runs afterwards.
  *
- * The list is kept in step with the runtime's revision: after an invoke
- * whose observation says capabilitiesChanged, after any response whose
- * revision differs from the last one seen, and shortly after the person
- * changes something on the page (availability follows page state). */
+ * The result is written for a model (runtime.ToolText: code first, what
+ * happened, the proof, the next step). Native Chromium serializes what
+ * execute returns into the one string the model reads, so there it is
+ * that text alone; a polyfill keeps MCP's shape, the text beside the
+ * Surface response as structuredContent.
+ *
+ * Tools are removed by aborting their registration's signal, as the
+ * current WebMCP draft and the polyfill define it. The list is kept in
+ * step with the runtime's revision: after an invoke whose observation says
+ * capabilitiesChanged, after any response whose revision differs from the
+ * last one seen, and shortly after the person changes something on the
+ * page (availability follows page state). */
 (function (root) {
   "use strict";
   var pling = root.pling, doc = root.document;
   var mc = doc.modelContext || root.navigator.modelContext;
   if (!pling || !mc || typeof mc.registerTool !== "function" || pling._webmcp) return;
   var live = new Map(); // tool name → {key, ctl}
-  var revision = null, running = null, again = false, timer = 0;
+  var calls = new Map(); // tool name → Set of cancel functions of its calls in flight
+  var revision = null, running = null, again = false, timer = 0, seq = 0;
+  // Native: the browser's own registerTool, which serializes the result.
+  var native = /\[native code\]/.test(Function.prototype.toString.call(mc.registerTool));
 
-  function key(tool) { return JSON.stringify([tool.description, tool.parameters]); }
+  function key(tool) { return JSON.stringify([tool.title, tool.description, tool.parameters, tool.annotations]); }
+
+  function callID() {
+    var b = new Uint8Array(8);
+    root.crypto.getRandomValues(b);
+    return "webmcp_" + (++seq) + "_" + Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  }
 
   function result(res) {
-    var failed = !res.ok || !!(res.result && res.result.error);
-    return { content: [{ type: "text", text: JSON.stringify(res) }], structuredContent: res, isError: failed };
+    return pling._toolText(res).then(function (text) {
+      if (native) return text;
+      var failed = !res.ok || !!(res.result && res.result.error);
+      return { content: [{ type: "text", text: text }], structuredContent: res, isError: failed };
+    });
+  }
+
+  // call invokes the tool's capability; signal, when it aborts, cancels
+  // the invoke in the page (Runtime.Cancel: the dialog closes, the run
+  // never starts; past that point the answer tells the outcome).
+  function call(tool, args, signal) {
+    var id = callID(), set = calls.get(tool.name) || new Set();
+    calls.set(tool.name, set);
+    function cancel() { pling.surface.cancel(id); }
+    if (signal) {
+      if (signal.aborted) return Promise.reject(signal.reason || new Error("cancelled"));
+      signal.addEventListener("abort", cancel);
+    }
+    set.add(cancel);
+    return pling._invoke(tool.capability, args || {}, id).then(result).finally(function () {
+      set.delete(cancel);
+      if (signal) signal.removeEventListener("abort", cancel);
+    });
+  }
+  // toolcancel names the tool whose call the consumer gave up on: every
+  // call of it in flight is cancelled (a browser whose execute gets no
+  // signal still reaches us).
+  if (typeof mc.addEventListener === "function") {
+    mc.addEventListener("toolcancel", function (e) {
+      var set = e && calls.get(e.toolName);
+      if (set) set.forEach(function (c) { c(); });
+    });
   }
 
   function register(tool) {
     var ctl = new AbortController(), name = tool.name;
     live.set(name, { key: key(tool), ctl: ctl });
+    var def = {
+      name: name,
+      title: tool.title || undefined,
+      description: tool.description,
+      inputSchema: tool.parameters,
+      annotations: tool.annotations,
+      execute: function (args, client) {
+        return call(tool, args, client && client.signal);
+      }
+    };
     return Promise.resolve().then(function () {
-      return mc.registerTool({
-        name: name,
-        description: tool.description,
-        inputSchema: tool.parameters,
-        execute: function (args) {
-          return pling.callTool(name, JSON.stringify(args || {})).then(result);
-        }
-      }, { signal: ctl.signal });
+      return mc.registerTool(def, { signal: ctl.signal });
     }).catch(function (e) {
       if (ctl.signal.aborted) return;
       if (live.get(name) && live.get(name).ctl === ctl) live.delete(name);
@@ -88,6 +138,6 @@
   function soon() { clearTimeout(timer); timer = setTimeout(sync, 300); }
   ["click", "change", "submit"].forEach(function (t) { doc.addEventListener(t, soon, true); });
   // For tests and debugging: the live registrations and a way to resync.
-  Object.defineProperty(pling, "_webmcp", { value: { tools: live, sync: sync } });
+  Object.defineProperty(pling, "_webmcp", { value: { tools: live, sync: sync, native: native } });
   sync();
 })(globalThis);

@@ -182,16 +182,12 @@ func (in *invocation) resolve(ctx context.Context) *failure {
 		if err != nil {
 			return fail(perr.ExecutionFailed, "The page's records could not be read", nil)
 		}
-		var row *RecordItem
-		for _, r := range foldRows(c.fold, rs) {
-			if r.ID == rec {
-				row = &r
-				break
-			}
+		rows := foldRows(c.fold, rs)
+		row, f := recordByIDOrLabel(rows, c.fold.kind, rec)
+		if f != nil {
+			return f
 		}
-		if row == nil {
-			return fail(perr.ActionNotFound, "No such record for this action", map[string]any{"kind": c.fold.kind})
-		}
+		rec = row.ID
 		act, _ := c.fold.resolveRow(rec)
 		in.act = act
 		call.Record = rec

@@ -17,11 +17,29 @@ import (
 // "Model tools"): a name that model APIs accept, a description, and JSON
 // Schema parameters. A folded capability's parameters include record.
 type Tool struct {
-	Name        string            `json:"name"`
+	Name string `json:"name"`
+	// Title is the action's title, for people (WebMCP and MCP "title").
+	Title       string            `json:"title,omitempty"`
 	Description string            `json:"description"`
 	Parameters  schema.JsonSchema `json:"parameters"`
 	// Capability is the Surface capability id the tool invokes.
 	Capability string `json:"capability"`
+	// Annotations are the hints WebMCP defines, from the declaration.
+	Annotations ToolAnnotations `json:"annotations"`
+	// WaitsMs, when not 0, is how long a call may wait for a person
+	// (approval or handoff); the description says so too.
+	WaitsMs int64 `json:"waitsMs,omitempty"`
+}
+
+// ToolAnnotations are the WebMCP tool hints (the draft's
+// ToolAnnotations; Chromium returns them from getTools): ReadOnly for
+// risk read; Consequential for a destructive action or one that needs a
+// person's approval; UntrustedContent for a read whose result carries the
+// page's data, which its users may have written (RATIONALE.md).
+type ToolAnnotations struct {
+	ReadOnlyHint         bool `json:"readOnlyHint"`
+	ConsequentialHint    bool `json:"consequentialHint"`
+	UntrustedContentHint bool `json:"untrustedContentHint"`
 }
 
 // ToolName maps a capability id to a tool name model APIs accept
@@ -101,22 +119,70 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 	names := ToolNames(ids)
 	for i, c := range listed {
 		name := names[i]
-		desc := c.action.Title
-		if c.action.Description != "" {
-			desc += ". " + c.action.Description
+		a := &c.action
+		desc := a.Title
+		if a.Description != "" {
+			desc += ". " + a.Description
 		}
-		params := inputSchema(c.action.Params)
+		params := inputSchema(a.Params)
 		if c.fold != nil {
 			if params.Properties == nil {
 				params.Properties = map[string]*schema.PropertySchema{}
 			}
 			params.Properties["record"] = &schema.PropertySchema{Type: "string",
-				Description: fmt.Sprintf("The id of the %s record to act on", c.fold.kind)}
+				Description: fmt.Sprintf("The %s record to act on: its id, or its label as people read it (the whole label or its first word)", c.fold.kind)}
 			params.Required = append([]string{"record"}, params.Required...)
+			desc += ". " + offscreenRule(c, names, listed)
 		}
-		tools = append(tools, Tool{Name: name, Description: desc, Parameters: params, Capability: c.id})
+		risk := riskOf(a)
+		ann := ToolAnnotations{
+			ReadOnlyHint:         risk == schema.RiskRead,
+			ConsequentialHint:    risk == schema.RiskDestructive || a.Approval,
+			UntrustedContentHint: risk == schema.RiskRead,
+		}
+		var waits int64
+		switch {
+		case a.Handoff != nil:
+			waits = rt.cfg.handoffTimeoutMs
+			if a.Handoff.TimeoutMs > 0 {
+				waits = a.Handoff.TimeoutMs
+			}
+			desc += fmt.Sprintf(". A person finishes it on the page; the call waits for them up to %s", minutes(waits))
+		case a.Approval:
+			waits = rt.cfg.approvalTTLMs
+			desc += fmt.Sprintf(". A person on the page must approve each call; the call waits for them up to %s", minutes(waits))
+		}
+		tools = append(tools, Tool{Name: name, Title: a.Title, Description: desc, Parameters: params, Capability: c.id, Annotations: ann, WaitsMs: waits})
 	}
 	return tools, nil
+}
+
+// minutes says a wait in words: "5 minutes", "90 seconds".
+func minutes(ms int64) string {
+	if ms >= 60_000 && ms%60_000 == 0 {
+		if ms == 60_000 {
+			return "1 minute"
+		}
+		return strconv.FormatInt(ms/60_000, 10) + " minutes"
+	}
+	return strconv.FormatInt((ms+999)/1000, 10) + " seconds"
+}
+
+// offscreenRule says which records a folded tool acts on, as the MCP
+// bridge says it (agent/mcp): any record, or the ones in view, or those
+// out of view after a listed read-only tool of the kind that runs on any
+// record brings one into view.
+func offscreenRule(c *capEntry, names []string, listed []*capEntry) string {
+	kind := c.fold.kind
+	if c.action.Record != nil && c.action.Record.AllowOffscreen {
+		return fmt.Sprintf("Any %s, in view or not", kind)
+	}
+	for i, o := range listed {
+		if o != c && o.fold != nil && o.fold.kind == kind && o.action.Record != nil && o.action.Record.AllowOffscreen && riskOf(&o.action) == schema.RiskRead {
+			return fmt.Sprintf("Only %ss in view: call %s first to bring one into view", kind, names[i])
+		}
+	}
+	return fmt.Sprintf("Only %ss in view (else ACTION_UNAVAILABLE: scroll or filter the page first)", kind)
 }
 
 // CallTool runs a model tool call: the tool name from Tools and the

@@ -49,11 +49,11 @@ func TestTools(t *testing.T) {
 	}
 	f := false
 	want := []Tool{
-		{Name: "approve__order", Description: "Approve", Capability: "approve@order", Parameters: schema.JsonSchema{
+		{Name: "approve__order", Title: "Approve", Description: "Approve. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first)", Capability: "approve@order", Parameters: schema.JsonSchema{
 			Type: "object", AdditionalProperties: &f, Required: []string{"record", "note"},
 			Properties: map[string]*schema.PropertySchema{"note": {Type: "string"},
-				"record": {Type: "string", Description: "The id of the order record to act on"}}}},
-		{Name: "cart_add", Description: "Add to cart. Adds one item", Capability: "cart.add", Parameters: schema.JsonSchema{
+				"record": {Type: "string", Description: "The order record to act on: its id, or its label as people read it (the whole label or its first word)"}}}},
+		{Name: "cart_add", Title: "Add to cart", Description: "Add to cart. Adds one item", Capability: "cart.add", Parameters: schema.JsonSchema{
 			Type: "object", AdditionalProperties: &f, Required: []string{"sku"},
 			Properties: map[string]*schema.PropertySchema{"sku": {Type: "string"}}}},
 	}
@@ -210,5 +210,44 @@ func TestCallToolFolded(t *testing.T) {
 	out = e.rt.CallTool(context.Background(), "", "approve__order", `{}`)
 	if res := invokeResult(t, decodeResponse(t, out)); res.Error == nil || res.Error.Code != string(perr.InvalidParams) {
 		t.Errorf("no record: %s", out)
+	}
+}
+
+// A tool's annotations and wait come from its declaration: read is
+// read-only (its result carries page data: untrusted content), destructive
+// or approval is consequential, and a tool that asks a person says how
+// long it may wait.
+func TestToolAnnotations(t *testing.T) {
+	tests := []struct {
+		name    string
+		act     Action
+		want    ToolAnnotations
+		waitsMs int64
+		descHas string
+	}{
+		{"read", Action{ID: "a", Title: "A", Risk: schema.RiskRead}, ToolAnnotations{ReadOnlyHint: true, UntrustedContentHint: true}, 0, ""},
+		{"write", Action{ID: "a", Title: "A"}, ToolAnnotations{}, 0, ""},
+		{"destructive", Action{ID: "a", Title: "A", Risk: schema.RiskDestructive}, ToolAnnotations{ConsequentialHint: true}, 0, ""},
+		{"approval", Action{ID: "a", Title: "A", Approval: true}, ToolAnnotations{ConsequentialHint: true}, 300_000,
+			"A person on the page must approve each call; the call waits for them up to 5 minutes"},
+		{"handoff", Action{ID: "a", Title: "A", Handoff: &Handoff{Prompt: "p", TimeoutMs: 90_000}}, ToolAnnotations{}, 90_000,
+			"A person finishes it on the page; the call waits for them up to 90 seconds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, WithAnonymous("*"))
+			tt.act.Run = func(context.Context, *Call) (any, error) { return nil, nil }
+			mustDeclare(t, e.rt, tt.act)
+			tools, err := e.rt.Tools(context.Background(), "")
+			if err != nil || len(tools) != 1 {
+				t.Fatalf("tools %+v, %v", tools, err)
+			}
+			if diff := cmp.Diff(tt.want, tools[0].Annotations); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+			if tools[0].WaitsMs != tt.waitsMs || !strings.Contains(tools[0].Description, tt.descHas) {
+				t.Errorf("waitsMs %d, description %q; want %d and %q", tools[0].WaitsMs, tools[0].Description, tt.waitsMs, tt.descHas)
+			}
+		})
 	}
 }

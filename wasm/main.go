@@ -18,6 +18,7 @@
 //	tools(session[, cb])             → toolsJSON or Promise<toolsJSON>
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
+//	toolText(responseText)           → an invoke's response written for a model (runtime.ToolText)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
 //	                                 the conformance entry (synchronous), only in
 //	                                 the test module built with -tags plingfixture
@@ -53,6 +54,13 @@ func main() {
 		"dispose":  fnOf("dispose", dispose).Value(),
 		"messages": fnOf("messages", messages).Value(),
 		"cancel":   fnOf("cancel", cancelRequest).Value(),
+		"toolText": fnOf("toolText", func(args []safejs.Value) (any, error) {
+			resp, tooLarge, err := argStringMax(args, 0, 4*schema.MaxRequestBytes)
+			if err != nil || tooLarge {
+				return "INTERNAL_ERROR: the page's answer could not be read.", nil
+			}
+			return runtime.ToolText([]byte(resp)), nil
+		}).Value(),
 		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
 			req, refused, err := argText(args, 0, schema.MaxRequestBytes)
 			if err != nil {

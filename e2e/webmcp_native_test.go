@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+)
+
+// nativeWebMCPPage declares a read, a write, a destructive row action and
+// one that needs a person's approval, the page of issue 24.
+const nativeWebMCPPage = `<!doctype html><html lang="en"><head><title>Tickets</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>
+window.ran = [];
+pling.records("ticket", [{ id: "t1", label: "T-0847 Printer jams" }, { id: "t2", label: "T-0848 VPN down" }]);
+pling.state("ran", () => window.ran.length);
+pling.action({ id: "tickets.search", title: "Search tickets", risk: "read", run: () => ["t1", "t2"] });
+pling.action({ id: "note.add", title: "Add a note", params: { text: { type: "string", required: true } },
+  run: (i) => { window.ran.push("note"); return true; }, expect: { state: "ran", change: "increase" } });
+pling.action({ id: "close", title: "Close ticket", risk: "destructive", record: { kind: "ticket" },
+  run: (i, c) => { window.ran.push("close"); return true; } });
+pling.action({ id: "wipe", title: "Delete every ticket", risk: "destructive", approval: true,
+  run: () => { window.ran.push("wipe"); return true; } });
+</script></head><body><h1>Tickets</h1></body></html>`
+
+// TestWebMCPNative runs the mirror against Chromium's own
+// document.modelContext (--enable-experimental-web-platform-features):
+// titles and annotations as the declarations say, the registered list
+// equal to pling.tools(), a call by label through executeTool with a
+// short model-facing text, and a cancelled approval that never runs.
+func TestWebMCPNative(t *testing.T) {
+	d := dist(t)
+	extra := http.NewServeMux()
+	extra.HandleFunc("/test/webmcp-native.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write([]byte(nativeWebMCPPage))
+	})
+	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
+	tb := site.open(t, "/test/webmcp-native.html")
+	if !eval[bool](tb, `!!document.modelContext && typeof document.modelContext.executeTool === "function"`) {
+		t.Fatal("this Chromium has no native document.modelContext with the flag")
+	}
+
+	type tool struct {
+		Name, Title string
+		Annotations map[string]bool
+	}
+	const list = `(async () => {
+  const mirrored = (await document.modelContext.getTools()).map((t) => ({ name: t.name, title: t.title, annotations: t.annotations })).sort((a, b) => a.name < b.name ? -1 : 1);
+  const tools = (await pling.tools()).map((t) => t.name).sort();
+  return JSON.stringify({ native: !!(pling._webmcp && pling._webmcp.native), mirrored, tools });
+})()`
+	var l struct {
+		Native   bool
+		Mirrored []tool
+		Tools    []string
+	}
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+		if err := json.Unmarshal([]byte(eval[string](tb, list)), &l); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, m := range l.Mirrored {
+			names = append(names, m.Name)
+		}
+		if len(l.Tools) == 4 && slices.Equal(names, l.Tools) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the native mirror never equalled pling.tools(): mirrored %+v, tools %v", l.Mirrored, l.Tools)
+		}
+	}
+	if !l.Native {
+		t.Error("the mirror did not see the browser's own registerTool")
+	}
+	ann := func(ro, cons, untrusted bool) map[string]bool {
+		return map[string]bool{"readOnlyHint": ro, "consequentialHint": cons, "untrustedContentHint": untrusted, "debugging": false}
+	}
+	want := []tool{
+		{Name: "close__ticket", Title: "Close ticket", Annotations: ann(false, true, false)},
+		{Name: "note_add", Title: "Add a note", Annotations: ann(false, false, false)},
+		{Name: "tickets_search", Title: "Search tickets", Annotations: ann(true, false, true)},
+		{Name: "wipe", Title: "Delete every ticket", Annotations: ann(false, true, false)},
+	}
+	if diff := cmp.Diff(want, l.Mirrored); diff != "" {
+		t.Errorf("native getTools() (-want +got):\n%s", diff)
+	}
+
+	// A row action by the label people read, through the browser's
+	// executeTool: the text is the one thing the model reads, code first.
+	exec := func(name, args string) string {
+		return eval[string](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === `+jsString(name)+`);
+  return await document.modelContext.executeTool(tool, `+args+`);
+})()`)
+	}
+	out := exec("close__ticket", `{ record: "T-0847" }`)
+	if !strings.HasPrefix(out, "OK: close@ticket on t1 ran.") || strings.Contains(out, `"evidence"`) {
+		t.Errorf("executeTool by label answered %q", out)
+	}
+	out = exec("note_add", `{ text: "hi" }`)
+	if !strings.HasPrefix(out, "OK: note.add ran.\nProof: ran increase met (1 → 2)") {
+		t.Errorf("executeTool note_add answered %q", out)
+	}
+
+	// A cancelled approval: the consumer gives up (executeTool's signal);
+	// the dialog closes, and the action never runs.
+	eval[bool](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === "wipe");
+  window.wipeCtl = new AbortController();
+  window.wipeOutcome = document.modelContext.executeTool(tool, {}, { signal: wipeCtl.signal }).then((r) => "resolved: " + r, (e) => "rejected: " + e.name);
+  return true;
+})()`)
+	tb.waitJS(`!!document.querySelector("pling-ui[data-pling-ui=approve]")`)
+	got := eval[string](tb, `(async () => {
+  const events = [];
+  document.modelContext.addEventListener("toolcancel", (e) => events.push(e.toolName));
+  wipeCtl.abort();
+  const outcome = await wipeOutcome;
+  return JSON.stringify({ outcome, events });
+})()`)
+	t.Logf("cancelled call: %s", got)
+	if !strings.Contains(got, `"rejected: AbortError"`) {
+		t.Errorf("the consumer was not told the call was cancelled: %s", got)
+	}
+	tb.waitJS(`!document.querySelector("pling-ui[data-pling-ui=approve]")`)
+	// Nothing runs afterwards: the run stage is never reached, even a
+	// while later.
+	time.Sleep(300 * time.Millisecond)
+	if ran := eval[string](tb, `JSON.stringify(window.ran)`); ran != `["close","note"]` {
+		t.Errorf("ran %s after the cancelled approval, want only close and note", ran)
+	}
+}
+
+// jsString quotes s as a JS string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/schema"
+)
+
+// maxToolValue bounds the value as a tool result's text shows it.
+const maxToolValue = 600
+
+// ToolText is a Surface response (an invoke's) written for a model, in a
+// few short lines, code first: what happened, the proof the page
+// confirmed, what changed, and the next step. It is what a WebMCP
+// consumer reads (webmcp.js returns it once, with the response as the
+// structured part where the consumer keeps one apart), so the next steps
+// and recovery hints live in the page, not in one bridge. A response it
+// cannot read is said so in one line.
+func ToolText(resp []byte) string {
+	var r struct {
+		OK     bool `json:"ok"`
+		Result *struct {
+			Value       json.RawMessage            `json:"value"`
+			Evidence    *schema.Evidence           `json:"evidence"`
+			Error       *schema.ActionFailure      `json:"error"`
+			Observation *schema.SurfaceObservation `json:"observation"`
+		} `json:"result"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return "INTERNAL_ERROR: the page's answer could not be read."
+	}
+	var b strings.Builder
+	switch {
+	case !r.OK && r.Error != nil:
+		writeFailure(&b, r.Error.Code, r.Error.Message, nil, "")
+		return b.String()
+	case r.Result == nil:
+		return "INTERNAL_ERROR: the page gave no result."
+	case r.Result.Error != nil:
+		e := r.Result.Error
+		writeFailure(&b, e.Code, e.Message, e.Details, e.Resume)
+	default:
+		res := r.Result
+		b.WriteString("OK: ")
+		if e := res.Evidence; e != nil {
+			b.WriteString(e.Capability)
+			if e.Record != "" {
+				b.WriteString(" on " + e.Record)
+			}
+			b.WriteString(" ran.")
+			var proof []string
+			for _, x := range e.Expectations {
+				met := "met"
+				if !x.Met {
+					met = "NOT met"
+				}
+				p := fmt.Sprintf("%s %s %s", x.State, x.Condition, met)
+				if bv, err := json.Marshal(x.Before); err == nil && x.Before != nil {
+					av, _ := json.Marshal(x.After)
+					p += fmt.Sprintf(" (%s → %s)", cut(string(bv), 80), cut(string(av), 80))
+				}
+				proof = append(proof, p)
+			}
+			if e.Approval != "" {
+				proof = append(proof, "approval "+e.Approval)
+			}
+			if e.Handoff != "" {
+				proof = append(proof, "handoff "+e.Handoff)
+			}
+			if e.Steps > 0 {
+				proof = append(proof, fmt.Sprintf("%d steps", e.Steps))
+			}
+			if len(proof) > 0 {
+				b.WriteString("\nProof: " + strings.Join(proof, "; "))
+			}
+		} else {
+			b.WriteString("it ran.")
+		}
+		if v := string(res.Value); v != "" && v != "null" {
+			b.WriteString("\nValue: " + cut(v, maxToolValue))
+		}
+	}
+	if o := r.Result.Observation; o != nil {
+		if len(o.States) > 0 {
+			b.WriteString("\nChanged: " + strings.Join(slices.Sorted(maps.Keys(o.States)), ", "))
+		}
+		for _, f := range o.Feedback {
+			b.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
+		}
+		if n := o.Navigation; n != nil && n.To != "" {
+			b.WriteString("\nThe page went to " + n.To)
+		}
+		if o.CapabilitiesChanged {
+			b.WriteString("\nNext: the page's tools changed; list them again.")
+		}
+	}
+	return b.String()
+}
+
+// writeFailure is a failure's line: code, message, the catalog's next step,
+// then what helps to take it.
+func writeFailure(b *strings.Builder, code, msg string, details map[string]any, resume string) {
+	msg = strings.TrimSpace(msg)
+	if msg != "" && !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	b.WriteString(code + ": " + msg)
+	if entry, ok := perr.Lookup(perr.Code(code)); ok && entry.Action.En != "" {
+		b.WriteString(" Next: " + entry.Action.En)
+	}
+	if len(details) > 0 {
+		if d, err := json.Marshal(details); err == nil {
+			b.WriteString("\nDetails: " + cut(string(d), maxToolValue))
+		}
+	}
+	if resume != "" {
+		b.WriteString("\nResume token: " + resume)
+	}
+}
