@@ -28,8 +28,10 @@ const (
 	DefaultTaskIdle = 30 * 24 * time.Hour
 	// DefaultSweepEvery is the time between two sweeps.
 	DefaultSweepEvery = time.Minute
-	// DefaultSweepBatch is the rows one delete statement removes at most.
+	// DefaultSweepBatch is the rows one delete statement removes at most
+	// (SQLite: sqliteSweepBatch, its one writer held a fifth as long).
 	DefaultSweepBatch = 500
+	sqliteSweepBatch  = 100
 	// DefaultSweepTimeout bounds one sweep; what is left waits for the next.
 	DefaultSweepTimeout = 30 * time.Second
 	// DefaultMaxPendingPerAudience bounds the pending delegations of one
@@ -69,9 +71,6 @@ func (c *RetentionConfig) defaults() {
 	}
 	if c.SweepEvery <= 0 {
 		c.SweepEvery = DefaultSweepEvery
-	}
-	if c.SweepBatch <= 0 {
-		c.SweepBatch = DefaultSweepBatch
 	}
 	if c.SweepTimeout <= 0 {
 		c.SweepTimeout = DefaultSweepTimeout
@@ -134,6 +133,13 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 		res.Skipped = true
 		return res, nil
 	}
+	batch := rc.SweepBatch
+	if batch <= 0 {
+		batch = DefaultSweepBatch
+		if sq, ok := s.cfg.Store.(*SQLStore); ok && sq.Dialect() == SQLite {
+			batch = sqliteSweepBatch
+		}
+	}
 	now := s.nowMs()
 	c := SweepCutoffs{NowMs: now, ExpiredMs: now - rc.Retention.Milliseconds(),
 		RevokedMs: now - rc.RevocationGrace.Milliseconds(), TaskIdleMs: now - rc.TaskIdle.Milliseconds(),
@@ -143,7 +149,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 		for {
 			bctx, bcancel := context.WithTimeout(ctx, sweepBatchTimeout)
 			t0 := time.Now()
-			n, err := ms.SweepBatch(bctx, class, c, rc.SweepBatch)
+			n, err := ms.SweepBatch(bctx, class, c, batch)
 			took := time.Since(t0)
 			bcancel()
 			res.Rows[class] += n
@@ -157,7 +163,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 				s.sweeps.runs.WithLabelValues("error").Inc()
 				return res, err
 			}
-			if n < int64(rc.SweepBatch) {
+			if n < int64(batch) {
 				break
 			}
 			select {
