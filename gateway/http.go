@@ -8,6 +8,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/tracing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
@@ -75,7 +76,9 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
 	m.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// A W3C traceparent is continued in a server span and passed on to
+	// the upstream (internal/tracing).
+	return tracing.Middleware("pling-gateway", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		_, route := m.Handler(r)
@@ -87,7 +90,7 @@ func (s *Server) Handler() http.Handler {
 		s.metrics.requests.WithLabelValues(route, strconv.Itoa(sw.status), string(sw.errCode)).Inc()
 		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "error", string(sw.errCode),
 			"model", sw.model, "ms", d.Milliseconds())
-	})
+	}))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

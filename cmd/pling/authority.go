@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -103,6 +104,14 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	// OpenTelemetry: traceparent continued and passed on; spans exported
+	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
+	shutdownTracing, err := tracing.Setup(ctx, "pling-authority")
+	if err != nil {
+		fmt.Fprintf(stderr, "pling authority: tracing: %v\n", err)
+		return 1
+	}
+	defer shutdownTracing(context.Background())
 	st, err := authority.Open(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)

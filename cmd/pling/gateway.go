@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -74,6 +75,14 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	// OpenTelemetry: traceparent continued and passed on; spans exported
+	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
+	shutdownTracing, err := tracing.Setup(ctx, "pling-gateway")
+	if err != nil {
+		fmt.Fprintf(stderr, "pling gateway: tracing: %v\n", err)
+		return 1
+	}
+	defer shutdownTracing(context.Background())
 	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
 		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log}
 	if *auth != "" {
