@@ -60,9 +60,9 @@ type Server struct {
 	admin    *sql.DB
 	// durable: PostgreSQL's default durability (durable.go), not the
 	// fast settings; bin and cred start it again after a crash.
-	durable bool
-	bin     string
-	cred    *syscall.Credential
+	durable  bool
+	bin      string
+	cred     *syscall.Credential
 	n        atomic.Int64
 	stopOnce sync.Once
 	stopErr  error
