@@ -10,6 +10,7 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/tracing"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
 )
@@ -33,7 +34,8 @@ func newMetrics() *metrics {
 		bytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_gateway_streamed_bytes_total",
 			Help: "Answer bytes passed from the upstream to callers."}),
 	}
-	m.reg.MustRegister(m.requests, m.upstream, m.streams, m.bytes)
+	m.reg.MustRegister(m.requests, m.upstream, m.streams, m.bytes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -75,7 +77,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
-	m.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	if !s.cfg.SeparateMetrics {
+		m.Handle("GET /metrics", s.MetricsHandler())
+	}
 	// A W3C traceparent is continued in a server span and passed on to
 	// the upstream (internal/tracing).
 	return tracing.Middleware("pling-gateway", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -91,6 +95,12 @@ func (s *Server) Handler() http.Handler {
 		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "error", string(sw.errCode),
 			"model", sw.model, "ms", d.Milliseconds())
 	}))
+}
+
+// MetricsHandler serves the gateway's metrics (with the Go runtime's and
+// the process's), for an admin address of their own.
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
