@@ -54,6 +54,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl := newFlags("authority", stderr,
 		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
+		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--metrics-addr HOST:PORT]",
+		"       pling authority migrate status|up|down [--store …]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag.",
 	)

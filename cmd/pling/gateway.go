@@ -23,7 +23,7 @@ func init() {
 
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("gateway", stderr,
-		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]…",
+		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]… [--metrics-addr HOST:PORT]",
 		"Runs the OpenAI-compatible model gateway (docs/gateway.md). The provider key comes from",
 		"PLING_UPSTREAM_KEY or the file named by --upstream-key-file (or PLING_UPSTREAM_KEY_FILE), never from a flag.",
 	)
