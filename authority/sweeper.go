@@ -3,6 +3,7 @@ package authority
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -197,6 +198,22 @@ func (s *Server) RunSweeper(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// MaxTaskIdle is the longest idle time a task's owner may ask for.
+const MaxTaskIdle = 365 * 24 * time.Hour
+
+// taskIdle checks a task's idleSeconds (nil: the default, 0 returned):
+// from a minute to MaxTaskIdle.
+func (s *Server) taskIdle(c *tcall, secs *int64) (int64, bool) {
+	if secs == nil {
+		return 0, true
+	}
+	if *secs < 60 || *secs > int64(MaxTaskIdle/time.Second) {
+		s.badRequest(c.w, "idleSeconds must be between 60 and "+strconv.FormatInt(int64(MaxTaskIdle/time.Second), 10))
+		return 0, false
+	}
+	return *secs * 1000, true
 }
 
 // pendingFull reports whether audience holds its bound of pending

@@ -203,3 +203,41 @@ func openSQLite(t *testing.T) authority.Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// TestTaskIdleSecondsOwnerSet: a task's owner sets how long it is kept
+// unwritten (idleSeconds, from a minute to a year); without it the
+// server's default holds. An idle time out of bounds is refused.
+func TestTaskIdleSecondsOwnerSet(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		st := open()
+		f := newTaskFixture(t, st)
+		tok := f.tokenFor("agent-1")
+		for _, c := range []struct {
+			id   string
+			idle any
+			want int
+		}{{"short", 60, 201}, {"default", nil, 201}, {"too-short", 10, 0}, {"too-long", 366 * 24 * 3600, 0}} {
+			body := map[string]any{"taskId": c.id, "state": map[string]any{}}
+			if c.idle != nil {
+				body["idleSeconds"] = c.idle
+			}
+			r := f.do("POST", "/v1/tasks", tok, nil, body)
+			if c.want == 201 && r.status != 201 {
+				t.Fatalf("create %s: %d %s", c.id, r.status, r.raw)
+			}
+			if c.want == 0 && code(r.body) != "CONTINUITY_INVALID_STATE" {
+				t.Errorf("create %s: %d %s, want CONTINUITY_INVALID_STATE", c.id, r.status, r.raw)
+			}
+		}
+		f.advance(2 * time.Minute)
+		if diff := cmp.Diff(map[string]int64{"tasks": 1}, sweepRows(t, f.srv)); diff != "" {
+			t.Errorf("sweep two minutes on (-want +got):\n%s", diff)
+		}
+		if _, err := st.Task(context.Background(), "short"); !errors.Is(err, authority.ErrNotFound) {
+			t.Errorf("the task idle past its own idle time: %v", err)
+		}
+		if _, err := st.Task(context.Background(), "default"); err != nil {
+			t.Errorf("the task on the default idle time: %v", err)
+		}
+	})
+}
