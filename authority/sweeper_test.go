@@ -107,7 +107,9 @@ func TestSweeperRetention(t *testing.T) {
 // lapsed.
 func TestSweeperOneInstanceAtATime(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
-		rc := authority.RetentionConfig{SweepEvery: 100 * time.Millisecond, SweepTimeout: 100 * time.Millisecond}
+		// The lease lasts SweepEvery + SweepTimeout: 2 s, long beside the
+		// calls of a loaded machine, so the holder does not lose it between them.
+		rc := authority.RetentionConfig{SweepEvery: time.Second, SweepTimeout: time.Second}
 		a := newFixture(t, open(), func(c *authority.Config) { c.Retention = rc })
 		b := newFixture(t, open(), func(c *authority.Config) { c.Retention = rc; c.Now = a.srvNow })
 		sweep := func(f *fixture) bool {
@@ -126,8 +128,8 @@ func TestSweeperOneInstanceAtATime(t *testing.T) {
 		if !sweep(a) {
 			t.Fatal("the holder lost its own lease")
 		}
-		a.advance(time.Second)
-		time.Sleep(300 * time.Millisecond) // PostgreSQL: the lease runs on the database's clock
+		a.advance(3 * time.Second)
+		time.Sleep(2500 * time.Millisecond) // PostgreSQL: the lease runs on the database's clock
 		if !sweep(b) {
 			t.Fatal("the lease did not pass on after it lapsed")
 		}
