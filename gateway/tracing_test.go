@@ -53,6 +53,9 @@ func TestTraceparentPropagated(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
+	// The span ends when the handler returns, which may be just after the
+	// caller has read the answer.
+	waitFor(t, "the server span to end", func() bool { return len(rec.Ended()) > 0 })
 	spans := rec.Ended()
 	if len(spans) != 1 {
 		t.Fatalf("%d spans, want the server span", len(spans))
