@@ -121,7 +121,7 @@ bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: 
 bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg)
 	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
 
-bench-authority: wasm ## the authority's lease and write throughput and p99 on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios (e2e/artifacts/bench-authority.json, .md)
+bench-authority: wasm ## the authority's lease and write throughput and p99 on SQLite and PostgreSQL with 1 and 3 instances, client write p99 while a million expired rows are swept (÷ an empty store) and the sweep's rows/s, the create limit's accuracy with 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios (e2e/artifacts/bench-authority.json, .md)
 	$(GO) run ./e2e/cmd/pling-bench authority --dist $(DIST)
 
 bench: ## benchmarks, reported as ratios measured side by side

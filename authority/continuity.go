@@ -353,6 +353,9 @@ func (c *tcall) state(raw json.RawMessage) ([]byte, bool) {
 type createTaskReq struct {
 	TaskID *string         `json:"taskId"`
 	State  json.RawMessage `json:"state"`
+	// IdleSeconds: how long the task is kept when nobody writes it
+	// (docs/operations.md "Retention"; default Retention.TaskIdle).
+	IdleSeconds *int64 `json:"idleSeconds"`
 }
 
 func (s *Server) createTask(c *tcall) {
@@ -368,6 +371,10 @@ func (s *Server) createTask(c *tcall) {
 		}
 		id = *req.TaskID
 	}
+	idleMs, ok := s.taskIdle(c, req.IdleSeconds)
+	if !ok {
+		return
+	}
 	st, ok := c.state(req.State)
 	if !ok {
 		return
@@ -377,7 +384,7 @@ func (s *Server) createTask(c *tcall) {
 		return answer(http.StatusCreated, map[string]any{"taskId": t.ID, "revision": t.Revision})
 	}
 	t, err := s.cfg.Store.CreateTask(c.r.Context(), Task{ID: id, Owner: c.owner, Revision: 1, State: st,
-		CreatedMs: c.nowMs, UpdatedMs: c.nowMs}, c.idem(render))
+		CreatedMs: c.nowMs, UpdatedMs: c.nowMs, IdleMs: idleMs}, c.idem(render))
 	if err != nil {
 		c.fromStore(err)
 		return

@@ -16,6 +16,9 @@ type Task struct {
 	State     []byte // a compact JSON object
 	CreatedMs int64
 	UpdatedMs int64
+	// IdleMs is how long the task is kept when nobody writes it (0: the
+	// server's Retention.TaskIdle); set at creation.
+	IdleMs int64
 	// The current lease; LeaseID is empty when there is none. A lease whose
 	// LeaseExpiresMs has passed is not live, though it may still be named
 	// here until someone else acquires.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pling-go/pling/internal/tracing"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) buildHandler() http.Handler {
 		m.Handle("GET /metrics", s.MetricsHandler())
 	}
 	m.Handle("/", s)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return tracing.Middleware("pling-authority", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		_, route := s.mux.Handler(r)
@@ -65,7 +66,7 @@ func (s *Server) buildHandler() http.Handler {
 		reqs.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
 		lat.WithLabelValues(route).Observe(d.Seconds())
 		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "ms", d.Milliseconds())
-	})
+	}))
 }
 
 // NewHTTPServer is the http.Server pling authority serves h with: header,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pling-go/pling/authority"
 )
 
 // sendWholeThenRead is a client that sends its whole body before it reads
@@ -48,13 +50,22 @@ func sendWholeThenRead(t *testing.T, addr, path, headers string, size int) (int,
 func TestPayloadTooLargeLingers(t *testing.T) {
 	f := newFixture(t, openSQLite(t))
 	_, tok := f.session()
-	addr := strings.TrimPrefix(f.url, "http://")
-	for _, tc := range []struct{ name, path, headers string }{
-		{"delegations", "/v1/delegations", ""},
-		{"tasks", "/v1/tasks", "Authorization: Bearer " + tok + "\r\n"},
+	// The production server and handler too (metrics, tracing and
+	// logging wrappers, read timeouts).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := authority.NewHTTPServer(f.srv.Handler())
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	for _, tc := range []struct{ name, addr, path, headers string }{
+		{"delegations", strings.TrimPrefix(f.url, "http://"), "/v1/delegations", ""},
+		{"tasks", strings.TrimPrefix(f.url, "http://"), "/v1/tasks", "Authorization: Bearer " + tok + "\r\n"},
+		{"production server", ln.Addr().String(), "/v1/delegations", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := sendWholeThenRead(t, addr, tc.path, tc.headers, 40<<20)
+			st, err := sendWholeThenRead(t, tc.addr, tc.path, tc.headers, 40<<20)
 			if err != nil || st != http.StatusRequestEntityTooLarge {
 				t.Fatalf("got %d, %v; want 413", st, err)
 			}

@@ -72,9 +72,11 @@ var sweepSQL = map[string]func(c SweepCutoffs) (string, []any){
 			 AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.delegation_id = d.id) LIMIT ?)`, []any{c.ExpiredMs}
 	},
 	"tasks": func(c SweepCutoffs) (string, []any) {
+		// A task's own idle time (idle_ms) or the default.
 		return `DELETE FROM tasks WHERE id IN
-			(SELECT id FROM tasks WHERE updated_ms <= ? AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?) LIMIT ?)`,
-			[]any{c.TaskIdleMs, c.NowMs}
+			(SELECT id FROM tasks WHERE ((idle_ms IS NULL AND updated_ms <= ?) OR (idle_ms IS NOT NULL AND updated_ms + idle_ms <= ?))
+			 AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?) LIMIT ?)`,
+			[]any{c.TaskIdleMs, c.NowMs, c.NowMs}
 	},
 	"rate_buckets": func(c SweepCutoffs) (string, []any) {
 		// A bucket untouched for an hour is full again (a full bucket is

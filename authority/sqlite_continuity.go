@@ -104,8 +104,9 @@ func leaseFailure(ctx context.Context, q queryer, taskID, leaseID string) error 
 
 func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (Task, error) {
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
-		r, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, revision, state, created_ms, updated_ms)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, t.ID, t.Owner, t.Revision, string(t.State), t.CreatedMs, t.UpdatedMs)
+		idle := sql.NullInt64{Int64: t.IdleMs, Valid: t.IdleMs > 0}
+		r, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, revision, state, created_ms, updated_ms, idle_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, t.ID, t.Owner, t.Revision, string(t.State), t.CreatedMs, t.UpdatedMs, idle)
 		if err := oneRow(r, err); errors.Is(err, ErrConflict) {
 			return nil, ErrTaskExists
 		} else if err != nil {

@@ -3,6 +3,7 @@ package authority
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,8 +29,10 @@ const (
 	DefaultTaskIdle = 30 * 24 * time.Hour
 	// DefaultSweepEvery is the time between two sweeps.
 	DefaultSweepEvery = time.Minute
-	// DefaultSweepBatch is the rows one delete statement removes at most.
+	// DefaultSweepBatch is the rows one delete statement removes at most
+	// (SQLite: sqliteSweepBatch, its one writer held a fifth as long).
 	DefaultSweepBatch = 500
+	sqliteSweepBatch  = 100
 	// DefaultSweepTimeout bounds one sweep; what is left waits for the next.
 	DefaultSweepTimeout = 30 * time.Second
 	// DefaultMaxPendingPerAudience bounds the pending delegations of one
@@ -69,9 +72,6 @@ func (c *RetentionConfig) defaults() {
 	}
 	if c.SweepEvery <= 0 {
 		c.SweepEvery = DefaultSweepEvery
-	}
-	if c.SweepBatch <= 0 {
-		c.SweepBatch = DefaultSweepBatch
 	}
 	if c.SweepTimeout <= 0 {
 		c.SweepTimeout = DefaultSweepTimeout
@@ -134,6 +134,13 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 		res.Skipped = true
 		return res, nil
 	}
+	batch := rc.SweepBatch
+	if batch <= 0 {
+		batch = DefaultSweepBatch
+		if sq, ok := s.cfg.Store.(*SQLStore); ok && sq.Dialect() == SQLite {
+			batch = sqliteSweepBatch
+		}
+	}
 	now := s.nowMs()
 	c := SweepCutoffs{NowMs: now, ExpiredMs: now - rc.Retention.Milliseconds(),
 		RevokedMs: now - rc.RevocationGrace.Milliseconds(), TaskIdleMs: now - rc.TaskIdle.Milliseconds(),
@@ -143,7 +150,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 		for {
 			bctx, bcancel := context.WithTimeout(ctx, sweepBatchTimeout)
 			t0 := time.Now()
-			n, err := ms.SweepBatch(bctx, class, c, rc.SweepBatch)
+			n, err := ms.SweepBatch(bctx, class, c, batch)
 			took := time.Since(t0)
 			bcancel()
 			res.Rows[class] += n
@@ -157,7 +164,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 				s.sweeps.runs.WithLabelValues("error").Inc()
 				return res, err
 			}
-			if n < int64(rc.SweepBatch) {
+			if n < int64(batch) {
 				break
 			}
 			select {
@@ -191,6 +198,22 @@ func (s *Server) RunSweeper(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// MaxTaskIdle is the longest idle time a task's owner may ask for.
+const MaxTaskIdle = 365 * 24 * time.Hour
+
+// taskIdle checks a task's idleSeconds (nil: the default, 0 returned):
+// from a minute to MaxTaskIdle.
+func (s *Server) taskIdle(c *tcall, secs *int64) (int64, bool) {
+	if secs == nil {
+		return 0, true
+	}
+	if *secs < 60 || *secs > int64(MaxTaskIdle/time.Second) {
+		s.badRequest(c.w, "idleSeconds must be between 60 and "+strconv.FormatInt(int64(MaxTaskIdle/time.Second), 10))
+		return 0, false
+	}
+	return *secs * 1000, true
 }
 
 // pendingFull reports whether audience holds its bound of pending

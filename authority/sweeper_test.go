@@ -107,7 +107,9 @@ func TestSweeperRetention(t *testing.T) {
 // lapsed.
 func TestSweeperOneInstanceAtATime(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
-		rc := authority.RetentionConfig{SweepEvery: 100 * time.Millisecond, SweepTimeout: 100 * time.Millisecond}
+		// The lease lasts SweepEvery + SweepTimeout: 2 s, long beside the
+		// calls of a loaded machine, so the holder does not lose it between them.
+		rc := authority.RetentionConfig{SweepEvery: time.Second, SweepTimeout: time.Second}
 		a := newFixture(t, open(), func(c *authority.Config) { c.Retention = rc })
 		b := newFixture(t, open(), func(c *authority.Config) { c.Retention = rc; c.Now = a.srvNow })
 		sweep := func(f *fixture) bool {
@@ -126,8 +128,8 @@ func TestSweeperOneInstanceAtATime(t *testing.T) {
 		if !sweep(a) {
 			t.Fatal("the holder lost its own lease")
 		}
-		a.advance(time.Second)
-		time.Sleep(300 * time.Millisecond) // PostgreSQL: the lease runs on the database's clock
+		a.advance(3 * time.Second)
+		time.Sleep(2500 * time.Millisecond) // PostgreSQL: the lease runs on the database's clock
 		if !sweep(b) {
 			t.Fatal("the lease did not pass on after it lapsed")
 		}
@@ -202,4 +204,42 @@ func openSQLite(t *testing.T) authority.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// TestTaskIdleSecondsOwnerSet: a task's owner sets how long it is kept
+// unwritten (idleSeconds, from a minute to a year); without it the
+// server's default holds. An idle time out of bounds is refused.
+func TestTaskIdleSecondsOwnerSet(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		st := open()
+		f := newTaskFixture(t, st)
+		tok := f.tokenFor("agent-1")
+		for _, c := range []struct {
+			id   string
+			idle any
+			want int
+		}{{"short", 60, 201}, {"default", nil, 201}, {"too-short", 10, 0}, {"too-long", 366 * 24 * 3600, 0}} {
+			body := map[string]any{"taskId": c.id, "state": map[string]any{}}
+			if c.idle != nil {
+				body["idleSeconds"] = c.idle
+			}
+			r := f.do("POST", "/v1/tasks", tok, nil, body)
+			if c.want == 201 && r.status != 201 {
+				t.Fatalf("create %s: %d %s", c.id, r.status, r.raw)
+			}
+			if c.want == 0 && code(r.body) != "CONTINUITY_INVALID_STATE" {
+				t.Errorf("create %s: %d %s, want CONTINUITY_INVALID_STATE", c.id, r.status, r.raw)
+			}
+		}
+		f.advance(2 * time.Minute)
+		if diff := cmp.Diff(map[string]int64{"tasks": 1}, sweepRows(t, f.srv)); diff != "" {
+			t.Errorf("sweep two minutes on (-want +got):\n%s", diff)
+		}
+		if _, err := st.Task(context.Background(), "short"); !errors.Is(err, authority.ErrNotFound) {
+			t.Errorf("the task idle past its own idle time: %v", err)
+		}
+		if _, err := st.Task(context.Background(), "default"); err != nil {
+			t.Errorf("the task on the default idle time: %v", err)
+		}
+	})
 }

@@ -36,6 +36,9 @@ type Config struct {
 	UpstreamKey string
 	// Models is the allowlist; empty allows none.
 	Models []string
+	// SeparateMetrics leaves GET /metrics out of Handler: it is served by
+	// MetricsHandler on an admin address (pling gateway --metrics-addr).
+	SeparateMetrics bool
 	// UpstreamTimeout bounds the wait for the upstream's answer: its
 	// response headers, then each gap between two chunks of a stream, and
 	// the whole of an answer that is not streamed (default 2m).

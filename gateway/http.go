@@ -8,7 +8,9 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/tracing"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
 )
@@ -32,7 +34,8 @@ func newMetrics() *metrics {
 		bytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_gateway_streamed_bytes_total",
 			Help: "Answer bytes passed from the upstream to callers."}),
 	}
-	m.reg.MustRegister(m.requests, m.upstream, m.streams, m.bytes)
+	m.reg.MustRegister(m.requests, m.upstream, m.streams, m.bytes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -74,8 +77,12 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})
-	m.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	if !s.cfg.SeparateMetrics {
+		m.Handle("GET /metrics", s.MetricsHandler())
+	}
+	// A W3C traceparent is continued in a server span and passed on to
+	// the upstream (internal/tracing).
+	return tracing.Middleware("pling-gateway", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		_, route := m.Handler(r)
@@ -87,7 +94,13 @@ func (s *Server) Handler() http.Handler {
 		s.metrics.requests.WithLabelValues(route, strconv.Itoa(sw.status), string(sw.errCode)).Inc()
 		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "error", string(sw.errCode),
 			"model", sw.model, "ms", d.Milliseconds())
-	})
+	}))
+}
+
+// MetricsHandler serves the gateway's metrics (with the Go runtime's and
+// the process's), for an admin address of their own.
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -15,6 +15,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/linger"
+	"github.com/pling-go/pling/internal/tracing"
 )
 
 // topLevel splits a JSON object into its members, refusing anything else
@@ -130,6 +131,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, st
 	}
 	up.Header.Set("Content-Type", "application/json")
 	up.Header.Set("Authorization", "Bearer "+s.cfg.UpstreamKey)
+	tracing.Inject(ctx, up.Header) // the caller's trace goes on upstream
 	if stream {
 		up.Header.Set("Accept", "text/event-stream")
 	} else {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -53,6 +54,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl := newFlags("authority", stderr,
 		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
+		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--metrics-addr HOST:PORT]",
+		"       pling authority migrate status|up|down [--store …]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag.",
 	)
@@ -103,6 +106,14 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	// OpenTelemetry: traceparent continued and passed on; spans exported
+	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
+	shutdownTracing, err := tracing.Setup(ctx, "pling-authority")
+	if err != nil {
+		fmt.Fprintf(stderr, "pling authority: tracing: %v\n", err)
+		return 1
+	}
+	defer shutdownTracing(context.Background())
 	st, err := authority.Open(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -22,7 +23,7 @@ func init() {
 
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("gateway", stderr,
-		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]…",
+		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]… [--metrics-addr HOST:PORT]",
 		"Runs the OpenAI-compatible model gateway (docs/gateway.md). The provider key comes from",
 		"PLING_UPSTREAM_KEY or the file named by --upstream-key-file (or PLING_UPSTREAM_KEY_FILE), never from a flag.",
 	)
@@ -34,6 +35,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	auth := fl.String("authority", "", "the pling authority whose delegation tokens (scope gateway:*) are accepted")
 	keyFile := fl.String("upstream-key-file", os.Getenv("PLING_UPSTREAM_KEY_FILE"), "a file holding the provider key")
 	grace := fl.Duration("grace", 30*time.Second, "how long streams in flight may run on after a shutdown signal")
+	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9091)")
 	maxBody := fl.Int64("max-body", 1<<20, "the largest request body, in bytes")
 	var audiences []string
 	fl.Func("audience", "a page origin whose tokens are accepted (repeatable; default http://127.0.0.1:8080)", func(v string) error {
@@ -74,8 +76,16 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	// OpenTelemetry: traceparent continued and passed on; spans exported
+	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
+	shutdownTracing, err := tracing.Setup(ctx, "pling-gateway")
+	if err != nil {
+		fmt.Fprintf(stderr, "pling gateway: tracing: %v\n", err)
+		return 1
+	}
+	defer shutdownTracing(context.Background())
 	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
-		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log}
+		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log, SeparateMetrics: *metricsAddr != ""}
 	if *auth != "" {
 		ta, err := gateway.NewTokenAuth(*auth, audiences, nil, log)
 		if err != nil {
@@ -99,6 +109,14 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		fmt.Fprintf(stderr, "pling gateway: %v\n", err)
 		return 1
+	}
+	if *metricsAddr != "" {
+		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling gateway: --metrics-addr: %v\n", err)
+			return 1
+		}
+		defer stopAdmin()
 	}
 	// No WriteTimeout: a stream may outlast any fixed bound; each write
 	// has its own deadline in the gateway instead.

@@ -58,6 +58,11 @@ type Server struct {
 	watchdog *exec.Cmd
 	lifeline *os.File // the write end of the watchdog's stdin; closing it (or dying) stops the cluster
 	admin    *sql.DB
+	// durable: PostgreSQL's default durability (durable.go), not the
+	// fast settings; bin and cred start it again after a crash.
+	durable  bool
+	bin      string
+	cred     *syscall.Credential
 	n        atomic.Int64
 	stopOnce sync.Once
 	stopErr  error
@@ -121,7 +126,12 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir}
+	return startCluster(&Server{Dir: dir}, bin, cred)
+}
+
+// startCluster starts s (Dir set) or stops it and removes its directory.
+func startCluster(s *Server, bin string, cred *syscall.Credential) (*Server, error) {
+	s.bin, s.cred = bin, cred
 	if err := s.start(bin, cred); err != nil {
 		s.Stop()
 		return nil, err
@@ -161,13 +171,29 @@ func (s *Server) start(bin string, cred *syscall.Credential) error {
 		if err != nil {
 			return err
 		}
-		log, err := os.Create(filepath.Join(s.Dir, "log"))
+		if lastErr = s.launch(run, data, port); lastErr == nil {
+			return nil
+		}
+	}
+	return lastErr
+}
+
+// launch starts postgres on data and port and waits until it is ready.
+func (s *Server) launch(run func(string, ...string) *exec.Cmd, data string, port int) error {
+	{
+		log, err := os.OpenFile(filepath.Join(s.Dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err
 		}
-		c := run("postgres", "-D", data, "-p", strconv.Itoa(port), "-k", filepath.Join(s.Dir, "sock"),
-			"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-			"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=32MB")
+		if s.cred != nil {
+			os.Chown(filepath.Join(s.Dir, "log"), int(s.cred.Uid), int(s.cred.Gid))
+		}
+		args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", filepath.Join(s.Dir, "sock"),
+			"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "shared_buffers=32MB"}
+		if !s.durable {
+			args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+		}
+		c := run("postgres", args...)
 		c.Stdout, c.Stderr = log, log
 		err = c.Start()
 		log.Close()
@@ -180,13 +206,14 @@ func (s *Server) start(bin string, cred *syscall.Credential) error {
 		if err := s.watch(); err != nil {
 			return err
 		}
-		if lastErr = s.waitReady(exited); lastErr == nil {
+		err = s.waitReady(exited)
+		if err == nil {
 			return nil
 		}
 		s.stopPostgres(exited)
 		s.killWatchdog()
+		return err
 	}
-	return lastErr
 }
 
 // watch starts the watchdog: a shell reading its stdin, a pipe whose only
