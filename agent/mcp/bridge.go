@@ -270,6 +270,7 @@ func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) 
 		return fail("", errors.New("the tab navigated while it was checked"))
 	}
 	info.URL = again.URL // the browser's, never the script's
+	info.Title, _ = cutText(info.Title, MaxTitleLen)
 	b.page, b.doc = info, again
 	b.allowed = slices.Contains(b.origins, doc.Origin)
 	if !b.allowed {
