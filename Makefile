@@ -9,7 +9,7 @@ export PLING_CHROMIUM
 SITEDIST := internal/demosite/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
 
-.PHONY: npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
+.PHONY: bench-origin-check npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -120,6 +120,9 @@ bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: 
 
 bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg)
 	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
+
+bench-origin-check: wasm ## pling mcp tool-call latency in Chromium without and with the per-request origin check, side by side (BenchmarkToolCall)
+	$(GO) test -run='^$$' -bench='^BenchmarkToolCall$$' -benchtime=100x -count=3 ./agent/mcp/
 
 bench-authority: wasm ## the authority's lease and write throughput and p99 on SQLite and PostgreSQL with 1 and 3 instances, client write p99 while a million expired rows are swept (÷ an empty store) and the sweep's rows/s, the create limit's accuracy with 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios (e2e/artifacts/bench-authority.json, .md)
 	$(GO) run ./e2e/cmd/pling-bench authority --dist $(DIST)

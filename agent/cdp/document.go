@@ -41,9 +41,9 @@ type mainContext struct {
 	frame, unique, origin string
 }
 
-// noteContext records the default context of a main frame (a context
-// whose frame has no parent is the main frame's when its frame id is the
-// tab's target id, which Chromium uses for the main frame).
+// noteContext records the default (main-world) script context of a
+// frame of tab, as the browser reported it; Document picks the main
+// frame's.
 func (p *Page) noteContext(tabID string, e *cdpruntime.EventExecutionContextCreated) {
 	var aux struct {
 		FrameID   string `json:"frameId"`

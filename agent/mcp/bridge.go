@@ -23,6 +23,11 @@
 // A folded tool takes its record by id or by label (records.go). With
 // WithBrowser the bridge works on a browsing session: browser.* tools
 // beside the page's, which follow the page the tab shows (browsing.go).
+// With WithGuard the client sends through a Guard, which sends each
+// request only to the document the bridge checked (read from the browser)
+// with the token for its origin (guard.go); tool names stay bound for the
+// session (names.go), and what a page describes is bounded and quoted as
+// the page's (bounds.go).
 package mcp
 
 import (
@@ -270,6 +275,7 @@ func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) 
 		return fail("", errors.New("the tab navigated while it was checked"))
 	}
 	info.URL = again.URL // the browser's, never the script's
+	info.Title, _ = cutText(info.Title, MaxTitleLen)
 	b.page, b.doc = info, again
 	b.allowed = slices.Contains(b.origins, doc.Origin)
 	if !b.allowed {

@@ -57,7 +57,8 @@ func WithBrowser(b Browser, origins ...string) Option {
 	}
 }
 
-// Origin is the origin of a URL: scheme://host[:port], lower case.
+// Origin is the origin of a URL: scheme://host[:port], lower case, the
+// default port left out (as the browser's security origin).
 func Origin(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -66,7 +67,12 @@ func Origin(raw string) (string, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("%q is not an http(s) URL", raw)
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+	host := strings.ToLower(u.Host)
+	// As the browser spells an origin: the scheme's default port left out.
+	if (u.Scheme == "http" && strings.HasSuffix(host, ":80")) || (u.Scheme == "https" && strings.HasSuffix(host, ":443")) {
+		host = host[:strings.LastIndexByte(host, ':')]
+	}
+	return strings.ToLower(u.Scheme) + "://" + host, nil
 }
 
 func (b *Bridge) allowedURL(raw string) bool {
@@ -253,8 +259,11 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	var t strings.Builder
 	fmt.Fprintf(&t, "Page: %q %s", info.Title, info.URL)
 	switch {
+	case !allowed && err != nil && b.allowedURL(info.URL):
+		// On an allowed site, but the check failed: fail closed.
+		fmt.Fprintf(&t, "\nThe page could not be checked (%v): its tools are not offered, and nothing is sent to it. Next: browser.page again, or browser.back.", err)
 	case !allowed:
-		fmt.Fprintf(&t, "\nOutside the sites this session may use (%s): its tools are not offered. Next: browser.back, or browser.open a URL on those sites.", strings.Join(b.origins, ", "))
+		fmt.Fprintf(&t, "\nThe tab left the allowed sites. Outside the sites this session may use (%s): its tools are not offered. Next: browser.back, or browser.open a URL on those sites.", strings.Join(b.origins, ", "))
 	case !info.Pling || err != nil:
 		if err != nil {
 			fmt.Fprintf(&t, "\nIt speaks Pling but could not be described: %v", err)

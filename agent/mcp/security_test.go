@@ -104,3 +104,19 @@ func TestAgentSideBounds(t *testing.T) {
 		t.Errorf("%d tools note that tools were left out, want 1", noted)
 	}
 }
+
+// TestResultBounded: a result over MaxResultBytes reaches the model cut,
+// with a note (issue 21 finding 5). On d4f77f3 the 200 KB value went
+// into structuredContent whole.
+func TestResultBounded(t *testing.T) {
+	rt := runtime.New(runtime.WithExpose("*"))
+	big := strings.Repeat("x", 200<<10)
+	rt.DeclareAction(runtime.Action{ID: "big", Title: "Big", Risk: "read",
+		Run: func(context.Context, *runtime.Call) (any, error) { return big, nil }})
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	res := call(t, s, "big", nil)
+	raw, _ := json.Marshal(res.StructuredContent)
+	if len(raw) > plingmcp.MaxResultBytes || !strings.Contains(string(raw), "left out the structured content") {
+		t.Errorf("structured content of %d bytes: %.200s", len(raw), raw)
+	}
+}

@@ -60,7 +60,7 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 	sessionFl := addSessionFlags(fl)
 	browserSession := addBrowserSessionFlag(fl)
 	var origins []string
-	fl.Func("allow-origin", "also let browser.open go to this origin (scheme://host[:port]); repeatable", func(v string) error {
+	fl.Func("allow-origin", "also let browser.open go to this origin (scheme://host[:port]); repeatable. A token goes only to its own origin", func(v string) error {
 		o, err := plingmcp.Origin(v)
 		if err != nil {
 			return err

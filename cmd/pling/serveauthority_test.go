@@ -122,7 +122,7 @@ func TestServeEmbeddedAuthority(t *testing.T) {
 	if code := <-delegated; code != 0 {
 		t.Fatalf("pling delegate exit %d:\n%s", code, derr)
 	}
-	if st, err := os.Stat(filepath.Join(dir, strings.NewReplacer("://", "_", ":", "_").Replace(site)+".token")); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(filepath.Join(dir, tokenFileName(site))); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("token file: %v %v", st, err)
 	}
 	cancel()
