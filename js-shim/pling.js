@@ -321,6 +321,15 @@
       return out;
     }
   }, loader);
+  // Uncaught script errors after this file ran: a page that threw may
+  // have stopped before its declarations; check() tells the author.
+  var thrown = [], check = pling.check;
+  root.addEventListener("error", function (e) { if (thrown.length < 10) thrown.push(String(e.message).slice(0, 300)); });
+  pling.check = function () {
+    return check().then(function (ps) {
+      return ps.concat(thrown.map(function (m) { return "pling: the page threw: " + m + " (declarations after the error may be missing; fix the script)"; }));
+    });
+  };
   var pre = root.pling;
   root.pling = pling;
   adopt(pling, pre);

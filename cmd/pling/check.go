@@ -53,11 +53,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "pling check: the page is not in a browser this command can read")
 		return 1
 	}
-	cctx, cancel := context.WithTimeout(p.Context(), 30*time.Second)
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	problems, err := chromedp.Run(cctx, chromedp.Evaluate[[]string](checkJS, chromedp.EvalAwaitPromise))
+	problems, err := pageProblems(ctx, p, 30*time.Second)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling check: %s: the page's check did not finish: %v\n", pos[0], err)
 		return 1
@@ -71,4 +67,42 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "  - %s\n", strings.TrimPrefix(m, "pling: "))
 	}
 	return 1
+}
+
+// pageProblems asks the page in p for its mistakes (checkJS).
+func pageProblems(ctx context.Context, p *cdp.Page, timeout time.Duration) ([]string, error) {
+	cctx, cancel := context.WithTimeout(p.Context(), timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	return chromedp.Run(cctx, chromedp.Evaluate[[]string](checkJS, chromedp.EvalAwaitPromise))
+}
+
+// printPageProblems tells describe's reader, on w, that the page has
+// declaration mistakes or threw, and where to read them; nothing when it
+// has none or cannot say.
+func printPageProblems(ctx context.Context, w io.Writer, t any, url string) {
+	p, ok := t.(*cdp.Page)
+	if !ok {
+		return
+	}
+	ps, err := pageProblems(ctx, p, 10*time.Second)
+	if err != nil || len(ps) == 0 {
+		return
+	}
+	threw := 0
+	for _, m := range ps {
+		if strings.HasPrefix(m, "pling: the page threw: ") {
+			threw++
+		}
+	}
+	var parts []string
+	if n := len(ps) - threw; n > 0 {
+		parts = append(parts, fmt.Sprintf("has %d declaration mistake(s) (refused, conflicting or wrong declarations)", n))
+	}
+	if threw > 0 {
+		parts = append(parts, fmt.Sprintf("threw %d script error(s)", threw))
+	}
+	fmt.Fprintf(w, "pling describe: the page %s", strings.Join(parts, " and "))
+	fmt.Fprintf(w, "; pling check %s lists them with their fixes\n", url)
 }

@@ -30,6 +30,10 @@ const cleanPage = `<!doctype html><title>Clean</title>
   pling.action({ id: "board.add", expect: { state: "board.count", change: "any" }, run: () => 1 });
 </script>`
 
+const throwsPage = `<!doctype html><title>Throws</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>pling.action({ id: "board.add", run: () => 1 }); boardz.render();</script>`
+
 const unexposedPage = `<!doctype html><title>No expose</title>
 <script src="/pling/pling.js"></script>
 <script>pling.action({ id: "board.add", run: () => 1 });</script>`
@@ -49,7 +53,7 @@ func TestCheckCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage} {
+	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage, "throws.html": throwsPage} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -69,6 +73,7 @@ func TestCheckCommand(t *testing.T) {
 			`"ticket.close": its availability check throws`,
 		}},
 		{"unexposed.html", 1, []string{`site allowlist is empty`, `data-expose="*"`, `"board.add" is declared but not exposed`}},
+		{"throws.html", 1, []string{"the page threw: ", "boardz"}},
 		{"clean.html", 0, []string{"no declaration mistakes"}},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
@@ -81,6 +86,44 @@ func TestCheckCommand(t *testing.T) {
 				if !strings.Contains(stdout.String(), w) {
 					t.Errorf("pling check printed no %q:\n%s", w, stdout.String())
 				}
+			}
+		})
+	}
+}
+
+// TestDescribeSaysMistakes: pling describe says, on stderr, when the page
+// has declaration mistakes or threw, and points at pling check.
+func TestDescribeSaysMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
+		t.Skip("no browser")
+	}
+	t.Setenv("PLING_CDP", "")
+	d := builtDist(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "throws.html": throwsPage} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, _ := serveDirForTest(t, ctx, dir, d)
+	for _, tc := range []struct{ page, want string }{
+		{"mistakes.html", "the page has 6 declaration mistake(s)"},
+		{"throws.html", "the page threw 1 script error(s)"},
+		{"clean.html", ""},
+	} {
+		t.Run(tc.page, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			if code := run(ctx, []string{"describe", base + "/" + tc.page}, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr.String())
+			}
+			got := stderr.String()
+			if tc.want == "" && strings.Contains(got, "pling check") || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("stderr %q, want %q", got, tc.want)
 			}
 		})
 	}
