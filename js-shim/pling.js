@@ -16,6 +16,10 @@
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
     var queue = [], watchers = [], warned = {};
+    // problems are the author's: refused declarations, conflicts and
+    // unexposed actions as the console was told them (check()).
+    var problems = [];
+    function problem(m) { if (problems.length < 100) problems.push(m); }
 
     function start() {
       if (!loading) {
@@ -50,6 +54,7 @@
         var r = bridge.declare(kind, JSON.stringify(spec), fns);
         if (r.error) {
           settle({ ok: false, error: r.error });
+          problem(r.error + " (the declaration is ignored; fix it as the message says)");
           if (root.console) console.error(r.error); // "pling: …" once (Go's authorText)
           return;
         }
@@ -57,9 +62,12 @@
         h.code = r.code;
         if (r.unexposed && !warned[spec.id] && root.console) {
           warned[spec.id] = 1;
+          problem("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed by the site allowlist \"" + [].concat(config.expose || []).join(" ") +
+            "\"; widen data-expose (or configure({expose})) if agents should see it");
           console.warn("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
             [].concat(config.expose || []).join(" ") + "\"; agents cannot see it");
         }
+        if (r.code) problem("pling: " + r.code + ": " + r.message + "; give each declaration its own id, or make them identical");
         if (r.code && root.console) console.warn("pling: " + r.code + ": " + r.message);
         settle(r.code ? { ok: false, code: r.code, message: r.message } : { ok: true });
       };
@@ -164,6 +172,12 @@
         return { dispose: function () {} };
       },
       load: start,
+      // check() → a promise of every mistake the page's author should fix:
+      // the declarations refused or in conflict so far, and what the
+      // module finds across them (runtime.Lint; docs/page-api.md §2.10).
+      check: function () {
+        return start().then(function () { return bridge.lint ? bridge.lint() : "[]"; }).then(parse).then(function (l) { return problems.concat(l); });
+      },
       surface: {
         handle: function (req) {
           // Text, or its exact bytes as a Uint8Array; anything else is a request object.
@@ -317,11 +331,31 @@
       return out;
     }
   }, loader);
+  // Uncaught script errors after this file ran: a page that threw may
+  // have stopped before its declarations; check() tells the author.
+  var thrown = [], check = pling.check;
+  root.addEventListener("error", function (e) { if (thrown.length < 10) thrown.push(String(e.message).slice(0, 300)); });
+  pling.check = function () {
+    return check().then(function (ps) {
+      return ps.concat(thrown.map(function (m) { return "pling: the page threw: " + m + " (declarations after the error may be missing; fix the script)"; }));
+    });
+  };
   var pre = root.pling;
   root.pling = pling;
   adopt(pling, pre);
   if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
+  // A development origin (or data-pling-dev on the tag) loads the module
+  // once the page has loaded and reports on the console what the module
+  // finds wrong across the declarations; refusals are reported as they
+  // are registered (docs/page-api.md §2.10).
+  if (data.plingDev !== "off" && (data.plingDev !== undefined || /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname))) {
+    root.addEventListener("load", function () {
+      pling.load().then(function () { return pling.check(); }).then(function (ps) {
+        if (root.console && ps.length) console.warn("pling: " + ps.length + " declaration mistake(s) on this page (shown on development origins; pling check URL lists them):\n  " + ps.join("\n  "));
+      }, function (e) { if (root.console) console.error("pling: the module did not start: " + e.message); });
+    });
+  }
 
   // WebMCP: where the browser (or a polyfill) offers a model context, the
   // exposed capabilities are mirrored there as tools (webmcp.js).

@@ -358,7 +358,7 @@ func validateParam(id, field string, p *Param, depth int) error {
 		return declErr(k, id, field, "nests too deep")
 	}
 	if !paramTypes[p.Type] {
-		return declErr(k, id, field+".type", "must be string, number, integer, boolean, object or array")
+		return declErr(k, id, field+".type", fmt.Sprintf("is %q; it must be string (for text), number, integer, boolean, object or array", cutBytes(p.Type, 32)))
 	}
 	if err := checkText(k, id, field+".description", p.Description, maxDescriptionLen, false); err != nil {
 		return err

@@ -647,7 +647,7 @@ func checkAvailable(ctx context.Context, a *Action, record string) (av Availabil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			av = Unavailable("The availability check failed")
+			av = Unavailable(AvailabilityCheckFailed)
 		}
 	}()
 	return a.Available(ctx, record)

@@ -712,7 +712,7 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 			}
 			v, err := callFn(av, args...)
 			if err != nil {
-				return runtime.Unavailable("The availability check failed")
+				return runtime.Unavailable(runtime.AvailabilityCheckFailed)
 			}
 			switch v.Type() {
 			case safejs.TypeString:

@@ -95,6 +95,19 @@ func main() {
 				return string(b), err
 			})
 		}).Value(),
+		// lint() → a promise of the JSON list of the page's declaration
+		// mistakes for its author (runtime.Lint): pling check, and the
+		// console report on development origins.
+		"lint": fnOf("lint", func(args []safejs.Value) (any, error) {
+			return promise(args, func() (string, error) {
+				rt, err := pageRuntime()
+				if err != nil {
+					return "", err
+				}
+				b, err := json.Marshal(append([]string{}, rt.Lint(context.Background())...))
+				return string(b), err
+			})
+		}).Value(),
 		"callTool": fnOf("callTool", func(args []safejs.Value) (any, error) {
 			// Each text is judged by its length before it is copied:
 			// CallTool refuses any longer than MaxRequestBytes unread.

@@ -80,6 +80,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	} else {
 		printDescription(stdout, d)
 	}
+	printPageProblems(ctx, stderr, t, pos[0])
 	if len(d.Capabilities) == 0 {
 		printNothingExposed(stderr, d)
 		if *strict {

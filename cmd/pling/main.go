@@ -9,6 +9,8 @@
 //	        with --authority, also the site's consent screen for delegations
 //	pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]
 //	        describe what a page lets an agent do
+//	pling check URL
+//	        list a page's declaration mistakes with their fixes (exit 1 when any)
 //	pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--id ID] [--resume TOKEN] [--json]
 //	        invoke one capability through the agent client
 //	pling mcp (--fixture PATH | TARGET | --session-name NAME) [--allow-origin O]… [--headed] [--session …] [--poll DURATION] [--verbose]

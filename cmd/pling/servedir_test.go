@@ -193,31 +193,7 @@ func TestServeDirPastedTag(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	// The page is written after serve prints its tag; serve reads files per request.
-	srvCtx, stop := context.WithCancel(ctx)
-	var out syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", d}, &out, &out)
-	}()
-	t.Cleanup(func() { stop(); <-done })
-	addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
-	tag := regexp.MustCompile(`(?m)^\s*(<script src="/pling/pling.js".*</script>)$`)
-	var base, printed string
-	for base == "" || printed == "" {
-		select {
-		case code := <-done:
-			t.Fatalf("pling serve exited %d:\n%s", code, out.String())
-		case <-ctx.Done():
-			t.Fatalf("pling serve printed no address and tag:\n%s", out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
-		if m := tag.FindStringSubmatch(out.String()); m != nil {
-			printed = m[1]
-		}
-	}
+	base, printed := serveDirForTest(t, ctx, dir, d)
 	page := "<!doctype html><title>Board</title>\n" + printed + `
 <script>
   pling.action({ id: "board.rename", title: "Rename the board", run: () => true });
@@ -233,4 +209,35 @@ func TestServeDirPastedTag(t *testing.T) {
 	if !strings.Contains(stdout.String(), "board.rename") {
 		t.Errorf("the pasted tag with a declaration right after it: describe lists no board.rename:\n%s", stdout.String())
 	}
+}
+
+// serveDirForTest runs pling serve --dir dir in process until the test
+// ends and returns its base URL and the tag it printed to paste.
+func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base, printed string) {
+	t.Helper()
+	srvCtx, stop := context.WithCancel(ctx)
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", dist}, &out, &out)
+	}()
+	t.Cleanup(func() { stop(); <-done })
+	addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
+	tag := regexp.MustCompile(`(?m)^\s*(<script src="/pling/pling.js".*</script>)$`)
+	for base == "" || printed == "" {
+		select {
+		case code := <-done:
+			t.Fatalf("pling serve exited %d:\n%s", code, out.String())
+		case <-ctx.Done():
+			t.Fatalf("pling serve printed no address and tag:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+		if m := tag.FindStringSubmatch(out.String()); m != nil {
+			printed = m[1]
+		}
+	}
+	return base, printed
 }

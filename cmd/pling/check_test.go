@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mistakesPage makes each declaration mistake of issue 23 item 15 once.
+const mistakesPage = `<!doctype html><title>Mistakes</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>
+  pling.state("board.count", () => 1);
+  pling.action({ id: "board.size", params: { n: { type: "text" } }, run: () => 1 });
+  pling.action({ id: "board.risky", Risk: "read", run: () => 1 });
+  pling.action({ title: "No id", run: () => 1 });
+  pling.action({ id: "board.dup", title: "One", run: () => 1 });
+  pling.action({ id: "board.dup", title: "Two", run: () => 2 });
+  pling.action({ id: "board.add", expect: { state: "board.total", change: "increase" }, run: () => 1 });
+  pling.action({ id: "ticket.close", available: () => { throw new Error("byId(undefined)"); }, run: () => 1 });
+</script>`
+
+const cleanPage = `<!doctype html><title>Clean</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>
+  pling.state("board.count", () => 1);
+  pling.action({ id: "board.add", expect: { state: "board.count", change: "any" }, run: () => 1 });
+</script>`
+
+const throwsPage = `<!doctype html><title>Throws</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>pling.action({ id: "board.add", run: () => 1 }); boardz.render();</script>`
+
+const unexposedPage = `<!doctype html><title>No expose</title>
+<script src="/pling/pling.js"></script>
+<script>pling.action({ id: "board.add", run: () => 1 });</script>`
+
+// TestCheckCommand: pling check lists every mistake of a page seeded with
+// each (naming the declaration and the fix) and exits 1; a clean page
+// exits 0.
+func TestCheckCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
+		t.Skip("no browser")
+	}
+	t.Setenv("PLING_CDP", "")
+	d := builtDist(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage, "throws.html": throwsPage} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, _ := serveDirForTest(t, ctx, dir, d)
+	for _, tc := range []struct {
+		page     string
+		wantExit int
+		want     []string
+	}{
+		{"mistakes.html", 1, []string{
+			`"board.size"`, `type`, // a param of type "text"
+			`"Risk" is spelled "risk"`,
+			`id: must be`,                        // no id
+			`DUPLICATE_ACTION_ID`, `"board.dup"`, // named
+			`"board.add": expect.state names the state "board.total"`,
+			`"ticket.close": its availability check throws`,
+		}},
+		{"unexposed.html", 1, []string{`site allowlist is empty`, `data-expose="*"`, `"board.add" is declared but not exposed`}},
+		{"throws.html", 1, []string{"the page threw: ", "boardz"}},
+		{"clean.html", 0, []string{"no declaration mistakes"}},
+	} {
+		t.Run(tc.page, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			code := run(ctx, []string{"check", base + "/" + tc.page}, &stdout, &stderr)
+			if code != tc.wantExit {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantExit, stdout.String(), stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("pling check printed no %q:\n%s", w, stdout.String())
+				}
+			}
+		})
+	}
+}
+
+// TestDescribeSaysMistakes: pling describe says, on stderr, when the page
+// has declaration mistakes or threw, and points at pling check.
+func TestDescribeSaysMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
+		t.Skip("no browser")
+	}
+	t.Setenv("PLING_CDP", "")
+	d := builtDist(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "throws.html": throwsPage} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, _ := serveDirForTest(t, ctx, dir, d)
+	for _, tc := range []struct{ page, want string }{
+		{"mistakes.html", "the page has 6 declaration mistake(s)"},
+		{"throws.html", "the page threw 1 script error(s)"},
+		{"clean.html", ""},
+	} {
+		t.Run(tc.page, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			if code := run(ctx, []string{"describe", base + "/" + tc.page}, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr.String())
+			}
+			got := stderr.String()
+			if tc.want == "" && strings.Contains(got, "pling check") || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("stderr %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// AvailabilityCheckFailed is the reason of an availability check that
+// threw (or panicked): the page bridge and checkAvailable both give it,
+// and Lint reports it to the page's author.
+const AvailabilityCheckFailed = "The availability check failed"
+
+// maxLint bounds the lines Lint returns.
+const maxLint = 100
+
+// Lint lists, for the page's author, the mistakes in what is declared now
+// that no single declaration shows: an expectation on a state nobody
+// declares (it can never be met), an availability check that throws, a
+// site allowlist that exposes nothing while actions are declared. Each
+// line names the declaration and says how to fix it. It asks the page's
+// availability checks, so the page bridge runs it on development origins
+// and for pling check only (docs/page-api.md §2.10).
+func (rt *Runtime) Lint(ctx context.Context) []string {
+	snap := rt.snapshot()
+	states := map[string]bool{}
+	for _, s := range snap.states {
+		states[s.Key] = true
+	}
+	for _, k := range snap.stateConflicts {
+		states[k] = true
+	}
+	var out []string
+	add := func(format string, args ...any) {
+		if len(out) < maxLint {
+			out = append(out, fmt.Sprintf(format, args...))
+		}
+	}
+	expect := func(id, where string, e *Expectation) {
+		if e != nil && e.State != "" && !states[e.State] {
+			add("pling: action %q: %s names the state %q, which is not declared, so the expectation can never be met; declare it (pling.state(%q, read) or data-pling-state=%q) or fix the name", id, where, e.State, e.State, e.State)
+		}
+	}
+	check := func(id string, a *Action) {
+		expect(id, "expect.state", a.Expect)
+		for i := range a.Steps {
+			expect(id, fmt.Sprintf("steps[%d].expect.state", i), a.Steps[i].Expect)
+		}
+	}
+	for _, c := range snap.caps {
+		if c.conflict {
+			continue
+		}
+		if c.fold == nil {
+			check(c.id, &c.action)
+			if av := checkAvailable(ctx, &c.action, ""); !av.OK && av.Reason == AvailabilityCheckFailed {
+				add("pling: action %q: its availability check throws, so it is unavailable; make available return true, false or a reason", c.id)
+			}
+			continue
+		}
+		if c.fold.hasTemplate {
+			check(c.id, &c.fold.template)
+		}
+		for _, rec := range slices.Sorted(maps.Keys(c.fold.rows)) {
+			a := c.fold.rows[rec]
+			check(c.id, &a)
+		}
+		if av := rt.capAvailable(ctx, snap, c); !av.OK && av.Reason == AvailabilityCheckFailed {
+			add("pling: action %q: its availability check throws for every known row, so it is unavailable; make available(record) return true, false or a reason for each record id", c.id)
+		}
+	}
+	if len(rt.cfg.gate.expose) == 0 && len(snap.caps) > 0 {
+		add("pling: %d action(s) are declared but the site allowlist is empty, so agents see none; add data-expose=\"*\" (or patterns) to the pling.js tag, or configure({expose: [...]})", len(snap.caps))
+	}
+	return out
+}
