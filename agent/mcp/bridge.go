@@ -333,9 +333,11 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 			destructive := c.Risk == schema.RiskDestructive
 			ann.DestructiveHint = &destructive
 		}
-		// No separate title: the description starts with it.
+		// The title too, for a client's display (MCP Tool.title); the
+		// model still reads it first in the description.
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
 			Name:        name,
+			Title:       c.Title,
 			Description: desc,
 			InputSchema: json.RawMessage(in),
 			Annotations: ann,

@@ -206,7 +206,10 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		if rec, ok := props["record"].(map[string]any); ok {
 			rec["description"] = "(the bridge's)"
 		}
-		exp = append(exp, tool{tl.Name, tl.Description, sch})
+		// runtime.Tools says the same rule (without the bridge's
+		// revealer names): compared above, through the bridge.
+		desc, _, _ := strings.Cut(tl.Description, ". Only orders in view")
+		exp = append(exp, tool{tl.Name, desc, sch})
 	}
 	if diff := cmp.Diff(map[string]string{
 		"approve__order":        "Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first).",
