@@ -196,9 +196,13 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 			return false, err
 		}
 		b.page, b.allowed = info, b.allowedURL(info.URL)
-		if !info.Pling || !b.allowed {
+		if !b.allowed {
 			// No capabilities here: only the browsing tools stay.
 			return b.setTools(ctx, nil, "", nil), nil
+		}
+		if !info.Pling {
+			// The page's own WebMCP tools, if it has any (webmcp.go).
+			return b.setTools(ctx, b.withPageTools(ctx, nil), "", nil), nil
 		}
 	}
 	d, err := b.client.Describe(ctx, nil)
@@ -212,6 +216,9 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	tools, err := Tools(d)
 	if err != nil {
 		return false, err
+	}
+	if b.browser != nil {
+		tools = b.withPageTools(ctx, tools)
 	}
 	return b.setTools(ctx, tools, d.Revision, d), nil
 }
@@ -239,7 +246,11 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 		if old, ok := b.tools[t.Tool.Name]; ok && old.capability == t.Capability && bytes.Equal(old.spec, next[t.Tool.Name].spec) {
 			continue
 		}
-		b.server.AddTool(t.Tool, b.handler(t.Capability))
+		h := t.handler
+		if h == nil {
+			h = b.handler(t.Capability)
+		}
+		b.server.AddTool(t.Tool, h)
 		changed = true
 	}
 	b.tools, b.revision, b.loaded, b.desc = next, revision, true, d
@@ -281,6 +292,9 @@ func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 type Tool struct {
 	Tool       *sdk.Tool
 	Capability string
+	// handler, when set, answers instead of an invoke of Capability: a
+	// page's own WebMCP tool (webmcp.go).
+	handler sdk.ToolHandler
 }
 
 // Tools renders a description's capabilities as MCP tools, in capability
