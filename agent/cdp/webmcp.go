@@ -84,3 +84,8 @@ func (p *Page) ExecuteWebMCP(ctx context.Context, name string, args json.RawMess
 	}
 	return out, nil
 }
+
+// WebMCPFeatures is the --enable-features value that turns Chromium's
+// native WebMCP (document.modelContext) on beside chromedp's own
+// features: Chromium keeps only the last --enable-features switch.
+const WebMCPFeatures = "NetworkService,NetworkServiceInProcess,WebMCP"

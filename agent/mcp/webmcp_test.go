@@ -59,7 +59,7 @@ pling.action({ id: "note", title: "Note", run: () => true });</script>`))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	p, err := cdp.Start(ctx, hs.URL+"/plain.html", cdp.Options{Timeout: 20 * time.Second,
-		Flags: map[string]any{"enable-experimental-web-platform-features": true}})
+		Flags: map[string]any{"enable-features": cdp.WebMCPFeatures}})
 	if err != nil {
 		t.Fatal(err)
 	}
