@@ -110,6 +110,15 @@ func TestWebMCPNative(t *testing.T) {
 		t.Errorf("executeTool note_add answered %q", out)
 	}
 
+	// What the model reads is shorter than the Surface response it
+	// summarizes (before, it got that response twice).
+	text := exec("tickets_search", `{}`)
+	resp := eval[string](tb, `(async () => JSON.stringify(await pling.surface.handle({ protocol: "pling.surface/0.1", id: "size-1", method: "invoke", capability: "tickets.search" })))()`)
+	t.Logf("tickets_search: the model reads %d B (%q); the Surface response is %d B", len(text), text, len(resp))
+	if !strings.HasPrefix(text, "OK: tickets.search ran.") || len(text) >= len(resp) {
+		t.Errorf("tickets_search answered %q (%d B) for a %d B response", text, len(text), len(resp))
+	}
+
 	// A cancelled approval: the consumer gives up (executeTool's signal);
 	// the dialog closes, and the action never runs.
 	eval[bool](tb, `(async () => {
