@@ -110,6 +110,15 @@ func TestWebMCPNative(t *testing.T) {
 		t.Errorf("executeTool note_add answered %q", out)
 	}
 
+	// What the model reads is shorter than the Surface response it
+	// summarizes (before, it got that response twice).
+	text := exec("tickets_search", `{}`)
+	resp := eval[string](tb, `(async () => JSON.stringify(await pling.surface.handle({ protocol: "pling.surface/0.1", id: "size-1", method: "invoke", capability: "tickets.search" })))()`)
+	t.Logf("tickets_search: the model reads %d B (%q); the Surface response is %d B", len(text), text, len(resp))
+	if !strings.HasPrefix(text, "OK: tickets.search ran.") || len(text) >= len(resp) {
+		t.Errorf("tickets_search answered %q (%d B) for a %d B response", text, len(text), len(resp))
+	}
+
 	// A cancelled approval: the consumer gives up (executeTool's signal);
 	// the dialog closes, and the action never runs.
 	eval[bool](tb, `(async () => {
@@ -143,4 +152,80 @@ func TestWebMCPNative(t *testing.T) {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// nativeFormPage is a page marked up for WebMCP alone (a declarative
+// form whose submit handler answers the agent through respondWith), with
+// pling.js added.
+const nativeFormPage = `<!doctype html><html lang="en"><head><title>Search</title>
+<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<form toolname="search_tickets" tooldescription="Search the tickets. Returns the matching ids" toolautosubmit>
+  <label>Query <input name="q" required maxlength="20" toolparamdescription="Words to look for"></label>
+  <button>Search</button>
+</form>
+<script>
+window.submits = [];
+document.querySelector("form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  window.submits.push(e.agentInvoked === true);
+  if (e.agentInvoked) e.respondWith(Promise.resolve({ found: ["t1"], q: e.target.q.value }));
+});
+</script></body></html>`
+
+// A WebMCP declarative form gets Pling's path by adding the script: one
+// tool under its name (the browser's own declarative tool withdrawn),
+// validation from the form's fields, agentInvoked and respondWith as the
+// standard defines them, and evidence.
+func TestWebMCPNativeDeclarativeForm(t *testing.T) {
+	d := dist(t)
+	extra := http.NewServeMux()
+	extra.HandleFunc("/test/webmcp-form.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(nativeFormPage))
+	})
+	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
+	tb := site.open(t, "/test/webmcp-form.html")
+	const list = `(async () => JSON.stringify({
+  mirrored: (await document.modelContext.getTools()).map((t) => t.name + "|" + t.title + "|" + JSON.stringify(t.inputSchema.properties.q || null)),
+  tools: (await pling.tools()).map((t) => t.name),
+  live: pling._webmcp ? pling._webmcp.tools.size : 0 }))()`
+	var l struct {
+		Mirrored, Tools []string
+		Live            int
+	}
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+		if err := json.Unmarshal([]byte(eval[string](tb, list)), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Live == 1 && len(l.Mirrored) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the form never reached the mirror: %+v", l)
+		}
+	}
+	want := []string{`search_tickets|Search the tickets|{"type":"string","description":"Words to look for","maxLength":20}`}
+	if diff := cmp.Diff(want, l.Mirrored); diff != "" {
+		t.Errorf("getTools() (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"search_tickets"}, l.Tools); diff != "" {
+		t.Errorf("pling.tools() (-want +got):\n%s", diff)
+	}
+	exec := func(args string) string {
+		return eval[string](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === "search_tickets");
+  return await document.modelContext.executeTool(tool, `+args+`);
+})()`)
+	}
+	// Pling validates before the page's code runs.
+	if out := exec(`{ q: "this query is far too long to pass" }`); !strings.HasPrefix(out, "INVALID_PARAMS:") {
+		t.Errorf("an overlong query answered %q", out)
+	}
+	out := exec(`{ q: "printer" }`)
+	if !strings.HasPrefix(out, "OK: search_tickets ran.") || !strings.Contains(out, `Value: {"found":["t1"],"q":"printer"}`) {
+		t.Errorf("executeTool answered %q", out)
+	}
+	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `[true]` {
+		t.Errorf("submits (agentInvoked) %s, want [true]", got)
+	}
 }

@@ -360,6 +360,7 @@
   // WebMCP: where the browser (or a polyfill) offers a model context, the
   // exposed capabilities are mirrored there as tools (webmcp.js).
   var mirrored = data.webmcp === "off";
+  function mirrorOn() { return data.webmcp !== "off" && !!(document.modelContext || navigator.modelContext); }
   function webmcp() {
     if (mirrored || !(document.modelContext || navigator.modelContext)) return;
     mirrored = true;
@@ -375,7 +376,7 @@
   // watches only elements and data-pling-* attributes, never text, so a
   // text edit costs nothing here.
   function markup(pling, doc) {
-    var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region]";
+    var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region],form[toolname],form[data-pling-toolname]";
     var live = new Map();
     function attr(el, n) { return el.getAttribute("data-pling-" + n); }
     // text is a label's or legend's own words: the options of a <select>
@@ -395,9 +396,15 @@
       if (p.type === "integer" || p.type === "number") return isFinite(+i.value) ? +i.value : undefined;
       return i.value;
     }
+    // A WebMCP declarative form (toolname) takes every named field, as
+    // the standard does; a Pling form, its data-pling-param fields.
+    function fields(form) {
+      return form.querySelectorAll(form.hasAttribute("data-pling-action") ? "[data-pling-param]" : "input[name],select[name],textarea[name]");
+    }
     function params(form) {
       var ps = {}, radios = {};
-      form.querySelectorAll("[data-pling-param]").forEach(function (i) {
+      fields(form).forEach(function (i) {
+        if (!i.hasAttribute("data-pling-param") && (i.type === "submit" || i.type === "button" || i.type === "hidden")) return;
         var name = attr(i, "param") || i.name, p = { type: "string" };
         if (!name) return;
         if (i.type === "radio") {
@@ -420,7 +427,7 @@
         if (i.minLength > 0) p.minLength = i.minLength;
         if (i.maxLength > 0) p.maxLength = i.maxLength;
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
-        var d = attr(i, "description") || text(i.labels && i.labels[0]), names = [];
+        var d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]), names = [];
         if (i.tagName === "SELECT") {
           p.enum = [].map.call(i.options, function (o) { names.push(o.text.trim()); return o.value; });
           d = withNames(d, p.enum, names);
@@ -456,7 +463,7 @@
     // default) keeps the page's value. A radio group checks the radio of
     // that value and never rewrites a value attribute.
     function fill(form, input, given) {
-      form.querySelectorAll("[data-pling-param]").forEach(function (i) {
+      fields(form).forEach(function (i) {
         var name = attr(i, "param") || i.name;
         if (!(name in input) || (given && !given[name])) return;
         if (i.type === "radio") {
@@ -467,7 +474,46 @@
         fire(i);
       });
     }
+    // submitAsAgent submits a WebMCP declarative form the way the browser
+    // does for an agent: the submit event says agentInvoked, and what the
+    // page passes to respondWith is the action's value.
+    function submitAsAgent(form) {
+      var responded = null;
+      function on(e) {
+        if (e.target !== form) return;
+        try {
+          Object.defineProperty(e, "agentInvoked", { value: true });
+          Object.defineProperty(e, "respondWith", { value: function (p) { responded = Promise.resolve(p); } });
+        } catch (x) { /* a browser whose own event refuses: the page sees a plain submit */ }
+      }
+      doc.addEventListener("submit", on, true);
+      try { form.requestSubmit ? form.requestSubmit() : form.submit(); } finally { doc.removeEventListener("submit", on, true); }
+      return responded || true;
+    }
+    // toolForm adopts a WebMCP declarative form (<form toolname
+    // tooldescription [toolautosubmit]>) as a Pling action under the tool's
+    // name: the gate, validation and evidence apply. Where the mirror runs,
+    // the browser's own declarative tool is withdrawn (toolname moves to
+    // data-pling-toolname) so that the capability shows once. A form
+    // without toolautosubmit, which WebMCP leaves for the person to send,
+    // needs the person's approval here.
+    function toolForm(el) {
+      var name = el.getAttribute("toolname") || attr(el, "toolname");
+      if (mirrorOn() && el.hasAttribute("toolname")) {
+        el.setAttribute("data-pling-toolname", name);
+        el.removeAttribute("toolname");
+      }
+      var desc = el.getAttribute("tooldescription") || "";
+      return pling.action({
+        id: name, title: el.getAttribute("tooltitle") || desc.split(/\.\s/)[0].slice(0, 200) || name,
+        description: desc || undefined, identity: "markup", params: params(el),
+        approval: !el.hasAttribute("toolautosubmit"),
+        available: function () { return visible(el) || "It is not visible on the page"; },
+        run: function (input) { fill(el, input); return submitAsAgent(el); }
+      });
+    }
     function declare(el) {
+      if (el.tagName === "FORM" && !el.hasAttribute("data-pling-action") && (el.hasAttribute("toolname") || el.hasAttribute("data-pling-toolname"))) return [toolForm(el)];
       var hs = [], a = attr(el, "action"), s = attr(el, "state"), g = attr(el, "guide"), r = attr(el, "region");
       // data-pling-record is KIND:ID: kinds have no ':', ids may, so the
       // kind ends at the first ':'. Anything else declares no action (as a

@@ -214,6 +214,11 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if b.browser != nil {
 		allowed, err := b.checkPageLocked(ctx)
+		if err == nil && !allowed && b.allowed && !b.page.Pling {
+			// An allowed page without Pling: its own WebMCP tools, if it
+			// has any (webmcp.go).
+			return b.setTools(ctx, b.withPageTools(ctx, nil), "", nil), nil
+		}
 		if err != nil || !allowed {
 			// No capabilities here: only the browsing tools stay. Any
 			// error of the check counts as not allowed.
@@ -231,6 +236,9 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	tools, err := Tools(d)
 	if err != nil {
 		return false, err
+	}
+	if b.browser != nil {
+		tools = b.withPageTools(ctx, tools)
 	}
 	return b.setTools(ctx, tools, d.Revision, d), nil
 }
@@ -330,7 +338,11 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 		if old, ok := b.tools[t.Tool.Name]; ok && old.capability == t.Capability && bytes.Equal(old.spec, next[t.Tool.Name].spec) {
 			continue
 		}
-		b.server.AddTool(t.Tool, b.handler(t.Capability))
+		h := t.handler
+		if h == nil {
+			h = b.handler(t.Capability)
+		}
+		b.server.AddTool(t.Tool, h)
 		changed = true
 	}
 	b.tools, b.revision, b.loaded, b.desc = next, revision, true, d
@@ -372,6 +384,9 @@ func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 type Tool struct {
 	Tool       *sdk.Tool
 	Capability string
+	// handler, when set, answers instead of an invoke of Capability: a
+	// page's own WebMCP tool (webmcp.go).
+	handler sdk.ToolHandler
 }
 
 // Tools renders a description's capabilities as MCP tools, in capability
@@ -421,9 +436,11 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 			destructive := c.Risk == schema.RiskDestructive
 			ann.DestructiveHint = &destructive
 		}
-		// No separate title: the description starts with it.
+		// The title too, for a client's display (MCP Tool.title); the
+		// model still reads it first in the description.
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
 			Name:        name,
+			Title:       c.Title,
 			Description: desc,
 			InputSchema: json.RawMessage(in),
 			Annotations: ann,

@@ -152,7 +152,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				}
 				return p, err
 			}
-			return cdp.Start(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: a.headed, UserDataDir: a.userDataDir, Timing: ph.add})
+			// Native WebMCP on, so that a page's own WebMCP tools reach
+			// the agent too (agent/mcp/webmcp.go).
+			return cdp.Start(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: a.headed, UserDataDir: a.userDataDir, Timing: ph.add,
+				Flags: map[string]any{"enable-features": cdp.WebMCPFeatures}})
 		}
 		if a.browserSession != "" && target == "" {
 			// The origins come from the session file: read it before the

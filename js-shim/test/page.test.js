@@ -81,9 +81,16 @@ function webmcp(tools) {
   const listeners = {};
   const watchers = [];
   const calls = [];
+  const cancelled = [];
+  let hold = null; // when set, an invoke waits for it
   const pling = {
     tools: () => Promise.resolve(tools()),
-    callTool: (name, args) => { calls.push([name, args]); return Promise.resolve({ ok: true, result: { value: 1 } }); },
+    _invoke: (capability, input, id) => {
+      calls.push([capability, JSON.stringify(input), id]);
+      return (hold || Promise.resolve()).then(() => ({ ok: true, result: { value: 1 } }));
+    },
+    _toolText: (res) => Promise.resolve("OK: text of " + JSON.stringify(res)),
+    surface: { cancel: (id) => { cancelled.push(id); return Promise.resolve(true); } },
     _watch: (f) => watchers.push(f),
   };
   const mc = {
@@ -95,11 +102,11 @@ function webmcp(tools) {
     },
   };
   const document = { modelContext: mc, addEventListener: (t, f) => { listeners[t] = f; } };
-  const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, JSON, Promise });
+  const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, Set, JSON, Promise, Uint8Array, crypto: globalThis.crypto });
   ctx.globalThis = ctx;
   vm.runInContext(fs.readFileSync(path.join(__dirname, "..", "webmcp.js"), "utf8"), ctx);
   const settle = () => new Promise((r) => setTimeout(r, 20));
-  return { registered, watchers, calls, listeners, settle, pling };
+  return { registered, watchers, calls, cancelled, listeners, settle, pling, setHold: (p) => { hold = p; } };
 }
 
 test("webmcp: registers the tools, executes through callTool, follows revisions", async () => {
@@ -110,10 +117,22 @@ test("webmcp: registers the tools, executes through callTool, follows revisions"
   const tool = w.registered.get("cart_add");
   assert.deepEqual(tool.inputSchema, { type: "object" });
   const out = await tool.execute({ sku: "A1" });
-  assert.deepEqual(w.calls, [["cart_add", '{"sku":"A1"}']]);
+  assert.deepEqual(w.calls.map((c) => c.slice(0, 2)), [["cart.add", '{"sku":"A1"}']]);
+  assert.match(w.calls[0][2], /^webmcp_/);
   assert.equal(out.isError, false);
   assert.deepEqual(out.structuredContent, { ok: true, result: { value: 1 } });
-  assert.deepEqual(JSON.parse(out.content[0].text), out.structuredContent);
+  assert.equal(out.content[0].text, "OK: text of " + JSON.stringify(out.structuredContent));
+
+  // A call the consumer gives up on is cancelled in the page, by its id.
+  let release;
+  w.setHold(new Promise((r) => { release = r; }));
+  const ctl = new AbortController();
+  const pending = tool.execute({ sku: "B2" }, { signal: ctl.signal });
+  ctl.abort();
+  assert.deepEqual(w.cancelled, [w.calls[1][2]]);
+  release();
+  await pending;
+  w.setHold(null);
 
   // An invoke that changed the capabilities: removed tools go, new ones come.
   list = [{ name: "checkout", description: "Check out", parameters: { type: "object" }, capability: "checkout" }];

@@ -1,0 +1,91 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/chromedp/chromedp"
+)
+
+// WebMCPTool is a tool the current page registered with WebMCP
+// (document.modelContext: the browser's own, or a polyfill's). Its words
+// are the page's, not Pling's: an agent reads them as such.
+type WebMCPTool struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations map[string]bool `json:"annotations"`
+	// Pling is set for a tool Pling's own mirror (webmcp.js) registered:
+	// the same capability an agent reaches through the Surface.
+	Pling bool `json:"pling"`
+}
+
+// maxWebMCPTools bounds the tools read from one page.
+const maxWebMCPTools = 128
+
+const webmcpToolsJS = `(async () => {
+  const mc = document.modelContext || navigator.modelContext;
+  if (!mc || typeof mc.getTools !== "function") return "[]";
+  const mine = window.pling && window.pling._webmcp ? window.pling._webmcp.tools : new Map();
+  const tools = (await mc.getTools()).slice(0, 128);
+  return JSON.stringify(tools.map((t) => ({
+    name: String(t.name || ""), title: String(t.title || ""), description: String(t.description || "").slice(0, 2000),
+    inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" },
+    annotations: t.annotations || {}, pling: mine.has(t.name) })));
+})()`
+
+// WebMCPTools lists the tools the current page registered with WebMCP;
+// none where the page has no model context.
+func (p *Page) WebMCPTools(ctx context.Context) ([]WebMCPTool, error) {
+	tctx, cancel := p.bounded(ctx, p.cur())
+	defer cancel()
+	text, err := chromedp.Run(tctx, chromedp.Evaluate[string](webmcpToolsJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return nil, fmt.Errorf("cdp: reading the page's WebMCP tools: %w", err)
+	}
+	var tools []WebMCPTool
+	if err := json.Unmarshal([]byte(text), &tools); err != nil {
+		return nil, fmt.Errorf("cdp: reading the page's WebMCP tools: %w", err)
+	}
+	if len(tools) > maxWebMCPTools {
+		tools = tools[:maxWebMCPTools]
+	}
+	return tools, nil
+}
+
+// ExecuteWebMCP calls the page's WebMCP tool name with args (one JSON
+// object) through executeTool and returns what the page answered, as
+// text. The page's model context judges the arguments.
+func (p *Page) ExecuteWebMCP(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		return "", fmt.Errorf("cdp: the arguments are not one JSON object")
+	}
+	n, _ := json.Marshal(name)
+	a, _ := json.Marshal(obj)
+	js := `(async () => {
+  const mc = document.modelContext || navigator.modelContext;
+  if (!mc || typeof mc.executeTool !== "function") throw new Error("the page has no WebMCP model context");
+  const tool = (await mc.getTools()).find((t) => t.name === ` + string(n) + `);
+  if (!tool) throw new Error("the page has no such WebMCP tool");
+  const r = await mc.executeTool(tool, ` + string(a) + `);
+  return typeof r === "string" ? r : JSON.stringify(r);
+})()`
+	tctx, cancel := p.bounded(ctx, p.cur())
+	defer cancel()
+	out, err := chromedp.Run(tctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return "", fmt.Errorf("cdp: the page's WebMCP tool %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// WebMCPFeatures is the --enable-features value that turns Chromium's
+// native WebMCP (document.modelContext) on beside chromedp's own
+// features: Chromium keeps only the last --enable-features switch.
+const WebMCPFeatures = "NetworkService,NetworkServiceInProcess,WebMCP"

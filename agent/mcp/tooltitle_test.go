@@ -1,0 +1,70 @@
+package mcp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/agent"
+	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
+)
+
+// Tools carry the action's title and the risk's annotations for clients
+// on MCP 2026-07-28 and 2025-11-25 alike.
+func TestToolTitleAndAnnotations(t *testing.T) {
+	f, tr := false, true
+	want := map[string]struct {
+		title string
+		ann   sdk.ToolAnnotations
+	}{
+		"find":      {"Find orders", sdk.ToolAnnotations{ReadOnlyHint: true}},
+		"note_add":  {"Add a note", sdk.ToolAnnotations{DestructiveHint: &f}},
+		"orders_rm": {"Delete all orders", sdk.ToolAnnotations{DestructiveHint: &tr}},
+	}
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run("MCP "+version, func(t *testing.T) {
+			rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+			run := func(context.Context, *runtime.Call) (any, error) { return nil, nil }
+			for _, a := range []runtime.Action{
+				{ID: "find", Title: "Find orders", Risk: schema.RiskRead, Run: run},
+				{ID: "note.add", Title: "Add a note", Run: run},
+				{ID: "orders.rm", Title: "Delete all orders", Risk: schema.RiskDestructive, Run: run},
+			} {
+				if _, err := rt.DeclareAction(a); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := connectVersion(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))), version)
+			if got := s.InitializeResult().ProtocolVersion; got != version {
+				t.Fatalf("negotiated %s, want %s", got, version)
+			}
+			res, err := s.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := 0
+			for _, tl := range res.Tools {
+				w, ok := want[tl.Name]
+				if !ok {
+					continue
+				}
+				seen++
+				if tl.Title != w.title {
+					t.Errorf("%s: title %q, want %q", tl.Name, tl.Title, w.title)
+				}
+				if tl.Annotations == nil {
+					t.Errorf("%s: no annotations", tl.Name)
+				} else if diff := cmp.Diff(w.ann, *tl.Annotations); diff != "" {
+					t.Errorf("%s: annotations (-want +got):\n%s", tl.Name, diff)
+				}
+			}
+			if seen != len(want) {
+				t.Errorf("listed %d of the %d tools", seen, len(want))
+			}
+		})
+	}
+}
