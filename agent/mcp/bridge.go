@@ -95,6 +95,7 @@ type Bridge struct {
 
 type toolEntry struct {
 	capability string
+	tool       *sdk.Tool
 	spec       []byte // the tool's JSON, to tell a changed tool from the same one
 }
 
@@ -213,7 +214,91 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	tools = append(tools, b.unavailableTools(d, tools)...)
 	return b.setTools(ctx, tools, d.Revision, d), nil
+}
+
+// unavailableTools keeps the capabilities that cannot run now in the tool
+// list (docs/agent.md §4.3): one the bridge listed before keeps its tool
+// as it was, so a step that only changes what is available costs no new
+// list (and no tools/list_changed); one never seen available gets a tool
+// that says so, with the page's reason. A call to either is an invoke,
+// which the page answers with ACTION_UNAVAILABLE and its reason — not a
+// JSON-RPC "unknown tool", which would tell a model the site cannot do it.
+func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) []Tool {
+	names := make(map[string]bool, len(listed))
+	for _, t := range listed {
+		names[t.Tool.Name] = true
+	}
+	var out []Tool
+	for _, u := range d.Context.Unavailable {
+		if u.Code != "" || capabilityOf(d, u.ID) != nil {
+			continue // a declaration mistake, not a capability that waits
+		}
+		name := runtime.ToolNames([]string{u.ID})[0]
+		if names[name] {
+			continue
+		}
+		names[name] = true
+		if old, ok := b.tools[name]; ok && old.capability == u.ID && old.tool != nil {
+			out = append(out, Tool{Capability: u.ID, Tool: old.tool})
+			continue
+		}
+		reason := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
+		out = append(out, Tool{Capability: u.ID, Tool: &sdk.Tool{
+			Name:        name,
+			Description: "Unavailable now: " + reason + ". Its parameters are listed once it is available.",
+			InputSchema: json.RawMessage(`{"type":"object"}`),
+		}})
+	}
+	return out
+}
+
+// unavailableNow is what the page said cannot run, by capability id, with
+// its reason, as of the last describe.
+func (b *Bridge) unavailableNow() map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[string]string{}
+	if b.desc == nil {
+		return out
+	}
+	for _, u := range b.desc.Context.Unavailable {
+		if u.Code == "" {
+			out[u.ID] = stdcmpOr(u.Reason, "Not available now")
+		}
+	}
+	return out
+}
+
+// availabilityText says which tools became available or unavailable
+// between before and after (each by capability id), for a result's text:
+// the list itself stays as it was.
+func (b *Bridge) availabilityText(before, after map[string]string) string {
+	var gone, back []string
+	for id, reason := range after {
+		if _, ok := before[id]; !ok {
+			gone = append(gone, id+" ("+strings.TrimSuffix(reason, ".")+")")
+		}
+	}
+	b.mu.Lock()
+	listed := b.desc
+	b.mu.Unlock()
+	for id := range before {
+		if _, ok := after[id]; !ok && capabilityOf(listed, id) != nil {
+			back = append(back, id)
+		}
+	}
+	sort.Strings(gone)
+	sort.Strings(back)
+	var t strings.Builder
+	if len(gone) > 0 {
+		t.WriteString("\nNow unavailable: " + strings.Join(gone, "; "))
+	}
+	if len(back) > 0 {
+		t.WriteString("\nNow available: " + strings.Join(back, ", "))
+	}
+	return t.String()
 }
 
 // setTools makes tools the capability tools: those that left are removed,
@@ -223,7 +308,7 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 	var removed []string
 	for _, t := range tools {
 		spec, _ := json.Marshal(t.Tool)
-		next[t.Tool.Name] = toolEntry{capability: t.Capability, spec: spec}
+		next[t.Tool.Name] = toolEntry{capability: t.Capability, tool: t.Tool, spec: spec}
 	}
 	for name := range b.tools {
 		if _, ok := next[name]; !ok {
@@ -371,16 +456,24 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 				}
 			}))
 		}
+		before := b.unavailableNow()
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
+		avail := b.availabilityText(before, b.unavailableNow())
 		if err == nil {
-			return successResult(res, note), nil
+			r := successResult(res, note)
+			r.Content[0].(*sdk.TextContent).Text += avail
+			return r, nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
 			r := businessResult(be)
+			r.Content[0].(*sdk.TextContent).Text += avail
 			if note != "" && be.Code == perr.ActionNotFound {
-				r.Content[0].(*sdk.TextContent).Text += "\n" + note
+				// The record does not exist; the page did not change: say
+				// so, with what an id and a label look like, in place of
+				// the registry's "describe again".
+				r.Content[0].(*sdk.TextContent).Text = string(be.Code) + ": " + note
 			}
 			return r, nil
 		}

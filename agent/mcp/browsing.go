@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -279,10 +280,10 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 				var inView []string
 				for _, it := range set.Items {
 					if !it.Offscreen && len(inView) < maxInView {
-						inView = append(inView, stdcmpOr(firstWord(it.Label), it.ID))
+						inView = append(inView, strconv.Quote(stdcmpOr(it.Label, it.ID)))
 					}
 				}
-				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, " "))
+				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, ", "))
 				records[k] = map[string]any{"total": set.Total, "inView": len(inView)}
 			}
 			if len(records) > 0 {
