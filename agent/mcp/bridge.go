@@ -96,7 +96,11 @@ type Bridge struct {
 type toolEntry struct {
 	capability string
 	tool       *sdk.Tool
-	spec       []byte // the tool's JSON, to tell a changed tool from the same one
+	// placeholder is a tool first listed while its capability could not
+	// run: it stays as listed when the capability becomes available
+	// (its parameters come in that result), so the list stays stable.
+	placeholder bool
+	spec        []byte // the tool's JSON, to tell a changed tool from the same one
 }
 
 // NewServer returns an MCP server exposing the page behind c as tools. It is
@@ -241,13 +245,14 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		}
 		names[name] = true
 		if old, ok := b.tools[name]; ok && old.capability == u.ID && old.tool != nil {
-			out = append(out, Tool{Capability: u.ID, Tool: old.tool})
+			out = append(out, Tool{Capability: u.ID, Tool: old.tool, placeholder: old.placeholder})
 			continue
 		}
 		reason := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
-		out = append(out, Tool{Capability: u.ID, Tool: &sdk.Tool{
-			Name:        name,
-			Description: "Unavailable now: " + reason + ". Its parameters are listed once it is available.",
+		out = append(out, Tool{Capability: u.ID, placeholder: true, Tool: &sdk.Tool{
+			Name: name,
+			Description: "Could not run when listed: " + reason + ". A result says when it becomes available, " +
+				"and gives its parameters then (browser.page too).",
 			InputSchema: json.RawMessage(`{"type":"object"}`),
 		}})
 	}
@@ -283,10 +288,20 @@ func (b *Bridge) availabilityText(before, after map[string]string) string {
 	}
 	b.mu.Lock()
 	listed := b.desc
+	placeholders := map[string]bool{}
+	for _, e := range b.tools {
+		if e.placeholder {
+			placeholders[e.capability] = true
+		}
+	}
 	b.mu.Unlock()
+	var specs []Tool
+	if listed != nil {
+		specs, _ = Tools(listed)
+	}
 	for id := range before {
 		if _, ok := after[id]; !ok && capabilityOf(listed, id) != nil {
-			back = append(back, id)
+			back = append(back, id+parametersOf(specs, id, placeholders[id]))
 		}
 	}
 	sort.Strings(gone)
@@ -296,7 +311,7 @@ func (b *Bridge) availabilityText(before, after map[string]string) string {
 		t.WriteString("\nNow unavailable: " + strings.Join(gone, "; "))
 	}
 	if len(back) > 0 {
-		t.WriteString("\nNow available: " + strings.Join(back, ", "))
+		t.WriteString("\nNow available: " + strings.Join(back, "; "))
 	}
 	return t.String()
 }
@@ -307,8 +322,12 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 	next := make(map[string]toolEntry, len(tools))
 	var removed []string
 	for _, t := range tools {
+		if old, ok := b.tools[t.Tool.Name]; ok && old.placeholder && old.capability == t.Capability {
+			next[t.Tool.Name] = old
+			continue
+		}
 		spec, _ := json.Marshal(t.Tool)
-		next[t.Tool.Name] = toolEntry{capability: t.Capability, tool: t.Tool, spec: spec}
+		next[t.Tool.Name] = toolEntry{capability: t.Capability, tool: t.Tool, spec: spec, placeholder: t.placeholder}
 	}
 	for name := range b.tools {
 		if _, ok := next[name]; !ok {
@@ -324,7 +343,7 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 		if old, ok := b.tools[t.Tool.Name]; ok && old.capability == t.Capability && bytes.Equal(old.spec, next[t.Tool.Name].spec) {
 			continue
 		}
-		b.server.AddTool(t.Tool, b.handler(t.Capability))
+		b.server.AddTool(next[t.Tool.Name].tool, b.handler(t.Capability))
 		changed = true
 	}
 	b.tools, b.revision, b.loaded, b.desc = next, revision, true, d
@@ -366,6 +385,8 @@ func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 type Tool struct {
 	Tool       *sdk.Tool
 	Capability string
+
+	placeholder bool // listed while unavailable (unavailableTools)
 }
 
 // Tools renders a description's capabilities as MCP tools, in capability
@@ -676,4 +697,19 @@ func rpcError(err error) error {
 	}
 	raw, _ := schema.Encode(data)
 	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: err.Error(), Data: raw}
+}
+
+// parametersOf is " (parameters: {…})" for a capability whose listed
+// tool is a placeholder: the list does not change when it becomes
+// available, so the result gives what the list would.
+func parametersOf(specs []Tool, id string, placeholder bool) string {
+	if !placeholder {
+		return ""
+	}
+	for _, t := range specs {
+		if t.Capability == id {
+			return " (" + t.Tool.Description + " Parameters: " + string(t.Tool.InputSchema.(json.RawMessage)) + ")"
+		}
+	}
+	return ""
 }

@@ -113,11 +113,21 @@ func failureText(e *agent.BusinessError) string {
 	if next := nextStep(e); next != "" {
 		text.WriteString(" Next: " + next)
 	}
+	// The page's own words (a role=alert, a toast) often say why: "Board
+	// name is too short." belongs in the text, not only in
+	// structuredContent. They come with the invoke's observation or with
+	// the description the client took after the failure.
+	var feedback []schema.Feedback
 	if o := e.Observation; o != nil {
-		// The page's own words (a role=alert, a toast) often say why:
-		// "Board name is too short." belongs in the text, not only in
-		// structuredContent.
-		for _, f := range o.Feedback {
+		feedback = append(feedback, o.Feedback...)
+	}
+	if e.Observed != nil {
+		feedback = append(feedback, e.Observed.Context.Feedback...)
+	}
+	seen := map[schema.Feedback]bool{}
+	for _, f := range feedback {
+		if !seen[f] {
+			seen[f] = true
 			text.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
 		}
 	}
