@@ -15,8 +15,10 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	cdpcdp "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -94,7 +96,19 @@ type Page struct {
 	goneWhy  string
 	waitersM sync.Mutex
 	waiters  map[string]chan agent.Waiting // by request id
+
+	// navSeq counts the main frame's navigations as they start (a
+	// script's location.href = … included), before they commit; mainFrame
+	// is the main frame's id, learned from its first navigation.
+	navSeq    atomic.Uint64
+	mainFrame atomic.Value // cdp.FrameID
 }
+
+// NavigationSeq counts the current tab's main-frame navigations, each
+// from the moment it is requested (a script's location.href = … before
+// the new page commits) and again when it commits: a caller that reads it
+// before and after an invoke knows the invoke started a navigation.
+func (p *Page) NavigationSeq() uint64 { return p.navSeq.Load() }
 
 // waitBinding is the CDP binding through which the page's "pling:waiting"
 // events reach the transport.
@@ -447,8 +461,16 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			if e.Name == waitBinding {
 				p.noteWaiting(e.Payload)
 			}
+		case *page.EventFrameRequestedNavigation:
+			if id, ok := p.mainFrame.Load().(cdpcdp.FrameID); ok && e.FrameID == id && tab == p.cur() {
+				p.navSeq.Add(1)
+			}
 		case *page.EventFrameNavigated:
 			if e.Frame != nil && e.Frame.ParentID == "" {
+				if tab == p.cur() {
+					p.mainFrame.Store(e.Frame.ID)
+					p.navSeq.Add(1)
+				}
 				p.navigated(tab)
 			}
 		case *page.EventNavigatedWithinDocument:

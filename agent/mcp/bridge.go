@@ -427,6 +427,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 			}
 			desc += " " + recordRule(d, c, byID)
 		}
+		desc = withPerson(desc, c)
 		in, err := schema.Encode(params)
 		if err != nil {
 			return nil, fmt.Errorf("pling mcp: input schema of %s: %w", c.ID, err)
@@ -478,18 +479,32 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			}))
 		}
 		before := b.unavailableNow()
+		var mark navMark
+		if b.browser != nil {
+			mark = b.markNav()
+		}
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
-		avail := b.availabilityText(before, b.unavailableNow())
+		var to string
+		var tools []string
+		if b.browser != nil {
+			to, tools = b.followNavigation(ctx, mark)
+		}
+		avail := ""
+		if to == "" {
+			avail = b.availabilityText(before, b.unavailableNow())
+		}
 		if err == nil {
 			r := successResult(res, note)
 			r.Content[0].(*sdk.TextContent).Text += avail
+			navigationText(r, to, tools)
 			return r, nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
 			r := businessResult(be)
 			r.Content[0].(*sdk.TextContent).Text += avail
+			navigationText(r, to, tools)
 			if note != "" && be.Code == perr.ActionNotFound {
 				// The record does not exist; the page did not change: say
 				// so, with what an id and a label look like, in place of
@@ -712,4 +727,26 @@ func parametersOf(specs []Tool, id string, placeholder bool) string {
 		}
 	}
 	return ""
+}
+
+// withPerson says, in a tool's description, that a call waits for a
+// person: the page asks them to approve it, or hands the work over to
+// them. Such a call takes minutes, not milliseconds, and may end with
+// their refusal.
+func withPerson(desc string, c schema.SurfaceCapability) string {
+	var s string
+	switch {
+	case c.Approval && c.Handoff:
+		s = "A person must approve each call in the browser, then finishes it there themselves: the call waits for them (minutes)."
+	case c.Approval:
+		s = "A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse."
+	case c.Handoff:
+		s = "Hands over to a person, who finishes it in the browser: the call waits for them (minutes)."
+	default:
+		return desc
+	}
+	if desc != "" && !strings.HasSuffix(desc, ".") {
+		desc += "."
+	}
+	return strings.TrimSpace(desc + " " + s)
 }

@@ -112,6 +112,18 @@ func (l *lazyPage) Outline(ctx context.Context, max int) (string, error) {
 	return p.Outline(ctx, max)
 }
 
+// NavigationSeq is the page's (0 before the browser started).
+func (l *lazyPage) NavigationSeq() uint64 {
+	select {
+	case <-l.ready:
+		if l.p != nil {
+			return l.p.NavigationSeq()
+		}
+	default:
+	}
+	return 0
+}
+
 func (l *lazyPage) OnNavigate(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
