@@ -173,6 +173,9 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 					return nil, rpcError(err)
 				}
 			}
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && !b.known(p.Name) {
+				return b.unknownTool(p.Name), nil
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -749,4 +752,35 @@ func withPerson(desc string, c schema.SurfaceCapability) string {
 		desc += "."
 	}
 	return strings.TrimSpace(desc + " " + s)
+}
+
+// known reports whether name is a tool the bridge lists now.
+func (b *Bridge) known(name string) bool {
+	if b.browser != nil && strings.HasPrefix(name, "browser.") {
+		return true // the SDK answers a misspelt browser tool itself
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.tools[name]
+	return ok
+}
+
+// unknownTool answers a call of a tool the page does not offer (now): a
+// result a model reads — which page it is on and what to do — rather
+// than a JSON-RPC "unknown tool", which reads as "the site cannot do it".
+func (b *Bridge) unknownTool(name string) *sdk.CallToolResult {
+	b.mu.Lock()
+	url := b.page.URL
+	b.mu.Unlock()
+	msg := fmt.Sprintf("This page has no tool %q: it belonged to a page the tab has left, or was never listed.", name)
+	next := "list the tools again and call one of them."
+	if b.browser != nil {
+		if url != "" {
+			msg = fmt.Sprintf("This page (%s) has no tool %q: it belonged to a page the tab has left, or was never listed.", url, name)
+		}
+		next = "call browser.page to see this page's tools, or browser.open the page that has it."
+	}
+	return &sdk.CallToolResult{IsError: true,
+		Content:           []sdk.Content{&sdk.TextContent{Text: string(perr.ActionNotFound) + ": " + msg + " Next: " + next}},
+		StructuredContent: map[string]any{"error": map[string]any{"code": string(perr.ActionNotFound), "message": msg}}}
 }
