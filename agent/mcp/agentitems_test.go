@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -183,5 +184,59 @@ func TestMessagesSayWhatHappenedAndTheNextStep(t *testing.T) {
 	}
 	if strings.Contains(txt, "gate") {
 		t.Errorf("jargon: %s", txt)
+	}
+}
+
+// Item 8, the agent's part: a handler that never finishes ends the call
+// as a tool result with the Surface code in structuredContent, saying the
+// effect is unknown — not a JSON-RPC -32001, which an SDK also uses for
+// its own timeout. (The page's own deadline is the runtime's.)
+func TestHandlerThatNeverFinishes(t *testing.T) {
+	declare := declarer(t)
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	never := make(chan struct{})
+	t.Cleanup(func() { close(never) })
+	declare(rt.DeclareAction(runtime.Action{ID: "report.build", Title: "Build the report",
+		Run: func(context.Context, *runtime.Call) (any, error) { <-never; return nil, nil }}))
+	inner := agent.InProcess(rt)
+	// The transport's bound: the answer never comes within it.
+	tr := agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
+		if strings.Contains(string(raw), `"invoke"`) {
+			// As the browser's transport does: it stops waiting for the
+			// page's answer at its bound.
+			ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			defer cancel()
+			go inner.RoundTrip(context.WithoutCancel(ctx), raw)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return inner.RoundTrip(ctx, raw)
+	})
+	s := connect(t, plingmcp.NewBridge(agent.New(tr)))
+	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "report_build"})
+	if err != nil {
+		t.Fatalf("JSON-RPC error %v, want a tool result", err)
+	}
+	sc := toJSON(t, res.StructuredContent).(map[string]any)
+	txt := res.Content[0].(*sdk.TextContent).Text
+	if !res.IsError || sc["error"].(map[string]any)["code"] == nil || !strings.Contains(txt, "whether report.build ran is unknown") ||
+		!strings.Contains(txt, "do not call it again") {
+		t.Errorf("a handler that never finishes: %s %v", txt, sc)
+	}
+}
+
+// The page's own deadline answers with a failure that says the handler
+// did not finish: its next step is to look, not to fix an input.
+func TestPageDeadlineSaysLookDoNotRepeat(t *testing.T) {
+	declare := declarer(t)
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	declare(rt.DeclareAction(runtime.Action{ID: "report.build", Title: "Build the report",
+		Run: func(context.Context, *runtime.Call) (any, error) {
+			return nil, errors.New("The handler did not finish within 5000 ms; its effect is unknown")
+		}}))
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	_, txt := callText(t, s, "report_build", nil)
+	if !strings.Contains(txt, "Do not call it again") || strings.Contains(txt, "fix what it names") {
+		t.Errorf("page deadline: %s", txt)
 	}
 }

@@ -503,6 +503,12 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			navigationText(r, to, tools)
 			return r, nil
 		}
+		var ue *agent.UnconfirmedError
+		if errors.As(err, &ue) {
+			r := unconfirmedResult(ue)
+			navigationText(r, to, tools)
+			return r, nil
+		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
 			r := businessResult(be)
@@ -783,4 +789,30 @@ func (b *Bridge) unknownTool(name string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true,
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(perr.ActionNotFound) + ": " + msg + " Next: " + next}},
 		StructuredContent: map[string]any{"error": map[string]any{"code": string(perr.ActionNotFound), "message": msg}}}
+}
+
+// unconfirmedResult is a call whose outcome is unknown — the page's
+// handler did not finish in time, or its answer was lost — as a tool
+// result a model reads: the Surface code (INTERNAL_ERROR when the page
+// sent none), that the effect is unknown, and the one next step: look,
+// do not repeat. Not a JSON-RPC error: -32001 is also what an SDK uses
+// for its own timeout, and a host shows a model little of an error's
+// data.
+func unconfirmedResult(ue *agent.UnconfirmedError) *sdk.CallToolResult {
+	code := perr.InternalError
+	why := "the page's code did not finish, or its answer was lost"
+	if ue.Protocol != nil {
+		code = ue.Protocol.Code
+		if m := strings.TrimSuffix(strings.TrimSpace(ue.Protocol.Message), "."); m != "" {
+			why = m
+		}
+	} else if ue.Cause != nil && (errors.Is(ue.Cause, context.DeadlineExceeded) || strings.Contains(ue.Cause.Error(), "deadline")) {
+		why = "the page's code did not finish in time"
+	}
+	msg := fmt.Sprintf("%s: whether %s ran is unknown (%s).", code, ue.Capability, why)
+	failure := map[string]any{"code": string(code), "message": why}
+	return &sdk.CallToolResult{IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: msg + " Next: do not call it again; look at the page " +
+			"(browser.page, or a read tool) to see whether it happened."}},
+		StructuredContent: map[string]any{"error": failure, "unconfirmed": true, "requestId": ue.RequestID, "recovery": "observe"}}
 }

@@ -170,10 +170,20 @@ func ranButNoValue(e *agent.BusinessError) bool {
 	return strings.Contains(m, "returned a value") || strings.Contains(m, "bigint") || strings.Contains(m, "serializ")
 }
 
+// didNotFinish reports whether a failure says the page's code did not
+// finish in time (the page's handler deadline, a context's).
+func didNotFinish(e *agent.BusinessError) bool {
+	m := strings.ToLower(e.Message)
+	return e.Code == perr.ExecutionFailed && (strings.Contains(m, "did not finish") || strings.Contains(m, "deadline exceeded") || strings.Contains(m, "timed out"))
+}
+
 // nextStep is the one next step of a business failure for a model.
 func nextStep(e *agent.BusinessError) string {
 	if ranButNoValue(e) {
 		return "The action ran and its effect happened; only its return value could not be sent. Do not call it again: look at the page (browser.page) to see the result."
+	}
+	if didNotFinish(e) {
+		return "The action did not finish in time; whether its effect happened is unknown. Do not call it again: look at the page (browser.page, or a read tool) to see whether it happened."
 	}
 	if s, ok := nextSteps[e.Code]; ok {
 		return s
