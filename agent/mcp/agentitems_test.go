@@ -240,3 +240,28 @@ func TestPageDeadlineSaysLookDoNotRepeat(t *testing.T) {
 		t.Errorf("page deadline: %s", txt)
 	}
 }
+
+// Item 13: a tool that waits for a person says so in its description.
+func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
+	d := &schema.SurfaceDescription{Capabilities: []schema.SurfaceCapability{
+		{ID: "refund", Title: "Refund the order", Risk: schema.RiskDestructive, Approval: true, InputSchema: schema.JsonSchema{Type: "object"}},
+		{ID: "pay", Title: "Pay", Handoff: true, Risk: schema.RiskWrite, InputSchema: schema.JsonSchema{Type: "object"}},
+		{ID: "view", Title: "View", Risk: schema.RiskRead, InputSchema: schema.JsonSchema{Type: "object"}},
+	}}
+	tools, err := plingmcp.Tools(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tl := range tools {
+		got = append(got, tl.Tool.Description)
+	}
+	want := []string{
+		"Refund the order. A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse.",
+		"Pay. Hands over to a person, who finishes it in the browser: the call waits for them (minutes).",
+		"View",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("descriptions (-want +got):\n%s", diff)
+	}
+}

@@ -147,6 +147,8 @@ func TestHelpdeskTasks(t *testing.T) {
 		if strings.Contains(txt, "close__ticket") {
 			t.Errorf("the ticket list's tools are still listed after the navigation:\n%s", txt)
 		}
+		// The ticket's page: its states and its guide, before acting.
+		a.do("browser.page", nil, "ticket.status=\"open\"", `Guides (point the person at them): "The reply box" (ticket.reply)`, "Links: Tickets -> /tickets/")
 		a.do("ticket_reply", map[string]any{"message": "We are on it; expect news today."}, "ticket.replies increase met")
 	})
 	t.Run("escalate through the dialog", func(t *testing.T) {
