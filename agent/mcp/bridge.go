@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -482,10 +483,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			}))
 		}
 		before := b.unavailableNow()
-		var mark navMark
-		if b.browser != nil {
-			mark = b.markNav()
-		}
+		mark := b.markNav()
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
 		var to string
@@ -495,11 +493,12 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		}
 		avail := ""
 		if to == "" {
-			avail = b.availabilityText(before, b.unavailableNow())
+			avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
 		}
 		if err == nil {
 			r := successResult(res, note)
 			r.Content[0].(*sdk.TextContent).Text += avail
+			b.markToolsChanged(r, mark.names, to)
 			navigationText(r, to, tools)
 			return r, nil
 		}
@@ -513,6 +512,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		if errors.As(err, &be) {
 			r := businessResult(be)
 			r.Content[0].(*sdk.TextContent).Text += avail
+			b.markToolsChanged(r, mark.names, to)
 			navigationText(r, to, tools)
 			if note != "" && be.Code == perr.ActionNotFound {
 				// The record does not exist; the page did not change: say
@@ -815,4 +815,52 @@ func unconfirmedResult(ue *agent.UnconfirmedError) *sdk.CallToolResult {
 		Content: []sdk.Content{&sdk.TextContent{Text: msg + " Next: do not call it again; look at the page " +
 			"(browser.page, or a read tool) to see whether it happened."}},
 		StructuredContent: map[string]any{"error": failure, "unconfirmed": true, "requestId": ue.RequestID, "recovery": "observe"}}
+}
+
+// toolsText says, for a result, that the tool list changed during the
+// call (capabilities came or went): "The tool list changed: new x; gone
+// y." Nothing when it did not — availability alone leaves it as it was.
+func (b *Bridge) toolsText(before []string) string {
+	b.mu.Lock()
+	now := b.toolNamesLocked()
+	b.mu.Unlock()
+	var added, gone []string
+	for _, n := range now {
+		if !slices.Contains(before, n) {
+			added = append(added, n)
+		}
+	}
+	for _, n := range before {
+		if !slices.Contains(now, n) {
+			gone = append(gone, n)
+		}
+	}
+	if len(added) == 0 && len(gone) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "new "+strings.Join(added, ", "))
+	}
+	if len(gone) > 0 {
+		parts = append(parts, "gone "+strings.Join(gone, ", "))
+	}
+	return "\nThe tool list changed: " + strings.Join(parts, "; ") + "."
+}
+
+// markToolsChanged makes structuredContent.toolsChanged say whether the
+// list changed in the call, not whether the page's capabilities did.
+func (b *Bridge) markToolsChanged(r *sdk.CallToolResult, before []string, to string) {
+	sc, _ := r.StructuredContent.(map[string]any)
+	if sc == nil || to != "" {
+		return // a navigation says it itself
+	}
+	b.mu.Lock()
+	now := b.toolNamesLocked()
+	b.mu.Unlock()
+	if slices.Equal(now, before) {
+		delete(sc, "toolsChanged")
+	} else {
+		sc["toolsChanged"] = true
+	}
 }

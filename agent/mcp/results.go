@@ -96,9 +96,9 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 	if n := o.Navigation; n != nil && n.To != "" {
 		b.WriteString("\nThe page went to " + n.To)
 	}
-	if o.CapabilitiesChanged {
-		b.WriteString("\nThe page's tools changed.")
-	}
+	// Whether the tool list changed is the bridge's to say (toolsText):
+	// the page's capabilities may change only in availability, which
+	// leaves the list as it is.
 }
 
 // failureText is a business failure for a model: the code and message,
