@@ -24,6 +24,7 @@ function render() {
     if (t.status === "open") {
       const b = document.createElement("button");
       b.textContent = "Close";
+      b.setAttribute("aria-label", "Close ticket " + t.number);
       b.onclick = () => close(t);
       tr.cells[5].append(b);
     }
