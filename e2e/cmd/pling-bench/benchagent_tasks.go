@@ -193,12 +193,20 @@ var helpdeskTasks = []agentTask{
 			if err := a.click(ctx, "button", "Close ticket "+taskTicket); err != nil {
 				return "", err
 			}
+			// A find shows the row's first cells only (not its status):
+			// on the find path the agent looks for the row's Close button,
+			// which an open ticket has and a closed one has not.
 			for try := 0; ; try++ {
-				text, err := a.look(ctx, taskTicket)
+				look := taskTicket
+				if a.find {
+					look = "Close ticket " + taskTicket
+				}
+				text, err := a.look(ctx, look)
 				if err != nil {
 					return "", err
 				}
-				if rowNamed(text, taskTicket, "closed") {
+				if a.find && strings.Contains(text, "No matches found") ||
+					!a.find && rowNamed(text, taskTicket, "closed") {
 					return taskTicket + " closed", nil
 				}
 				if try > 0 {
