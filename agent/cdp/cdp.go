@@ -100,8 +100,9 @@ type Page struct {
 	// navSeq counts the main frame's navigations as they start (a
 	// script's location.href = … included), before they commit; mainFrame
 	// is the main frame's id, learned from its first navigation.
-	navSeq    atomic.Uint64
-	mainFrame atomic.Value // cdp.FrameID
+	navSeq     atomic.Uint64
+	navPending atomic.Bool  // requested, not yet committed
+	mainFrame  atomic.Value // cdp.FrameID
 }
 
 // NavigationSeq counts the current tab's main-frame navigations, each
@@ -109,6 +110,11 @@ type Page struct {
 // the new page commits) and again when it commits: a caller that reads it
 // before and after an invoke knows the invoke started a navigation.
 func (p *Page) NavigationSeq() uint64 { return p.navSeq.Load() }
+
+// NavigationPending reports whether a main-frame navigation was requested
+// and has not committed yet (a cancelled one stays pending until the
+// next commit; callers bound their wait).
+func (p *Page) NavigationPending() bool { return p.navPending.Load() }
 
 // waitBinding is the CDP binding through which the page's "pling:waiting"
 // events reach the transport.
@@ -463,12 +469,14 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			}
 		case *page.EventFrameRequestedNavigation:
 			if id, ok := p.mainFrame.Load().(cdpcdp.FrameID); ok && e.FrameID == id && tab == p.cur() {
+				p.navPending.Store(true)
 				p.navSeq.Add(1)
 			}
 		case *page.EventFrameNavigated:
 			if e.Frame != nil && e.Frame.ParentID == "" {
 				if tab == p.cur() {
 					p.mainFrame.Store(e.Frame.ID)
+					p.navPending.Store(false)
 					p.navSeq.Add(1)
 				}
 				p.navigated(tab)

@@ -314,7 +314,10 @@ func stdcmpOr(a, b string) string {
 
 // navSeqer is a Browser that counts its tab's navigations as they start
 // (*cdp.Page does).
-type navSeqer interface{ NavigationSeq() uint64 }
+type navSeqer interface {
+	NavigationSeq() uint64
+	NavigationPending() bool
+}
 
 // maxNavWait bounds how long a call waits for the page that a navigating
 // action started to arrive.
@@ -366,12 +369,18 @@ func (b *Bridge) followNavigation(ctx context.Context, m navMark) (to string, to
 	if err != nil || (ns.NavigationSeq() == m.seq && info.URL == m.url) {
 		return "", nil
 	}
+	// Wait while a navigation is on its way; what counts is that the tab
+	// is at another URL (a late event of an earlier navigation, or one to
+	// the same URL, reports none).
 	deadline := time.Now().Add(maxNavWait)
-	for info.URL == m.url && ns.NavigationSeq() < m.seq+2 && time.Now().Before(deadline) && ctx.Err() == nil {
+	for info.URL == m.url && ns.NavigationPending() && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
 		if info, err = b.browser.Info(ctx); err != nil {
 			return "", nil
 		}
+	}
+	if info.URL == m.url {
+		return "", nil
 	}
 	b.mu.Lock()
 	b.revision = ""

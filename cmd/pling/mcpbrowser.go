@@ -124,6 +124,18 @@ func (l *lazyPage) NavigationSeq() uint64 {
 	return 0
 }
 
+// NavigationPending is the page's (false before the browser started).
+func (l *lazyPage) NavigationPending() bool {
+	select {
+	case <-l.ready:
+		if l.p != nil {
+			return l.p.NavigationPending()
+		}
+	default:
+	}
+	return false
+}
+
 func (l *lazyPage) OnNavigate(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
