@@ -18,8 +18,10 @@ import (
 const npmSDKVersion = "1.32.2"
 
 // npmFixture is the page `pling mcp` serves to the npm client. wizard.next
-// becomes available (and so listed) once wizard.open ran: the page's
-// revision changes and the client must get tools/list_changed.
+// becomes available once wizard.open ran: it is listed from the start
+// (saying why it cannot run yet), and the list stays as it was — the
+// result of wizard_open says it is available now (docs/agent.md §4.3).
+// The two-pages run below follows a tools/list_changed.
 const npmFixture = `{
   "title": "Shop",
   "states": {"cart.count": 0, "wizard.open": false},
@@ -78,8 +80,9 @@ const refund = await client.callTool({ name: "refund__order", arguments: { recor
 await new Promise((r) => setTimeout(r, 50)); // the notification's handler runs after the result
 
 out.refund = { isError: refund.isError ?? false, value: refund.structuredContent?.value, progress };
-await client.callTool({ name: "wizard_open", arguments: {} });
-out.listChanged = await Promise.race([listChanged, new Promise((r) => setTimeout(() => r(false), 10000))]);
+const opened = await client.callTool({ name: "wizard_open", arguments: {} });
+out.openText = text(opened);
+out.listChanged = await Promise.race([listChanged, new Promise((r) => setTimeout(() => r(false), 500))]);
 out.toolsAfter = await names();
 const next = await client.callTool({ name: "wizard_next", arguments: {} });
 out.next = { isError: next.isError ?? false, value: next.structuredContent?.value };
@@ -191,6 +194,7 @@ func TestNPMClient(t *testing.T) {
 			Progress []string
 		}
 		ListChanged bool
+		OpenText    string
 		ToolsAfter  []string
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
@@ -201,7 +205,7 @@ func TestNPMClient(t *testing.T) {
 	if got.Server.Name != "pling" || !got.Capabilities.Tools.ListChanged {
 		t.Errorf("server %+v, capabilities %+v", got.Server, got.Capabilities)
 	}
-	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "refund__order", "wizard_open"}, got.Tools); diff != "" {
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "refund__order", "wizard_next", "wizard_open"}, got.Tools); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]any{"record"}, got.ApproveSchema["required"]); diff != "" {
@@ -223,8 +227,8 @@ func TestNPMClient(t *testing.T) {
 		cmp.Diff([]string{"Waiting for a person to approve refund@order (up to 5m0s)"}, got.Refund.Progress) != "" {
 		t.Errorf("refund__order: %+v, want the value and one progress notification", got.Refund)
 	}
-	if !got.ListChanged {
-		t.Errorf("no notifications/tools/list_changed after wizard_open")
+	if got.ListChanged || !strings.Contains(got.OpenText, "Now available: wizard.next") {
+		t.Errorf("wizard_open: list changed %v (want the list to stay), text %q (want it to say wizard.next is available)", got.ListChanged, got.OpenText)
 	}
 	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "refund__order", "wizard_next", "wizard_open"}, got.ToolsAfter); diff != "" {
 		t.Errorf("tools after the change (-want +got):\n%s", diff)

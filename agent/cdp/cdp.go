@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -98,7 +99,25 @@ type Page struct {
 	waiters  map[string]chan agent.Waiting // by request id
 
 	contexts map[string]map[string]mainContext // by tab id, frame id (document.go)
+
+	// navSeq counts the main frame's navigations as they start (a
+	// script's location.href = … included), before they commit; mainFrame
+	// is the main frame's id, learned from its first navigation.
+	navSeq     atomic.Uint64
+	navPending atomic.Bool  // requested, not yet committed
+	mainFrame  atomic.Value // cdp.FrameID
 }
+
+// NavigationSeq counts the current tab's main-frame navigations, each
+// from the moment it is requested (a script's location.href = … before
+// the new page commits) and again when it commits: a caller that reads it
+// before and after an invoke knows the invoke started a navigation.
+func (p *Page) NavigationSeq() uint64 { return p.navSeq.Load() }
+
+// NavigationPending reports whether a main-frame navigation was requested
+// and has not committed yet (a cancelled one stays pending until the
+// next commit; callers bound their wait).
+func (p *Page) NavigationPending() bool { return p.navPending.Load() }
 
 // waitBinding is the CDP binding through which the page's "pling:waiting"
 // events reach the transport.
@@ -477,8 +496,18 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			if e.Name == waitBinding {
 				p.noteWaiting(e.Payload)
 			}
+		case *page.EventFrameRequestedNavigation:
+			if id, ok := p.mainFrame.Load().(cdproto.FrameID); ok && e.FrameID == id && tab == p.cur() {
+				p.navPending.Store(true)
+				p.navSeq.Add(1)
+			}
 		case *page.EventFrameNavigated:
 			if e.Frame != nil && e.Frame.ParentID == "" {
+				if tab == p.cur() {
+					p.mainFrame.Store(e.Frame.ID)
+					p.navPending.Store(false)
+					p.navSeq.Add(1)
+				}
 				p.navigated(tab)
 			}
 		case *page.EventNavigatedWithinDocument:

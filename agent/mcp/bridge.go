@@ -110,7 +110,12 @@ type Bridge struct {
 
 type toolEntry struct {
 	capability string
-	spec       []byte // the tool's JSON, to tell a changed tool from the same one
+	tool       *sdk.Tool
+	// placeholder is a tool first listed while its capability could not
+	// run: it stays as listed when the capability becomes available
+	// (its parameters come in that result), so the list stays stable.
+	placeholder bool
+	spec        []byte // the tool's JSON, to tell a changed tool from the same one
 }
 
 // NewServer returns an MCP server exposing the page behind c as tools. It is
@@ -190,6 +195,9 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 					return nil, rpcError(err)
 				}
 			}
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && !b.known(p.Name) {
+				return b.unknownTool(p.Name), nil
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -237,6 +245,7 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	tools = append(tools, b.unavailableTools(d, tools)...)
 	if b.browser != nil {
 		tools = b.withPageTools(ctx, tools)
 	}
@@ -310,6 +319,100 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 	b.setTools(ctx, nil, "", nil)
 }
 
+// unavailableTools keeps the capabilities that cannot run now in the tool
+// list (docs/agent.md §4.3): one the bridge listed before keeps its tool
+// as it was, so a step that only changes what is available costs no new
+// list (and no tools/list_changed); one never seen available gets a tool
+// that says so, with the page's reason. A call to either is an invoke,
+// which the page answers with ACTION_UNAVAILABLE and its reason — not a
+// JSON-RPC "unknown tool", which would tell a model the site cannot do it.
+func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) []Tool {
+	names := make(map[string]bool, len(listed))
+	for _, t := range listed {
+		names[t.Tool.Name] = true
+	}
+	var out []Tool
+	for _, u := range d.Context.Unavailable {
+		if u.Code != "" || capabilityOf(d, u.ID) != nil {
+			continue // a declaration mistake, not a capability that waits
+		}
+		name := runtime.ToolNames([]string{u.ID})[0]
+		if names[name] {
+			continue
+		}
+		names[name] = true
+		if old, ok := b.tools[name]; ok && old.capability == u.ID && old.tool != nil {
+			out = append(out, Tool{Capability: u.ID, Tool: old.tool, placeholder: old.placeholder})
+			continue
+		}
+		reason := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
+		out = append(out, Tool{Capability: u.ID, placeholder: true, Tool: &sdk.Tool{
+			Name: name,
+			Description: "Could not run when listed: " + reason + ". A result says when it becomes available, " +
+				"and gives its parameters then (browser.page too).",
+			InputSchema: json.RawMessage(`{"type":"object"}`),
+		}})
+	}
+	return out
+}
+
+// unavailableNow is what the page said cannot run, by capability id, with
+// its reason, as of the last describe.
+func (b *Bridge) unavailableNow() map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[string]string{}
+	if b.desc == nil {
+		return out
+	}
+	for _, u := range b.desc.Context.Unavailable {
+		if u.Code == "" {
+			out[u.ID] = stdcmpOr(u.Reason, "Not available now")
+		}
+	}
+	return out
+}
+
+// availabilityText says which tools became available or unavailable
+// between before and after (each by capability id), for a result's text:
+// the list itself stays as it was.
+func (b *Bridge) availabilityText(before, after map[string]string) string {
+	var gone, back []string
+	for id, reason := range after {
+		if _, ok := before[id]; !ok {
+			gone = append(gone, id+" ("+strings.TrimSuffix(reason, ".")+")")
+		}
+	}
+	b.mu.Lock()
+	listed := b.desc
+	placeholders := map[string]bool{}
+	for _, e := range b.tools {
+		if e.placeholder {
+			placeholders[e.capability] = true
+		}
+	}
+	b.mu.Unlock()
+	var specs []Tool
+	if listed != nil {
+		specs, _ = Tools(listed)
+	}
+	for id := range before {
+		if _, ok := after[id]; !ok && capabilityOf(listed, id) != nil {
+			back = append(back, id+parametersOf(specs, id, placeholders[id]))
+		}
+	}
+	sort.Strings(gone)
+	sort.Strings(back)
+	var t strings.Builder
+	if len(gone) > 0 {
+		t.WriteString("\nNow unavailable: " + strings.Join(gone, "; "))
+	}
+	if len(back) > 0 {
+		t.WriteString("\nNow available: " + strings.Join(back, "; "))
+	}
+	return t.String()
+}
+
 // setTools makes tools the capability tools: those that left are removed,
 // new and changed ones added.
 func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d *schema.SurfaceDescription) (changed bool) {
@@ -321,8 +424,12 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 	next := make(map[string]toolEntry, len(tools))
 	var removed []string
 	for _, t := range tools {
+		if old, ok := b.tools[t.Tool.Name]; ok && old.placeholder && old.capability == t.Capability {
+			next[t.Tool.Name] = old
+			continue
+		}
 		spec, _ := json.Marshal(t.Tool)
-		next[t.Tool.Name] = toolEntry{capability: t.Capability, spec: spec}
+		next[t.Tool.Name] = toolEntry{capability: t.Capability, tool: t.Tool, spec: spec, placeholder: t.placeholder}
 	}
 	for name := range b.tools {
 		if _, ok := next[name]; !ok {
@@ -342,7 +449,7 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 		if h == nil {
 			h = b.handler(t.Capability)
 		}
-		b.server.AddTool(t.Tool, h)
+		b.server.AddTool(next[t.Tool.Name].tool, h)
 		changed = true
 	}
 	b.tools, b.revision, b.loaded, b.desc = next, revision, true, d
@@ -387,6 +494,8 @@ type Tool struct {
 	// handler, when set, answers instead of an invoke of Capability: a
 	// page's own WebMCP tool (webmcp.go).
 	handler sdk.ToolHandler
+
+	placeholder bool // listed while unavailable (unavailableTools)
 }
 
 // Tools renders a description's capabilities as MCP tools, in capability
@@ -424,6 +533,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 			}
 			desc += " " + recordRule(d, c, byID)
 		}
+		desc = withPerson(desc, c)
 		in, err := schema.Encode(params)
 		if err != nil {
 			return nil, fmt.Errorf("pling mcp: input schema of %s: %w", c.ID, err)
@@ -476,16 +586,43 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 				}
 			}))
 		}
+		before := b.unavailableNow()
+		mark := b.markNav()
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
 		b.follow(ctx, res, err)
+		var to string
+		var tools []string
+		if b.browser != nil {
+			to, tools = b.followNavigation(ctx, mark)
+		}
+		avail := ""
+		if to == "" {
+			avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
+		}
 		if err == nil {
-			return boundResult(successResult(res, note)), nil
+			r := successResult(res, note)
+			r.Content[0].(*sdk.TextContent).Text += avail
+			b.markToolsChanged(r, mark.names, to)
+			navigationText(r, to, tools)
+			return boundResult(r), nil
+		}
+		var ue *agent.UnconfirmedError
+		if errors.As(err, &ue) {
+			r := unconfirmedResult(ue)
+			navigationText(r, to, tools)
+			return boundResult(r), nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
 			r := businessResult(be)
+			r.Content[0].(*sdk.TextContent).Text += avail
+			b.markToolsChanged(r, mark.names, to)
+			navigationText(r, to, tools)
 			if note != "" && be.Code == perr.ActionNotFound {
-				r.Content[0].(*sdk.TextContent).Text += "\n" + note
+				// The record does not exist; the page did not change: say
+				// so, with what an id and a label look like, in place of
+				// the registry's "describe again".
+				r.Content[0].(*sdk.TextContent).Text = string(be.Code) + ": " + note
 			}
 			return boundResult(r), nil
 		}
@@ -688,4 +825,146 @@ func rpcError(err error) error {
 	}
 	raw, _ := schema.Encode(data)
 	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: err.Error(), Data: raw}
+}
+
+// parametersOf is " (parameters: {…})" for a capability whose listed
+// tool is a placeholder: the list does not change when it becomes
+// available, so the result gives what the list would.
+func parametersOf(specs []Tool, id string, placeholder bool) string {
+	if !placeholder {
+		return ""
+	}
+	for _, t := range specs {
+		if t.Capability == id {
+			return " (" + t.Tool.Description + " Parameters: " + string(t.Tool.InputSchema.(json.RawMessage)) + ")"
+		}
+	}
+	return ""
+}
+
+// withPerson says, in a tool's description, that a call waits for a
+// person: the page asks them to approve it, or hands the work over to
+// them. Such a call takes minutes, not milliseconds, and may end with
+// their refusal.
+func withPerson(desc string, c schema.SurfaceCapability) string {
+	var s string
+	switch {
+	case c.Approval && c.Handoff:
+		s = "A person must approve each call in the browser, then finishes it there themselves: the call waits for them (minutes)."
+	case c.Approval:
+		s = "A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse."
+	case c.Handoff:
+		s = "Hands over to a person, who finishes it in the browser: the call waits for them (minutes)."
+	default:
+		return desc
+	}
+	if desc != "" && !strings.HasSuffix(desc, ".") {
+		desc += "."
+	}
+	return strings.TrimSpace(desc + " " + s)
+}
+
+// known reports whether name is a tool the bridge lists now.
+func (b *Bridge) known(name string) bool {
+	if b.browser != nil && strings.HasPrefix(name, "browser.") {
+		return true // the SDK answers a misspelt browser tool itself
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.tools[name]
+	return ok
+}
+
+// unknownTool answers a call of a tool the page does not offer (now): a
+// result a model reads — which page it is on and what to do — rather
+// than a JSON-RPC "unknown tool", which reads as "the site cannot do it".
+func (b *Bridge) unknownTool(name string) *sdk.CallToolResult {
+	b.mu.Lock()
+	url := b.page.URL
+	b.mu.Unlock()
+	msg := fmt.Sprintf("This page has no tool %q: it belonged to a page the tab has left, or was never listed.", name)
+	next := "list the tools again and call one of them."
+	if b.browser != nil {
+		if url != "" {
+			msg = fmt.Sprintf("This page (%s) has no tool %q: it belonged to a page the tab has left, or was never listed.", url, name)
+		}
+		next = "call browser.page to see this page's tools, or browser.open the page that has it."
+	}
+	return &sdk.CallToolResult{IsError: true,
+		Content:           []sdk.Content{&sdk.TextContent{Text: string(perr.ActionNotFound) + ": " + msg + " Next: " + next}},
+		StructuredContent: map[string]any{"error": map[string]any{"code": string(perr.ActionNotFound), "message": msg}}}
+}
+
+// unconfirmedResult is a call whose outcome is unknown — the page's
+// handler did not finish in time, or its answer was lost — as a tool
+// result a model reads: the Surface code (INTERNAL_ERROR when the page
+// sent none), that the effect is unknown, and the one next step: look,
+// do not repeat. Not a JSON-RPC error: -32001 is also what an SDK uses
+// for its own timeout, and a host shows a model little of an error's
+// data.
+func unconfirmedResult(ue *agent.UnconfirmedError) *sdk.CallToolResult {
+	code := perr.InternalError
+	why := "the page's code did not finish, or its answer was lost"
+	if ue.Protocol != nil {
+		code = ue.Protocol.Code
+		if m := strings.TrimSuffix(strings.TrimSpace(ue.Protocol.Message), "."); m != "" {
+			why = m
+		}
+	} else if ue.Cause != nil && (errors.Is(ue.Cause, context.DeadlineExceeded) || strings.Contains(ue.Cause.Error(), "deadline")) {
+		why = "the page's code did not finish in time"
+	}
+	msg := fmt.Sprintf("%s: whether %s ran is unknown (%s).", code, ue.Capability, why)
+	failure := map[string]any{"code": string(code), "message": why}
+	return &sdk.CallToolResult{IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: msg + " Next: do not call it again; look at the page " +
+			"(browser.page, or a read tool) to see whether it happened."}},
+		StructuredContent: map[string]any{"error": failure, "unconfirmed": true, "requestId": ue.RequestID, "recovery": "observe"}}
+}
+
+// toolsText says, for a result, that the tool list changed during the
+// call (capabilities came or went): "The tool list changed: new x; gone
+// y." Nothing when it did not — availability alone leaves it as it was.
+func (b *Bridge) toolsText(before []string) string {
+	b.mu.Lock()
+	now := b.toolNamesLocked()
+	b.mu.Unlock()
+	var added, gone []string
+	for _, n := range now {
+		if !slices.Contains(before, n) {
+			added = append(added, n)
+		}
+	}
+	for _, n := range before {
+		if !slices.Contains(now, n) {
+			gone = append(gone, n)
+		}
+	}
+	if len(added) == 0 && len(gone) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "new "+strings.Join(added, ", "))
+	}
+	if len(gone) > 0 {
+		parts = append(parts, "gone "+strings.Join(gone, ", "))
+	}
+	return "\nThe tool list changed: " + strings.Join(parts, "; ") + "."
+}
+
+// markToolsChanged makes structuredContent.toolsChanged say whether the
+// list changed in the call, not whether the page's capabilities did.
+func (b *Bridge) markToolsChanged(r *sdk.CallToolResult, before []string, to string) {
+	sc, _ := r.StructuredContent.(map[string]any)
+	if sc == nil || to != "" {
+		return // a navigation says it itself
+	}
+	b.mu.Lock()
+	now := b.toolNamesLocked()
+	b.mu.Unlock()
+	if slices.Equal(now, before) {
+		delete(sc, "toolsChanged")
+	} else {
+		sc["toolsChanged"] = true
+	}
 }

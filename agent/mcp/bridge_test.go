@@ -377,10 +377,17 @@ func TestProtocolFailureIsAnRPCError(t *testing.T) {
 			return resp, err
 		})
 		s := connect(t, plingmcp.NewBridge(agent.New(tr)))
-		_, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "A"}})
-		data := checkRPC(t, err, perr.InternalError)
-		if data["unconfirmed"] != true {
-			t.Errorf("data %v lacks unconfirmed", data)
+		// An unconfirmed call is a tool result a model reads (issue 23
+		// item 8), not a JSON-RPC error: the code, "unknown", "do not call
+		// it again".
+		res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "A"}})
+		if err != nil {
+			t.Fatalf("unconfirmed call: JSON-RPC error %v, want a tool result", err)
+		}
+		sc := toJSON(t, res.StructuredContent).(map[string]any)
+		if txt := res.Content[0].(*sdk.TextContent).Text; !res.IsError || !strings.HasPrefix(txt, "INTERNAL_ERROR: whether cart.add ran is unknown") ||
+			!strings.Contains(txt, "do not call it again") || sc["unconfirmed"] != true || sc["error"].(map[string]any)["code"] != "INTERNAL_ERROR" {
+			t.Errorf("unconfirmed: %s %v", txt, sc)
 		}
 		if n := p.runs.Load(); n != 1 {
 			t.Errorf("runs = %d, want 1 (never resent)", n)

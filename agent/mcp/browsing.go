@@ -8,11 +8,14 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/schema"
 )
 
 // A browsing session: with WithBrowser the bridge works on a browser tab,
@@ -291,14 +294,23 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 				var inView []string
 				for _, it := range set.Items {
 					if !it.Offscreen && len(inView) < maxInView {
-						inView = append(inView, stdcmpOr(firstWord(it.Label), it.ID))
+						inView = append(inView, strconv.Quote(stdcmpOr(it.Label, it.ID)))
 					}
 				}
-				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, " "))
+				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, ", "))
 				records[k] = map[string]any{"total": set.Total, "inView": len(inView)}
 			}
 			if len(records) > 0 {
 				sc["records"] = records
+			}
+			writeContext(&t, sc, d)
+		}
+		// The site's other pages: a page that speaks Pling has links too,
+		// and an agent should not have to guess /admin/.
+		if out, oerr := b.browser.Outline(ctx, maxOutline*2); oerr == nil {
+			if links := navLinks(out); len(links) > 0 {
+				t.WriteString("\nLinks: " + strings.Join(links, "; "))
+				sc["links"] = len(links)
 			}
 		}
 	}
@@ -310,4 +322,191 @@ func stdcmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// navSeqer is a Browser that counts its tab's navigations as they start
+// (*cdp.Page does).
+type navSeqer interface {
+	NavigationSeq() uint64
+	NavigationPending() bool
+}
+
+// maxNavWait bounds how long a call waits for the page that a navigating
+// action started to arrive.
+const maxNavWait = 10 * time.Second
+
+// navMark is where the tab was before a call: its navigation count, URL
+// and tool names.
+type navMark struct {
+	seq   uint64
+	url   string
+	names []string
+}
+
+func (b *Bridge) markNav() navMark {
+	var m navMark
+	if ns, ok := b.browser.(navSeqer); ok {
+		m.seq = ns.NavigationSeq()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m.url = b.page.URL
+	m.names = b.toolNamesLocked()
+	return m
+}
+
+func (b *Bridge) toolNamesLocked() []string {
+	names := make([]string, 0, len(b.tools))
+	for n := range b.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// followNavigation runs after a call on a browsing session: when the call
+// started a navigation of the tab (an action that sets location.href), it
+// waits (at most maxNavWait) for the new page, rebuilds the tools from it,
+// and returns where the tab went and the tool names when they changed —
+// so that the result says it navigated (docs/agent.md §4), not only
+// "Value: true".
+func (b *Bridge) followNavigation(ctx context.Context, m navMark) (to string, tools []string) {
+	ns, ok := b.browser.(navSeqer)
+	if !ok {
+		return "", nil
+	}
+	// One round trip to the page: the events the call caused arrive
+	// before its answer.
+	info, err := b.browser.Info(ctx)
+	if err != nil || (ns.NavigationSeq() == m.seq && info.URL == m.url) {
+		return "", nil
+	}
+	// Wait while a navigation is on its way; what counts is that the tab
+	// is at another URL (a late event of an earlier navigation, or one to
+	// the same URL, reports none).
+	deadline := time.Now().Add(maxNavWait)
+	for info.URL == m.url && ns.NavigationPending() && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		if info, err = b.browser.Info(ctx); err != nil {
+			return "", nil
+		}
+	}
+	if info.URL == m.url {
+		return "", nil
+	}
+	b.mu.Lock()
+	b.revision = ""
+	_, rerr := b.refreshLocked(ctx)
+	names := b.toolNamesLocked()
+	to = b.page.URL
+	b.mu.Unlock()
+	if rerr != nil {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describing the page after a navigation failed", slog.String("error", rerr.Error()))
+	}
+	if to == "" {
+		to = info.URL
+	}
+	if !slices.Equal(names, m.names) {
+		tools = names
+	}
+	return to, tools
+}
+
+// navigationText adds a navigation to a result: its text and its
+// structured content.
+func navigationText(r *sdk.CallToolResult, to string, tools []string) {
+	if to == "" {
+		return
+	}
+	sc, _ := r.StructuredContent.(map[string]any)
+	t := "\nThe page went to " + to + "."
+	if sc != nil {
+		if _, said := sc["navigatedTo"]; said {
+			t = "" // the observation said it already
+		}
+		sc["navigatedTo"] = to
+	}
+	if tools != nil {
+		if sc != nil {
+			sc["toolsChanged"] = true
+		}
+		t += " Its tools now: " + stdcmpOr(strings.Join(tools, ", "), "none") + " (browser.page says what it shows)."
+	}
+	r.Content[0].(*sdk.TextContent).Text += t
+}
+
+// maxLinks bounds the links browser.page lists on a page that speaks
+// Pling; maxStatesText bounds its states' text.
+const (
+	maxLinks      = 20
+	maxStatesText = 800
+)
+
+// navLinks are the distinct links of an outline ("link: Text -> /href"),
+// in document order (a page's navigation comes first), at most maxLinks,
+// as "Text -> /href".
+func navLinks(outline string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(outline, "\n") {
+		l, ok := strings.CutPrefix(l, "link: ")
+		if !ok {
+			continue
+		}
+		_, href, _ := strings.Cut(l, " -> ")
+		if href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(strings.ToLower(href), "javascript:") || seen[href] {
+			continue
+		}
+		seen[href] = true
+		out = append(out, l)
+		if len(out) == maxLinks {
+			break
+		}
+	}
+	return out
+}
+
+// writeContext says what a model reads before acting: the page's states
+// and their values now, what cannot run now and why, and the guides it
+// may point a person at.
+func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescription) {
+	if len(d.Context.States) > 0 {
+		keys := make([]string, 0, len(d.Context.States))
+		for k := range d.Context.States {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var st strings.Builder
+		for i, k := range keys {
+			v, _ := json.Marshal(d.Context.States[k])
+			item := k + "=" + string(v)
+			if st.Len()+len(item) > maxStatesText {
+				st.WriteString(fmt.Sprintf(" … (%d more)", len(keys)-i))
+				break
+			}
+			if i > 0 {
+				st.WriteString(", ")
+			}
+			st.WriteString(item)
+		}
+		t.WriteString("\nStates: " + st.String())
+		sc["states"] = d.Context.States
+	}
+	var unavailable []string
+	for _, u := range d.Context.Unavailable {
+		if u.Code == "" {
+			unavailable = append(unavailable, u.ID+" ("+strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")+")")
+		}
+	}
+	if len(unavailable) > 0 {
+		t.WriteString("\nUnavailable now: " + strings.Join(unavailable, "; "))
+	}
+	if len(d.Context.Guides) > 0 {
+		var g []string
+		for _, x := range d.Context.Guides {
+			g = append(g, fmt.Sprintf("%q (%s)", stdcmpOr(x.Label, x.Target), x.Target))
+		}
+		t.WriteString("\nGuides (point the person at them): " + strings.Join(g, ", "))
+		sc["guides"] = d.Context.Guides
+	}
 }

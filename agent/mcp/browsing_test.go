@@ -233,7 +233,8 @@ func TestRecordByLabel(t *testing.T) {
 	// A label no record has goes to the page, the authority on what
 	// exists; the result says what ids and labels look like.
 	if !none.IsError || !strings.HasPrefix(text(none), "ACTION_NOT_FOUND: ") || !strings.Contains(text(none), " Next: ") ||
-		!strings.Contains(text(none), `No order has the id or label "#99999": ids look like "ord_`) {
+		!strings.Contains(text(none), `No order has the id or label "#99999". Next: pass the id or the whole label of a order listed by browser.page, e.g. "ord_`) ||
+		strings.Contains(text(none), "describe again") {
 		t.Errorf("unknown label: %s", text(none))
 	}
 }

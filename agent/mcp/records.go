@@ -38,17 +38,42 @@ func recordParam(d *schema.SurfaceDescription, c schema.SurfaceCapability) strin
 	return fmt.Sprintf("The %s's id or label, e.g. %q or %q (%d in all)", c.Record.Kind, id, label, c.Record.Total)
 }
 
-// exampleRecord is the first record of the capability's kind: its id and
-// its label's first word.
+// exampleRecord is a record of the capability's kind that the example
+// identifies alone: its id and a label that names it and no other listed
+// record — the label's first word when no other record's label starts
+// with it ("#1001"; the first word is what stays when a status in the
+// label changes), else the whole label. A label shared by many rows, like
+// "Task", would name none of them: then only the id is given.
 func exampleRecord(d *schema.SurfaceDescription, c schema.SurfaceCapability) (id, label string) {
 	if set, ok := d.Context.Records[c.Record.Kind]; ok && len(set.Items) > 0 {
-		it := set.Items[0]
-		return it.ID, firstWord(it.Label)
+		words := make(map[string]int, len(set.Items))
+		labels := make(map[string]int, len(set.Items))
+		for _, it := range set.Items {
+			words[firstWord(it.Label)]++
+			labels[it.Label]++
+		}
+		for _, it := range set.Items {
+			switch w := firstWord(it.Label); {
+			case w != "" && words[w] == 1:
+				return it.ID, w
+			case it.Label != "" && labels[it.Label] == 1:
+				return it.ID, it.Label
+			}
+		}
+		return set.Items[0].ID, ""
 	}
 	if len(c.Record.Visible) > 0 {
 		return c.Record.Visible[0], ""
 	}
 	return "", ""
+}
+
+// example is an id and label as a model reads them: "t1" or "Printer jams".
+func example(id, label string) string {
+	if label == "" || label == id {
+		return fmt.Sprintf("%q", id)
+	}
+	return fmt.Sprintf("%q or %q", id, label)
 }
 
 func firstWord(s string) string {
@@ -160,8 +185,9 @@ func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map
 		// The page is the authority on what exists: the invoke goes as
 		// asked (ACTION_NOT_FOUND, with the observation), and the result
 		// says what ids and labels look like.
+		*note = fmt.Sprintf("No %s has the id or label %q.", kind, rec)
 		if id, label := exampleRecord(full, *c); id != "" {
-			*note = fmt.Sprintf("No %s has the id or label %q: ids look like %q, labels like %q.", kind, rec, id, label)
+			*note = fmt.Sprintf("No %s has the id or label %q. Next: pass the id or the whole label of a %s listed by browser.page, e.g. %s.", kind, rec, kind, example(id, label))
 		}
 		return nil
 	case len(found) > 1:

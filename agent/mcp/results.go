@@ -13,7 +13,7 @@ import (
 // Instructions are the server instructions of a bridge: what a model needs
 // to use the tools well, in a few sentences.
 const Instructions = `These tools are the web page's own actions; a call runs its code, as a person's click would. ` +
-	`A name with "__" is folded, one tool per kind of row: pass record as the row's id or label (e.g. "#1250"). ` +
+	`A name with "__" is folded, one tool per kind of row: pass record as the row's id or its whole label, as the tool's description shows them. ` +
 	`A result gives the value, the evidence the page confirmed and the changed states; a failure, a stable code and the next step. ` +
 	`Do not repeat a call that is unconfirmed or failed an expectation: look first. Stop on PERMISSION_DENIED and SESSION_* codes. ` +
 	`A call may wait minutes for a person: wait.`
@@ -96,9 +96,9 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 	if n := o.Navigation; n != nil && n.To != "" {
 		b.WriteString("\nThe page went to " + n.To)
 	}
-	if o.CapabilitiesChanged {
-		b.WriteString("\nThe page's tools changed.")
-	}
+	// Whether the tool list changed is the bridge's to say (toolsText):
+	// the page's capabilities may change only in availability, which
+	// leaves the list as it is.
 }
 
 // failureText is a business failure for a model: the code and message,
@@ -110,8 +110,26 @@ func failureText(e *agent.BusinessError) string {
 		msg += "."
 	}
 	text.WriteString(string(e.Code) + ": " + msg)
-	if entry, ok := perr.Lookup(e.Code); ok {
-		text.WriteString(" Next: " + entry.Action.En)
+	if next := nextStep(e); next != "" {
+		text.WriteString(" Next: " + next)
+	}
+	// The page's own words (a role=alert, a toast) often say why: "Board
+	// name is too short." belongs in the text, not only in
+	// structuredContent. They come with the invoke's observation or with
+	// the description the client took after the failure.
+	var feedback []schema.Feedback
+	if o := e.Observation; o != nil {
+		feedback = append(feedback, o.Feedback...)
+	}
+	if e.Observed != nil {
+		feedback = append(feedback, e.Observed.Context.Feedback...)
+	}
+	seen := map[schema.Feedback]bool{}
+	for _, f := range feedback {
+		if !seen[f] {
+			seen[f] = true
+			text.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
+		}
 	}
 	if len(e.Details) > 0 {
 		d, _ := schema.Encode(e.Details)
@@ -128,4 +146,50 @@ func failureText(e *agent.BusinessError) string {
 		text.WriteString("\nStates now: " + string(s))
 	}
 	return text.String()
+}
+
+// nextSteps are the next steps of the codes whose registry text speaks to
+// a page's author or a protocol client rather than to a model calling a
+// tool: each says, in the model's words, the one step to take.
+var nextSteps = map[perr.Code]string{
+	perr.ActionUnavailable: "Do what the reason says first (another page, another row, a state to change); call this tool again only once it is listed available.",
+	perr.ActionNotFound:    "This page has no such action now: call browser.page to see where you are and what it offers.",
+	perr.InvalidParams:     "Fix the named parameters and call again; leave out the ones you do not mean to change when they have a current value.",
+	perr.ExecutionFailed:   "The page's code stopped with this message: read it, fix what it names (often an input), then decide whether to call again.",
+	perr.ExpectationFailed: "The action ran but the page did not show the expected change: read what the page says, look (browser.page) before calling again.",
+}
+
+// ranButNoValue reports whether an EXECUTION_FAILED says the handler ran
+// to its end and only its value could not be sent back (a BigInt, a
+// cycle): its effect happened, so the call must not be repeated.
+func ranButNoValue(e *agent.BusinessError) bool {
+	if e.Code != perr.ExecutionFailed {
+		return false
+	}
+	m := strings.ToLower(e.Message)
+	return strings.Contains(m, "returned a value") || strings.Contains(m, "bigint") || strings.Contains(m, "serializ")
+}
+
+// didNotFinish reports whether a failure says the page's code did not
+// finish in time (the page's handler deadline, a context's).
+func didNotFinish(e *agent.BusinessError) bool {
+	m := strings.ToLower(e.Message)
+	return e.Code == perr.ExecutionFailed && (strings.Contains(m, "did not finish") || strings.Contains(m, "deadline exceeded") || strings.Contains(m, "timed out"))
+}
+
+// nextStep is the one next step of a business failure for a model.
+func nextStep(e *agent.BusinessError) string {
+	if ranButNoValue(e) {
+		return "The action ran and its effect happened; only its return value could not be sent. Do not call it again: look at the page (browser.page) to see the result."
+	}
+	if didNotFinish(e) {
+		return "The action did not finish in time; whether its effect happened is unknown. Do not call it again: look at the page (browser.page, or a read tool) to see whether it happened."
+	}
+	if s, ok := nextSteps[e.Code]; ok {
+		return s
+	}
+	if entry, ok := perr.Lookup(e.Code); ok {
+		return entry.Action.En
+	}
+	return ""
 }

@@ -26,7 +26,9 @@ func TestInvokeCommand(t *testing.T) {
 		{name: "business failure", args: []string{"invoke", shop, "cart.clear"}, wantExit: 1, wantErrOut: []string{
 			"EXECUTION_FAILED", "the cart is locked", "next: Observe the page", "observed states: {\"cart.count\":0}"}},
 		{name: "no such record", args: []string{"invoke", shop, "approve@order", "--record", "ord_9"}, wantExit: 1,
-			wantErrOut: []string{"ACTION_NOT_FOUND", "next: The page or declaration changed; describe again."}},
+			wantErrOut: []string{"ACTION_NOT_FOUND", "next: The page has no such action or record now: check the id (and --record) against pling describe TARGET"}},
+		{name: "unavailable", args: []string{"invoke", shop, "checkout"}, wantExit: 1,
+			wantErrOut: []string{"ACTION_UNAVAILABLE", "Cart is empty", "next: Do what the reason says first"}},
 		{name: "invalid params", args: []string{"invoke", shop, "cart.add"}, wantExit: 1, wantErrOut: []string{"INVALID_PARAMS", "details:"}},
 		{name: "session", args: []string{"invoke", sess, "cart.add", "--session", "tok_a"}, wantOut: []string{"ok: cart.add", "value: 1"}},
 		{name: "outside the session's scope", args: []string{"invoke", sess, "order.refund", "--session", "tok_a"}, wantExit: 1,

@@ -48,8 +48,13 @@ func TestMCPCommand(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear"}, names); diff != "" {
+	// checkout cannot run ("Cart is empty"): it is listed, saying so
+	// (issue 23 item 2).
+	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "checkout"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if d := tools.Tools[3].Description; !strings.Contains(d, "Cart is empty") {
+		t.Errorf("checkout's description %q does not say why it cannot run", d)
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "A1"}})
 	if err != nil || res.IsError {

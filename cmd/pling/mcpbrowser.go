@@ -128,6 +128,30 @@ func (l *lazyPage) Outline(ctx context.Context, max int) (string, error) {
 	return p.Outline(ctx, max)
 }
 
+// NavigationSeq is the page's (0 before the browser started).
+func (l *lazyPage) NavigationSeq() uint64 {
+	select {
+	case <-l.ready:
+		if l.p != nil {
+			return l.p.NavigationSeq()
+		}
+	default:
+	}
+	return 0
+}
+
+// NavigationPending is the page's (false before the browser started).
+func (l *lazyPage) NavigationPending() bool {
+	select {
+	case <-l.ready:
+		if l.p != nil {
+			return l.p.NavigationPending()
+		}
+	default:
+	}
+	return false
+}
+
 func (l *lazyPage) OnNavigate(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -213,13 +213,23 @@ func failureJSON(err error) map[string]any {
 	return out
 }
 
+// cliNextSteps are the next steps of the codes whose registry text does
+// not say what the person at the command line can do: an unknown record
+// is not "the page changed; describe again", and "the gate" is jargon.
+var cliNextSteps = map[perr.Code]string{
+	perr.ActionNotFound:    "The page has no such action or record now: check the id (and --record) against pling describe TARGET, which lists both.",
+	perr.ActionUnavailable: "Do what the reason says first; pling describe TARGET lists what can run now.",
+}
+
 // printFailure is an agent error for people: the error, then the
 // registry's next step for its code and what helps to take it.
 func printFailure(w io.Writer, cmd string, err error) {
 	fmt.Fprintf(w, "pling %s: %s\n", cmd, strings.TrimPrefix(err.Error(), "pling: "))
 	f := failureJSON(err)
 	if code, _ := f["code"].(string); code != "" {
-		if e, ok := perr.Lookup(perr.Code(code)); ok {
+		if next, ok := cliNextSteps[perr.Code(code)]; ok {
+			fmt.Fprintf(w, "  next: %s\n", next)
+		} else if e, ok := perr.Lookup(perr.Code(code)); ok {
 			fmt.Fprintf(w, "  next: %s\n", e.Action.En)
 		}
 	}

@@ -21,6 +21,8 @@ import (
 
 	plingcdp "github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/helpdesk"
+	"github.com/pling-go/pling/plinghttp"
 )
 
 func init() {
@@ -150,16 +152,17 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 		io.WriteString(stdout, agentMarkdown(&rep))
 		return 0
 	}
-	tasks := agentTasks
+	all := slices.Concat(agentTasks, helpdeskTasks)
+	tasks := all
 	if *only != "" {
 		tasks = nil
 		for _, n := range strings.Split(*only, ",") {
-			i := slices.IndexFunc(agentTasks, func(t agentTask) bool { return t.Name == strings.TrimSpace(n) })
+			i := slices.IndexFunc(all, func(t agentTask) bool { return t.Name == strings.TrimSpace(n) })
 			if i < 0 {
 				fmt.Fprintf(stderr, "pling-bench agent: no task %q\n", n)
 				return 2
 			}
-			tasks = append(tasks, agentTasks[i])
+			tasks = append(tasks, all[i])
 		}
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "agent: "+format+"\n", a...) }
@@ -252,6 +255,21 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	go hs.Serve(ln)
 	defer hs.Close()
 	rig.base = "http://" + ln.Addr().String()
+
+	// The help desk, the site written from the docs only, on its own
+	// server (its paths are not the demo's).
+	hd, err := helpdesk.New(module, plinghttp.WithBrotli(5, 5))
+	if err != nil {
+		return nil, err
+	}
+	hln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hhs := &http.Server{Handler: hd, ReadHeaderTimeout: 10 * time.Second}
+	go hhs.Serve(hln)
+	defer hhs.Close()
+	rig.helpdesk = "http://" + hln.Addr().String()
 
 	for _, t := range cfg.tasks {
 		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}}

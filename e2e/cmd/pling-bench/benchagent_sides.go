@@ -30,6 +30,7 @@ const plingOpenTool = "browser.open"
 // name, outcomes read from their evidence.
 type plingAgent struct {
 	rig     *agentRig
+	base    string // the site the task is on
 	meter   *agentMeter
 	cdpURL  string
 	browser context.Context // the person's handle on the browser
@@ -54,7 +55,7 @@ func (a *plingAgent) open(ctx context.Context, path, want string) error {
 		}
 		return a.waitTool(ctx, want)
 	}
-	cmd := exec.CommandContext(ctx, a.rig.pling, "mcp", a.rig.base+path, "--poll", "0")
+	cmd := exec.CommandContext(ctx, a.rig.pling, "mcp", a.base+path, "--poll", "0")
 	cmd.Env = append(os.Environ(), "PLING_CDP="+a.cdpURL)
 	cmd.Stderr = &a.stderr
 	s, err := spawnMCP(ctx, cmd, a.meter)
@@ -314,8 +315,17 @@ func (a *pwAgent) typeInto(ctx context.Context, role, name, text string) error {
 // browser and the Playwright MCP command.
 type agentRig struct {
 	base, pling, chromium string
+	helpdesk              string // the help desk's base URL
 	pwArgv                []string
 	pwEnv                 []string
+}
+
+// siteOf is the base URL of the site t runs on.
+func (r *agentRig) siteOf(t agentTask) string {
+	if t.Site == "helpdesk" {
+		return r.helpdesk
+	}
+	return r.base
 }
 
 // agentRun is one run of a task on one side: its meter, its wall clock
@@ -344,7 +354,7 @@ func (r *agentRig) runPling(ctx context.Context, t agentTask) (agentRun, error) 
 	if err := chromedp.Do(bctx); err != nil {
 		return run, fmt.Errorf("starting %s: %w", r.chromium, err)
 	}
-	a := &plingAgent{rig: r, meter: &run.meter, browser: bctx, cdpURL: devToolsURL(out.String())}
+	a := &plingAgent{rig: r, base: r.siteOf(t), meter: &run.meter, browser: bctx, cdpURL: devToolsURL(out.String())}
 	if a.cdpURL == "" {
 		return run, errors.New("the browser printed no DevTools address")
 	}
@@ -389,7 +399,7 @@ func (r *agentRig) runPW(ctx context.Context, t agentTask, find bool) (agentRun,
 	if find && s.tools["browser_find"] == nil {
 		return run, errors.New("@playwright/mcp lists no browser_find")
 	}
-	res, err := t.pw(ctx, &pwAgent{s: s, base: r.base, find: find})
+	res, err := t.pw(ctx, &pwAgent{s: s, base: r.siteOf(t), find: find})
 	run.elapsed, run.result = time.Since(start), res
 	if err != nil {
 		err = fmt.Errorf("%w\n%s", err, stderr.String())

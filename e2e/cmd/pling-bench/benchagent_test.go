@@ -253,3 +253,26 @@ func TestPlingRecordAndSKU(t *testing.T) {
 		}
 	}
 }
+
+// rowNamed finds the help desk's row by its link and reads a later cell
+// of it, not one of the next row.
+func TestRowNamed(t *testing.T) {
+	const snap = `- row [ref=e254]:
+  - cell [ref=e255]:
+    - link "T-1042" [ref=e256] [cursor=pointer]:
+      - /url: /tickets/view.html?id=t1042
+  - cell "Shipping label is blank" [ref=e257]
+  - cell "closed" [ref=e260]
+- row [ref=e270]:
+  - cell [ref=e271]:
+    - link "T-1043" [ref=e272] [cursor=pointer]:
+  - cell "open" [ref=e273]`
+	for _, tc := range []struct {
+		link, cell string
+		want       bool
+	}{{"T-1042", "closed", true}, {"T-1042", "open", false}, {"T-1043", "open", true}, {"T-1044", "open", false}} {
+		if got := rowNamed(snap, tc.link, tc.cell); got != tc.want {
+			t.Errorf("rowNamed(%s, %s) = %v, want %v", tc.link, tc.cell, got, tc.want)
+		}
+	}
+}
