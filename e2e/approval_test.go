@@ -89,21 +89,18 @@ func testApproval(t *testing.T, site *browserSite) {
 	})
 
 	t.Run("page-script-cannot-approve", func(t *testing.T) {
-		tb := site.open(t, "/orders/")
-		// A page script that captures every shadow root ui.js makes,
-		// closed or not, before ui.js loads.
-		eval[bool](tb, `(() => {
+		// Each variant is a page script that runs after pling.js and
+		// before ui.js (which loads at the first approval), then tries to
+		// answer the dialog once it is past the inert delay.
+		for _, v := range []struct{ name, before, attack string }{
+			// It captures every shadow root ui.js makes, closed or not,
+			// and clicks Approve.
+			{"click", `(() => {
   const attach = Element.prototype.attachShadow;
   window.__e2eRoots = [];
   Element.prototype.attachShadow = function (o) { const r = attach.call(this, o); window.__e2eRoots.push(r); return r; };
   return true;
-})()`)
-		orders := refundable(t, tb, 1)
-		before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
-		tb.approval()
-		time.Sleep(inertFor + 100*time.Millisecond) // past the inert delay
-		clicked := eval[int](tb, `(() => {
+})()`, `(() => {
   let n = 0;
   const scopes = [document, ...window.__e2eRoots];
   for (const s of scopes) {
@@ -115,26 +112,71 @@ func testApproval(t *testing.T, site *browserSite) {
     }
   }
   return n;
-})()`)
-		if clicked == 0 {
-			t.Log("the page script found no Approve button to click")
-		}
-		select {
-		case o := <-res:
-			var ev *schema.Evidence
-			if o.res != nil {
-				ev = o.res.Evidence
-			}
-			t.Fatalf("a page script's click answered the approval (%d buttons clicked): evidence %+v, error %v", clicked, ev, o.err)
-		case <-time.After(time.Second):
-		}
-		if n := eval[int](tb, `document.querySelectorAll("[data-pling-ui=approve]").length`); n != 1 {
-			t.Errorf("the approval dialog closed after a page script's click (%d open)", n)
-		}
-		tb.personAnswers("deny")
-		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
-		if got := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`); got != before {
-			t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
+})()`},
+			// Issue 21 finding 3: it redefines the onclick setter and
+			// addEventListener, captures every handler ui.js registers, and
+			// calls each with a made-up event that says isTrusted.
+			{"captured-handler", `(() => {
+  window.__e2eHandlers = [];
+  const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "onclick");
+  Object.defineProperty(HTMLElement.prototype, "onclick", { configurable: true, get: d.get,
+    set(f) { window.__e2eHandlers.push(f); d.set.call(this, f); } });
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, f, o) {
+    if (typeof f === "function") window.__e2eHandlers.push(f);
+    return add.call(this, type, f, o);
+  };
+  return true;
+})()`, `(() => {
+  let n = 0;
+  // Approve's handler: the one that answers yes.
+  for (const f of window.__e2eHandlers.filter((f) => String(f).includes("yes"))) {
+    const fake = { isTrusted: true, type: "click", key: "Enter", target: null, preventDefault() {}, stopPropagation() {} };
+    try { f(fake); n++; } catch (e) { /* a handler that refuses a fake may throw */ }
+  }
+  return n;
+})()`},
+			// It puts its own approval UI where pling.js looks for ui.js's,
+			// one that approves whatever it is shown.
+			{"replaced-ui", `(() => {
+  const fake = { approve: (c) => Promise.resolve({ binding: c.binding, approved: true }), handoff: () => Promise.resolve("done") };
+  Object.defineProperty(window, "__plingUI", { configurable: true, get: () => fake, set() {} });
+  return true;
+})()`, `1`},
+		} {
+			t.Run(v.name, func(t *testing.T) {
+				tb := site.open(t, "/orders/")
+				eval[bool](tb, v.before)
+				orders := refundable(t, tb, 1)
+				before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
+				res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+				select {
+				case o := <-res:
+					t.Fatalf("the refund answered before a person saw a dialog: error %v", o.err)
+				case <-time.After(time.Second):
+				}
+				tb.approval()
+				time.Sleep(inertFor + 100*time.Millisecond) // past the inert delay
+				n := eval[int](tb, v.attack)
+				t.Logf("the page script tried %d times", n)
+				select {
+				case o := <-res:
+					var ev *schema.Evidence
+					if o.res != nil {
+						ev = o.res.Evidence
+					}
+					t.Fatalf("a page script answered the approval: evidence %+v, error %v", ev, o.err)
+				case <-time.After(time.Second):
+				}
+				if n := eval[int](tb, `document.querySelectorAll("[data-pling-ui=approve]").length`); n != 1 {
+					t.Errorf("the approval dialog closed after a page script's attempt (%d open)", n)
+				}
+				tb.personAnswers("deny")
+				wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+				if got := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`); got != before {
+					t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
+				}
+			})
 		}
 	})
 

@@ -17,9 +17,18 @@
  * count; Approve is inert for a moment after a dialog appears; only
  * trusted events (a person's click or key) answer; and the approval lives
  * in a closed shadow root of a <pling-ui data-pling-ui=approve> element,
- * out of reach of page scripts (RATIONALE "Who can press Approve?"). */
+ * out of reach of page scripts (RATIONALE "Who can press Approve?").
+ *
+ * This file hands its UI to pling.js through __plingUIDefine, which
+ * accepts it only while this script runs, and gets back the built-ins
+ * pling.js took when it started (kit): listeners are registered and
+ * events checked with those, answers go back through callbacks, and a
+ * decision is an object without a prototype, so a page script that
+ * patched a prototype since sees no handler and makes no answer (RATIONALE
+ * "Why does pling.js keep its own copies of built-ins?"). */
 (function (root) {
   "use strict";
+  root.__plingUIDefine(function (kit) {
   var doc = root.document, words = {}, seq = 0;
   // INERT_MS: how long Approve stays disabled after a dialog appears, so
   // a click meant for something else (the dialog before it) cannot land
@@ -71,7 +80,7 @@
   // opened(api) gets {count(n)} to show how many more are waiting.
   // Only trusted events (a person's input, not a page script's click())
   // answer.
-  function show(o, signal) {
+  function show(o, signal, resolve) {
     var id = "pling-ui-" + ++seq, d = doc.createElement("dialog"), host = null, scope = doc;
     if (o.shadow) {
       host = doc.createElement("pling-ui");
@@ -114,7 +123,7 @@
     yes.textContent = t(o.yesKey);
     timer.hidden = !o.ms;
 
-    var prev = doc.activeElement, end = Date.now() + (o.ms || 0), iv = 0, inert = 0, done = false, resolve;
+    var prev = doc.activeElement, end = Date.now() + (o.ms || 0), iv = 0, inert = 0, done = false, armed = !o.inert;
     function tick() {
       var left = end - Date.now();
       timer.textContent = left > 0 ? t("ui.timeLeft").replace("{time}", clock(left)) : t(o.expired);
@@ -136,11 +145,13 @@
       if (had && prev && prev.focus && doc.contains(prev)) prev.focus();
       resolve(v);
     }
-    no.onclick = function (e) { if (e.isTrusted) close(o.no); };
-    yes.onclick = function (e) { if (e.isTrusted && !yes.disabled) close(o.yes); };
-    d.addEventListener("cancel", function (e) { e.preventDefault(); if (e.isTrusted) close(o.no); });
-    d.addEventListener("keydown", function (e) {
-      if (e.key === "Escape" && e.isTrusted) { e.preventDefault(); close(o.no); }
+    // Registered with the listener registration pling.js kept, and
+    // answered only for an event its isTrusted getter calls trusted.
+    kit.listen(no, "click", function (e) { if (kit.trusted(e)) close(o.no); });
+    kit.listen(yes, "click", function (e) { if (kit.trusted(e) && armed) close(o.yes); });
+    kit.listen(d, "cancel", function (e) { if (!kit.trusted(e)) return; e.preventDefault(); close(o.no); });
+    kit.listen(d, "keydown", function (e) {
+      if (kit.trusted(e) && e.key === "Escape") { e.preventDefault(); close(o.no); }
     });
     if (signal) signal.onabort = function () { close(o.no); };
 
@@ -157,9 +168,10 @@
     // Inert while the page is hidden and again for a moment when it comes
     // back into view: the person may not have seen the dialog appear.
     function arm() {
+      armed = false;
       yes.disabled = true;
       clearTimeout(inert);
-      if (!doc.hidden) inert = setTimeout(function () { yes.disabled = false; }, INERT_MS);
+      if (!doc.hidden) inert = setTimeout(function () { armed = true; yes.disabled = false; }, INERT_MS);
     }
     if (o.inert) { arm(); doc.addEventListener("visibilitychange", arm); }
     // A modal takes focus; a handoff only when the page has none, so a
@@ -171,7 +183,6 @@
       queue.hidden = !n;
       queue.textContent = n ? t("ui.waiting").replace("{n}", n) : "";
     } });
-    return new Promise(function (r) { resolve = r; });
   }
 
   // fillInput lists what an approval is bound to: the record (kind, label,
@@ -226,51 +237,59 @@
   // Approvals are shown one at a time: the rest wait in order, and the
   // open dialog counts them. A waiting approval that the runtime stops
   // waiting for leaves the queue, denied.
-  var waiting = [], current = null;
+  var waiting = { __proto__: null, head: 0, tail: 0 }, current = null;
+  function pending() { return waiting.tail - waiting.head; }
   function pump() {
-    if (current) { current.count(waiting.length); return; }
-    var next = waiting.shift();
+    if (current) { current.count(pending()); return; }
+    var next = null;
+    while (!next && waiting.head < waiting.tail) {
+      next = waiting[waiting.head];
+      delete waiting[waiting.head++];
+    }
     if (!next) return;
     current = { count: function () {} };
-    var c = next.c, left = c.expiresAtMs - Date.now(), sig = {};
+    var c = next.c, left = c.expiresAtMs - Date.now(), sig = { __proto__: null };
     next.sig = sig;
     show({
       kind: "approve", title: "ui.approvalTitle", what: c.title, more: c.summary, risk: c.risk,
       ms: left > 0 && left < 864e5 ? left : 0, expired: "ui.expired",
       yesKey: "ui.approve", noKey: "ui.deny", modal: true, focus: "no", inert: true, shadow: true,
-      fill: fillInput(c), opened: function (api) { current.count = api.count; api.count(waiting.length); },
-      yes: { binding: c.binding, approved: true }, no: { binding: c.binding, approved: false }
-    }, sig).then(function (v) {
+      fill: fillInput(c), opened: function (api) { current.count = api.count; api.count(pending()); },
+      yes: { __proto__: null, binding: c.binding, approved: true }, no: { __proto__: null, binding: c.binding, approved: false }
+    }, sig, function (v) {
       current = null;
       next.resolve(v);
       pump();
     });
   }
 
-  root.__plingUI = {
-    // handoff(req, signal) → "done" | "cancel"; req: {capability, record,
-    // title, prompt, timeoutMs}.
-    handoff: function (req, signal) {
-      return show({
+  return {
+    // handoff(req, signal, answer): answer("done" | "cancel"); req:
+    // {capability, record, title, prompt, timeoutMs}.
+    handoff: function (req, signal, answer) {
+      show({
         kind: "handoff", title: "ui.handoffTitle", what: req.title, more: req.prompt,
         ms: req.timeoutMs, expired: "errors.HANDOFF_TIMEOUT",
         yesKey: "ui.done", noKey: "ui.cancel", yes: "done", no: "cancel", modal: false
-      }, signal);
+      }, signal, answer);
     },
-    // approve(challenge, signal) → {binding, approved}. expiresAtMs is on
-    // the runtime's clock, which in a page is Date.now() (Go's wall clock
-    // on js/wasm); a value that does not look like it shows no countdown.
-    approve: function (c, signal) {
-      return new Promise(function (resolve) {
-        var item = { c: c, resolve: resolve, sig: null };
-        if (signal) signal.onabort = function () {
-          if (item.sig) { if (item.sig.onabort) item.sig.onabort(); return; }
-          var i = waiting.indexOf(item);
-          if (i >= 0) { waiting.splice(i, 1); resolve({ binding: c.binding, approved: false }); pump(); }
-        };
-        waiting.push(item);
-        pump();
-      });
+    // approve(challenge, signal, answer): answer({binding, approved}).
+    // expiresAtMs is on the runtime's clock, which in a page is
+    // Date.now() (Go's wall clock on js/wasm); a value that does not look
+    // like it shows no countdown.
+    approve: function (c, signal, answer) {
+      var item = { __proto__: null, c: c, resolve: answer, sig: null }, at = waiting.tail++;
+      waiting[at] = item;
+      if (signal) signal.onabort = function () {
+        if (item.sig) { if (item.sig.onabort) item.sig.onabort(); return; }
+        if (waiting[at] === item) {
+          delete waiting[at];
+          answer({ __proto__: null, binding: c.binding, approved: false });
+          pump();
+        }
+      };
+      pump();
     }
   };
+  });
 })(globalThis);
