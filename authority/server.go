@@ -584,7 +584,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	sessionID := randomID(16)
 	exp := now + d.TTLMs
 	tok, err := sign(k, runtime.Claims{Subject: d.Agent, Audience: d.Audience, Scope: d.ApprovedScope,
-		IssuedAtMs: now, ExpiresAtMs: exp, ID: sessionID})
+		IssuedAtMs: now, ExpiresAtMs: exp, ID: sessionID, Agent: d.Agent})
 	if err != nil {
 		s.internal(w, r, err)
 		return

@@ -180,6 +180,72 @@ func testApproval(t *testing.T, site *browserSite) {
 		}
 	})
 
+	// Issue 23 items 11 and 13: the dialog says an AI agent asks, lists
+	// the input as declared, shows the page's summary (bound to the
+	// challenge) and the reason this input needs approval.
+	t.Run("says-who-asks-and-what", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		ok := eval[bool](tb, `(async () => {
+  const h = pling.action({ id: "x.book", title: "Book a visit",
+    params: { service: { type: "string", description: "Service" }, date: { type: "string", description: "Date" },
+              amount: { type: "number", description: "Deposit" } },
+    approval: { when: (input) => input.amount > 0 ? "A deposit is charged now" : false,
+                summary: (input) => input.service + " on " + input.date + ", deposit €" + input.amount },
+    run() { return { booked: true }; } });
+  await pling.ready;
+  return (await h.declared).ok;
+})()`)
+		if !ok {
+			t.Fatal("pling.action did not declare x.book")
+		}
+		free := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 0})
+		if o := tb.outcome(free); o.err != nil {
+			t.Fatalf("a booking without a deposit asked for approval or failed: %v", o.err)
+		}
+		res := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 30})
+		d := tb.approval()
+		text := d.text()
+		for _, want := range []string{"An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the dialog does not show %q: %q", want, text)
+			}
+		}
+		is, id, ia := strings.Index(text, "Service"), strings.Index(text, "Date"), strings.Index(text, "Deposit (amount)")
+		if is < 0 || id < 0 || ia < 0 || is >= id || id >= ia {
+			t.Errorf("the input is not in declared order (service, date, amount): %q", text)
+		}
+		d.answer("approve")
+		if o := tb.outcome(res); o.err != nil {
+			t.Fatalf("x.book: %v", o.err)
+		}
+	})
+
+	// Issue 23 item 11: the dialog does not cover the row it is about.
+	t.Run("keeps-clear-of-the-row", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		orders := refundable(t, tb, 1)
+		row := `document.querySelector('[data-pling-record="order:` + orders[0].ID + `"]')`
+		eval[bool](tb, `(() => { `+row+`.scrollIntoView({ block: "center" }); return true; })()`)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		d := tb.approval()
+		var box struct{ Top, Bottom float64 }
+		ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
+		defer cancel()
+		bm, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(`dialog`), chromedp.FromNode(d.root)))
+		if err != nil || len(bm.Border) < 8 {
+			t.Fatalf("no box for the dialog: %v", err)
+		}
+		top, bottom := min(bm.Border[1], bm.Border[5]), max(bm.Border[1], bm.Border[5])
+		box.Top = eval[float64](tb, row+`.getBoundingClientRect().top`)
+		box.Bottom = eval[float64](tb, row+`.getBoundingClientRect().bottom`)
+		if box.Bottom > top && box.Top < bottom {
+			t.Errorf("the dialog (%.0f–%.0f px) covers the row it is about (%.0f–%.0f px)", top, bottom, box.Top, box.Bottom)
+		}
+		saveScreenshot(t, tb, "approval-clear-of-row.png")
+		d.answer("deny")
+		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+	})
+
 	t.Run("escaped-and-cut", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
 		ok := eval[bool](tb, `(async () => {

@@ -94,6 +94,16 @@
           return { title: s.title, expect: e };
         });
       }
+      // approval: true, (input, record) => true | false | "reason", or
+      // {when, summary}: the functions go to the module, the spec says
+      // approval (docs/page-api.md §2.1).
+      var ap = def.approval;
+      if (typeof ap === "function" || (ap && typeof ap === "object")) {
+        spec.approval = true;
+        fns.approvalFor = typeof ap === "function" ? ap : ap.when;
+        fns.approvalSummary = ap.summary;
+      }
+      if (def.params && typeof def.params === "object") fns.paramOrder = Object.keys(def.params);
       if (def.handoff === true) spec.handoff = { prompt: def.title };
       else if (typeof def.handoff === "string") spec.handoff = { prompt: def.handoff };
       delete spec.run; delete spec.available;

@@ -52,6 +52,7 @@
     ".pling-ui[data-risk=destructive]{border-top:4px solid #d92d20}" +
     ".pling-ui::backdrop{background:rgba(16,24,40,.45)}" +
     ".pling-ui h2{margin:0 0 8px;font-size:16px;line-height:1.3}.pling-ui p{margin:0 0 8px}" +
+    ".pling-ui .pling-ui-who{font-size:13px;color:#1f4fd6;font-weight:600}.pling-ui .pling-ui-why{color:#b42318}" +
     ".pling-ui .pling-ui-what{font-weight:600}.pling-ui .pling-ui-more{color:#475467;font-size:14px}" +
     ".pling-ui [role=timer]{font-size:13px;color:#475467;font-variant-numeric:tabular-nums}" +
     ".pling-ui[data-pling-ui=approve]{width:min(480px,calc(100vw - 40px));max-height:calc(100vh - 40px);overflow:auto}" +
@@ -106,7 +107,8 @@
     d.setAttribute("aria-labelledby", id + "-title");
     d.setAttribute("aria-describedby", id + "-what " + id + "-more");
     if (o.risk) d.setAttribute("data-risk", o.risk);
-    d.innerHTML = '<h2></h2><p class="pling-ui-what"></p><p class="pling-ui-more"></p><p role="timer"></p>' +
+    d.innerHTML = '<p class="pling-ui-who" hidden></p><h2></h2><p class="pling-ui-what"></p><p class="pling-ui-more"></p>' +
+      '<p class="pling-ui-why" hidden></p><p role="timer"></p>' +
       '<p class="pling-ui-queue" aria-live="polite" hidden></p>' +
       '<div class="pling-ui-buttons"><button type="button" data-pling-ui-answer="no"></button>' +
       '<button type="button" class="pling-ui-yes" data-pling-ui-answer="yes"></button></div>';
@@ -117,6 +119,9 @@
     q(".pling-ui-what").textContent = o.what || "";
     q(".pling-ui-more").id = id + "-more";
     q(".pling-ui-more").textContent = o.more || "";
+    // Who is asking: an AI agent, by the name its session carries.
+    if (o.who) { q(".pling-ui-who").hidden = false; q(".pling-ui-who").textContent = o.who; }
+    if (o.why) { q(".pling-ui-why").hidden = false; q(".pling-ui-why").textContent = o.why; }
     if (o.fill) o.fill(d, q("[role=timer]"));
     var no = q("[data-pling-ui-answer=no]"), yes = q("[data-pling-ui-answer=yes]"), timer = q("[role=timer]"), queue = q(".pling-ui-queue");
     no.textContent = t(o.noKey);
@@ -165,6 +170,7 @@
     if (host) { scope.appendChild(d); doc.body.appendChild(host); } else (parent || doc.body).appendChild(d);
     if (parent) parent.addEventListener("close", function () { if (!done) doc.body.appendChild(d); }, { once: true });
     if (o.modal) d.showModal(); else d.show();
+    if (o.near) keepClear(d, o.near);
     // Inert while the page is hidden and again for a moment when it comes
     // back into view: the person may not have seen the dialog appear.
     function arm() {
@@ -183,6 +189,20 @@
       queue.hidden = !n;
       queue.textContent = n ? t("ui.waiting").replace("{n}", n) : "";
     } });
+  }
+
+  // keepClear moves a dialog that would cover the record's element (the
+  // element marked data-pling-record="KIND:ID") to the other half of the
+  // window, so the person sees the row they are approving for.
+  function keepClear(d, near) {
+    var el = null;
+    try { el = doc.querySelector('[data-pling-record="' + root.CSS.escape(near) + '"]'); } catch (e) { /* no CSS.escape */ }
+    if (!el) return;
+    var r = el.getBoundingClientRect(), b = d.getBoundingClientRect(), h = root.innerHeight;
+    if (r.bottom <= b.top || r.top >= b.bottom || r.bottom < 0 || r.top > h) return;
+    d.style.margin = "0 auto";
+    d.style.inset = (r.top + r.bottom) / 2 < h / 2 ? "auto 0 20px 0" : "20px 0 auto 0";
+    d.setAttribute("data-pling-ui-clear", (r.top + r.bottom) / 2 < h / 2 ? "below" : "above");
   }
 
   // fillInput lists what an approval is bound to: the record (kind, label,
@@ -252,6 +272,8 @@
     next.sig = sig;
     show({
       kind: "approve", title: "ui.approvalTitle", what: c.title, more: c.summary, risk: c.risk,
+      who: c.agent ? t("ui.agentAsksNamed").replace("{agent}", c.agent) : t("ui.agentAsks"), why: c.reason,
+      near: c.record && c.record.kind ? c.record.kind + ":" + c.record.id : "",
       ms: left > 0 && left < 864e5 ? left : 0, expired: "ui.expired",
       yesKey: "ui.approve", noKey: "ui.deny", modal: true, focus: "no", inert: true, shadow: true,
       fill: fillInput(c), opened: function (api) { current.count = api.count; api.count(pending()); },
