@@ -257,8 +257,11 @@
   // Approvals are shown one at a time: the rest wait in order, and the
   // open dialog counts them. A waiting approval that the runtime stops
   // waiting for leaves the queue, denied.
-  var waiting = { __proto__: null, head: 0, tail: 0 }, current = null;
-  function pending() { return waiting.tail - waiting.head; }
+  // waiting: a prototype-less queue (a patched Array.prototype.push or
+  // shift would see each item and its answer callback); n counts the
+  // items still in it.
+  var waiting = { __proto__: null, head: 0, tail: 0, n: 0 }, current = null;
+  function pending() { return waiting.n; }
   function pump() {
     if (current) { current.count(pending()); return; }
     var next = null;
@@ -266,6 +269,7 @@
       next = waiting[waiting.head];
       delete waiting[waiting.head++];
     }
+    if (next) waiting.n--;
     if (!next) return;
     current = { count: function () {} };
     var c = next.c, left = c.expiresAtMs - Date.now(), sig = { __proto__: null };
@@ -302,10 +306,12 @@
     approve: function (c, signal, answer) {
       var item = { __proto__: null, c: c, resolve: answer, sig: null }, at = waiting.tail++;
       waiting[at] = item;
+      waiting.n++;
       if (signal) signal.onabort = function () {
         if (item.sig) { if (item.sig.onabort) item.sig.onabort(); return; }
         if (waiting[at] === item) {
           delete waiting[at];
+          waiting.n--;
           answer({ __proto__: null, binding: c.binding, approved: false });
           pump();
         }
