@@ -179,6 +179,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("POST /v1/keys/rotate", s.operator(s.rotate))
 	m.HandleFunc("GET /v1/revocations", s.revocations)
 	s.routeContinuity(m)
+	s.routeApprovals(m)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m
