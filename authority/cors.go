@@ -20,6 +20,8 @@ func pageRoute(path string) (methods string, ok bool) {
 		return "GET", true
 	case strings.HasPrefix(path, "/v1/sessions/") && strings.Contains(path, "/requests/"):
 		return "POST, PUT", true
+	case path == "/v1/approvals", strings.HasPrefix(path, "/v1/approvals/") && strings.HasSuffix(path, "/token"):
+		return "POST", true
 	}
 	return "", false
 }

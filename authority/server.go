@@ -194,6 +194,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("POST /v1/keys/rotate", s.operator(s.rotate))
 	m.HandleFunc("GET /v1/revocations", s.revocations)
 	s.routeContinuity(m)
+	s.routeApprovals(m)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m
@@ -606,7 +607,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	sessionID := randomID(16)
 	exp := now + d.TTLMs
 	tok, err := sign(k, runtime.Claims{Subject: d.Agent, Audience: d.Audience, Scope: d.ApprovedScope,
-		IssuedAtMs: now, ExpiresAtMs: exp, ID: sessionID})
+		IssuedAtMs: now, ExpiresAtMs: exp, ID: sessionID, Agent: d.Agent})
 	if err != nil {
 		s.internal(w, r, err)
 		return

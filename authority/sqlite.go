@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"strings"
 	"sync/atomic"
 
 	"github.com/pressly/goose/v3"
@@ -28,7 +29,10 @@ type SQLStore struct {
 // OpenSQLite opens (creating) the SQLite file at path and applies the
 // embedded migrations.
 func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	// The path is escaped for the file: URI: a '#' or '?' in it (a test's
+	// temporary directory "…#00") would otherwise end the path there and
+	// open another file.
+	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err

@@ -89,21 +89,18 @@ func testApproval(t *testing.T, site *browserSite) {
 	})
 
 	t.Run("page-script-cannot-approve", func(t *testing.T) {
-		tb := site.open(t, "/orders/")
-		// A page script that captures every shadow root ui.js makes,
-		// closed or not, before ui.js loads.
-		eval[bool](tb, `(() => {
+		// Each variant is a page script that runs after pling.js and
+		// before ui.js (which loads at the first approval), then tries to
+		// answer the dialog once it is past the inert delay.
+		for _, v := range []struct{ name, before, attack string }{
+			// It captures every shadow root ui.js makes, closed or not,
+			// and clicks Approve.
+			{"click", `(() => {
   const attach = Element.prototype.attachShadow;
   window.__e2eRoots = [];
   Element.prototype.attachShadow = function (o) { const r = attach.call(this, o); window.__e2eRoots.push(r); return r; };
   return true;
-})()`)
-		orders := refundable(t, tb, 1)
-		before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
-		tb.approval()
-		time.Sleep(inertFor + 100*time.Millisecond) // past the inert delay
-		clicked := eval[int](tb, `(() => {
+})()`, `(() => {
   let n = 0;
   const scopes = [document, ...window.__e2eRoots];
   for (const s of scopes) {
@@ -115,27 +112,138 @@ func testApproval(t *testing.T, site *browserSite) {
     }
   }
   return n;
+})()`},
+			// Issue 21 finding 3: it redefines the onclick setter and
+			// addEventListener, captures every handler ui.js registers, and
+			// calls each with a made-up event that says isTrusted.
+			{"captured-handler", `(() => {
+  window.__e2eHandlers = [];
+  const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "onclick");
+  Object.defineProperty(HTMLElement.prototype, "onclick", { configurable: true, get: d.get,
+    set(f) { window.__e2eHandlers.push(f); d.set.call(this, f); } });
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, f, o) {
+    if (typeof f === "function") window.__e2eHandlers.push(f);
+    return add.call(this, type, f, o);
+  };
+  return true;
+})()`, `(() => {
+  let n = 0;
+  // Approve's handler: the one that answers yes.
+  for (const f of window.__e2eHandlers.filter((f) => String(f).includes("yes"))) {
+    const fake = { isTrusted: true, type: "click", key: "Enter", target: null, preventDefault() {}, stopPropagation() {} };
+    try { f(fake); n++; } catch (e) { /* a handler that refuses a fake may throw */ }
+  }
+  return n;
+})()`},
+			// It puts its own approval UI where pling.js looks for ui.js's,
+			// one that approves whatever it is shown.
+			{"replaced-ui", `(() => {
+  const fake = { approve: (c) => Promise.resolve({ binding: c.binding, approved: true }), handoff: () => Promise.resolve("done") };
+  Object.defineProperty(window, "__plingUI", { configurable: true, get: () => fake, set() {} });
+  return true;
+})()`, `1`},
+		} {
+			t.Run(v.name, func(t *testing.T) {
+				tb := site.open(t, "/orders/")
+				eval[bool](tb, v.before)
+				orders := refundable(t, tb, 1)
+				before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
+				res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+				select {
+				case o := <-res:
+					t.Fatalf("the refund answered before a person saw a dialog: error %v", o.err)
+				case <-time.After(time.Second):
+				}
+				tb.approval()
+				time.Sleep(inertFor + 100*time.Millisecond) // past the inert delay
+				n := eval[int](tb, v.attack)
+				t.Logf("the page script tried %d times", n)
+				select {
+				case o := <-res:
+					var ev *schema.Evidence
+					if o.res != nil {
+						ev = o.res.Evidence
+					}
+					t.Fatalf("a page script answered the approval: evidence %+v, error %v", ev, o.err)
+				case <-time.After(time.Second):
+				}
+				if n := eval[int](tb, `document.querySelectorAll("[data-pling-ui=approve]").length`); n != 1 {
+					t.Errorf("the approval dialog closed after a page script's attempt (%d open)", n)
+				}
+				tb.personAnswers("deny")
+				wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+				if got := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`); got != before {
+					t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
+				}
+			})
+		}
+	})
+
+	// Issue 23 items 11 and 13: the dialog says an AI agent asks, lists
+	// the input as declared, shows the page's summary (bound to the
+	// challenge) and the reason this input needs approval.
+	t.Run("says-who-asks-and-what", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		ok := eval[bool](tb, `(async () => {
+  const h = pling.action({ id: "x.book", title: "Book a visit",
+    params: { service: { type: "string", description: "Service" }, date: { type: "string", description: "Date" },
+              amount: { type: "number", description: "Deposit" } },
+    approval: { when: (input) => input.amount > 0 ? "A deposit is charged now" : false,
+                summary: (input) => input.service + " on " + input.date + ", deposit €" + input.amount },
+    run() { return { booked: true }; } });
+  await pling.ready;
+  return (await h.declared).ok;
 })()`)
-		if clicked == 0 {
-			t.Log("the page script found no Approve button to click")
+		if !ok {
+			t.Fatal("pling.action did not declare x.book")
 		}
-		select {
-		case o := <-res:
-			var ev *schema.Evidence
-			if o.res != nil {
-				ev = o.res.Evidence
+		free := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 0})
+		if o := tb.outcome(free); o.err != nil {
+			t.Fatalf("a booking without a deposit asked for approval or failed: %v", o.err)
+		}
+		res := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 30})
+		d := tb.approval()
+		text := d.text()
+		for _, want := range []string{"An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the dialog does not show %q: %q", want, text)
 			}
-			t.Fatalf("a page script's click answered the approval (%d buttons clicked): evidence %+v, error %v", clicked, ev, o.err)
-		case <-time.After(time.Second):
 		}
-		if n := eval[int](tb, `document.querySelectorAll("[data-pling-ui=approve]").length`); n != 1 {
-			t.Errorf("the approval dialog closed after a page script's click (%d open)", n)
+		is, id, ia := strings.Index(text, "Service"), strings.Index(text, "Date"), strings.Index(text, "Deposit (amount)")
+		if is < 0 || id < 0 || ia < 0 || is >= id || id >= ia {
+			t.Errorf("the input is not in declared order (service, date, amount): %q", text)
 		}
-		tb.personAnswers("deny")
+		d.answer("approve")
+		if o := tb.outcome(res); o.err != nil {
+			t.Fatalf("x.book: %v", o.err)
+		}
+	})
+
+	// Issue 23 item 11: the dialog does not cover the row it is about.
+	t.Run("keeps-clear-of-the-row", func(t *testing.T) {
+		tb := site.open(t, "/orders/")
+		orders := refundable(t, tb, 1)
+		row := `document.querySelector('[data-pling-record="order:` + orders[0].ID + `"]')`
+		eval[bool](tb, `(() => { `+row+`.scrollIntoView({ block: "center" }); return true; })()`)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		d := tb.approval()
+		var box struct{ Top, Bottom float64 }
+		ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
+		defer cancel()
+		bm, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(`dialog`), chromedp.FromNode(d.root)))
+		if err != nil || len(bm.Border) < 8 {
+			t.Fatalf("no box for the dialog: %v", err)
+		}
+		top, bottom := min(bm.Border[1], bm.Border[5]), max(bm.Border[1], bm.Border[5])
+		box.Top = eval[float64](tb, row+`.getBoundingClientRect().top`)
+		box.Bottom = eval[float64](tb, row+`.getBoundingClientRect().bottom`)
+		if box.Bottom > top && box.Top < bottom {
+			t.Errorf("the dialog (%.0f–%.0f px) covers the row it is about (%.0f–%.0f px)", top, bottom, box.Top, box.Bottom)
+		}
+		saveScreenshot(t, tb, "approval-clear-of-row.png")
+		d.answer("deny")
 		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
-		if got := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`); got != before {
-			t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
-		}
 	})
 
 	t.Run("escaped-and-cut", func(t *testing.T) {

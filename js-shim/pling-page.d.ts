@@ -115,6 +115,9 @@ export interface Expect {
 /** What available may answer: true, false, or the reason it is not. */
 export type Availability = boolean | string;
 
+/** Whether an input needs approval: true or the reason asks, false does not. */
+export type ApprovalWhen = (input: Record<string, unknown>, record?: string) => boolean | string;
+
 /** pling.action's argument (§2.1). */
 export interface ActionDef<P extends Params = Params> {
   id: string;
@@ -127,7 +130,13 @@ export interface ActionDef<P extends Params = Params> {
   expect?: Expect;
   steps?: { title?: string; run: (input: InputOf<P>, call: Call) => unknown; expect?: Expect }[];
   handoff?: boolean | string | { prompt?: string; timeoutMs?: number };
-  approval?: boolean;
+  /**
+   * true: every invoke waits for a person. A function decides per input
+   * and record: true or a reason (shown to the person) asks, false runs
+   * without approval. summary gives the person the page's words for what
+   * they approve; the text is bound to the challenge (§2.1).
+   */
+  approval?: boolean | ApprovalWhen | { when?: ApprovalWhen; summary?: (input: InputOf<P>, record?: string) => string };
   region?: string;
   record?: { kind: string; id?: string; allowOffscreen?: boolean };
   /** The handler's deadline in ms (default: the page's handlerTimeoutMs, 30 s). */

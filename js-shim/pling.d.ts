@@ -257,6 +257,11 @@ export interface SurfaceApprovalBinding {
   session: string;
   requestId: string;
   expiresAtMs: number;
+  /**
+   * Summary is the page's summary shown to the person, when the page
+   * gives one: bound, so an approval of one text approves no other.
+   */
+  summary?: string;
 }
 
 /** SurfaceApprovalChallenge is shown to a person; it carries no token. */
@@ -272,7 +277,7 @@ export interface SurfaceApprovalChallenge {
   record?: ApprovalRecord;
   /**
    * Input is every input parameter the binding holds (the record
-   * aside), in name order, rendered for a person: redacted, escaped
+   * aside), in declared order, rendered for a person: redacted, escaped
    * where a character would not show faithfully, and bounded.
    */
   input?: ApprovalField[];
@@ -281,6 +286,16 @@ export interface SurfaceApprovalChallenge {
    * person is then not shown the whole input.
    */
   more?: number;
+  /**
+   * Agent is the asking session's agent name, rendered for a person;
+   * empty when the session names none.
+   */
+  agent?: string;
+  /**
+   * Reason is the page's reason this input needs approval, rendered
+   * for a person.
+   */
+  reason?: string;
 }
 
 /** SurfaceApprovalDecision is the approval backend's answer. */
@@ -435,6 +450,12 @@ export interface SurfaceSession {
   notBeforeMs?: number;
   expiresAtMs: number;
   revoked?: boolean;
+  /**
+   * Agent is the agent's own name for itself, as the person who
+   * consented saw it (the token's agent claim); it names who is asking
+   * in an approval dialog and identifies no one.
+   */
+  agent?: string;
 }
 
 /** Truncation says what a bound cut and by how much. */

@@ -102,6 +102,16 @@
           return { title: s.title, expect: e };
         });
       }
+      // approval: true, (input, record) => true | false | "reason", or
+      // {when, summary}: the functions go to the module, the spec says
+      // approval (docs/page-api.md §2.1).
+      var ap = def.approval;
+      if (typeof ap === "function" || (ap && typeof ap === "object")) {
+        spec.approval = true;
+        fns.approvalFor = typeof ap === "function" ? ap : ap.when;
+        fns.approvalSummary = ap.summary;
+      }
+      if (def.params && typeof def.params === "object") fns.paramOrder = Object.keys(def.params);
       if (def.handoff === true) spec.handoff = { prompt: def.title };
       else if (typeof def.handoff === "string") spec.handoff = { prompt: def.handoff };
       delete spec.run; delete spec.available;
@@ -253,6 +263,31 @@
   }
   if (!root.document) return;
 
+  // The built-ins the approval path needs, taken now, before a later page
+  // script can patch them (RATIONALE "Why does pling.js keep its own
+  // copies of built-ins?"): ui.js is loaded, handed these and heard from
+  // through them only, never through a global a page script can replace.
+  // A script that ran before this file could have patched them already;
+  // docs/page-api.md §4 says what in-page approval cannot resist.
+  // Where one is missing (a test's stand-in document), the default UI
+  // cannot load and an approval is denied.
+  var apply = Reflect.apply, P = Promise, pthen = P.prototype.then, define = Object.defineProperty, own = Object.getOwnPropertyDescriptor;
+  var listen, createEl, append, headOf, currentOf, setSrc, isTrusted;
+  try {
+    var DP = Document.prototype;
+    listen = EventTarget.prototype.addEventListener; createEl = DP.createElement; append = Node.prototype.appendChild;
+    headOf = own(DP, "head").get; currentOf = own(DP, "currentScript").get; setSrc = own(HTMLScriptElement.prototype, "src").set;
+    // isTrusted is an own, unforgeable property of each event (not on
+    // Event.prototype in Chromium); its getter refuses anything not a
+    // real Event, so a made-up {isTrusted: true} reads as untrusted.
+    isTrusted = (own(new Event("pling"), "isTrusted") || own(Event.prototype, "isTrusted")).get;
+  } catch (e) { /* no DOM built-ins here */ }
+  var kit = {
+    listen: function (el, type, f) { apply(listen, el, [type, f]); },
+    trusted: function (e) { try { return apply(isTrusted, e, []) === true; } catch (x) { return false; } },
+    Promise: P
+  };
+
   // In a page: the script tag says where the module is and what to expose.
   // Loaded as an ES module (the npm package's entry) there is no script
   // tag: files are looked for under /pling/ unless configure({assets}) or
@@ -287,6 +322,7 @@
     });
   }
   function load() {
+    uiSrc = asset("ui.js", "ui"); // fixed when the module starts, like the configuration
     return (root.Go ? Promise.resolve() : loadScript(asset("wasm_exec.js", "wasmExec"), loader.wasmExecIntegrity)).then(function () {
       var go = new root.Go();
       var ready = new Promise(function (ok) { root.__plingReady = ok; });
@@ -301,15 +337,57 @@
   // The default handoff and approval UI (ui.js) is loaded the first time
   // one is shown. If it cannot load, the answer is cancel / deny: a person
   // who cannot be asked has not agreed.
-  var ui = null;
+  var ui = null, uiSrc = "", uiEl = null, uiWaiting = null;
+  function uiLoaded(u) {
+    var w = uiWaiting, i;
+    uiWaiting = null;
+    uiEl = null;
+    ui = u;
+    for (i = 0; w && i < w.n; i++) w[i](u);
+  }
+  // __plingUIDefine(make) is how ui.js hands over its UI: accepted once,
+  // and only while the <script> this file inserted runs (the real
+  // currentScript), so a page script cannot pose as ui.js.
+  try {
+    define(root, "__plingUIDefine", { __proto__: null, value: function (make) {
+      var cur = null;
+      try { cur = apply(currentOf, document, []); } catch (e) { /* no current script */ }
+      if (!uiEl || cur !== uiEl || ui) return;
+      uiLoaded(make(kit));
+    } });
+  } catch (e) { /* defined before this file ran: the default UI answers no */ }
+  function loadUI(then) {
+    if (ui) return then(ui);
+    if (!isTrusted || !setSrc) return then(null);
+    if (uiWaiting) { uiWaiting[uiWaiting.n++] = then; return; }
+    uiWaiting = { __proto__: null, n: 1, 0: then };
+    var s = uiEl = apply(createEl, document, ["script"]);
+    function failed() { // an error, or loaded without calling __plingUIDefine
+      if (!uiWaiting) return;
+      if (root.console) console.error("pling: cannot load " + uiSrc);
+      uiLoaded(null);
+    }
+    apply(listen, s, ["error", failed]);
+    apply(listen, s, ["load", failed]);
+    apply(setSrc, s, [uiSrc]);
+    apply(append, apply(headOf, document, []), [s]);
+  }
+  // The default handoff and approval UI (ui.js) is loaded the first time
+  // one is shown. If it cannot load, the answer is cancel / deny: a person
+  // who cannot be asked has not agreed. The answer is a promise of this
+  // file's own Promise with its own then, and a decision is an object
+  // without a prototype, so no patched then, toJSON or setter sees or
+  // makes one.
   function overlay(kind) {
     return function (req, signal) {
-      ui = ui || loadScript(asset("ui.js", "ui")).then(function () { return root.__plingUI; });
-      return ui.then(function (u) { return u[kind](req, signal); }, function (e) {
-        ui = null;
-        if (root.console) console.error(e.message);
-        return kind === "approve" ? { binding: req.binding, approved: false } : "cancel";
+      var p = new P(function (ok) {
+        loadUI(function (u) {
+          if (u) u[kind](req, signal, ok);
+          else ok(kind === "approve" ? { __proto__: null, binding: req.binding, approved: false } : "cancel");
+        });
       });
+      define(p, "then", { __proto__: null, value: pthen });
+      return p;
     };
   }
   var pling = createPling(load, defaults, {

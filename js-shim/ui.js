@@ -17,9 +17,18 @@
  * count; Approve is inert for a moment after a dialog appears; only
  * trusted events (a person's click or key) answer; and the approval lives
  * in a closed shadow root of a <pling-ui data-pling-ui=approve> element,
- * out of reach of page scripts (RATIONALE "Who can press Approve?"). */
+ * out of reach of page scripts (RATIONALE "Who can press Approve?").
+ *
+ * This file hands its UI to pling.js through __plingUIDefine, which
+ * accepts it only while this script runs, and gets back the built-ins
+ * pling.js took when it started (kit): listeners are registered and
+ * events checked with those, answers go back through callbacks, and a
+ * decision is an object without a prototype, so a page script that
+ * patched a prototype since sees no handler and makes no answer (RATIONALE
+ * "Why does pling.js keep its own copies of built-ins?"). */
 (function (root) {
   "use strict";
+  root.__plingUIDefine(function (kit) {
   var doc = root.document, words = {}, seq = 0;
   // INERT_MS: how long Approve stays disabled after a dialog appears, so
   // a click meant for something else (the dialog before it) cannot land
@@ -43,6 +52,7 @@
     ".pling-ui[data-risk=destructive]{border-top:4px solid #d92d20}" +
     ".pling-ui::backdrop{background:rgba(16,24,40,.45)}" +
     ".pling-ui h2{margin:0 0 8px;font-size:16px;line-height:1.3}.pling-ui p{margin:0 0 8px}" +
+    ".pling-ui .pling-ui-who{font-size:13px;color:#1f4fd6;font-weight:600}.pling-ui .pling-ui-why{color:#b42318}" +
     ".pling-ui .pling-ui-what{font-weight:600}.pling-ui .pling-ui-more{color:#475467;font-size:14px}" +
     ".pling-ui [role=timer]{font-size:13px;color:#475467;font-variant-numeric:tabular-nums}" +
     ".pling-ui[data-pling-ui=approve]{width:min(480px,calc(100vw - 40px));max-height:calc(100vh - 40px);overflow:auto}" +
@@ -71,7 +81,7 @@
   // opened(api) gets {count(n)} to show how many more are waiting.
   // Only trusted events (a person's input, not a page script's click())
   // answer.
-  function show(o, signal) {
+  function show(o, signal, resolve) {
     var id = "pling-ui-" + ++seq, d = doc.createElement("dialog"), host = null, scope = doc;
     if (o.shadow) {
       host = doc.createElement("pling-ui");
@@ -97,7 +107,8 @@
     d.setAttribute("aria-labelledby", id + "-title");
     d.setAttribute("aria-describedby", id + "-what " + id + "-more");
     if (o.risk) d.setAttribute("data-risk", o.risk);
-    d.innerHTML = '<h2></h2><p class="pling-ui-what"></p><p class="pling-ui-more"></p><p role="timer"></p>' +
+    d.innerHTML = '<p class="pling-ui-who" hidden></p><h2></h2><p class="pling-ui-what"></p><p class="pling-ui-more"></p>' +
+      '<p class="pling-ui-why" hidden></p><p role="timer"></p>' +
       '<p class="pling-ui-queue" aria-live="polite" hidden></p>' +
       '<div class="pling-ui-buttons"><button type="button" data-pling-ui-answer="no"></button>' +
       '<button type="button" class="pling-ui-yes" data-pling-ui-answer="yes"></button></div>';
@@ -108,13 +119,16 @@
     q(".pling-ui-what").textContent = o.what || "";
     q(".pling-ui-more").id = id + "-more";
     q(".pling-ui-more").textContent = o.more || "";
+    // Who is asking: an AI agent, by the name its session carries.
+    if (o.who) { q(".pling-ui-who").hidden = false; q(".pling-ui-who").textContent = o.who; }
+    if (o.why) { q(".pling-ui-why").hidden = false; q(".pling-ui-why").textContent = o.why; }
     if (o.fill) o.fill(d, q("[role=timer]"));
     var no = q("[data-pling-ui-answer=no]"), yes = q("[data-pling-ui-answer=yes]"), timer = q("[role=timer]"), queue = q(".pling-ui-queue");
     no.textContent = t(o.noKey);
     yes.textContent = t(o.yesKey);
     timer.hidden = !o.ms;
 
-    var prev = doc.activeElement, end = Date.now() + (o.ms || 0), iv = 0, inert = 0, done = false, resolve;
+    var prev = doc.activeElement, end = Date.now() + (o.ms || 0), iv = 0, inert = 0, done = false, armed = !o.inert;
     function tick() {
       var left = end - Date.now();
       timer.textContent = left > 0 ? t("ui.timeLeft").replace("{time}", clock(left)) : t(o.expired);
@@ -136,11 +150,13 @@
       if (had && prev && prev.focus && doc.contains(prev)) prev.focus();
       resolve(v);
     }
-    no.onclick = function (e) { if (e.isTrusted) close(o.no); };
-    yes.onclick = function (e) { if (e.isTrusted && !yes.disabled) close(o.yes); };
-    d.addEventListener("cancel", function (e) { e.preventDefault(); if (e.isTrusted) close(o.no); });
-    d.addEventListener("keydown", function (e) {
-      if (e.key === "Escape" && e.isTrusted) { e.preventDefault(); close(o.no); }
+    // Registered with the listener registration pling.js kept, and
+    // answered only for an event its isTrusted getter calls trusted.
+    kit.listen(no, "click", function (e) { if (kit.trusted(e)) close(o.no); });
+    kit.listen(yes, "click", function (e) { if (kit.trusted(e) && armed) close(o.yes); });
+    kit.listen(d, "cancel", function (e) { if (!kit.trusted(e)) return; e.preventDefault(); close(o.no); });
+    kit.listen(d, "keydown", function (e) {
+      if (kit.trusted(e) && e.key === "Escape") { e.preventDefault(); close(o.no); }
     });
     if (signal) signal.onabort = function () { close(o.no); };
 
@@ -154,12 +170,14 @@
     if (host) { scope.appendChild(d); doc.body.appendChild(host); } else (parent || doc.body).appendChild(d);
     if (parent) parent.addEventListener("close", function () { if (!done) doc.body.appendChild(d); }, { once: true });
     if (o.modal) d.showModal(); else d.show();
+    if (o.near) keepClear(d, o.near);
     // Inert while the page is hidden and again for a moment when it comes
     // back into view: the person may not have seen the dialog appear.
     function arm() {
+      armed = false;
       yes.disabled = true;
       clearTimeout(inert);
-      if (!doc.hidden) inert = setTimeout(function () { yes.disabled = false; }, INERT_MS);
+      if (!doc.hidden) inert = setTimeout(function () { armed = true; yes.disabled = false; }, INERT_MS);
     }
     if (o.inert) { arm(); doc.addEventListener("visibilitychange", arm); }
     // A modal takes focus; a handoff only when the page has none, so a
@@ -171,7 +189,20 @@
       queue.hidden = !n;
       queue.textContent = n ? t("ui.waiting").replace("{n}", n) : "";
     } });
-    return new Promise(function (r) { resolve = r; });
+  }
+
+  // keepClear moves a dialog that would cover the record's element (the
+  // element marked data-pling-record="KIND:ID") to the other half of the
+  // window, so the person sees the row they are approving for.
+  function keepClear(d, near) {
+    var el = null;
+    try { el = doc.querySelector('[data-pling-record="' + root.CSS.escape(near) + '"]'); } catch (e) { /* no CSS.escape */ }
+    if (!el) return;
+    var r = el.getBoundingClientRect(), b = d.getBoundingClientRect(), h = root.innerHeight;
+    if (r.bottom <= b.top || r.top >= b.bottom || r.bottom < 0 || r.top > h) return;
+    d.style.margin = "0 auto";
+    d.style.inset = (r.top + r.bottom) / 2 < h / 2 ? "auto 0 20px 0" : "20px 0 auto 0";
+    d.setAttribute("data-pling-ui-clear", (r.top + r.bottom) / 2 < h / 2 ? "below" : "above");
   }
 
   // fillInput lists what an approval is bound to: the record (kind, label,
@@ -226,51 +257,67 @@
   // Approvals are shown one at a time: the rest wait in order, and the
   // open dialog counts them. A waiting approval that the runtime stops
   // waiting for leaves the queue, denied.
-  var waiting = [], current = null;
+  // waiting: a prototype-less queue (a patched Array.prototype.push or
+  // shift would see each item and its answer callback); n counts the
+  // items still in it.
+  var waiting = { __proto__: null, head: 0, tail: 0, n: 0 }, current = null;
+  function pending() { return waiting.n; }
   function pump() {
-    if (current) { current.count(waiting.length); return; }
-    var next = waiting.shift();
+    if (current) { current.count(pending()); return; }
+    var next = null;
+    while (!next && waiting.head < waiting.tail) {
+      next = waiting[waiting.head];
+      delete waiting[waiting.head++];
+    }
+    if (next) waiting.n--;
     if (!next) return;
     current = { count: function () {} };
-    var c = next.c, left = c.expiresAtMs - Date.now(), sig = {};
+    var c = next.c, left = c.expiresAtMs - Date.now(), sig = { __proto__: null };
     next.sig = sig;
     show({
       kind: "approve", title: "ui.approvalTitle", what: c.title, more: c.summary, risk: c.risk,
+      who: c.agent ? t("ui.agentAsksNamed").replace("{agent}", c.agent) : t("ui.agentAsks"), why: c.reason,
+      near: c.record && c.record.kind ? c.record.kind + ":" + c.record.id : "",
       ms: left > 0 && left < 864e5 ? left : 0, expired: "ui.expired",
       yesKey: "ui.approve", noKey: "ui.deny", modal: true, focus: "no", inert: true, shadow: true,
-      fill: fillInput(c), opened: function (api) { current.count = api.count; api.count(waiting.length); },
-      yes: { binding: c.binding, approved: true }, no: { binding: c.binding, approved: false }
-    }, sig).then(function (v) {
+      fill: fillInput(c), opened: function (api) { current.count = api.count; api.count(pending()); },
+      yes: { __proto__: null, binding: c.binding, approved: true }, no: { __proto__: null, binding: c.binding, approved: false }
+    }, sig, function (v) {
       current = null;
       next.resolve(v);
       pump();
     });
   }
 
-  root.__plingUI = {
-    // handoff(req, signal) → "done" | "cancel"; req: {capability, record,
-    // title, prompt, timeoutMs}.
-    handoff: function (req, signal) {
-      return show({
+  return {
+    // handoff(req, signal, answer): answer("done" | "cancel"); req:
+    // {capability, record, title, prompt, timeoutMs}.
+    handoff: function (req, signal, answer) {
+      show({
         kind: "handoff", title: "ui.handoffTitle", what: req.title, more: req.prompt,
         ms: req.timeoutMs, expired: "errors.HANDOFF_TIMEOUT",
         yesKey: "ui.done", noKey: "ui.cancel", yes: "done", no: "cancel", modal: false
-      }, signal);
+      }, signal, answer);
     },
-    // approve(challenge, signal) → {binding, approved}. expiresAtMs is on
-    // the runtime's clock, which in a page is Date.now() (Go's wall clock
-    // on js/wasm); a value that does not look like it shows no countdown.
-    approve: function (c, signal) {
-      return new Promise(function (resolve) {
-        var item = { c: c, resolve: resolve, sig: null };
-        if (signal) signal.onabort = function () {
-          if (item.sig) { if (item.sig.onabort) item.sig.onabort(); return; }
-          var i = waiting.indexOf(item);
-          if (i >= 0) { waiting.splice(i, 1); resolve({ binding: c.binding, approved: false }); pump(); }
-        };
-        waiting.push(item);
-        pump();
-      });
+    // approve(challenge, signal, answer): answer({binding, approved}).
+    // expiresAtMs is on the runtime's clock, which in a page is
+    // Date.now() (Go's wall clock on js/wasm); a value that does not look
+    // like it shows no countdown.
+    approve: function (c, signal, answer) {
+      var item = { __proto__: null, c: c, resolve: answer, sig: null }, at = waiting.tail++;
+      waiting[at] = item;
+      waiting.n++;
+      if (signal) signal.onabort = function () {
+        if (item.sig) { if (item.sig.onabort) item.sig.onabort(); return; }
+        if (waiting[at] === item) {
+          delete waiting[at];
+          waiting.n--;
+          answer({ __proto__: null, binding: c.binding, approved: false });
+          pump();
+        }
+      };
+      pump();
     }
   };
+  });
 })(globalThis);

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"strings"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime/internal/canon"
@@ -23,17 +24,42 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 	if !in.act.Approval {
 		return nil
 	}
+	reason := ""
+	if in.act.ApprovalFor != nil {
+		need, why, err := in.act.ApprovalFor(ctx, in.input, in.call.Record)
+		if err == nil && !need {
+			return nil
+		}
+		if err == nil {
+			reason = why
+		}
+	}
 	if rt.cfg.approver == nil {
 		return fail(perr.PermissionDenied, "This action needs approval and the page has no approval backend", nil)
 	}
+	summary, bound := in.cap.id+recordSuffix(in.call.Record), ""
+	if in.act.ApprovalSummary != nil {
+		s, err := in.act.ApprovalSummary(ctx, in.input, in.call.Record)
+		if err != nil || strings.TrimSpace(s) == "" {
+			return fail(perr.PermissionDenied, "The page could not say what the person would approve (its approval summary failed)", nil)
+		}
+		bound = displayText(perr.RedactString(s), maxApprovalSummary).text
+		summary = bound
+	}
 	now := rt.cfg.clock.NowMs()
-	binding, digest, err := in.binding(now + rt.cfg.approvalTTLMs)
+	binding, digest, err := in.binding(now+rt.cfg.approvalTTLMs, bound)
 	if err != nil {
 		return fail(perr.PermissionDenied, "The approval binding could not be built", nil)
 	}
 	ch := schema.SurfaceApprovalChallenge{
 		Binding: digest, Capability: in.cap.id, Title: in.act.Title, Risk: riskOf(&in.act),
-		Summary: in.cap.id + recordSuffix(in.call.Record), ExpiresAtMs: binding.ExpiresAtMs,
+		Summary: summary, ExpiresAtMs: binding.ExpiresAtMs,
+	}
+	if reason != "" {
+		ch.Reason = displayText(perr.RedactString(reason), maxApprovalValue).text
+	}
+	if in.sess != nil && in.sess.Agent != "" {
+		ch.Agent = displayText(in.sess.Agent, maxApprovalName).text
 	}
 	in.approvalDisplay(&ch)
 	actx, cancel := context.WithCancel(ctx)
@@ -58,7 +84,7 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 
 // binding builds the approval binding and its digest. The session is bound
 // by a digest of its key, never by the token.
-func (in *invocation) binding(expiresAtMs int64) (schema.SurfaceApprovalBinding, string, error) {
+func (in *invocation) binding(expiresAtMs int64, summary string) (schema.SurfaceApprovalBinding, string, error) {
 	input := map[string]any{}
 	for k, v := range in.input {
 		input[k] = v
@@ -72,7 +98,7 @@ func (in *invocation) binding(expiresAtMs int64) (schema.SurfaceApprovalBinding,
 	}
 	sessDigest, _ := canon.Digest(in.sess.key)
 	b := schema.SurfaceApprovalBinding{Capability: in.cap.id, InputDigest: inputDigest, Session: sessDigest,
-		RequestID: in.req.ID, ExpiresAtMs: expiresAtMs}
+		RequestID: in.req.ID, ExpiresAtMs: expiresAtMs, Summary: summary}
 	d, err := canon.Digest(b)
 	return b, d, err
 }

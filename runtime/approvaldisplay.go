@@ -18,7 +18,9 @@ const (
 	maxApprovalFields = 20  // parameters listed; More counts the rest
 	maxApprovalValue  = 200 // characters of a value or record label
 	maxApprovalTitle  = 80  // characters of a parameter's title
-	maxApprovalName   = 64  // characters of a parameter's name
+	maxApprovalName   = 64  // characters of a parameter's name or the agent's
+	// maxApprovalSummary bounds the page's summary (ApprovalSummary).
+	maxApprovalSummary = 500
 )
 
 // approvalDisplay renders the bound input for a person: the record with
@@ -34,11 +36,7 @@ func (in *invocation) approvalDisplay(ch *schema.SurfaceApprovalChallenge) {
 		label := displayText(perr.RedactValue("label", in.recordLabel), maxApprovalValue)
 		ch.Record = &schema.ApprovalRecord{Kind: kind, ID: in.call.Record, Label: label.text}
 	}
-	names := make([]string, 0, len(in.input))
-	for k := range in.input {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := paramOrder(in.input, in.act.ParamOrder)
 	if len(names) > maxApprovalFields {
 		ch.More = len(names) - maxApprovalFields
 		names = names[:maxApprovalFields]
@@ -161,4 +159,26 @@ func unshowable(r rune) bool {
 		return true
 	}
 	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Zs, unicode.Co, unicode.Cs)
+}
+
+// paramOrder lists the names of input in declared order: those in
+// declared first, as declared, then the rest sorted (a declaration
+// without an order lists them all sorted).
+func paramOrder(input map[string]any, declared []string) []string {
+	names := make([]string, 0, len(input))
+	seen := make(map[string]bool, len(declared))
+	for _, k := range declared {
+		if _, ok := input[k]; ok && !seen[k] {
+			seen[k] = true
+			names = append(names, k)
+		}
+	}
+	rest := make([]string, 0, len(input)-len(names))
+	for k := range input {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
 }

@@ -37,6 +37,20 @@ type Action struct {
 	Handoff *Handoff
 	// Approval requires a person's approval of each invoke.
 	Approval bool
+	// ApprovalFor, with Approval set, decides per invoke whether this
+	// input on this record needs approval (need false: it runs without
+	// one) and may give the person the reason (docs/page-api.md §2.1). A
+	// check that fails asks for approval.
+	ApprovalFor func(ctx context.Context, input map[string]any, record string) (need bool, reason string, err error)
+	// ApprovalSummary, with Approval set, tells the person what this
+	// input does in the page's words (the service, the date, the amount).
+	// The text is shown and bound: it is the binding's summary, so an
+	// approval of one summary approves no other. A summary that fails
+	// denies the invoke.
+	ApprovalSummary func(ctx context.Context, input map[string]any, record string) (string, error)
+	// ParamOrder is the order the params were declared in; an approval
+	// dialog lists them so (names not in it follow, sorted).
+	ParamOrder []string
 	// Region is the region the action belongs to.
 	Region string
 	// Record makes this a row action, folded into ID@Kind.

@@ -46,6 +46,9 @@ type Claims struct {
 	ExpiresAtMs int64 `json:"exp"`
 	// ID identifies the token for revocation.
 	ID string `json:"jti"`
+	// Agent is the agent's name for itself, as the person saw it on the
+	// consent screen; an approval dialog says which agent is asking.
+	Agent string `json:"agent,omitempty"`
 }
 
 // RevocationChecker reports whether a token id was revoked. An error is a
@@ -238,7 +241,7 @@ func (v *TokenVerifier) verify(ctx context.Context, token string, sum [sha256.Si
 			return nil, err
 		}
 		e = &verified{claims: c, sess: &Session{SurfaceSession: schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience,
-			Scope: c.Scope, IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs}, key: sessionKey(&sum)}}
+			Scope: c.Scope, IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs, Agent: c.Agent}, key: sessionKey(&sum)}}
 	}
 	c := e.claims
 	if v.revoked != nil {

@@ -334,6 +334,10 @@ type SurfaceSession struct {
 	NotBeforeMs int64    `json:"notBeforeMs,omitempty"`
 	ExpiresAtMs int64    `json:"expiresAtMs" pling:"required"`
 	Revoked     bool     `json:"revoked,omitempty"`
+	// Agent is the agent's own name for itself, as the person who
+	// consented saw it (the token's agent claim); it names who is asking
+	// in an approval dialog and identifies no one.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Outcome classes of an audit event.
@@ -368,6 +372,9 @@ type SurfaceApprovalBinding struct {
 	Session     string `json:"session" pling:"required"`
 	RequestID   string `json:"requestId" pling:"required"`
 	ExpiresAtMs int64  `json:"expiresAtMs" pling:"required"`
+	// Summary is the page's summary shown to the person, when the page
+	// gives one: bound, so an approval of one text approves no other.
+	Summary string `json:"summary,omitempty"`
 }
 
 // SurfaceApprovalChallenge is shown to a person; it carries no token.
@@ -382,12 +389,18 @@ type SurfaceApprovalChallenge struct {
 	// Record is the row a folded invoke acts on, with its label.
 	Record *ApprovalRecord `json:"record,omitempty"`
 	// Input is every input parameter the binding holds (the record
-	// aside), in name order, rendered for a person: redacted, escaped
+	// aside), in declared order, rendered for a person: redacted, escaped
 	// where a character would not show faithfully, and bounded.
 	Input []ApprovalField `json:"input,omitempty"`
 	// More counts the parameters left out of Input by its bound; a
 	// person is then not shown the whole input.
 	More int `json:"more,omitempty" pling:"min=0"`
+	// Agent is the asking session's agent name, rendered for a person;
+	// empty when the session names none.
+	Agent string `json:"agent,omitempty"`
+	// Reason is the page's reason this input needs approval, rendered
+	// for a person.
+	Reason string `json:"reason,omitempty"`
 }
 
 // ApprovalRecord is the record of a challenge as a person sees it. Label

@@ -704,6 +704,7 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 	if run := fnField(fns, "run"); !run.IsUndefined() {
 		d.Run = jsHandler(run)
 	}
+	approvalFns(&d, fns)
 	if av := fnField(fns, "available"); !av.IsUndefined() {
 		d.Available = func(_ context.Context, record string) runtime.Availability {
 			var args []any
@@ -757,6 +758,53 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 		d.Handoff = &runtime.Handoff{Prompt: a.Handoff.Prompt, TimeoutMs: a.Handoff.TimeoutMs}
 	}
 	return d, nil
+}
+
+// approvalFns reads the approval functions of an action (pling.js puts
+// them in fns): approvalFor(input, record) → true, false or a reason;
+// approvalSummary(input, record) → the text the person approves; and
+// paramOrder, the params' names as declared.
+func approvalFns(d *runtime.Action, fns safejs.Value) {
+	if f := fnField(fns, "approvalFor"); !f.IsUndefined() {
+		d.ApprovalFor = func(_ context.Context, input map[string]any, record string) (bool, string, error) {
+			v, err := callFn(f, mustJS(input), record)
+			if err != nil {
+				return true, "", err
+			}
+			if v.Type() == safejs.TypeString {
+				s, _ := v.String()
+				return true, s, nil
+			}
+			b, _ := v.Truthy()
+			return b, "", nil
+		}
+	}
+	if f := fnField(fns, "approvalSummary"); !f.IsUndefined() {
+		d.ApprovalSummary = func(_ context.Context, input map[string]any, record string) (string, error) {
+			v, err := callFn(f, mustJS(input), record)
+			if err != nil {
+				return "", err
+			}
+			if v.Type() != safejs.TypeString {
+				return "", errors.New("the approval summary is not a string")
+			}
+			return v.String()
+		}
+	}
+	if fns.Type() != safejs.TypeObject {
+		return
+	}
+	if o, err := fns.Get("paramOrder"); err == nil && o.Type() == safejs.TypeObject {
+		if g, err := toGo(o); err == nil {
+			if names, ok := g.([]any); ok {
+				for _, n := range names {
+					if s, ok := n.(string); ok {
+						d.ParamOrder = append(d.ParamOrder, s)
+					}
+				}
+			}
+		}
+	}
 }
 
 // jsHandler calls a JS handler as run(input, call): input has the record of
@@ -927,12 +975,15 @@ func abortSignal(ctx context.Context) safejs.Value {
 var uiText = map[string]perr.Text{
 	"ui.handoffTitle":  {En: "Your turn", Zh: "需要您来操作"},
 	"ui.approvalTitle": {En: "Approve this action?", Zh: "是否批准此操作？"},
-	"ui.done":          {En: "Done", Zh: "完成"},
-	"ui.cancel":        {En: "Cancel", Zh: "取消"},
-	"ui.approve":       {En: "Approve", Zh: "批准"},
-	"ui.deny":          {En: "Deny", Zh: "拒绝"},
-	"ui.timeLeft":      {En: "Time left: {time}", Zh: "剩余时间：{time}"},
-	"ui.expired":       {En: "Time is up", Zh: "时间已到"},
+	// Who asks for an approval ({agent}: the session's agent name).
+	"ui.agentAsks":      {En: "An AI agent is asking to do this.", Zh: "一个 AI 智能体请求执行此操作。"},
+	"ui.agentAsksNamed": {En: "The AI agent “{agent}” is asking to do this.", Zh: "AI 智能体“{agent}”请求执行此操作。"},
+	"ui.done":           {En: "Done", Zh: "完成"},
+	"ui.cancel":         {En: "Cancel", Zh: "取消"},
+	"ui.approve":        {En: "Approve", Zh: "批准"},
+	"ui.deny":           {En: "Deny", Zh: "拒绝"},
+	"ui.timeLeft":       {En: "Time left: {time}", Zh: "剩余时间：{time}"},
+	"ui.expired":        {En: "Time is up", Zh: "时间已到"},
 	// The approval dialog's input list and queue ({n}: a count).
 	"ui.waiting":   {En: "{n} more waiting", Zh: "还有 {n} 个等待批准"},
 	"ui.empty":     {En: "(empty)", Zh: "（空）"},

@@ -291,3 +291,35 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 }
+
+// TestInvokeSaysNobodyCanSeeTheBrowser: when pling invoke waits for a
+// person in a browser nobody can see (one it launched headless, or a
+// session's tab started without --headed), it says so and how to give
+// them a window; not for a fixture or a browser reached through
+// $PLING_CDP (issue 23 item 11).
+func TestInvokeSaysNobodyCanSeeTheBrowser(t *testing.T) {
+	t.Setenv("PLING_CDP", "")
+	tests := []struct {
+		name, session, target, cdp string
+		want                       bool
+	}{
+		{"a headless launch", "", "http://127.0.0.1:8080/orders/", "", true},
+		{"a fixture", "", "fixture:orders.json", "", false},
+		{"a browser of $PLING_CDP", "", "https://shop.example/", "ws://127.0.0.1:9222/devtools/browser/x", false},
+		{"an unknown session", "nosuch", "", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PLING_CDP", tc.cdp)
+			if got := unseenBrowser(tc.session, tc.target); got != tc.want {
+				t.Errorf("unseenBrowser(%q, %q) = %v, want %v", tc.session, tc.target, got, tc.want)
+			}
+		})
+	}
+	note := unseenNote("http://127.0.0.1:8080/orders/")
+	for _, want := range []string{"nobody can see this browser", "pling session start --headed http://127.0.0.1:8080/orders/", "--session-name", "pling mcp --headed"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the note lacks %q: %s", want, note)
+		}
+	}
+}

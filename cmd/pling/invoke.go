@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/pling-go/pling/agent"
@@ -86,7 +87,13 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// While the page asks a person, say so on stderr: the wait may be
 	// minutes, and it is not a hang.
-	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) { fmt.Fprintf(stderr, "pling invoke: %s\n", waitingLine(w)) })
+	unseen := unseenBrowser(*browserSession, pos[0])
+	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) {
+		fmt.Fprintf(stderr, "pling invoke: %s\n", waitingLine(w))
+		if unseen {
+			fmt.Fprintf(stderr, "pling invoke: %s\n", unseenNote(pos[0]))
+		}
+	})
 	res, err := agent.New(tr, agent.WithSession(sess), onWaiting).Invoke(ctx, pos[1], input, opts...)
 	if err != nil {
 		if *asJSON {
@@ -176,4 +183,27 @@ func waitingLine(w agent.Waiting) string {
 		return fmt.Sprintf("waiting for a person to finish their part of %s (up to %v)", w.Capability, w.Timeout)
 	}
 	return fmt.Sprintf("waiting for a person to approve %s (up to %v)", w.Capability, w.Timeout)
+}
+
+// unseenBrowser reports whether pling invoke drives a browser nobody can
+// see: one it launched itself (headless), or the tab of a browser session
+// started without --headed. A browser reached through $PLING_CDP may be
+// anyone's, so nothing is said of it.
+func unseenBrowser(browserSession, target string) bool {
+	if browserSession != "" {
+		s, err := readBrowserSession(browserSession)
+		return err == nil && !s.Headed
+	}
+	if os.Getenv("PLING_CDP") != "" {
+		return false
+	}
+	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+}
+
+// unseenNote says that the person being waited for cannot see the
+// browser, and how to give them one (issue 23 item 11).
+func unseenNote(target string) string {
+	return "nobody can see this browser (it runs without a window), so no person can answer; the wait ends in a denial or a timeout. " +
+		"To let a person answer, give them the window: pling session start --headed " + target +
+		", then pling invoke --session-name NAME …; or use pling mcp --headed"
 }

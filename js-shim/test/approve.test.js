@@ -23,7 +23,7 @@ let n = 0;
 const invoke = (capability, input) =>
   pling.surface.handle({ protocol: "pling.surface/0.1", id: "ap" + ++n, method: "invoke", capability, input });
 
-test("the approve hook gets the record's label and every input value, rendered for a person", async () => {
+test("the approve hook gets the record's label and every input value, rendered for a person, in declared order", async () => {
   const res = await invoke("refund@order", { record: "ord_1", amount: 500000, to: "mallory\u202E", password: "hunter2" });
   assert.equal(res.ok, true);
   assert.equal(res.result.evidence.approval, "approved");
@@ -32,8 +32,8 @@ test("the approve hook gets the record's label and every input value, rendered f
   assert.deepEqual(c.record, { kind: "order", id: "ord_1", label: "#1001 · Ada Jensen" });
   assert.deepEqual(c.input, [
     { name: "amount", title: "Amount in EUR", value: "500000" },
-    { name: "password", title: "password", value: "[REDACTED]", redacted: true },
     { name: "to", title: "to", value: "mallory\\u{202E}", escaped: true },
+    { name: "password", title: "password", value: "[REDACTED]", redacted: true },
   ]);
   assert.ok(!JSON.stringify(c).includes("hunter2"), "the challenge carries the password");
 });

@@ -125,6 +125,7 @@
       el.setAttribute("role", "row");
       el.setAttribute("aria-rowindex", i + 2);
       el.dataset.order = o.id;
+      el.setAttribute("data-pling-record", "order:" + o.id); // the approval dialog keeps clear of it
       el.style.top = i * ROW + "px";
       el.innerHTML = '<span class="num" role="cell"></span><span role="cell"></span><span role="cell"></span>' +
         '<span class="total" role="cell"></span><span role="cell"><span class="pill"></span></span><span class="acts" role="cell"></span>';
