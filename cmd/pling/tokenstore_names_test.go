@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"path/filepath"
 	"testing"
 )
@@ -38,5 +39,40 @@ func TestTokenFileNamesDoNotCollide(t *testing.T) {
 	}
 	if got, want := tokenFileName("http://127.0.0.1:8080"), "http_127.0.0.1%3A8080.token"; got != want {
 		t.Errorf("tokenFileName = %q, want %q", got, want)
+	}
+}
+
+// TestOriginTokens: a command's token goes to its own origin only — a
+// given token to its audience (a pl1 token's aud, else the URL's origin),
+// a stored one to the origin it was stored for (issue 21 finding 2).
+func TestOriginTokens(t *testing.T) {
+	t.Setenv(tokenDirEnv, t.TempDir())
+	a, b := "http://127.0.0.1:8080", "http://localhost:9090"
+	tokA, tokB := fakeToken(a), fakeToken(b)
+	pa, _ := tokenFileFor(a)
+	pb, _ := tokenFileFor(b)
+	if err := writeTokenFile(pa, "stored-a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeTokenFile(pb, "stored-b"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, explicit, target string
+		wantA, wantB           string
+	}{
+		{"pl1-for-A", tokA, a + "/shop/", tokA, ""},
+		{"pl1-for-B-given-with-A", tokB, a + "/shop/", "", tokB},
+		{"opaque-given-with-A", "opaque", a + "/shop/", "opaque", ""},
+		{"opaque-without-target", "opaque", "", "", ""},
+		{"stored", "", a + "/shop/", "stored-a", "stored-b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newOriginTokens("test", tt.explicit, tt.target, io.Discard)
+			if got := [2]string{o.forOrigin(a), o.forOrigin(b)}; got != [2]string{tt.wantA, tt.wantB} {
+				t.Errorf("A, B got %q, want %q", got, [2]string{tt.wantA, tt.wantB})
+			}
+		})
 	}
 }
