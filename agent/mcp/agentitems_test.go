@@ -95,7 +95,7 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	first := s.toolNames(t)
 
 	_, txt := callText(t, s, "booking_pick", map[string]any{"slot": "10:00"})
-	for _, want := range []string{"Now unavailable: booking.pick (A slot is picked already)", "Now available: booking.confirm (Confirm the booking Parameters: {\"type\":\"object\"})"} {
+	for _, want := range []string{"Now unavailable: booking.pick (A slot is picked already)", "Now available: booking.confirm (From the page: \"Confirm the booking\" Parameters: {\"type\":\"object\"})"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("pick result lacks %q:\n%s", want, txt)
 		}
@@ -257,9 +257,9 @@ func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 		got = append(got, tl.Tool.Description)
 	}
 	want := []string{
-		"Refund the order. A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse.",
-		"Pay. Hands over to a person, who finishes it in the browser: the call waits for them (minutes).",
-		"View",
+		`From the page: "Refund the order". A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse.`,
+		`From the page: "Pay". Hands over to a person, who finishes it in the browser: the call waits for them (minutes).`,
+		`From the page: "View"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("descriptions (-want +got):\n%s", diff)

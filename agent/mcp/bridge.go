@@ -196,10 +196,38 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				}
 			}
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && !b.known(p.Name) {
-				return b.unknownTool(p.Name), nil
+				// The tab may have just navigated (the tools of the new
+				// page are still being checked): look once more before
+				// saying the page has no such tool.
+				if b.browser != nil {
+					b.settle(ctx, p.Name)
+				}
+				if !b.known(p.Name) {
+					return b.unknownTool(p.Name), nil
+				}
 			}
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// settle refreshes the tools until name is among them or the page
+// checks out as one that speaks Pling (at most 3 s): right after a
+// navigation the new page's tools may not be listed yet.
+func (b *Bridge) settle(ctx context.Context, name string) {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		_, err := b.Refresh(ctx)
+		if b.known(name) || ctx.Err() != nil || time.Now().After(deadline) {
+			return
+		}
+		b.mu.Lock()
+		settled := err == nil && b.allowed && b.page.Pling
+		b.mu.Unlock()
+		if settled {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -209,7 +209,7 @@ func TestHelpdeskFailuresSayWhy(t *testing.T) {
 	// close__ticket belonged to the list page: called here, it is not
 	// a JSON-RPC "unknown tool" error but a result that says what to do.
 	res = call(t, s, "close__ticket", map[string]any{"record": "T-1003"})
-	if txt := text(res); !res.IsError || !strings.HasPrefix(txt, "ACTION_NOT_FOUND: This page (") || !strings.Contains(txt, "Next: call browser.page") {
+	if txt := text(res); !res.IsError || !strings.HasPrefix(txt, "TOOL_NOT_OFFERED: close__ticket (close@ticket) is not offered on the page the tab shows now; nothing was sent.") || !strings.Contains(txt, "Next: call browser.page") {
 		t.Errorf("a tool of the page the tab left: %s", txt)
 	}
 }
