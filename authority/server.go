@@ -201,7 +201,7 @@ func isOrigin(s string) bool {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cors(w, r) {
+	if s.cors(w, r) || !s.cleanRequest(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -304,6 +304,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optiona
 		s.fail(w, perr.DelegationRequestInvalid, "The request body is not the expected JSON object")
 		return false
 	}
+	if !cleanJSON(data) {
+		s.fail(w, perr.DelegationRequestInvalid, "The request body holds bytes that are not text (invalid UTF-8 or NUL)")
+		return false
+	}
 	return true
 }
 
@@ -396,8 +400,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	case req.TTLSeconds <= 0 || req.TTLSeconds > maxTTL:
 		s.fail(w, perr.DelegationRequestInvalid, "ttlSeconds must be between 1 and "+strconv.FormatInt(maxTTL, 10))
 		return
-	case req.Agent == "" || len(req.Agent) > 256:
-		s.fail(w, perr.DelegationRequestInvalid, "agent must be 1–256 characters")
+	case !validText(req.Agent, 256):
+		s.fail(w, perr.DelegationRequestInvalid, "agent must be 1–256 bytes of text without control characters")
 		return
 	}
 	if _, ok := s.cfg.Audiences[req.Audience]; !ok {
@@ -489,6 +493,15 @@ func (s *Server) decide(status string) http.HandlerFunc {
 		if !s.readBody(w, r, &req, true) {
 			return
 		}
+		if status == StatusApproved && !validText(req.Subject, 256) {
+			// The subject is the person who consented (the token's sub,
+			// the owner of continuity tasks); never the agent's name.
+			s.fail(w, perr.DelegationRequestInvalid, "subject (the person who consented) must be 1–256 bytes of text without control characters")
+			return
+		}
+		if status != StatusApproved {
+			req.Subject = ""
+		}
 		d, ok := s.lookup(w, r)
 		if !ok {
 			return
@@ -514,7 +527,7 @@ func (s *Server) decide(status string) http.HandlerFunc {
 			s.fail(w, perr.DelegationRevoked, "The delegation was decided already")
 			return
 		}
-		err := s.cfg.Store.Decide(r.Context(), d.ID, status, scope, s.nowMs())
+		err := s.cfg.Store.Decide(r.Context(), d.ID, status, scope, req.Subject, s.nowMs())
 		if errors.Is(err, ErrConflict) {
 			s.fail(w, perr.DelegationRevoked, "The delegation was decided already")
 			return
@@ -567,6 +580,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": status, "intervalSeconds": s.intervalSeconds()})
 		return
 	}
+	if d.Subject == "" {
+		// Approved before approvals named a subject: no token for it.
+		s.fail(w, perr.DelegationRevoked, "The delegation was approved without a subject; ask again")
+		return
+	}
 	if !covered(s.cfg.Audiences[d.Audience], d.ApprovedScope) {
 		s.fail(w, perr.DelegationBindingMismatch, "The scope is wider than the audience allows")
 		return
@@ -583,7 +601,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	sessionID := randomID(16)
 	exp := now + d.TTLMs
-	tok, err := sign(k, runtime.Claims{Subject: d.Agent, Audience: d.Audience, Scope: d.ApprovedScope,
+	tok, err := sign(k, runtime.Claims{Subject: d.Subject, Audience: d.Audience, Scope: d.ApprovedScope,
 		IssuedAtMs: now, ExpiresAtMs: exp, ID: sessionID})
 	if err != nil {
 		s.internal(w, r, err)

@@ -87,9 +87,9 @@ func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegati
 	var d Delegation
 	var scope, approved, session sql.NullString
 	err := s.db.QueryRowContext(ctx, `SELECT id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms,
-		status, approved_scope, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE `+col+` = ?`, v).
+		status, approved_scope, subject, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE `+col+` = ?`, v).
 		Scan(&d.ID, &d.UserCode, &d.PollSecretDigest, &d.Audience, &scope, &d.Agent, &d.TTLMs,
-			&d.Status, &approved, &d.CreatedMs, &d.ExpiresMs, &d.LastPollMs, &session)
+			&d.Status, &approved, &d.Subject, &d.CreatedMs, &d.ExpiresMs, &d.LastPollMs, &session)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, ErrNotFound
 	}
@@ -97,9 +97,9 @@ func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegati
 	return d, err
 }
 
-func (s *SQLStore) Decide(ctx context.Context, id, status string, scope []string, nowMs int64) error {
-	r, err := s.db.ExecContext(ctx, `UPDATE delegations SET status = ?, approved_scope = ?
-		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, enc(scope), id, nowMs)
+func (s *SQLStore) Decide(ctx context.Context, id, status string, scope []string, subject string, nowMs int64) error {
+	r, err := s.db.ExecContext(ctx, `UPDATE delegations SET status = ?, approved_scope = ?, subject = ?
+		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, enc(scope), subject, id, nowMs)
 	return oneRow(r, err)
 }
 

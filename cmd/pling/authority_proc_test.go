@@ -132,7 +132,7 @@ func TestAuthorityInstanceSIGKILL(t *testing.T) {
 
 	cr := a.must("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`, 201)
 	id, secret := cr["id"].(string), cr["pollSecret"].(string)
-	a.must("POST", "/v1/delegations/"+id+"/approve", op, "", 200)
+	a.must("POST", "/v1/delegations/"+id+"/approve", op, `{"subject":"alice"}`, 200)
 
 	poll := make(chan error, 1)
 	go func() { _, _, err := a.call("GET", "/v1/revocations?after=0&waitSeconds=30", "", ""); poll <- err }()
