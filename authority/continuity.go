@@ -446,8 +446,12 @@ func (s *Server) acquireLease(c *tcall) {
 	if !c.decode(&req) {
 		return
 	}
+	if req.Holder == "" || len(req.Holder) > 256 {
+		s.badRequest(c.w, "holder must be 1–256 characters")
+		return
+	}
 	if !validText(req.Holder, 256) {
-		s.notText(c.w, "holder must be 1–256 bytes of text without control characters")
+		s.notText(c.w, "holder must be text without control characters")
 		return
 	}
 	if !s.ttlOK(c, req.TTLSeconds, false) {

@@ -68,8 +68,14 @@ type Config struct {
 	// DefaultCreatePerSecond; a negative value turns the limit off).
 	CreateBurst     int
 	CreatePerSecond float64
-	Now             func() time.Time
-	Logger          *slog.Logger
+	// KEK is the key-encryption key (KEKSize bytes) the signing keys are
+	// sealed with in the store (kek.go); nil stores them plain (the
+	// command requires one on PostgreSQL). OldKEKs open keys sealed
+	// under a previous KEK, which are sealed again under KEK at start.
+	KEK     []byte
+	OldKEKs [][]byte
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -158,7 +164,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
 		}
 	}
-	keys, err := cfg.Store.Keys(ctx, s.nowMs())
+	sealed := newSealedStore(cfg.Store, cfg.KEK, cfg.OldKEKs)
+	if err := sealed.reseal(ctx, s.nowMs()); err != nil {
+		return nil, err
+	}
+	s.cfg.Store = sealed
+	keys, err := s.cfg.Store.Keys(ctx, s.nowMs())
 	if err != nil {
 		return nil, err
 	}
@@ -229,11 +240,13 @@ func (s *Server) addKey(ctx context.Context) error {
 // Rotate retires the signing key and starts a new one. The retired key
 // stays published until the last token it can have signed expires.
 func (s *Server) Rotate(ctx context.Context) error {
-	now := s.nowMs()
-	if err := s.cfg.Store.RetireKeys(ctx, now, now+s.cfg.MaxTokenTTL.Milliseconds()); err != nil {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
 		return err
 	}
-	return s.addKey(ctx)
+	now := s.nowMs()
+	return s.cfg.Store.RotateKey(ctx, now, now+s.cfg.MaxTokenTTL.Milliseconds(),
+		SigningKey{Kid: "k" + randomID(9), PrivateKey: priv, CreatedMs: now})
 }
 
 var b64 = base64.RawURLEncoding

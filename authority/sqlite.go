@@ -208,6 +208,28 @@ func (s *SQLStore) RetireKeys(ctx context.Context, nowMs, notAfterMs int64) erro
 	return err
 }
 
+func (s *SQLStore) RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE signing_keys SET retired_ms = ?, not_after_ms = ? WHERE retired_ms IS NULL`,
+		nowMs, notAfterMs); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_ms) VALUES (?, ?, ?)`,
+		k.Kid, k.PrivateKey, k.CreatedMs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *SQLStore) SetKeyMaterial(ctx context.Context, kid string, material []byte) error {
+	r, err := s.db.ExecContext(ctx, `UPDATE signing_keys SET private_key = ? WHERE kid = ?`, material, kid)
+	return oneRow(r, err)
+}
+
 func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT kid, private_key, created_ms, retired_ms, not_after_ms FROM signing_keys
 		WHERE not_after_ms IS NULL OR not_after_ms > ? ORDER BY created_ms DESC, kid DESC`, nowMs)

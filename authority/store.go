@@ -133,6 +133,13 @@ type Store interface {
 	// RetireKeys retires every active key at nowMs, publishing each until
 	// notAfterMs.
 	RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error
+	// RotateKey retires every active key (as RetireKeys) and adds k, in
+	// one transaction: when it fails, the keys are as they were, so the
+	// store never holds no active key.
+	RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error
+	// SetKeyMaterial replaces the stored private key material of kid (a
+	// key sealed again under a new KEK).
+	SetKeyMaterial(ctx context.Context, kid string, material []byte) error
 	// Keys returns the keys not past NotAfterMs at nowMs, newest first.
 	Keys(ctx context.Context, nowMs int64) ([]SigningKey, error)
 
