@@ -137,7 +137,7 @@ func TestDelegationWait(t *testing.T) {
 		{
 			name: "approved as asked",
 			steps: func(f *authorityFixture, id string) map[int]func() {
-				return map[int]func(){2: func() { f.operator("POST", "/v1/delegations/"+id+"/approve", nil) }}
+				return map[int]func(){2: func() { f.operator("POST", "/v1/delegations/"+id+"/approve", map[string]any{"subject": "alice"}) }}
 			},
 			want: outcome{Scope: []string{"orders.*", "cart.view"}, Waits: []time.Duration{2 * time.Second, 2 * time.Second}},
 		},
@@ -145,7 +145,7 @@ func TestDelegationWait(t *testing.T) {
 			name: "approved narrowed",
 			steps: func(f *authorityFixture, id string) map[int]func() {
 				return map[int]func(){1: func() {
-					f.operator("POST", "/v1/delegations/"+id+"/approve", map[string]any{"scope": []string{"orders.list"}})
+					f.operator("POST", "/v1/delegations/"+id+"/approve", map[string]any{"subject": "alice", "scope": []string{"orders.list"}})
 				}}
 			},
 			want: outcome{Scope: []string{"orders.list"}, Waits: []time.Duration{2 * time.Second}},
@@ -161,7 +161,7 @@ func TestDelegationWait(t *testing.T) {
 			name:  "slow_down adds five seconds",
 			short: map[int]time.Duration{2: 500 * time.Millisecond},
 			steps: func(f *authorityFixture, id string) map[int]func() {
-				return map[int]func(){3: func() { f.operator("POST", "/v1/delegations/"+id+"/approve", nil) }}
+				return map[int]func(){3: func() { f.operator("POST", "/v1/delegations/"+id+"/approve", map[string]any{"subject": "alice"}) }}
 			},
 			want: outcome{Scope: []string{"orders.*", "cart.view"}, Waits: []time.Duration{2 * time.Second, 2 * time.Second, 7 * time.Second}},
 		},
@@ -210,7 +210,7 @@ func TestDelegationWait(t *testing.T) {
 				if err != nil {
 					t.Fatalf("the page would refuse the token: %v", err)
 				}
-				if c.Subject != "test agent" || !cmp.Equal(c.Scope, d.Scope) {
+				if c.Subject != "alice" || !cmp.Equal(c.Scope, d.Scope) { // the person who consented, not the agent
 					t.Errorf("verified %+v, Wait said scope %v", c, d.Scope)
 				}
 			}

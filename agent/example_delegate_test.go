@@ -39,7 +39,7 @@ func ExampleRequestDelegation() {
 	fmt.Println("show the person:", p.VerificationURI, "and a code of", len(p.UserCode), "characters")
 
 	// The person approves cart.* only, on the site's consent screen.
-	req, _ := http.NewRequest("POST", hs.URL+"/v1/delegations/"+p.ID+"/approve", strings.NewReader(`{"scope":["cart.*"]}`))
+	req, _ := http.NewRequest("POST", hs.URL+"/v1/delegations/"+p.ID+"/approve", strings.NewReader(`{"subject":"alice","scope":["cart.*"]}`))
 	req.Header.Set("Authorization", "Bearer op-key")
 	if res, err := http.DefaultClient.Do(req); err == nil {
 		res.Body.Close()

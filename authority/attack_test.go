@@ -154,7 +154,7 @@ func TestBodiesAmbiguousKeys(t *testing.T) {
 		t.Fatalf("create: %d %v", st, b)
 	}
 	id, secret := b["id"].(string), b["pollSecret"].(string)
-	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil)
+	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"})
 	tok := f.tokenFor("agent-dup")
 	taskID := f.newTask(tok, "dup-task", map[string]any{"status": "running"})
 	lease := f.lease(tok, taskID, "h")

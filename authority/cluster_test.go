@@ -153,7 +153,7 @@ func (c *cluster) approved(i int) (id, secret string) {
 		c.t.Fatalf("create: %d %v", st, b)
 	}
 	id, secret = b["id"].(string), b["pollSecret"].(string)
-	if st, b = c.call((i+1)%len(c.Inst), "POST", "/v1/delegations/"+id+"/approve", opKey, nil); st != 200 {
+	if st, b = c.call((i+1)%len(c.Inst), "POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"}); st != 200 {
 		c.t.Fatalf("approve: %d %v", st, b)
 	}
 	return id, secret

@@ -332,6 +332,10 @@ func (c *tcall) decode(v any) bool {
 		c.srv.badRequest(c.w, "The request body is not the expected JSON object")
 		return false
 	}
+	if !cleanJSON(c.body) {
+		c.srv.notText(c.w, "The request body holds bytes that are not text (invalid UTF-8 or NUL)")
+		return false
+	}
 	return true
 }
 
@@ -443,6 +447,10 @@ func (s *Server) acquireLease(c *tcall) {
 	}
 	if req.Holder == "" || len(req.Holder) > 256 {
 		s.badRequest(c.w, "holder must be 1–256 characters")
+		return
+	}
+	if !validText(req.Holder, 256) {
+		s.notText(c.w, "holder must be text without control characters")
 		return
 	}
 	if !s.ttlOK(c, req.TTLSeconds, false) {

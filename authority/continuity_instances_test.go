@@ -94,7 +94,7 @@ func TestContinuityExpiredToken(t *testing.T) {
 		if st != 201 {
 			t.Fatal(b)
 		}
-		f.call("POST", "/v1/delegations/"+b["id"].(string)+"/approve", opKey, nil)
+		f.call("POST", "/v1/delegations/"+b["id"].(string)+"/approve", opKey, map[string]any{"subject": "agent-1"})
 		_, tb := f.call("POST", "/v1/delegations/"+b["id"].(string)+"/token", "", map[string]any{"pollSecret": b["pollSecret"]})
 		tok := tb["token"].(string)
 		id := f.newTask(tok, "", map[string]any{})
@@ -102,7 +102,7 @@ func TestContinuityExpiredToken(t *testing.T) {
 		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.status != 401 || code(r.body) != "CONTINUITY_UNAUTHORIZED" {
 			t.Fatalf("expired token: %d %s", r.status, r.raw)
 		}
-		// A new session of the same agent for the same origin owns the task.
+		// A new session of the same person for the same origin owns the task.
 		if r := f.do("GET", "/v1/tasks/"+id, f.tokenFor("agent-1"), nil, nil); r.status != 200 {
 			t.Fatalf("a new session of the owner: %d %s", r.status, r.raw)
 		}

@@ -65,15 +65,17 @@ func (f *taskFixture) call(method, path, auth string, body any) (int, map[string
 	return r.status, r.body
 }
 
-// tokenFor returns a session token whose subject is agent.
+// tokenFor returns a session token whose subject (the person the
+// operator names on approve) is agent; the agent's own name is "Claude"
+// for all of them, as it may well be.
 func (f *taskFixture) tokenFor(agent string) string {
 	f.t.Helper()
-	st, b := f.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 3600, "agent": agent})
+	st, b := f.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 3600, "agent": "Claude"})
 	if st != 201 {
 		f.t.Fatalf("create: %d %v", st, b)
 	}
 	id, secret := b["id"].(string), b["pollSecret"].(string)
-	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil)
+	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": agent})
 	_, b = f.call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
 	return b["token"].(string)
 }

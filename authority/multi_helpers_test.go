@@ -77,7 +77,7 @@ func grant(t *testing.T, cl *http.Client, urls []string) (token, sessionID strin
 	b := mustCall(t, cl, urls[0], "POST", "/v1/delegations", "", nil,
 		map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 3600, "agent": "agent-1"}, 201).body
 	id, secret := b["id"].(string), b["pollSecret"].(string)
-	mustCall(t, cl, urls[1%len(urls)], "POST", "/v1/delegations/"+id+"/approve", opKey, nil, nil, 200)
+	mustCall(t, cl, urls[1%len(urls)], "POST", "/v1/delegations/"+id+"/approve", opKey, nil, map[string]any{"subject": "alice"}, 200)
 	b = mustCall(t, cl, urls[len(urls)-1], "POST", "/v1/delegations/"+id+"/token", "", nil, map[string]any{"pollSecret": secret}, 200).body
 	return b["token"].(string), b["sessionId"].(string)
 }

@@ -78,8 +78,14 @@ type Config struct {
 	// SeparateMetrics leaves GET /metrics out of Handler: it is served
 	// by MetricsHandler on an admin address (metrics.go).
 	SeparateMetrics bool
-	Now             func() time.Time
-	Logger          *slog.Logger
+	// KEK is the key-encryption key (KEKSize bytes) the signing keys are
+	// sealed with in the store (kek.go); nil stores them plain (the
+	// command requires one on PostgreSQL). OldKEKs open keys sealed
+	// under a previous KEK, which are sealed again under KEK at start.
+	KEK     []byte
+	OldKEKs [][]byte
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -173,7 +179,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			s.opDigests = append(s.opDigests, sha256.Sum256([]byte(k)))
 		}
 	}
-	keys, err := cfg.Store.Keys(ctx, s.nowMs())
+	sealed := newSealedStore(cfg.Store, cfg.KEK, cfg.OldKEKs)
+	if err := sealed.reseal(ctx, s.nowMs()); err != nil {
+		return nil, err
+	}
+	s.cfg.Store = sealed
+	keys, err := s.cfg.Store.Keys(ctx, s.nowMs())
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +228,7 @@ func isOrigin(s string) bool {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cors(w, r) {
+	if s.cors(w, r) || !s.cleanRequest(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -245,11 +256,13 @@ func (s *Server) addKey(ctx context.Context) error {
 // Rotate retires the signing key and starts a new one. The retired key
 // stays published until the last token it can have signed expires.
 func (s *Server) Rotate(ctx context.Context) error {
-	now := s.nowMs()
-	if err := s.cfg.Store.RetireKeys(ctx, now, now+s.cfg.MaxTokenTTL.Milliseconds()); err != nil {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
 		return err
 	}
-	return s.addKey(ctx)
+	now := s.nowMs()
+	return s.cfg.Store.RotateKey(ctx, now, now+s.cfg.MaxTokenTTL.Milliseconds(),
+		SigningKey{Kid: "k" + randomID(9), PrivateKey: priv, CreatedMs: now})
 }
 
 var b64 = base64.RawURLEncoding
@@ -321,6 +334,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optiona
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil || d.More() || !unambiguous(data, v) {
 		s.fail(w, perr.DelegationRequestInvalid, "The request body is not the expected JSON object")
+		return false
+	}
+	if !cleanJSON(data) {
+		s.fail(w, perr.DelegationRequestInvalid, "The request body holds bytes that are not text (invalid UTF-8 or NUL)")
 		return false
 	}
 	return true
@@ -412,8 +429,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	case req.TTLSeconds <= 0 || req.TTLSeconds > maxTTL:
 		s.fail(w, perr.DelegationRequestInvalid, "ttlSeconds must be between 1 and "+strconv.FormatInt(maxTTL, 10))
 		return
-	case req.Agent == "" || len(req.Agent) > 256:
-		s.fail(w, perr.DelegationRequestInvalid, "agent must be 1–256 characters")
+	case !validText(req.Agent, 256):
+		s.fail(w, perr.DelegationRequestInvalid, "agent must be 1–256 bytes of text without control characters")
 		return
 	}
 	if _, ok := s.cfg.Audiences[req.Audience]; !ok {
@@ -512,6 +529,15 @@ func (s *Server) decide(status string) http.HandlerFunc {
 		if !s.readBody(w, r, &req, true) {
 			return
 		}
+		if status == StatusApproved && !validText(req.Subject, 256) {
+			// The subject is the person who consented (the token's sub,
+			// the owner of continuity tasks); never the agent's name.
+			s.fail(w, perr.DelegationRequestInvalid, "subject (the person who consented) must be 1–256 bytes of text without control characters")
+			return
+		}
+		if status != StatusApproved {
+			req.Subject = ""
+		}
 		d, ok := s.lookup(w, r)
 		if !ok {
 			return
@@ -537,7 +563,7 @@ func (s *Server) decide(status string) http.HandlerFunc {
 			s.fail(w, perr.DelegationRevoked, "The delegation was decided already")
 			return
 		}
-		err := s.cfg.Store.Decide(r.Context(), d.ID, status, scope, s.nowMs())
+		err := s.cfg.Store.Decide(r.Context(), d.ID, status, scope, req.Subject, s.nowMs())
 		if errors.Is(err, ErrConflict) {
 			s.fail(w, perr.DelegationRevoked, "The delegation was decided already")
 			return
@@ -590,6 +616,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": status, "intervalSeconds": s.intervalSeconds()})
 		return
 	}
+	if d.Subject == "" {
+		// Approved before approvals named a subject: no token for it.
+		s.fail(w, perr.DelegationRevoked, "The delegation was approved without a subject; ask again")
+		return
+	}
 	if !covered(s.cfg.Audiences[d.Audience], d.ApprovedScope) {
 		s.fail(w, perr.DelegationBindingMismatch, "The scope is wider than the audience allows")
 		return
@@ -606,7 +637,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	sessionID := randomID(16)
 	exp := now + d.TTLMs
-	tok, err := sign(k, runtime.Claims{Subject: d.Agent, Audience: d.Audience, Scope: d.ApprovedScope,
+	tok, err := sign(k, runtime.Claims{Subject: d.Subject, Audience: d.Audience, Scope: d.ApprovedScope,
 		IssuedAtMs: now, ExpiresAtMs: exp, ID: sessionID, Agent: d.Agent})
 	if err != nil {
 		s.internal(w, r, err)

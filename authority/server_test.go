@@ -172,7 +172,7 @@ func TestDeviceGrantFlow(t *testing.T) {
 			"agent": "agent-1", "status": "pending", "expiresAt": b["expiresAt"]}, b); st != 200 || diff != "" {
 			t.Fatalf("consent view: %d (-want +got)\n%s", st, diff)
 		}
-		st, b = f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"scope": []string{"orders.read"}})
+		st, b = f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice", "scope": []string{"orders.read"}})
 		if st != 200 || b["status"] != "approved" {
 			t.Fatalf("approve: %d %v", st, b)
 		}
@@ -220,7 +220,7 @@ func TestDelegationCodes(t *testing.T) {
 		deniedID, deniedSecret := f.create("orders.read")
 		f.call("POST", "/v1/delegations/"+deniedID+"/deny", opKey, nil)
 		wideID, wideSecret := f.create("*")
-		f.call("POST", "/v1/delegations/"+wideID+"/approve", opKey, nil)
+		f.call("POST", "/v1/delegations/"+wideID+"/approve", opKey, map[string]any{"subject": "alice"})
 		expID, expSecret := f.create("orders.read")
 		okID, _ := f.create("orders.read")
 
@@ -243,16 +243,16 @@ func TestDelegationCodes(t *testing.T) {
 			{name: "no operator key", method: "GET", path: "/v1/delegations/" + okID, status: 401, code: "DELEGATION_CREDENTIAL_INVALID"},
 			{name: "wrong operator key", method: "GET", path: "/v1/delegations/" + okID, auth: "nope", status: 401, code: "DELEGATION_CREDENTIAL_INVALID"},
 			{name: "unknown delegation", method: "GET", path: "/v1/delegations/nope", auth: opKey, status: 404, code: "DELEGATION_NOT_FOUND"},
-			{name: "approve wider than asked", method: "POST", path: "/v1/delegations/" + okID + "/approve", auth: opKey, body: map[string]any{"scope": []string{"orders.*"}}, status: 400, code: "DELEGATION_REQUEST_INVALID"},
+			{name: "approve wider than asked", method: "POST", path: "/v1/delegations/" + okID + "/approve", auth: opKey, body: map[string]any{"subject": "alice", "scope": []string{"orders.*"}}, status: 400, code: "DELEGATION_REQUEST_INVALID"},
 			{name: "wrong poll secret", method: "POST", path: "/v1/delegations/" + okID + "/token", body: map[string]any{"pollSecret": "guess"}, status: 401, code: "DELEGATION_CREDENTIAL_INVALID"},
 			{name: "denied", method: "POST", path: "/v1/delegations/" + deniedID + "/token", body: map[string]any{"pollSecret": deniedSecret}, status: 410, code: "DELEGATION_REVOKED"},
-			{name: "approve after deny", method: "POST", path: "/v1/delegations/" + deniedID + "/approve", auth: opKey, status: 410, code: "DELEGATION_REVOKED"},
+			{name: "approve after deny", method: "POST", path: "/v1/delegations/" + deniedID + "/approve", auth: opKey, body: map[string]any{"subject": "alice"}, status: 410, code: "DELEGATION_REVOKED"},
 			{name: "wider than audience", method: "POST", path: "/v1/delegations/" + wideID + "/token", body: map[string]any{"pollSecret": wideSecret}, status: 403, code: "DELEGATION_BINDING_MISMATCH"},
 			{name: "unknown session revoke", method: "POST", path: "/v1/sessions/nope/revoke", auth: opKey, status: 404, code: "DELEGATION_NOT_FOUND"},
 			{name: "bad cursor", method: "GET", path: "/v1/revocations?after=x", status: 400, code: "DELEGATION_REQUEST_INVALID"},
 			{name: "expired", method: "POST", path: "/v1/delegations/" + expID + "/token", body: map[string]any{"pollSecret": expSecret}, status: 410, code: "DELEGATION_EXPIRED",
 				before: func() { f.advance(11 * time.Minute) }},
-			{name: "approve expired", method: "POST", path: "/v1/delegations/" + expID + "/approve", auth: opKey, status: 410, code: "DELEGATION_EXPIRED"},
+			{name: "approve expired", method: "POST", path: "/v1/delegations/" + expID + "/approve", auth: opKey, body: map[string]any{"subject": "alice"}, status: 410, code: "DELEGATION_EXPIRED"},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -280,7 +280,7 @@ func TestCollectExactlyOnce(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newFixture(t, open())
 		id, secret := f.create("orders.read")
-		f.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil)
+		f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"})
 		burst := func(fn func()) { // 32 calls leaving together
 			start := make(chan struct{})
 			var wg sync.WaitGroup
@@ -316,7 +316,7 @@ var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c
 
 func (f *fixture) session() (sid, tok string) {
 	id, secret := f.create("orders.read")
-	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil)
+	f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"})
 	_, b := f.call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
 	return b["sessionId"].(string), b["token"].(string)
 }

@@ -94,9 +94,9 @@ func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegati
 	var d Delegation
 	var scope, approved, session sql.NullString
 	err := s.db.QueryRowContext(ctx, `SELECT id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms,
-		status, approved_scope, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE `+col+` = ?`, v).
+		status, approved_scope, subject, created_ms, expires_ms, last_poll_ms, session_id FROM delegations WHERE `+col+` = ?`, v).
 		Scan(&d.ID, &d.UserCode, &d.PollSecretDigest, &d.Audience, &scope, &d.Agent, &d.TTLMs,
-			&d.Status, &approved, &d.CreatedMs, &d.ExpiresMs, &d.LastPollMs, &session)
+			&d.Status, &approved, &d.Subject, &d.CreatedMs, &d.ExpiresMs, &d.LastPollMs, &session)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, ErrNotFound
 	}
@@ -104,9 +104,9 @@ func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegati
 	return d, err
 }
 
-func (s *SQLStore) Decide(ctx context.Context, id, status string, scope []string, nowMs int64) error {
-	r, err := s.db.ExecContext(ctx, `UPDATE delegations SET status = ?, approved_scope = ?
-		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, enc(scope), id, nowMs)
+func (s *SQLStore) Decide(ctx context.Context, id, status string, scope []string, subject string, nowMs int64) error {
+	r, err := s.db.ExecContext(ctx, `UPDATE delegations SET status = ?, approved_scope = ?, subject = ?
+		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, enc(scope), subject, id, nowMs)
 	return oneRow(r, err)
 }
 
@@ -218,6 +218,28 @@ func (s *SQLStore) RetireKeys(ctx context.Context, nowMs, notAfterMs int64) erro
 	_, err := s.db.ExecContext(ctx, `UPDATE signing_keys SET retired_ms = ?, not_after_ms = ? WHERE retired_ms IS NULL`,
 		nowMs, notAfterMs)
 	return err
+}
+
+func (s *SQLStore) RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE signing_keys SET retired_ms = ?, not_after_ms = ? WHERE retired_ms IS NULL`,
+		nowMs, notAfterMs); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_ms) VALUES (?, ?, ?)`,
+		k.Kid, k.PrivateKey, k.CreatedMs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *SQLStore) SetKeyMaterial(ctx context.Context, kid string, material []byte) error {
+	r, err := s.db.ExecContext(ctx, `UPDATE signing_keys SET private_key = ? WHERE kid = ?`, material, kid)
+	return oneRow(r, err)
 }
 
 func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) {

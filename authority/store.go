@@ -29,10 +29,13 @@ type Delegation struct {
 	TTLMs            int64
 	Status           string
 	ApprovedScope    []string
-	CreatedMs        int64
-	ExpiresMs        int64
-	LastPollMs       int64
-	SessionID        string // set once the token was collected
+	// Subject is the person who consented, named by the operator's
+	// approve; the token's subject ("" until approved).
+	Subject    string
+	CreatedMs  int64
+	ExpiresMs  int64
+	LastPollMs int64
+	SessionID  string // set once the token was collected
 }
 
 // Session is an issued token, by the digest of the token.
@@ -98,8 +101,9 @@ type Store interface {
 	// consent screen is given).
 	DelegationByUserCode(ctx context.Context, code string) (Delegation, error)
 	// Decide moves a pending, unexpired delegation to status (approved or
-	// denied) with scope; ErrConflict when it is not pending any more.
-	Decide(ctx context.Context, id, status string, scope []string, nowMs int64) error
+	// denied) with scope and the consenting person's subject; ErrConflict
+	// when it is not pending any more.
+	Decide(ctx context.Context, id, status string, scope []string, subject string, nowMs int64) error
 	// Poll records a poll at nowMs and returns the previous poll time.
 	Poll(ctx context.Context, id string, nowMs int64) (prevMs int64, err error)
 	// Collect atomically marks an approved delegation collected with
@@ -130,6 +134,13 @@ type Store interface {
 	// RetireKeys retires every active key at nowMs, publishing each until
 	// notAfterMs.
 	RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error
+	// RotateKey retires every active key (as RetireKeys) and adds k, in
+	// one transaction: when it fails, the keys are as they were, so the
+	// store never holds no active key.
+	RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error
+	// SetKeyMaterial replaces the stored private key material of kid (a
+	// key sealed again under a new KEK).
+	SetKeyMaterial(ctx context.Context, kid string, material []byte) error
 	// Keys returns the keys not past NotAfterMs at nowMs, newest first.
 	Keys(ctx context.Context, nowMs int64) ([]SigningKey, error)
 

@@ -91,7 +91,7 @@ func TestRevocationFeedMissesNoneUnderConcurrentRevokes(t *testing.T) {
 				Audience: origin, Scope: []string{"x"}, Agent: "a", TTLMs: 1, CreatedMs: 1, ExpiresMs: 1 << 50}); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, 2); err != nil {
+			if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, "alice", 2); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.Collect(ctx, id, authority.Session{ID: "s" + id, DelegationID: id, TokenDigest: []byte{2},

@@ -16,7 +16,7 @@ func TestDelegationStoreDown(t *testing.T) {
 		}{
 			{"create", "POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}},
 			{"get", "GET", "/v1/delegations/" + id, opKey, nil},
-			{"approve", "POST", "/v1/delegations/" + id + "/approve", opKey, nil},
+			{"approve", "POST", "/v1/delegations/" + id + "/approve", opKey, map[string]any{"subject": "alice"}},
 			{"token", "POST", "/v1/delegations/" + id + "/token", "", map[string]any{"pollSecret": secret}},
 			{"revoke", "POST", "/v1/sessions/s-none/revoke", opKey, nil},
 		} {

@@ -96,7 +96,7 @@ func mintFor(a *authorityFixture, ttl time.Duration) string {
 		a.t.Fatalf("create: %d %v", st, b)
 	}
 	id, secret := b["id"].(string), b["pollSecret"].(string)
-	if st, b := a.call("POST", "/v1/delegations/"+id+"/approve", opKey, nil); st != 200 {
+	if st, b := a.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"}); st != 200 {
 		a.t.Fatalf("approve: %d %v", st, b)
 	}
 	st, b = a.call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})

@@ -56,8 +56,11 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
 		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--metrics-addr HOST:PORT]",
 		"       pling authority migrate status|up|down [--store …]",
+		"                       [--kek-file FILE] [--old-kek-file FILE]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
-		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag.",
+		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag. The signing keys are",
+		"encrypted in the store with the KEK of --kek-file or PLING_AUTHORITY_KEK (base64 of 32 bytes;",
+		"required on PostgreSQL; on SQLite, PATH.kek is made (mode 0600) when neither is given).",
 	)
 	addr := fl.String("addr", "127.0.0.1:8090", "the address to listen on (port 0 picks a free port)")
 	store := fl.String("store", string(authority.DefaultStore), "the store: sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (shared by any number of instances)")
@@ -70,6 +73,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	sweepEvery := fl.Duration("sweep-every", authority.DefaultSweepEvery, "the time between two background sweeps (one instance at a time sweeps)")
 	maxPending := fl.Int64("max-pending", authority.DefaultMaxPendingPerAudience, "the most delegations one audience may have waiting for consent (0 or less: no bound)")
 	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9090)")
+	kekFile := fl.String("kek-file", "", "the key-encryption key the signing keys are sealed with (base64 of 32 bytes, mode 0600); or PLING_AUTHORITY_KEK")
+	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	pos, exit, ok := parseFlags(fl, args)
@@ -103,6 +108,12 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "pling authority: no operator keys (--operator-keys FILE or PLING_OPERATOR_KEYS): approvals will be impossible")
 	}
 
+	kek, oldKEKs, err := authorityKEK(spec, *kekFile, *oldKEKFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+		return 2
+	}
+
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -123,7 +134,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
 		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec,
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
-			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != ""})
+			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != "",
+		KEK: kek, OldKEKs: oldKEKs})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
@@ -154,4 +166,58 @@ func limitOff(n int) int {
 		return -1
 	}
 	return n
+}
+
+// kekEnv holds the authority's key-encryption key (base64 of 32 bytes).
+const kekEnv = "PLING_AUTHORITY_KEK"
+
+// authorityKEK finds the KEK: --kek-file, else PLING_AUTHORITY_KEK; on
+// PostgreSQL one of them is required; on SQLite without either, PATH.kek
+// beside the database is used, made (mode 0600) when absent — a copy of
+// the database alone then mints nothing, though a copy of the directory
+// does (docs/authority.md "Signing keys at rest").
+func authorityKEK(spec authority.StoreSpec, file, oldFile string, stderr io.Writer) (kek []byte, old [][]byte, err error) {
+	dialect, path, err := spec.Parse()
+	if err != nil {
+		return nil, nil, err
+	}
+	env := os.Getenv(kekEnv)
+	switch {
+	case file != "" && env != "":
+		return nil, nil, fmt.Errorf("both --kek-file and %s are set: give one", kekEnv)
+	case file != "":
+		if kek, err = authority.ReadKEKFile(file); err != nil {
+			return nil, nil, fmt.Errorf("--kek-file: %w", err)
+		}
+	case env != "":
+		if kek, err = authority.ParseKEK(env); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", kekEnv, err)
+		}
+	case dialect == authority.PostgreSQL:
+		return nil, nil, fmt.Errorf("a PostgreSQL store needs a key-encryption key for the signing keys: --kek-file FILE or %s (make one: openssl rand -base64 32)", kekEnv)
+	default:
+		kf := path + ".kek"
+		if _, err := os.Stat(kf); errors.Is(err, os.ErrNotExist) {
+			f, err := os.OpenFile(kf, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if err != nil {
+				return nil, nil, fmt.Errorf("making the KEK file: %w", err)
+			}
+			_, werr := f.WriteString(authority.NewKEK())
+			if cerr := f.Close(); werr != nil || cerr != nil {
+				return nil, nil, fmt.Errorf("making the KEK file %s: %v", kf, errors.Join(werr, cerr))
+			}
+			fmt.Fprintf(stderr, "pling authority: made the key-encryption key %s (mode 0600); keep it apart from database backups\n", kf)
+		}
+		if kek, err = authority.ReadKEKFile(kf); err != nil {
+			return nil, nil, fmt.Errorf("KEK file: %w", err)
+		}
+	}
+	if oldFile != "" {
+		o, err := authority.ReadKEKFile(oldFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--old-kek-file: %w", err)
+		}
+		old = append(old, o)
+	}
+	return kek, old, nil
 }

@@ -50,7 +50,7 @@ func TestAuthorityWritesSurviveSIGKILL(t *testing.T) {
 	procs := []*authorityProc{startAuthorityProc(t, dsn, op), startAuthorityProc(t, dsn, op), startAuthorityProc(t, dsn, op)}
 	a := procs[0]
 	cr := a.must("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":600,"agent":"w"}`, 201)
-	procs[1].must("POST", "/v1/delegations/"+cr["id"].(string)+"/approve", op, "", 200)
+	procs[1].must("POST", "/v1/delegations/"+cr["id"].(string)+"/approve", op, `{"subject":"alice"}`, 200)
 	tok := procs[2].must("POST", "/v1/delegations/"+cr["id"].(string)+"/token", "", `{"pollSecret":"`+cr["pollSecret"].(string)+`"}`, 200)["token"].(string)
 	procs[1].must("POST", "/v1/tasks", tok, `{"taskId":"k","state":{"m":[]}}`, 201)
 	lid := procs[2].must("POST", "/v1/tasks/k/lease", tok, `{"holder":"writers","ttlSeconds":600}`, 200)["leaseId"].(string)

@@ -37,7 +37,7 @@ func startAuthorityProc(t *testing.T, store, opKey string, args ...string) *auth
 	}
 	cmd := exec.Command(exe, append([]string{"authority", "--addr", "127.0.0.1:0", "--store", store,
 		"--audience", "https://shop.example=orders.*"}, args...)...)
-	cmd.Env = append(os.Environ(), asPlingEnv+"=1", "PLING_OPERATOR_KEYS="+opKey)
+	cmd.Env = append(os.Environ(), asPlingEnv+"=1", "PLING_OPERATOR_KEYS="+opKey, kekEnv+"="+testKEK)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestAuthorityInstanceSIGKILL(t *testing.T) {
 
 	cr := a.must("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`, 201)
 	id, secret := cr["id"].(string), cr["pollSecret"].(string)
-	a.must("POST", "/v1/delegations/"+id+"/approve", op, "", 200)
+	a.must("POST", "/v1/delegations/"+id+"/approve", op, `{"subject":"alice"}`, 200)
 
 	poll := make(chan error, 1)
 	go func() { _, _, err := a.call("GET", "/v1/revocations?after=0&waitSeconds=30", "", ""); poll <- err }()
@@ -167,3 +167,7 @@ func TestAuthorityInstanceSIGKILL(t *testing.T) {
 		t.Errorf("the restarted instance's feed: %v", feed)
 	}
 }
+
+// testKEK is the key-encryption key every test authority process of one
+// store shares.
+const testKEK = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
@@ -39,6 +40,10 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if err := os.WriteFile(keys, []byte("# operators\nop-secret-1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	kekFile := filepath.Join(dir, "kek")
+	if err := os.WriteFile(kekFile, []byte(testKEK+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -46,7 +51,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	done := make(chan int, 1)
 	go func() {
 		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
-			"--operator-keys", keys, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01"}, pw, &stderr)
+			"--operator-keys", keys, "--kek-file", kekFile, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01"}, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -150,4 +155,50 @@ func TestAuthorityStoreFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAuthorityKEK (issue 21, finding 10): pling authority refuses to
+// start on PostgreSQL without a key-encryption key; on SQLite without one
+// it makes PATH.kek beside the database, mode 0600, and uses it; a KEK
+// file others may read is refused. On the old code there was no KEK: the
+// PostgreSQL store started with its signing keys in plain form.
+func TestAuthorityKEK(t *testing.T) {
+	t.Setenv(kekEnv, "")
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "loose.kek")
+	if err := os.WriteFile(loose, []byte(testKEK), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"postgres without a KEK", []string{"--store", "postgres://pling@127.0.0.1:1/auth"}, "needs a key-encryption key"},
+		{"KEK file others may read", []string{"--store", "sqlite:" + filepath.Join(dir, "x.db"), "--kek-file", loose}, "chmod 600"},
+		{"malformed KEK file", []string{"--store", "sqlite:" + filepath.Join(dir, "x.db"), "--kek-file", filepath.Join(dir, "operators-missing")}, "--kek-file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := runAuthority(context.Background(), c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), c.want)
+			}
+		})
+	}
+	t.Run("sqlite makes its KEK file", func(t *testing.T) {
+		db := filepath.Join(dir, "a.db")
+		var errb bytes.Buffer
+		kek, _, err := authorityKEK(authority.StoreSpec("sqlite:"+db), "", "", &errb)
+		if err != nil || len(kek) != authority.KEKSize {
+			t.Fatalf("KEK %d bytes, %v", len(kek), err)
+		}
+		st, err := os.Stat(db + ".kek")
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("KEK file: %v %v, want mode 0600", st, err)
+		}
+		again, _, err := authorityKEK(authority.StoreSpec("sqlite:"+db), "", "", &errb)
+		if err != nil || !bytes.Equal(again, kek) {
+			t.Errorf("a second start uses another KEK (%v)", err)
+		}
+	})
 }

@@ -110,7 +110,7 @@ func TestDelegateApproved(t *testing.T) {
 	if want := "http://127.0.0.1:8080/pling/consent?code=" + pending.UserCode; pending.VerificationURIComplete != want {
 		t.Errorf("verificationUriComplete %q, want %q", pending.VerificationURIComplete, want)
 	}
-	operatorCall(t, base, "/v1/delegations/"+pending.ID+"/approve", map[string]any{"scope": []string{"cart.*"}})
+	operatorCall(t, base, "/v1/delegations/"+pending.ID+"/approve", map[string]any{"subject": "alice", "scope": []string{"cart.*"}})
 	if !lines.Scan() {
 		t.Fatalf("no second line; stderr:\n%s", stderr)
 	}
@@ -307,7 +307,7 @@ func TestDelegateWaitsForAStartingAuthority(t *testing.T) {
 	}
 	var pending struct{ ID string }
 	_ = json.Unmarshal(lines.Bytes(), &pending)
-	operatorCall(t, "http://"+addr, "/v1/delegations/"+pending.ID+"/approve", nil)
+	operatorCall(t, "http://"+addr, "/v1/delegations/"+pending.ID+"/approve", map[string]any{"subject": "alice"})
 	for lines.Scan() {
 	}
 	if code := <-done; code != 0 {

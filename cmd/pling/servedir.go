@@ -55,6 +55,10 @@ func dirHandler(module fs.FS, dir string, quality int) (http.Handler, *plinghttp
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Cache-Control", "no-cache")
+		// No other site may frame these pages: an approval dialog under
+		// another site's overlay is clickjacking (docs/hosts.md).
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		w.Header().Set("X-Frame-Options", "DENY")
 		files.ServeHTTP(w, r)
 	}))
 	return mux, ph, nil

@@ -241,3 +241,37 @@ func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base,
 	}
 	return base, printed
 }
+// TestServeDirRefusesFraming (issue 21, finding 9): pling serve --dir
+// pages may not be framed by another site (an approval dialog under a
+// foreign overlay is clickjacking): every file it serves says
+// frame-ancestors 'none' and X-Frame-Options: DENY. The old code sent
+// neither.
+func TestServeDirRefusesFraming(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, _, err := dirHandler(fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
+		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}, dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for _, p := range []string{"/", "/shop/page.html"} {
+		r, err := http.Get(ts.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if got := [2]string{r.Header.Get("Content-Security-Policy"), r.Header.Get("X-Frame-Options")}; got != [2]string{"frame-ancestors 'none'", "DENY"} {
+			t.Errorf("%s: CSP %q, X-Frame-Options %q; want frame-ancestors 'none' and DENY", p, got[0], got[1])
+		}
+	}
+}

@@ -40,6 +40,13 @@ type Consent struct {
 	OperatorKey string
 	// Client talks to the authority (default: 10 s timeout).
 	Client *http.Client
+	// Subject names the signed-in person who approves (the token's
+	// subject, the owner of the agent's continuity tasks; spec §9.1); ok
+	// false refuses the approval (not signed in). nil (the demo, which
+	// has no login) names the browser: "browser:" and a digest of its
+	// consent cookie, a stable pseudonym per browser, so two browsers are
+	// two people and never the agent's self-chosen name.
+	Subject func(r *http.Request) (subject string, ok bool)
 	// Logger gets one line per decision (delegation id and outcome, never
 	// a key or a token).
 	Logger *slog.Logger
@@ -185,6 +192,17 @@ func (c *consent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// subject is the person approving: Consent.Subject, or the browser's
+// pseudonym (see Consent.Subject).
+func (c *consent) subject(r *http.Request, browser string) (string, bool) {
+	if c.Subject != nil {
+		return c.Subject(r)
+	}
+	m := hmac.New(sha256.New, c.secret)
+	m.Write([]byte("subject\x00" + browser))
+	return "browser:" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16]), true
+}
+
 // browserID is the consent cookie's value, set when absent.
 func browserID(w http.ResponseWriter, r *http.Request) string {
 	if ck, err := r.Cookie(consentCookie); err == nil && len(ck.Value) >= 22 && len(ck.Value) <= 64 {
@@ -265,7 +283,12 @@ func (c *consent) decide(w http.ResponseWriter, r *http.Request) {
 			c.render(w, http.StatusBadRequest, page{Problem: "Tick at least one permission to approve, or deny the request.", Request: view(d, c.csrf(ck.Value, d.ID))})
 			return
 		}
-		body = map[string]any{"scope": scope}
+		subject, ok := c.subject(r, ck.Value)
+		if !ok {
+			c.render(w, http.StatusForbidden, page{Problem: "Sign in to approve."})
+			return
+		}
+		body = map[string]any{"subject": subject, "scope": scope}
 		d.Scope = scope
 	case "deny":
 	default:

@@ -2,6 +2,7 @@ package demosite
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -254,5 +255,57 @@ func TestFollowsAuthority(t *testing.T) {
 		if _, err := New(t.Context(), fakeModule(), Demo(), Options{Authority: bad}); err == nil {
 			t.Errorf("authority %q was accepted", bad)
 		}
+	}
+}
+
+// TestConsentApprovesAsThePerson (issue 21, finding 4): the consent screen
+// names the person who approves (here, with no login, the browser's
+// pseudonym) on approve, so two people's agents both called "Claude" get
+// tokens with different subjects, neither of them "Claude". On the old
+// code the screen sent no subject: the authority now refuses that (400),
+// and before it the token's sub was the agent's name for both.
+func TestConsentApprovesAsThePerson(t *testing.T) {
+	f := newConsentFixture(t)
+	subjects := map[string]bool{}
+	for range 2 {
+		b, _ := json.Marshal(map[string]any{"audience": "http://shop.example", "scope": []string{"cart.*"}, "ttlSeconds": 60, "agent": "Claude"})
+		res, err := http.Post(f.api+"/v1/delegations", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct{ ID, UserCode, PollSecret string }
+		_ = json.NewDecoder(res.Body).Decode(&d)
+		res.Body.Close()
+		c := browser(t)
+		st, page := fetch(t, c, "GET", f.site+ConsentPath+"?code="+d.UserCode, nil, nil)
+		if st != 200 {
+			t.Fatalf("consent page: %d", st)
+		}
+		id, csrf := hidden(page)
+		if st, page = fetch(t, c, "POST", f.site+ConsentPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}, "scope": {"cart.*"}}, nil); st != 200 {
+			t.Fatalf("approve: %d\n%s", st, page)
+		}
+		tb, _ := json.Marshal(map[string]string{"pollSecret": d.PollSecret})
+		res, err = http.Post(f.api+"/v1/delegations/"+d.ID+"/token", "application/json", bytes.NewReader(tb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tok struct{ Token string }
+		_ = json.NewDecoder(res.Body).Decode(&tok)
+		res.Body.Close()
+		parts := strings.Split(tok.Token, ".")
+		if len(parts) != 4 {
+			t.Fatalf("no token: %q", tok.Token)
+		}
+		raw, _ := base64.RawURLEncoding.DecodeString(parts[2])
+		var claims struct{ Sub string }
+		_ = json.Unmarshal(raw, &claims)
+		if !strings.HasPrefix(claims.Sub, "browser:") {
+			t.Errorf("sub = %q, want the approving browser's pseudonym", claims.Sub)
+		}
+		subjects[claims.Sub] = true
+	}
+	if len(subjects) != 2 {
+		t.Errorf("two people got subjects %v, want two different ones", subjects)
 	}
 }

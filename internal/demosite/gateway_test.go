@@ -43,6 +43,9 @@ func TestGatewayProxy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tt.method, site.URL+tt.path, strings.NewReader(tt.body))
 			req.Header.Set("Cookie", "session=browser")
+			if tt.method == "POST" {
+				req.Header.Set("Content-Type", "application/json")
+			}
 			if tt.auth != "" {
 				req.Header.Set("Authorization", tt.auth)
 			}
@@ -57,4 +60,73 @@ func TestGatewayProxy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGatewayProxyOnlyForTheSite (issue 21, finding 11): the proxy spends
+// the site key, so a request a browser marks as from another site, a POST
+// that is not JSON (a cross-site "simple request" is text/plain or a
+// form) and a visitor past its own budget are refused before the gateway
+// sees them; another visitor is not held up. On the old code the
+// cross-site text/plain POST was forwarded with the site key (200) and
+// one visitor's burst at the key's limit made everyone's requests 429.
+func TestGatewayProxyOnlyForTheSite(t *testing.T) {
+	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hi"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: up.URL, UpstreamKey: "sk", Models: []string{"m"},
+		SiteKeys: []string{"the-site-key"}, Burst: 1000, RatePerSecond: 1000, Logger: slog.New(slog.DiscardHandler)}).Handler())
+	defer gw.Close()
+	target, _ := url.Parse(gw.URL)
+	h := demosite.GatewayProxy(target, "the-site-key")
+	call := func(method, path, from string, hdr map[string]string) int {
+		body := `{"model":"m","messages":[{"role":"user","content":"x"}]}`
+		req := httptest.NewRequest(method, "http://shop.example"+path, strings.NewReader(body))
+		req.RemoteAddr = from + ":5555"
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	const chat = "/gateway/v1/chat/completions"
+	json := map[string]string{"Content-Type": "application/json"}
+	for _, tc := range []struct {
+		name   string
+		hdr    map[string]string
+		status int
+	}{
+		{"same-origin JSON", map[string]string{"Content-Type": "application/json", "Origin": "http://shop.example", "Sec-Fetch-Site": "same-origin"}, 200},
+		{"no browser headers, JSON", json, 200},
+		{"foreign Origin, text/plain", map[string]string{"Content-Type": "text/plain", "Origin": "https://evil.example"}, 403},
+		{"foreign Origin, JSON", map[string]string{"Content-Type": "application/json", "Origin": "https://evil.example"}, 403},
+		{"Sec-Fetch-Site cross-site", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, 403},
+		{"Sec-Fetch-Site same-site", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-site"}, 403},
+		{"null Origin", map[string]string{"Content-Type": "application/json", "Origin": "null"}, 403},
+		{"same-origin text/plain", map[string]string{"Content-Type": "text/plain", "Origin": "http://shop.example"}, 415},
+		{"form", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415},
+		{"no content type", nil, 415},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := call("POST", chat, "192.0.2.1", tc.hdr); got != tc.status {
+				t.Errorf("HTTP %d, want %d", got, tc.status)
+			}
+		})
+	}
+	t.Run("each visitor is limited, not only the key", func(t *testing.T) {
+		got := 0
+		for range 100 {
+			if call("GET", "/gateway/v1/models", "198.51.100.7", nil) == http.StatusTooManyRequests {
+				got++
+			}
+		}
+		if got == 0 {
+			t.Fatalf("100 requests in a row from one visitor were never limited")
+		}
+		if st := call("GET", "/gateway/v1/models", "203.0.113.9", nil); st != 200 {
+			t.Errorf("another visitor after the first one's burst: HTTP %d, want 200", st)
+		}
+	})
 }

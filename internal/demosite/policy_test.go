@@ -9,21 +9,22 @@ import (
 // Pages carry a Content-Security-Policy that lets in only the site's own
 // scripts and the module (wasm-unsafe-eval) and forbids framing; the
 // module files may be fetched by any origin (CORS), which a page on
-// another origin needs to load pling.wasm; nothing is sniffed.
+// another origin needs to load pling.wasm; nothing is sniffed. Pages
+// also say X-Frame-Options: DENY (issue 21, finding 9).
 func TestServeSecurityHeaders(t *testing.T) {
 	// The policy, spelled out: a change to it is a change to this test.
 	const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
 		"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 	_, ts := newTestServer(t, fakeModule())
-	type headers struct{ CSP, ACAO, CORP, Nosniff string }
+	type headers struct{ CSP, ACAO, CORP, Nosniff, XFO string }
 	tests := []struct {
 		path string
 		want headers
 	}{
-		{"/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff"}},
-		{"/shop/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff"}},
-		{"/orders/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff"}},
-		{"/settings/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff"}},
+		{"/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff", XFO: "DENY"}},
+		{"/shop/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff", XFO: "DENY"}},
+		{"/orders/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff", XFO: "DENY"}},
+		{"/settings/", headers{CSP: csp, CORP: "same-origin", Nosniff: "nosniff", XFO: "DENY"}},
 		{"/assets/site.js", headers{CORP: "same-origin", Nosniff: "nosniff"}},
 		{"/pling/pling.js", headers{ACAO: "*", CORP: "cross-origin", Nosniff: "nosniff"}},
 		{"/pling/pling.wasm", headers{ACAO: "*", CORP: "cross-origin", Nosniff: "nosniff"}},
@@ -35,7 +36,7 @@ func TestServeSecurityHeaders(t *testing.T) {
 			res, _ := get(t, ts, "GET", tt.path, nil)
 			h := res.Header
 			got := headers{h.Get("Content-Security-Policy"), h.Get("Access-Control-Allow-Origin"),
-				h.Get("Cross-Origin-Resource-Policy"), h.Get("X-Content-Type-Options")}
+				h.Get("Cross-Origin-Resource-Policy"), h.Get("X-Content-Type-Options"), h.Get("X-Frame-Options")}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("%s headers (-want +got):\n%s", tt.path, diff)
 			}

@@ -313,6 +313,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *servedFile
 	}
 	if strings.HasPrefix(f.ctype, "text/html") {
 		h.Set("Content-Security-Policy", s.csp)
+		if strings.Contains(s.csp, "frame-ancestors 'none'") {
+			h.Set("X-Frame-Options", "DENY") // for browsers without CSP frame-ancestors
+		}
 	}
 	precompress.Write(w, r, body, encoding, `"`+f.hash+tag+`"`)
 }

@@ -272,7 +272,7 @@ func benchGrant(cl *http.Client, urls []string, audience string, scope []string)
 		return "", "", fmt.Errorf("create: %d %v %v", st, b, err)
 	}
 	id, secret := b["id"].(string), b["pollSecret"].(string)
-	if st, b, err := baCall(cl, urls[len(urls)-1], "POST", "/v1/delegations/"+id+"/approve", benchOpKey, nil, nil); err != nil || st != 200 {
+	if st, b, err := baCall(cl, urls[len(urls)-1], "POST", "/v1/delegations/"+id+"/approve", benchOpKey, nil, map[string]any{"subject": "bench"}); err != nil || st != 200 {
 		return "", "", fmt.Errorf("approve: %d %v %v", st, b, err)
 	}
 	st, b, err = baCall(cl, urls[0], "POST", "/v1/delegations/"+id+"/token", "", nil, map[string]any{"pollSecret": secret})

@@ -132,9 +132,16 @@ func DeviceGrant(t testing.TB, base, operatorKey string, g Grant) Session {
 	return Session{ID: id, PollSecret: secret, SID: sid, Token: tok}
 }
 
-// Approve has the operator approve delegation id (body nil: as asked).
+// Subject is the person Approve names when its body is nil.
+const Subject = "test-person"
+
+// Approve has the operator approve delegation id (body nil: as asked, by
+// Subject).
 func Approve(t testing.TB, base, operatorKey, id string, body any) {
 	t.Helper()
+	if body == nil {
+		body = map[string]any{"subject": Subject}
+	}
 	if code, b := Call(t, base, http.MethodPost, "/v1/delegations/"+id+"/approve", operatorKey, body); code != http.StatusOK {
 		t.Fatalf("approve %s: %d %v", id, code, b)
 	}

@@ -1,0 +1,132 @@
+package authority_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/pling-go/pling/authority"
+)
+
+// TestKeyRotationIsOneTransaction (issue 21, finding 10): rotating the
+// signing key retires the active one and adds the next in one
+// transaction, so a failure (injected: the new key's kid is taken, which
+// the insert refuses) leaves the old key active rather than none. On the
+// old code rotation was RetireKeys then AddKey: the failed insert left
+// the store with no active key and every token request failed.
+func TestKeyRotationIsOneTransaction(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		ctx := context.Background()
+		st := open()
+		_, priv, _ := ed25519.GenerateKey(rand.Reader)
+		if err := st.AddKey(ctx, authority.SigningKey{Kid: "k1", PrivateKey: priv, CreatedMs: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.RotateKey(ctx, 10, 100, authority.SigningKey{Kid: "k1", PrivateKey: priv, CreatedMs: 10}); err == nil {
+			t.Fatal("rotation onto a taken kid succeeded")
+		}
+		keys, err := st.Keys(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) != 1 || keys[0].Kid != "k1" || keys[0].RetiredMs != 0 {
+			t.Fatalf("after a failed rotation: %+v, want k1 still active", keys)
+		}
+		if err := st.RotateKey(ctx, 10, 100, authority.SigningKey{Kid: "k2", PrivateKey: priv, CreatedMs: 10}); err != nil {
+			t.Fatal(err)
+		}
+		keys, _ = st.Keys(ctx, 10)
+		if len(keys) != 2 || keys[0].Kid != "k2" || keys[0].RetiredMs != 0 || keys[1].RetiredMs != 10 {
+			t.Fatalf("after a rotation: %+v, want k2 active and k1 retired", keys)
+		}
+	})
+}
+
+// TestSigningKeysEncryptedAtRest (issue 21, finding 10): with a KEK the
+// private keys in the store are sealed (no copy of the database holds
+// one); a server without the KEK, or with another one, refuses to start;
+// rotating the KEK (the new one as KEK, the old one in OldKEKs) seals the
+// keys again under the new one, after which the old KEK alone opens
+// nothing. Keys stored plain before a KEK was set are sealed at start. On
+// the old code the private_key column held the 64 key bytes as they are.
+func TestSigningKeysEncryptedAtRest(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a.db")
+	kek1, _ := authority.ParseKEK(authority.NewKEK())
+	kek2, _ := authority.ParseKEK(authority.NewKEK())
+	start := func(kek []byte, old ...[]byte) error {
+		st, err := authority.OpenSQLite(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		_, err = authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
+			KEK: kek, OldKEKs: old, Now: func() time.Time { return time.UnixMilli(1e12) }})
+		return err
+	}
+	stored := func() [][]byte {
+		db, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		rows, err := db.Query(`SELECT private_key FROM signing_keys`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out [][]byte
+		for rows.Next() {
+			var b []byte
+			_ = rows.Scan(&b)
+			out = append(out, b)
+		}
+		return out
+	}
+	// A key stored plain (before a KEK was set) ...
+	if err := start(nil); err != nil {
+		t.Fatal(err)
+	}
+	plain := stored()
+	if len(plain) != 1 || len(plain[0]) != ed25519.PrivateKeySize {
+		t.Fatalf("no plain key to start from: %d keys", len(plain))
+	}
+	// ... is sealed once a KEK is given.
+	if err := start(kek1); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range stored() {
+		if len(b) == ed25519.PrivateKeySize || bytes.Contains(b, plain[0][:32]) {
+			t.Fatalf("a private key is stored in plain form")
+		}
+	}
+	for name, tc := range map[string]struct {
+		kek  []byte
+		want string
+	}{
+		"without a KEK":    {nil, "KEK"},
+		"with another KEK": {kek2, "cannot be decrypted"},
+	} {
+		if err := start(tc.kek); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: start error %v, want one that says %q", name, err, tc.want)
+		}
+	}
+	// KEK rotation: kek2 new, kek1 old.
+	if err := start(kek2, kek1); err != nil {
+		t.Fatalf("KEK rotation: %v", err)
+	}
+	if err := start(kek2); err != nil {
+		t.Fatalf("after the KEK rotation, the new KEK alone: %v", err)
+	}
+	if err := start(kek1); err == nil {
+		t.Errorf("after the KEK rotation the old KEK still opens the keys")
+	}
+}
