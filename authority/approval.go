@@ -105,7 +105,7 @@ func (s *Server) routeApprovals(m *http.ServeMux) {
 }
 
 func (s *Server) approvals(w http.ResponseWriter) (ApprovalStore, bool) {
-	st, ok := s.cfg.Store.(ApprovalStore)
+	st, ok := s.raw.(ApprovalStore)
 	if !ok {
 		s.failStatus(w, http.StatusNotImplemented, perr.DelegationInternal, "This authority's store keeps no approvals")
 	}

@@ -90,6 +90,7 @@ type Config struct {
 
 // Server is the authority's HTTP handler.
 type Server struct {
+	raw       Store // the store as configured, before sealing (kek.go)
 	cfg       Config
 	opDigests [][sha256.Size]byte
 	mux       *http.ServeMux
@@ -183,6 +184,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if err := sealed.reseal(ctx, s.nowMs()); err != nil {
 		return nil, err
 	}
+	// The optional parts of a store (approvals, maintenance) are found on
+	// the store itself: the sealing wrapper passes only Store through.
+	s.raw = cfg.Store
 	s.cfg.Store = sealed
 	keys, err := s.cfg.Store.Keys(ctx, s.nowMs())
 	if err != nil {

@@ -116,7 +116,7 @@ type SweepResult struct {
 // lease. holder names this instance.
 func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 	res := SweepResult{Rows: map[string]int64{}}
-	ms, ok := s.cfg.Store.(MaintenanceStore)
+	ms, ok := s.raw.(MaintenanceStore)
 	if !ok {
 		return res, nil
 	}
@@ -137,7 +137,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 	batch := rc.SweepBatch
 	if batch <= 0 {
 		batch = DefaultSweepBatch
-		if sq, ok := s.cfg.Store.(*SQLStore); ok && sq.Dialect() == SQLite {
+		if sq, ok := s.raw.(*SQLStore); ok && sq.Dialect() == SQLite {
 			batch = sqliteSweepBatch
 		}
 	}
@@ -219,7 +219,7 @@ func (s *Server) taskIdle(c *tcall, secs *int64) (int64, bool) {
 // pendingFull reports whether audience holds its bound of pending
 // delegations (fail closed when the store cannot say).
 func (s *Server) pendingFull(ctx context.Context, audience string) (bool, error) {
-	ms, ok := s.cfg.Store.(MaintenanceStore)
+	ms, ok := s.raw.(MaintenanceStore)
 	if !ok || s.cfg.Retention.MaxPendingPerAudience < 0 {
 		return false, nil
 	}
