@@ -563,6 +563,14 @@ export declare namespace Page {
      * destructive request ids (docs/authority.md).
      */
     authority?: string;
+    /**
+     * Approvals is where a person approves: "" or "page" (the in-page
+     * dialog or the page's approve hook) or "authority" (the page sends
+     * the challenge to its authority, a person approves on the site's
+     * screen, and the page accepts only the approval the authority
+     * signed for that binding; needs authority).
+     */
+    approvals?: string;
   }
 
   /** Expect is an expectation: the state that must change, and how. */

@@ -311,6 +311,10 @@
   // data-authority: the delegation authority the page follows (its keys,
   // revocations and shared replay guard; docs/authority.md).
   if (data.authority) defaults.authority = data.authority;
+  // data-approvals="authority": a person approves on the site's screen,
+  // not in the page; the module accepts only the approval the authority
+  // signed (docs/page-api.md §4.2).
+  if (data.approvals) defaults.approvals = data.approvals;
   // integrity (Subresource Integrity, sha384-…) makes the browser refuse
   // other bytes; it needs CORS, which plinghttp and pling serve send.
   function loadScript(src, integrity) {

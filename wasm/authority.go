@@ -10,6 +10,7 @@ import (
 
 	"github.com/pling-go/pling/authority/follow"
 	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
 )
 
 // A page configured with authority: URL follows that authority
@@ -180,5 +181,24 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 			return nil, err
 		}
 		out = append(out, chunk...)
+	}
+}
+
+// approvalSent tells the page, through its waiting hook, the id of an
+// approval its authority now holds: pling:waiting with {id, capability,
+// kind: "approval", approval}, so the page can point the person at the
+// site's approval screen. The id opens nothing by itself (the screen
+// needs the operator key, collecting needs the poll secret).
+func approvalSent(hooks safejs.Value) follow.ApprovalSent {
+	if hooks.Type() != safejs.TypeObject {
+		return nil
+	}
+	f, err := hooks.Get("waiting")
+	if err != nil || f.Type() != safejs.TypeFunction {
+		return nil
+	}
+	return func(ch schema.SurfaceApprovalChallenge, id string) {
+		_, _ = f.Invoke(mustJS(map[string]any{"capability": ch.Capability, "kind": "approval", "approval": id,
+			"timeoutMs": max(ch.ExpiresAtMs-runtime.SystemClock{}.NowMs(), 0)}))
 	}
 }

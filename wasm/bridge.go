@@ -94,6 +94,15 @@ func initPage(args []safejs.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch c.Approvals {
+	case "", "page":
+	case "authority":
+		if c.Authority == "" {
+			return nil, errors.New(`pling: approvals "authority" needs authority`)
+		}
+	default:
+		return nil, errors.New(`pling: approvals is "page" or "authority"`)
+	}
 	var follower interface{ Stop() }
 	if c.Authority != "" {
 		f, aopts, err := followAuthority(c.Authority, c.Origin, c.RequireSession, shared)
@@ -101,6 +110,13 @@ func initPage(args []safejs.Value) (any, error) {
 			return nil, err
 		}
 		follower, opts = f, append(opts, aopts...)
+		if c.Approvals == "authority" {
+			// The person approves on the site's screen; the in-page
+			// dialog and the page's approve hook are never asked, so
+			// nothing a page script clicks or calls approves
+			// (docs/page-api.md §4.2).
+			opts = append(opts, runtime.WithApprover(f.Approver(approvalSent(hooks)), pagespec.Millis(c.ApprovalTTLMs)))
+		}
 	} else if shared != nil {
 		opts = append(opts, runtime.WithSharedReplayGuard(shared))
 	}
@@ -108,7 +124,7 @@ func initPage(args []safejs.Value) (any, error) {
 		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {
 			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, pagespec.Millis(c.HandoffTimeoutMs)))
 		}
-		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction {
+		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction && c.Approvals != "authority" {
 			opts = append(opts, runtime.WithApprover(jsApprover{f}, pagespec.Millis(c.ApprovalTTLMs)))
 		}
 		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {

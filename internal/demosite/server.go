@@ -45,7 +45,8 @@ type Options struct {
 	// CSP is the Content-Security-Policy of the HTML pages; "" is
 	// DefaultCSP.
 	CSP string
-	// Consent, when set, serves the consent screen at ConsentPath.
+	// Consent, when set, serves the consent screen at ConsentPath and
+	// the approval screen at ApprovalPath (approvalscreen.go).
 	Consent *Consent
 	// Authority, when set, is the base URL of the delegation authority
 	// the demo pages follow (docs/authority.md "Pages that follow the
@@ -244,6 +245,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	if r.URL.Path == ConsentPath && s.consent != nil {
 		s.consent.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path == ApprovalPath && s.consent != nil {
+		s.consent.serveApproval(w, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

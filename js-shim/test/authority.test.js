@@ -47,6 +47,9 @@ test("authority: configuration mistakes fail the start", async (t) => {
     [{ authority: "ftp://authority.test", origin: "http://page.test" }, /authority must be an http\(s\) URL/],
     [{ authority: "http://authority.test/?x=1", origin: "http://page.test" }, /authority must be an http\(s\) URL/],
     [{ authority: "http://authority.test" }, /authority needs the page origin/],
+    // Approvals outside the page need the authority that signs them.
+    [{ approvals: "authority", origin: "http://page.test" }, /approvals "authority" needs authority/],
+    [{ authority: "http://127.0.0.1:9", origin: "http://page.test", approvals: "dialog" }, /approvals is "page" or "authority"/],
   ]) {
     const got = await page(config, token);
     assert.match(got.error || "", want, JSON.stringify(config));

@@ -261,7 +261,7 @@ func decodeConfig(v any, out *Config) error {
 	if !ok {
 		return wrongType("Config", "an object")
 	}
-	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "handlerTimeoutMs", "approvalTtlMs", "replayGuard", "authority"); err != nil {
+	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "handlerTimeoutMs", "approvalTtlMs", "replayGuard", "authority", "approvals"); err != nil {
 		return err
 	}
 	if x, ok := m["expose"]; ok && x != nil {
@@ -388,6 +388,13 @@ func decodeConfig(v any, out *Config) error {
 			return err
 		}
 		out.Authority = v0
+	}
+	if x, ok := m["approvals"]; ok && x != nil {
+		v0, err := decString("Config.approvals", x)
+		if err != nil {
+			return err
+		}
+		out.Approvals = v0
 	}
 	return nil
 }

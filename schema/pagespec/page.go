@@ -40,6 +40,12 @@ type Config struct {
 	// shared replay guard records a delegated session's write and
 	// destructive request ids (docs/authority.md).
 	Authority string `json:"authority,omitempty"`
+	// Approvals is where a person approves: "" or "page" (the in-page
+	// dialog or the page's approve hook) or "authority" (the page sends
+	// the challenge to its authority, a person approves on the site's
+	// screen, and the page accepts only the approval the authority
+	// signed for that binding; needs authority).
+	Approvals string `json:"approvals,omitempty"`
 }
 
 // RateLimit is the budget of describe and of invoke, per session.

@@ -19,8 +19,28 @@
       var v = Number(q.get(k));
       if (v > 0) c[k] = v;
     });
+    // ?approvals=authority: a person approves on the site's screen
+    // (/pling/approve), not in the page (docs/page-api.md §4.2); the page
+    // links the screen once the authority holds the challenge.
+    if (q.get("approvals") === "authority") c.approvals = "authority";
     if (Object.keys(c).length) pling.configure(c);
   }
+  window.addEventListener("pling:waiting", function (e) {
+    var id = e.detail && e.detail.approval;
+    if (typeof id !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) return;
+    var box = document.getElementById("pling-approval-link") || document.createElement("p");
+    box.id = "pling-approval-link";
+    box.setAttribute("role", "status");
+    box.style.cssText = "position:fixed;bottom:1rem;left:1rem;z-index:10;background:#fff;border:1px solid #888;padding:.5rem 1rem;margin:0";
+    box.textContent = "An agent asks for your approval: ";
+    var a = document.createElement("a");
+    a.href = "/pling/approve?id=" + id;
+    a.target = "_blank";
+    a.rel = "noopener";
+    a.textContent = "review it on the site's approval screen";
+    box.appendChild(a);
+    document.body.appendChild(box);
+  });
   var lang = q.get("lang");
   if (lang) {
     document.documentElement.lang = lang;

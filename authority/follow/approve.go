@@ -1,0 +1,138 @@
+package follow
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/pling-go/pling/authority/internal/urlsafe"
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
+)
+
+// Approvals outside the page (docs/authority.md "Approvals outside the
+// page"; issue 21 finding 3). The page sends its approval challenge to
+// the authority; a person approves on the site's screen; the page
+// collects the approval the authority signed and accepts it only when it
+// verifies with the keys the follower follows, for this page's origin,
+// for exactly the binding the runtime built, unexpired, and once. Nothing
+// a script in the page can do — click, call a dialog, post a decision —
+// produces that signature.
+
+// PollEveryMs is how often the page asks the authority for the approval
+// while no one has decided (the authority's answer may ask for longer).
+const PollEveryMs = 1000
+
+// ApprovalSent is told an approval's id once the authority holds the
+// challenge, so the page can point the person at the site's screen. The
+// id is not a secret: reading or deciding needs the operator key,
+// collecting needs the poll secret only the page holds.
+type ApprovalSent func(ch schema.SurfaceApprovalChallenge, approvalID string)
+
+// Approver returns the runtime.Approver that asks the authority. sent,
+// when not nil, is called once the authority holds a challenge.
+func (f *Follower) Approver(sent ApprovalSent) runtime.Approver {
+	return &authorityApprover{f: f, sent: sent}
+}
+
+type authorityApprover struct {
+	f     *Follower
+	sent  ApprovalSent
+	guard runtime.ApprovalGuard
+}
+
+// Approve implements runtime.Approver. It answers approved only for an
+// approval that verified; denied when the authority says a person denied
+// it; and nothing otherwise (the authority unreachable, the approval
+// expired, forged or for another binding), so the runtime's wait runs out
+// and nothing runs: fail closed.
+func (a *authorityApprover) Approve(ctx context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	out := make(chan schema.SurfaceApprovalDecision, 1)
+	go func() {
+		approved, decided := a.ask(ctx, ch)
+		if decided {
+			out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: approved}
+		}
+	}()
+	return out
+}
+
+func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge) (approved, decided bool) {
+	f := a.f
+	chText, err := json.Marshal(ch)
+	if err != nil {
+		return false, false
+	}
+	body, err := json.Marshal(map[string]any{"audience": f.audience, "binding": ch.Binding,
+		"challenge": json.RawMessage(chText), "expiresAtMs": ch.ExpiresAtMs})
+	if err != nil {
+		return false, false
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	st, resp, err := f.tr.Do(cctx, "POST", f.base+"/v1/approvals", "", body)
+	cancel()
+	var created struct {
+		ID         string `json:"id"`
+		PollSecret string `json:"pollSecret"`
+	}
+	if err != nil || st != 201 || json.Unmarshal(resp, &created) != nil || !urlsafe.ID(created.ID) || created.PollSecret == "" {
+		return false, false
+	}
+	if a.sent != nil {
+		a.sent(ch, created.ID)
+	}
+	poll, _ := json.Marshal(map[string]string{"pollSecret": created.PollSecret})
+	url := f.base + "/v1/approvals/" + created.ID + "/token"
+	for {
+		select {
+		case <-ctx.Done():
+			return false, false
+		case <-f.clock.After(PollEveryMs):
+		}
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		st, resp, err := f.tr.Do(cctx, "POST", url, "", poll)
+		cancel()
+		if err != nil {
+			continue // the authority may come back before the approval expires
+		}
+		var ans struct {
+			Status   string `json:"status"`
+			Approval string `json:"approval"`
+			Code     string `json:"code"`
+		}
+		_ = json.Unmarshal(resp, &ans)
+		switch {
+		case st == 202:
+			continue
+		case st == 200 && ans.Status == "approved":
+			return a.accept(ctx, ans.Approval, ch.Binding), true
+		case strings.Contains(string(resp), "DELEGATION_REVOKED"):
+			return false, true // a person denied it
+		default:
+			return false, false // expired, spent or refused: nothing runs
+		}
+	}
+}
+
+// accept verifies the approval with the followed keys and accepts its id
+// once.
+func (a *authorityApprover) accept(ctx context.Context, approval, binding string) bool {
+	f := a.f
+	now := f.clock.NowMs()
+	parts := strings.Split(approval, ".")
+	if len(parts) != 4 || parts[0] != runtime.ApprovalPrefix || len(parts[1]) > 64 {
+		return false
+	}
+	if !f.knows(parts[1], now) {
+		f.refetch(ctx, parts[1], now)
+	}
+	tv, err := f.verifier(now)
+	if err != nil {
+		return false
+	}
+	c, err := tv.VerifyApproval(approval, binding, now)
+	if err != nil {
+		return false
+	}
+	return a.guard.Accept(c.ID, c.ExpiresAtMs, now)
+}

@@ -1,0 +1,267 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/authority"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/demosite"
+)
+
+// TestApprovalBackendInBrowser: approvals outside the page, end to end
+// (issue 21 finding 3; docs/page-api.md §4.2). The demo orders page runs
+// with approvals "authority" and follows a real authority; an agent with
+// a delegated session asks for refunds in Chromium. A page script that
+// forges clicks, replaces the approval UI and posts to the operator route
+// gets nothing through (a person then denies on the site's screen); a
+// person approves on the site's approval screen and the refund runs; a
+// page script that wraps fetch and hands the module a replayed approval,
+// or one the authority signed for other input, gets nothing run.
+func TestApprovalBackendInBrowser(t *testing.T) {
+	d := dist(t)
+	bin := cdp.Browser("")
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		t.Fatalf("no browser at %s: the browser tests need Chromium", bin)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := "http://" + ln.Addr().String()
+	const opKey = "operator-key-for-the-approval-test"
+	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	auth, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
+		OperatorKeys: []string{opKey}, VerificationURI: origin + demosite.ConsentPath, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := httptest.NewServer(auth.Handler())
+	defer as.Close()
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{Brotli: 1, Authority: as.URL,
+		Consent: &demosite.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := httptest.NewUnstartedServer(srv)
+	ss.Listener.Close()
+	ss.Listener = ln
+	ss.Start()
+	defer ss.Close()
+
+	call := func(method, path, bearer string, body any) map[string]any {
+		t.Helper()
+		var rd bytes.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = *bytes.NewReader(b)
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, as.URL+path, &rd)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		if res.StatusCode/100 != 2 {
+			t.Fatalf("%s %s: HTTP %d %v", method, path, res.StatusCode, out)
+		}
+		return out
+	}
+	// The agent's session: a delegation the operator approves.
+	dl := call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"*"}, "ttlSeconds": 600, "agent": "agent-1"})
+	call("POST", "/v1/delegations/"+dl["id"].(string)+"/approve", opKey, map[string]any{"subject": "alice"})
+	token := call("POST", "/v1/delegations/"+dl["id"].(string)+"/token", "", map[string]any{"pollSecret": dl["pollSecret"]})["token"].(string)
+
+	// One browser: the agent's tab and the person's tab.
+	ws := &devToolsURL{}
+	actx, acancel, err := cdp.NewAllocator(ctx, bin, remote.WebSocket, chromedp.CombinedOutput(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	octx, ocancel := context.WithTimeout(ctx, time.Minute)
+	p, err := cdp.Open(octx, origin+"/orders/?approvals=authority", cdp.Options{Remote: ws.get(), Timeout: 20 * time.Second})
+	ocancel()
+	if err != nil {
+		t.Fatalf("open the orders page: %v", err)
+	}
+	defer p.Close()
+	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithSession(token), agent.WithIDPrefix("e2e-approval"))}}
+	orders := refundable(t, tb, 4)
+	pill := func(id string) string {
+		return eval[string](tb, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
+	}
+	// approvalID waits for the page's link to the site's screen (the
+	// module fires pling:waiting with the approval's id) and returns it.
+	seenIDs := map[string]bool{}
+	approvalID := func() string {
+		t.Helper()
+		deadline := time.Now().Add(waitLimit)
+		for {
+			href := eval[string](tb, `(document.querySelector("#pling-approval-link a") || {href: ""}).href`)
+			if i := strings.Index(href, "?id="); i >= 0 && !seenIDs[href[i+4:]] {
+				seenIDs[href[i+4:]] = true
+				return href[i+4:]
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the page never linked a new approval (last %q)", href)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// person opens the site's screen for id and answers.
+	person := func(id, answer string) {
+		t.Helper()
+		sctx, scancel := context.WithTimeout(bctx, waitLimit)
+		defer scancel()
+		if err := chromedp.Do(sctx, chromedp.Navigate(origin+demosite.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#"+answer)),
+			chromedp.Click(chromedp.CSS("#"+answer)), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
+			t.Fatalf("the person's %s on the screen: %v", answer, err)
+		}
+	}
+	stillWaiting := func(res <-chan invokeOutcome, what string) {
+		t.Helper()
+		select {
+		case o := <-res:
+			t.Fatalf("%s: the refund answered before a person decided: %+v", what, o)
+		case <-time.After(1500 * time.Millisecond):
+		}
+	}
+
+	t.Run("a page script that forges a click gets nothing through", func(t *testing.T) {
+		tb := tb.on(t)
+		before := pill(orders[0].ID)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		id := approvalID()
+		got := eval[string](tb, `(async () => {
+  const out = [];
+  out.push("dialogs " + document.querySelectorAll("[data-pling-ui]").length);
+  // Every Pling approval button there is (none: no dialog is shown),
+  // clicked and sent a made-up trusted click.
+  for (const host of document.querySelectorAll("[data-pling-ui]")) {
+    host.click();
+    host.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    out.push("clicked");
+  }
+  const fake = { approve: (c) => Promise.resolve({ binding: c.binding, approved: true }) };
+  try { Object.defineProperty(window, "__plingUI", { configurable: true, get: () => fake, set() {} }); out.push("ui replaced"); } catch (e) {}
+  const r = await fetch("`+as.URL+`/v1/approvals/`+id+`/approve", { method: "POST" }).catch(() => null);
+  out.push("operator route " + (r ? r.status : "unreachable"));
+  return out.join("; ");
+})()`)
+		t.Logf("the page script: %s", got)
+		if !strings.HasPrefix(got, "dialogs 0") {
+			t.Errorf("an in-page dialog was shown with approvals \"authority\": %s", got)
+		}
+		stillWaiting(res, "forged")
+		person(id, "deny")
+		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+		if got := pill(orders[0].ID); got != before {
+			t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
+		}
+	})
+
+	// From here a page script wraps fetch: it keeps every approval the
+	// module collects and, when told, hands the module another one.
+	eval[bool](tb, `(() => {
+  window.__seen = []; window.__swap = "";
+  const orig = window.fetch;
+  window.fetch = async function (url, init) {
+    const res = await orig.call(this, url, init);
+    if (!/\/v1\/approvals\/[^/]+\/token$/.test(String(url)) || res.status !== 200) return res;
+    const j = await res.json();
+    if (j.approval) window.__seen.push(j.approval);
+    if (window.__swap) j.approval = window.__swap;
+    return new Response(JSON.stringify(j), { status: 200, headers: { "Content-Type": "application/json" } });
+  };
+  return true;
+})()`)
+
+	t.Run("a person approves on the site's screen and the page runs the action", func(t *testing.T) {
+		tb := tb.on(t)
+		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[1].ID, "reason": "damaged"})
+		id := approvalID()
+		stillWaiting(res, "approve")
+		sctx, scancel := context.WithTimeout(bctx, waitLimit)
+		err := chromedp.Do(sctx, chromedp.Navigate(origin+demosite.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#challenge")))
+		shown := ""
+		if err == nil {
+			shown, err = chromedp.Run(sctx, chromedp.TextContent(chromedp.CSS("#challenge")))
+		}
+		scancel()
+		if err != nil || !strings.Contains(shown, "refund@order") || !strings.Contains(shown, "damaged") {
+			t.Errorf("the screen shows %q (%v), want the capability and the input", shown, err)
+		}
+		person(id, "approve")
+		o := tb.outcome(res)
+		if o.err != nil {
+			t.Fatalf("refund after the person approved: %v", o.err)
+		}
+		if o.res.Evidence == nil || o.res.Evidence.Approval != "approved" {
+			t.Errorf("evidence %+v, want approval approved", o.res.Evidence)
+		}
+		if got := pill(orders[1].ID); !strings.Contains(strings.ToLower(got), "refunded") {
+			t.Errorf("row %s shows %q after the refund", orders[1].ID, got)
+		}
+	})
+
+	// An approval the authority signed for this origin but another
+	// binding (other input), made beside the page.
+	other := call("POST", "/v1/approvals", "", map[string]any{"audience": origin, "binding": "sha256:" + strings.Repeat("d", 64),
+		"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("d", 64)}, "expiresAtMs": time.Now().UnixMilli() + 120_000})
+	call("POST", "/v1/approvals/"+other["id"].(string)+"/approve", opKey, nil)
+	otherApproval := call("POST", "/v1/approvals/"+other["id"].(string)+"/token", "", map[string]any{"pollSecret": other["pollSecret"]})["approval"].(string)
+
+	for i, tc := range []struct{ name, swap string }{
+		{"a replayed approval is refused", `window.__seen[0]`},
+		{"an approval for other input is refused", `"` + otherApproval + `"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := tb.on(t)
+			if !eval[bool](tb, `(() => { window.__swap = `+tc.swap+`; return typeof window.__swap === "string" && window.__swap.startsWith("pa1."); })()`) {
+				t.Fatal("the page script holds no approval to hand over")
+			}
+			rec := orders[2+i].ID
+			before := pill(rec)
+			res := tb.invokeAsync("refund@order", map[string]any{"record": rec, "reason": "late"})
+			id := approvalID()
+			person(id, "approve")
+			wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
+			if got := pill(rec); got != before {
+				t.Errorf("row %s shows %q, want %q", rec, got, before)
+			}
+		})
+	}
+}

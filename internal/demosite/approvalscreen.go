@@ -1,0 +1,226 @@
+package demosite
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/pling-go/pling/schema"
+)
+
+// The approval screen: the site's backend side of an approval given
+// outside the page (docs/authority.md "Approvals outside the page"). A
+// page configured with approvals "authority" sent its challenge to the
+// authority; a person opens this screen with the approval's id, sees what
+// the page asks them to approve — the capability, the page's summary and
+// the input, every string escaped — and approves or denies. The screen
+// calls the authority's operator routes with the operator key, which never
+// reaches the browser; it has no script, a strict CSP with
+// frame-ancestors 'none', a CSRF token paired with a cookie, and a
+// same-origin check on the decision. It is served with the consent screen
+// (Options.Consent: the same authority and operator key).
+
+// ApprovalPath is where the approval screen is served: ApprovalPath?id=….
+const ApprovalPath = "/pling/approve"
+
+// approvalCookie pairs the approval screen's CSRF token with a browser.
+const approvalCookie = "pling_approve"
+
+// approvalRecord is what the operator route says of an approval.
+type approvalRecord struct {
+	ID          string                          `json:"id"`
+	Audience    string                          `json:"audience"`
+	Binding     string                          `json:"binding"`
+	Challenge   schema.SurfaceApprovalChallenge `json:"challenge"`
+	Status      string                          `json:"status"`
+	ExpiresAtMs int64                           `json:"expiresAtMs"`
+}
+
+type approvalPage struct {
+	Problem  string
+	Done     string
+	Approval *approvalView
+}
+
+type approvalView struct {
+	ID, Audience, Capability, Title, Risk, Summary, Reason, Agent, Record, Expires, CSRF string
+	Input                                                                                []schema.ApprovalField
+	More                                                                                 int
+}
+
+func viewApproval(a approvalRecord, csrf string) *approvalView {
+	c := a.Challenge
+	v := &approvalView{ID: a.ID, Audience: a.Audience, Capability: c.Capability, Title: c.Title, Risk: string(c.Risk),
+		Summary: c.Summary, Reason: c.Reason, Agent: c.Agent, Input: c.Input, More: c.More, CSRF: csrf,
+		Expires: time.UnixMilli(a.ExpiresAtMs).UTC().Format("15:04:05 UTC")}
+	if r := c.Record; r != nil {
+		v.Record = r.Kind + " " + r.ID
+		if r.Label != "" {
+			v.Record += " (" + r.Label + ")"
+		}
+	}
+	return v
+}
+
+func (c *consent) approvalCSRF(browser, id string) string { return c.csrf(browser, "approval\x00"+id) }
+
+func approvalBrowserID(w http.ResponseWriter, r *http.Request) string {
+	if ck, err := r.Cookie(approvalCookie); err == nil && len(ck.Value) >= 22 && len(ck.Value) <= 64 {
+		return ck.Value
+	}
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	v := base64.RawURLEncoding.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{Name: approvalCookie, Value: v, Path: ApprovalPath, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	return v
+}
+
+// serveApproval serves ApprovalPath.
+func (c *consent) serveApproval(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		c.showApproval(w, r)
+	case http.MethodPost:
+		c.decideApproval(w, r)
+	default:
+		h.Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (c *consent) lookupApproval(w http.ResponseWriter, r *http.Request, id string) (approvalRecord, bool) {
+	var a approvalRecord
+	err := c.call(r.Context(), http.MethodGet, "/v1/approvals/"+id, nil, &a)
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.Code == "DELEGATION_NOT_FOUND":
+		renderApproval(w, http.StatusNotFound, approvalPage{Problem: "No approval has this id. Open the link the page showed you again."})
+		return a, false
+	case err != nil:
+		c.Logger.Error("approval: lookup", "err", err.Error())
+		renderApproval(w, http.StatusBadGateway, approvalPage{Problem: "The authority could not be asked; try again in a moment."})
+		return a, false
+	}
+	return a, true
+}
+
+func (c *consent) showApproval(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	if !validID(id) {
+		renderApproval(w, http.StatusBadRequest, approvalPage{Problem: "This link names no approval of this site."})
+		return
+	}
+	a, ok := c.lookupApproval(w, r, id)
+	if !ok {
+		return
+	}
+	if a.Status != "pending" {
+		renderApproval(w, http.StatusOK, approvalPage{Done: approvalStatusText(a.Status), Approval: viewApproval(a, "")})
+		return
+	}
+	renderApproval(w, http.StatusOK, approvalPage{Approval: viewApproval(a, c.approvalCSRF(approvalBrowserID(w, r), a.ID))})
+}
+
+func (c *consent) decideApproval(w http.ResponseWriter, r *http.Request) {
+	if err := c.cop.Check(r); err != nil {
+		renderApproval(w, http.StatusForbidden, approvalPage{Problem: "This form may only be sent from this site's own page."})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxConsentForm)
+	if err := r.ParseForm(); err != nil {
+		renderApproval(w, http.StatusBadRequest, approvalPage{Problem: "The form could not be read."})
+		return
+	}
+	id, decision := r.PostForm.Get("id"), r.PostForm.Get("decision")
+	ck, err := r.Cookie(approvalCookie)
+	if !validID(id) || err != nil || !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(c.approvalCSRF(ck.Value, id))) {
+		renderApproval(w, http.StatusForbidden, approvalPage{Problem: "This form is not one this page gave you: open the link again."})
+		return
+	}
+	if decision != "approve" && decision != "deny" {
+		renderApproval(w, http.StatusBadRequest, approvalPage{Problem: "Approve or deny."})
+		return
+	}
+	a, ok := c.lookupApproval(w, r, id)
+	if !ok {
+		return
+	}
+	err = c.call(r.Context(), http.MethodPost, "/v1/approvals/"+id+"/"+decision, nil, nil)
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.Code == "DELEGATION_EXPIRED":
+		renderApproval(w, http.StatusConflict, approvalPage{Problem: "This approval was decided already or has expired."})
+		return
+	case err != nil:
+		c.Logger.Error("approval: decide", "err", err.Error())
+		renderApproval(w, http.StatusBadGateway, approvalPage{Problem: "The authority could not be asked; try again in a moment."})
+		return
+	}
+	c.Logger.Info("approval", "approval", id, "decision", decision)
+	done := "Denied. The page runs nothing."
+	if decision == "approve" {
+		done = "Approved. The page runs the action once; you can close this page."
+	}
+	renderApproval(w, http.StatusOK, approvalPage{Done: done, Approval: viewApproval(a, "")})
+}
+
+func approvalStatusText(s string) string {
+	switch s {
+	case "approved":
+		return "This action was approved already."
+	case "denied":
+		return "This action was denied."
+	case "expired":
+		return "This approval has expired: the page runs nothing."
+	}
+	return "This approval is " + s + "."
+}
+
+func renderApproval(w http.ResponseWriter, status int, p approvalPage) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = approvalTemplate.Execute(w, p)
+}
+
+// approvalTemplate is html/template: every string the page sent (title,
+// summary, reason, agent, input names and values) is escaped for where it
+// lands, and is marked as the page's words. The page has no script.
+var approvalTemplate = template.Must(template.New("approval").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Approve an action? · Pling demo</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+.page{white-space:pre-wrap;word-break:break-word}code{background:#f2f2f2;padding:0 .25rem}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
+.problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}</style>
+</head><body>
+<h1>Approve an action?</h1>
+{{with .Problem}}<p class="problem" role="alert" id="problem">{{.}}</p>{{end}}
+{{with .Done}}<p id="done" role="status">{{.}}</p>{{end}}
+{{with .Approval}}
+<p>{{if .Agent}}An AI agent that calls itself <span class="page" id="agent">{{.Agent}}</span>{{else}}A caller{{end}} asks to run, on <code id="audience">{{.Audience}}</code>:</p>
+<dl id="challenge">
+<dt>Action</dt><dd><span class="page" id="title">{{.Title}}</span> (<code id="capability">{{.Capability}}</code>{{with .Risk}}, {{.}}{{end}})</dd>
+{{with .Record}}<dt>On</dt><dd class="page" id="record">{{.}}</dd>{{end}}
+{{with .Summary}}<dt>What it does</dt><dd class="page" id="summary">{{.}}</dd>{{end}}
+{{with .Reason}}<dt>Why you are asked</dt><dd class="page" id="reason">{{.}}</dd>{{end}}
+{{range .Input}}<dt class="page">{{.Title}}</dt><dd class="page input">{{.Value}}</dd>
+{{end}}{{if .More}}<dt>…</dt><dd>{{.More}} more</dd>{{end}}
+</dl>
+<p>These words are the page's. The approval covers exactly this request of this page and lapses at {{.Expires}}.</p>
+{{if not $.Done}}<form method="post" action="/pling/approve">
+<input type="hidden" name="id" value="{{.ID}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
+<button type="submit" name="decision" value="approve" id="approve">Approve</button>
+<button type="submit" name="decision" value="deny" id="deny">Deny</button>
+</form>{{end}}{{end}}
+</body></html>
+`))

@@ -1,0 +1,165 @@
+package demosite
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// challenge posts an approval challenge as a page would; it returns the
+// approval's id.
+func (f *consentFixture) challenge(summary, inputValue string) string {
+	f.t.Helper()
+	binding := "sha256:" + strings.Repeat("c", 64)
+	b, _ := json.Marshal(map[string]any{"audience": "http://shop.example", "binding": binding, "expiresAtMs": time.Now().UnixMilli() + 60_000,
+		"challenge": map[string]any{"binding": binding, "capability": "order.refund", "title": "Refund <b>order</b>", "risk": "destructive",
+			"summary": summary, "agent": "Claude", "expiresAtMs": time.Now().UnixMilli() + 60_000,
+			"input": []map[string]any{{"name": "to", "title": "Pay to", "value": inputValue}}}})
+	res, err := http.Post(f.api+"/v1/approvals", "application/json", bytes.NewReader(b))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct{ ID string }
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	if res.StatusCode != 201 || out.ID == "" {
+		f.t.Fatalf("create: HTTP %d", res.StatusCode)
+	}
+	return out.ID
+}
+
+// approvalStatus is what the authority says of the approval now.
+func (f *consentFixture) approvalStatus(id string) string {
+	f.t.Helper()
+	req, _ := http.NewRequest("GET", f.api+"/v1/approvals/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+consentOpKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct{ Status string }
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return out.Status
+}
+
+// TestApprovalScreenShowsEscaped: the approval screen shows the page's
+// challenge — capability, summary, input — as text, never markup, with no
+// script, a CSP that forbids framing and script, and no operator key in
+// the page (issue 21 finding 3).
+func TestApprovalScreenShowsEscaped(t *testing.T) {
+	f := newConsentFixture(t)
+	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
+	id := f.challenge("Refund €12 "+evil, "IBAN "+evil)
+	res, err := http.Get(f.site + ApprovalPath + "?id=" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(res.Body)
+	page := buf.String()
+	if res.StatusCode != 200 {
+		t.Fatalf("HTTP %d\n%s", res.StatusCode, page)
+	}
+	if strings.Contains(page, "<script") || strings.Contains(page, "<img") || strings.Contains(page, "<b>") || strings.Contains(page, consentOpKey) {
+		t.Errorf("page markup or the operator key reached the screen:\n%s", page)
+	}
+	for _, want := range []string{"order.refund", "Refund &lt;b&gt;order&lt;/b&gt;", "Refund €12 &lt;script&gt;alert(1)&lt;/script&gt;",
+		"IBAN &lt;script&gt;", "Pay to", "http://shop.example", `id="approve"`, `id="deny"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if got := res.Header.Get("X-Frame-Options"); got != "DENY" {
+		t.Errorf("X-Frame-Options %q", got)
+	}
+}
+
+// TestApprovalScreenDecisions: a person's approve or deny reaches the
+// authority once; a form without this browser's CSRF token, from another
+// site, or naming a path is refused and the approval stays pending.
+func TestApprovalScreenDecisions(t *testing.T) {
+	type outcome struct {
+		HTTP   int
+		Status string
+	}
+	tests := []struct {
+		name   string
+		form   func(id, csrf string) url.Values
+		header map[string]string
+		noJar  bool
+		want   outcome
+	}{
+		{name: "approve", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}
+		}, want: outcome{200, "approved"}},
+		{name: "deny", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}
+		}, want: outcome{200, "denied"}},
+		{name: "no CSRF token", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "decision": {"approve"}}
+		}, want: outcome{403, "pending"}},
+		{name: "the consent screen's token", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {"x" + csrf}, "decision": {"approve"}}
+		}, want: outcome{403, "pending"}},
+		{name: "another browser's token", noJar: true, form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}
+		}, want: outcome{403, "pending"}},
+		{name: "cross-site POST", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}
+		}, want: outcome{403, "pending"}},
+		{name: "cross-origin Origin", header: map[string]string{"Origin": "http://evil.example"}, form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}
+		}, want: outcome{403, "pending"}},
+		{name: "a path in the id", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {"../../v1/keys"}, "csrf": {csrf}, "decision": {"approve"}}
+		}, want: outcome{403, "pending"}},
+		{name: "neither approve nor deny", form: func(id, csrf string) url.Values {
+			return url.Values{"id": {id}, "csrf": {csrf}, "decision": {"maybe"}}
+		}, want: outcome{400, "pending"}},
+	}
+	f := newConsentFixture(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := f.challenge("Refund €12", "shop")
+			c := browser(t)
+			_, page := fetch(t, c, "GET", f.site+ApprovalPath+"?id="+id, nil, nil)
+			fid, csrf := hidden(page)
+			if fid != id || csrf == "" {
+				t.Fatalf("form id %q csrf %q, want id %q:\n%s", fid, csrf, id, page)
+			}
+			if tt.noJar {
+				c = browser(t)
+				fetch(t, c, "GET", f.site+ApprovalPath+"?id="+id, nil, nil)
+			}
+			st, body := fetch(t, c, "POST", f.site+ApprovalPath, tt.form(id, csrf), tt.header)
+			if diff := cmp.Diff(tt.want, outcome{st, f.approvalStatus(id)}); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%s", diff, body)
+			}
+		})
+	}
+	t.Run("decided once", func(t *testing.T) {
+		id := f.challenge("Refund €12", "shop")
+		c := browser(t)
+		_, page := fetch(t, c, "GET", f.site+ApprovalPath+"?id="+id, nil, nil)
+		_, csrf := hidden(page)
+		fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}, nil)
+		st, _ := fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}, nil)
+		if st != 409 || f.approvalStatus(id) != "denied" {
+			t.Errorf("HTTP %d, status %s; want 409 and denied", st, f.approvalStatus(id))
+		}
+	})
+}
