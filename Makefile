@@ -8,6 +8,12 @@ PLING_CHROMIUM ?= /usr/bin/chromium
 export PLING_CHROMIUM
 SITEDIST := internal/demosite/site/dist
 GOROOT   := $(shell $(GO) env GOROOT)
+# staticcheck at a pinned version, installed into bin/ from the module
+# proxy by go install (a cached no-op after the first time), so a clean
+# machine needs nothing installed. It is built for this machine and run
+# with GOOS=js for ./wasm/ (go run would build it for js too).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK         := bin/staticcheck
 
 .PHONY: npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
 
@@ -41,9 +47,12 @@ npm: wasm ## stage the npm package @pling/page (js-shim/package.json) with the m
 	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/npm/dist/
 	cd $(DIST)/npm && npm pack
 
-vet: ## go vet (native and GOOS=js) and gofmt
+vet: ## go vet and staticcheck (native and GOOS=js) and gofmt
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/
+	GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...
+	GOOS=js GOARCH=wasm $(STATICCHECK) ./wasm/...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

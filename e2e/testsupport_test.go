@@ -3,7 +3,6 @@ package e2e
 import (
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -27,7 +26,7 @@ func TestTestSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(goruntime.GOROOT(), "bin", "go"), "list", "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
+	cmd := exec.Command(goTool(t), "list", "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
@@ -53,4 +52,16 @@ func isTestSupport(pkg string) bool {
 		}
 	}
 	return false
+}
+
+// goTool is the go command the tests run: the one on PATH, which go test
+// puts first (GOROOT/bin), rather than runtime.GOROOT, which names the
+// GOROOT of the build and is deprecated.
+func goTool(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command on PATH: %v", err)
+	}
+	return p
 }
