@@ -8,11 +8,13 @@ import (
 )
 
 // testSupport are the packages that exist only for tests: a real
-// authority on loopback, the browser process, a throwaway PostgreSQL.
+// authority on loopback, the browser process, a throwaway PostgreSQL,
+// what a test does when a part of the machine is missing.
 var testSupport = []string{
 	"github.com/pling-go/pling/internal/testing/authoritytest",
 	"github.com/pling-go/pling/internal/testing/browsertest",
 	"github.com/pling-go/pling/internal/testing/pgtest",
+	"github.com/pling-go/pling/internal/testing/require",
 }
 
 // TestTestSupport: no product package (what go build ./... builds for the

@@ -13,20 +13,19 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/demosite"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // demoSite serves the demo site with the built module; it skips without
 // the module or a browser, and in -short mode.
-func demoSite(t *testing.T) string {
+func demoSite(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
 	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
+	require.Chromium(t)
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
