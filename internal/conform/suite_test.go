@@ -11,7 +11,7 @@ import (
 	"github.com/pling-go/pling/internal/conform"
 )
 
-const suiteDir = "../conformance"
+const suiteDir = "../../e2e/conformance"
 
 // TestSuiteNative runs the whole conformance suite on the native host, one
 // subtest per case.
