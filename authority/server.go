@@ -21,6 +21,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/ratelimit"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -83,8 +84,8 @@ type Server struct {
 
 	storeErrors prometheus.Counter
 	cont        continuity
-	requestsGC  atomic.Int64 // when a consume last dropped expired records
-	createLimit *limiter     // nil: off
+	requestsGC  atomic.Int64      // when a consume last dropped expired records
+	createLimit ratelimit.Limiter // per client IP; nil: off
 	limited     prometheus.Counter
 	waiters     atomic.Int64 // long-polls parked on the feed now
 	waitersG    prometheus.GaugeFunc
@@ -148,7 +149,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
-		createLimit: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond),
+		createLimit: newCreateLimit(cfg),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
 	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
@@ -379,8 +380,8 @@ type createReq struct {
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if s.createLimit != nil {
-		if ok, retry := s.createLimit.allow(clientIP(r), s.nowMs()); !ok {
-			s.rateLimited(w, retry)
+		if ok, retry := s.createLimit.Allow(clientIP(r)); !ok {
+			s.rateLimited(w, int64((retry+time.Millisecond-1)/time.Millisecond))
 			return
 		}
 	}
