@@ -251,10 +251,16 @@
   function overlay(kind) {
     return function (req, signal) {
       ui = ui || loadScript(asset("ui.js", "ui")).then(function () { return root.__plingUI; });
-      return ui.then(function (u) { return u[kind](req, signal); }, function (e) {
+      var no = function () { return kind === "approve" ? { binding: req.binding, approved: false } : "cancel"; };
+      return ui.then(function (u) {
+        // The call ended (a cancel, a timeout) while ui.js was loading:
+        // no dialog for a call that is over.
+        if (signal && signal.aborted) return no();
+        return u[kind](req, signal);
+      }, function (e) {
         ui = null;
         if (root.console) console.error(e.message);
-        return kind === "approve" ? { binding: req.binding, approved: false } : "cancel";
+        return no();
       });
     };
   }
