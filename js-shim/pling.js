@@ -12,14 +12,20 @@
   // wasmExec, ui, webmcpSrc): configure sets them; they stay in JS.
   function createPling(load, defaults, defaultHooks, loader) {
     loader = loader || {};
-    var bridge = null, loading = null, configured = false, started = false;
+    var bridge = null, loading = null, configured = false, started = false, configs = 0;
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
     var queue = [], watchers = [], warned = {};
 
     function start() {
       if (!loading) {
-        loading = Promise.resolve().then(load).then(function (b) {
+        // A module that could not be fetched or started is not remembered:
+        // the next use tries again (one network error must not disable
+        // the page's pling until a reload).
+        var attempt = Promise.resolve().then(load).catch(function (e) {
+          if (loading === attempt) loading = null;
+          throw e;
+        }).then(function (b) {
           var r = b.init(JSON.stringify(config), hooks);
           if (r && r.error) throw new Error(r.error);
           bridge = b;
@@ -27,6 +33,7 @@
           queue.splice(0).forEach(function (d) { d.flush(); });
           return api;
         });
+        loading = attempt;
       }
       return loading;
     }
@@ -134,16 +141,37 @@
       configure: function (c) {
         if (loading) throw new Error("pling.configure: the configuration is fixed once the module starts");
         var hk = ["handoff", "approve", "page", "feedback", "waiting"];
+        // undo holds what this call replaced, so dispose can put it back.
+        var undo = [];
+        function set(obj, k, v, del) {
+          undo.push({ obj: obj, k: k, had: Object.prototype.hasOwnProperty.call(obj, k), old: obj[k], now: v, del: del });
+          if (del) delete obj[k]; else obj[k] = v;
+        }
         hk.forEach(function (k) {
-          if (typeof c[k] === "function") hooks[k] = c[k];
-          else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
+          if (typeof c[k] === "function") set(hooks, k, c[k]);
+          else if (k in c && !c[k]) set(hooks, k, undefined, true); // false or null: no default either
         });
         for (var k in c) {
-          if (LOADER.indexOf(k) >= 0) loader[k] = c[k];
-          else if (hk.indexOf(k) < 0) config[k] = c[k];
+          if (LOADER.indexOf(k) >= 0) set(loader, k, c[k]);
+          else if (hk.indexOf(k) < 0) set(config, k, c[k]);
         }
         configured = true;
-        return { dispose: function () {} };
+        configs++;
+        var disposed = false;
+        // dispose withdraws this configuration while the module has not
+        // started: each value it set that no later configure replaced goes
+        // back to what it was. Once the module starts the configuration
+        // is fixed, and dispose changes nothing.
+        return { dispose: function () {
+          if (disposed || loading) return;
+          disposed = true;
+          undo.reverse().forEach(function (u) {
+            var cur = Object.prototype.hasOwnProperty.call(u.obj, u.k);
+            if (u.del ? cur : (!cur || u.obj[u.k] !== u.now)) return; // changed since
+            if (u.had) u.obj[u.k] = u.old; else delete u.obj[u.k];
+          });
+          configured = --configs > 0;
+        } };
       },
       load: start,
       surface: {
