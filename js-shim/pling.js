@@ -5,6 +5,15 @@
 (function (root) {
   "use strict";
 
+  // cut shortens s to n code points, as Go counts the runtime's length
+  // limits (runes), never splitting a surrogate pair; .slice counts UTF-16
+  // units.
+  function cut(s, n) {
+    if (s.length <= n) return s;
+    var a = Array.from(s);
+    return a.length > n ? a.slice(0, n).join("") : s;
+  }
+
   // createPling builds a pling object. load() must resolve to the module's
   // bridge (globalThis.__plingBridge once the Go module has started);
   // defaultHooks are the hooks used unless the page configures its own.
@@ -64,7 +73,7 @@
         h.code = r.code;
         if (r.unexposed && !warned[spec.id] && root.console) {
           warned[spec.id] = 1;
-          console.warn("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
+          console.warn("pling: action \"" + cut(String(spec.id), 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
             [].concat(config.expose || []).join(" ") + "\"; agents cannot see it");
         }
         if (r.code && root.console) console.warn("pling: " + r.code + ": " + r.message);
@@ -80,21 +89,28 @@
       return { dispose: h.dispose, declared: h.declared, get code() { return h.code; } };
     }
 
-    function action(def) {
-      var spec = {}, k;
-      for (k in def) if (typeof def[k] !== "function") spec[k] = def[k];
+    // actionFns are an action definition's functions, as the module calls
+    // them; their source is the action's default identity (identity).
+    function actionFns(def) {
       var fns = { run: def.run, available: typeof def.available === "function" ? def.available : undefined };
       if (def.available !== undefined && typeof def.available !== "function") {
         var a = def.available;
         fns.available = function () { return a; };
       }
-      if (def.expect && typeof def.expect.predicate === "function") {
-        fns.predicate = def.expect.predicate;
-        spec.expect = Object.assign({}, def.expect); delete spec.expect.predicate;
-      }
+      if (def.expect && typeof def.expect.predicate === "function") fns.predicate = def.expect.predicate;
       if (Array.isArray(def.steps)) {
         fns.steps = def.steps.map(function (s) { return s.run; });
         fns.stepPredicates = def.steps.map(function (s) { return s.expect && s.expect.predicate; });
+      }
+      return fns;
+    }
+
+    function action(def) {
+      var spec = {}, k;
+      for (k in def) if (typeof def[k] !== "function") spec[k] = def[k];
+      var fns = actionFns(def);
+      if (fns.predicate) { spec.expect = Object.assign({}, def.expect); delete spec.expect.predicate; }
+      if (Array.isArray(def.steps)) {
         spec.steps = def.steps.map(function (s) {
           var e = s.expect && Object.assign({}, s.expect);
           if (e) delete e.predicate;
@@ -197,6 +213,10 @@
     };
     Object.defineProperty(api, "ready", { get: start, enumerable: true });
     Object.defineProperty(api, "configured", { get: function () { return configured; } });
+    // _identity is the default identity of an action definition, the one
+    // rule for every wrapper (react.mjs) that declares through its own
+    // functions.
+    Object.defineProperty(api, "_identity", { value: function (def) { return identity(actionFns(def)); } });
     Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
     return api;
   }
@@ -221,7 +241,7 @@
   }
 
   if (typeof module === "object" && module.exports) {
-    module.exports = { createPling: createPling, adopt: adopt };
+    module.exports = { createPling: createPling, adopt: adopt, cut: cut };
     // Bundled into a page (a bundler's CommonJS wrapper): the page's pling too.
     if (root.window !== root) return;
   }
@@ -306,7 +326,7 @@
       var out = [];
       document.querySelectorAll("[role=alert]").forEach(function (el) {
         var m = visible(el) && el.textContent.trim();
-        if (m) out.push({ level: el.getAttribute("data-pling-level") || "error", message: m.slice(0, 500) });
+        if (m) out.push({ level: el.getAttribute("data-pling-level") || "error", message: cut(m, 500) });
       });
       return out;
     }
@@ -373,13 +393,13 @@
       // plain capability it would fold every row into one).
       var rec = attr(el, "record"), colon = rec === null ? -1 : rec.indexOf(":");
       if (a && rec !== null && (colon < 1 || colon === rec.length - 1)) {
-        if (root.console) console.warn("pling: data-pling-action \"" + a.slice(0, 128) + "\": data-pling-record must be KIND:ID; the action is not declared");
+        if (root.console) console.warn("pling: data-pling-action \"" + cut(a, 128) + "\": data-pling-record must be KIND:ID; the action is not declared");
         a = null;
       }
       if (a) {
         var isForm = el.tagName === "FORM";
         var def = {
-          id: a, title: attr(el, "title") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200) || a,
+          id: a, title: attr(el, "title") || el.getAttribute("aria-label") || cut((el.textContent || "").trim(), 200) || a,
           description: attr(el, "description") || undefined,
           risk: attr(el, "risk") || undefined,
           region: attr(el, "in-region") || undefined,
@@ -399,7 +419,7 @@
       if (s) hs.push(pling.state(s, function () {
         return "value" in el && el.tagName !== "BUTTON" ? (el.type === "checkbox" ? el.checked : el.value) : (el.textContent || "").trim();
       }, { identity: "markup" }));
-      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200), identity: "markup" }));
+      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || cut((el.textContent || "").trim(), 200), identity: "markup" }));
       if (r) hs.push(pling.region({
         id: r, title: attr(el, "title") || el.getAttribute("aria-label") || r, modal: el.hasAttribute("data-pling-modal"),
         active: function () { return el.tagName === "DIALOG" ? el.open : visible(el); }
