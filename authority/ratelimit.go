@@ -1,82 +1,30 @@
 package authority
 
 import (
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/ratelimit"
 )
 
 // Defaults of the rate limit on POST /v1/delegations (per client IP).
 const (
 	DefaultCreateBurst     = 30
 	DefaultCreatePerSecond = 0.5
-	// maxBuckets bounds the clients the limiter remembers; beyond it the
-	// full buckets are dropped first (a full bucket is the same as none),
-	// and while every bucket is still draining a new client is refused
-	// (fail closed, never unlimited).
-	maxBuckets = 10_000
 )
 
-// bucket is one client's token bucket: tokens at atMs.
-type bucket struct {
-	tokens float64
-	atMs   int64
-}
-
-// limiter is a token bucket per client IP.
-type limiter struct {
-	burst     float64
-	perSecond float64
-	mu        sync.Mutex
-	buckets   map[string]*bucket
-}
-
-func newLimiter(burst int, perSecond float64) *limiter {
-	if burst <= 0 || perSecond <= 0 {
-		return nil // off
+// newCreateLimit is the per-address limit on POST /v1/delegations
+// (internal/ratelimit, on the server's clock), or nil when it is off. It
+// counts in this instance's memory.
+func newCreateLimit(cfg Config) ratelimit.Limiter {
+	k := ratelimit.New(cfg.CreatePerSecond, cfg.CreateBurst, ratelimit.WithClock(cfg.Now))
+	if k == nil {
+		return nil // a nil *Keyed in the interface would not be nil
 	}
-	return &limiter{burst: float64(burst), perSecond: perSecond, buckets: map[string]*bucket{}}
-}
-
-// allow takes one token of client's bucket at nowMs; when there is none it
-// says how long until there is.
-func (l *limiter) allow(client string, nowMs int64) (bool, int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[client]
-	if !ok {
-		if len(l.buckets) >= maxBuckets {
-			l.sweep(nowMs)
-			if len(l.buckets) >= maxBuckets {
-				return false, int64(math.Ceil(1000 / l.perSecond))
-			}
-		}
-		b = &bucket{tokens: l.burst, atMs: nowMs}
-		l.buckets[client] = b
-	}
-	if nowMs > b.atMs {
-		b.tokens = math.Min(l.burst, b.tokens+float64(nowMs-b.atMs)*l.perSecond/1000)
-		b.atMs = nowMs
-	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, int64(math.Ceil((1 - b.tokens) * 1000 / l.perSecond))
-}
-
-// sweep drops the buckets that have refilled (holding lock).
-func (l *limiter) sweep(nowMs int64) {
-	for k, b := range l.buckets {
-		if b.tokens+float64(nowMs-b.atMs)*l.perSecond/1000 >= l.burst {
-			delete(l.buckets, k)
-		}
-	}
+	return k
 }
 
 // clientIP is the request's peer address without the port, an IPv6

@@ -2,6 +2,7 @@ package authority
 
 import (
 	"context"
+	"github.com/pling-go/pling/internal/ratelimit"
 	"math"
 	"net/http"
 	"strconv"
@@ -13,9 +14,7 @@ import (
 // rate limit of the authority sits behind: the in-memory token bucket of
 // one instance (ratelimit.go) and the store's, shared by every instance
 // of a store (StoreLimiter).
-type RateLimiter interface {
-	Allow(key string) (ok bool, retryAfter time.Duration)
-}
+type RateLimiter = ratelimit.Limiter
 
 // RateStore is a store that keeps token buckets (SQLStore does).
 type RateStore interface {
@@ -80,15 +79,6 @@ func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // memLimiter is the in-memory limiter behind RateLimiter.
-type memLimiter struct {
-	l   *limiter
-	now func() time.Time
-}
-
-func (m memLimiter) Allow(key string) (bool, time.Duration) {
-	ok, retryMs := m.l.allow(key, m.now().UnixMilli())
-	return ok, time.Duration(retryMs) * time.Millisecond
-}
 
 // newCreateLimiter is the limit of POST /v1/delegations: in the store when
 // it keeps buckets, else in memory; nil when off.
@@ -99,7 +89,7 @@ func newCreateLimiter(cfg Config) RateLimiter {
 	if rs, ok := cfg.Store.(RateStore); ok {
 		return &StoreLimiter{Store: rs, Prefix: "create:", Burst: float64(cfg.CreateBurst), PerSecond: cfg.CreatePerSecond, Now: cfg.Now}
 	}
-	return memLimiter{l: newLimiter(cfg.CreateBurst, cfg.CreatePerSecond), now: cfg.Now}
+	return newCreateLimit(cfg) // this instance's memory (internal/ratelimit)
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

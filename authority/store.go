@@ -1,7 +1,17 @@
-// Package authority is the delegation authority of docs/authority.md: the
+// Package authority is the authority of docs/authority.md: the
 // device-grant flow by which an agent gets a pl1 session token for a page
-// origin, session revocation with a monotonic feed, and the published
-// signing keys. All state lives in a Store; the server is stateless.
+// origin (delegation), session revocation with a monotonic feed, the
+// published signing keys, the shared replay guard (each request id of a
+// session consumed once across every instance, requests.go), and the
+// continuity service (tasks an agent carries across pages, with
+// revisions, leases and idempotency keys; continuity.go).
+//
+// The shared state lives in a Store (SQLite for one machine, PostgreSQL
+// for many), so instances behind a load balancer agree on delegations,
+// sessions, revocations, keys, consumed requests and tasks. What an
+// instance keeps for itself is only protective: its rate limiters
+// (ratelimit.go) count in that instance's memory, so N instances allow up
+// to N times the configured rate, and they start empty after a restart.
 package authority
 
 import (

@@ -14,6 +14,19 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
+// approveDisabled reads the disabled state of the dialog's Approve button
+// over DevTools (which sees the closed shadow root).
+func approveDisabled(t *testing.T, d *approvalDialog) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(d.tb.ctx, waitLimit)
+	defer cancel()
+	disabled, err := chromedp.Run(ctx, chromedp.JavascriptAttribute[bool](chromedp.CSS(`[data-pling-ui-answer=yes]`), "disabled", chromedp.FromNode(d.root)))
+	if err != nil {
+		t.Fatalf("reading Approve's state: %v", err)
+	}
+	return disabled
+}
+
 // testApproval checks the approval dialog on the demo orders page from
 // the person's side: it shows what the decision is bound to, one
 // challenge at a time, and only a person's input answers it.
@@ -59,27 +72,34 @@ func testApproval(t *testing.T, site *browserSite) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		d1.answer("approve")
-		// The next dialog appears in the same task that removes this one,
-		// so it is open by now (or within the page's microtasks).
-		shown := time.Now()
+		// Approve the first with a trusted click (d1.answer waits for
+		// Approve to be enabled; not d1.answer here, which then polls until
+		// the host is gone: the second dialog is read at once instead).
+		d1.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d1.root)))
+		d1.wait(chromedp.SetAttributeValue(chromedp.NodeIDs{d1.host.NodeID}, "data-e2e-answered", "1"))
+		clicked := time.Now()
+		d1.click("approve")
+		// The next dialog appears in the same task that removes this one.
+		// Approve is inert for a moment after it appears, so a click meant
+		// for the first dialog cannot approve the second: its state, read
+		// over DevTools, is disabled, and a trusted click on it now does
+		// not answer it.
+		d2 := tb.approval()
+		disabled := approveDisabled(t, d2)
+		if !disabled {
+			t.Fatalf("Approve on the next dialog is enabled when read %v after the click on the first (ui.js keeps it disabled for %v)", time.Since(clicked), inertFor)
+		}
+		d2.click("approve")
 		if o := tb.outcome(first); o.err != nil {
 			t.Fatalf("first refund: %v", o.err)
 		}
-		d2 := tb.approval()
-		// Approve is inert for a moment after the next dialog appears: a
-		// click meant for the first dialog cannot approve the second.
-		d2.click("approve")
-		time.Sleep(100 * time.Millisecond)
 		select {
 		case o := <-second:
-			if took := time.Since(shown); took < inertFor-100*time.Millisecond {
-				t.Fatalf("a click %v after the second dialog appeared answered it (error %v)", took, o.err)
-			}
-			t.Logf("the machine was too slow to click within the inert delay (%v): not checked", time.Since(shown))
-			return
-		default:
+			t.Fatalf("a trusted click on the disabled Approve answered the second dialog (error %v)", o.err)
+		case <-time.After(200 * time.Millisecond):
 		}
+		// It becomes enabled after the inert delay.
+		d2.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d2.root)))
 		text := d2.text()
 		if !strings.Contains(text, orders[1].Label) || strings.Contains(text, "more waiting") {
 			t.Errorf("the second dialog shows %q, want %s and no count", text, orders[1].Label)

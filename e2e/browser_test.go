@@ -29,6 +29,8 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/schema"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // The browser tests: the demo site of pling serve, served in-process by
@@ -907,16 +909,9 @@ func installPolyfill(t *testing.T) []byte {
 	const pkg = "@mcp-b/webmcp-polyfill@5.1.0"
 	unavailable := func(format string, args ...any) {
 		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("PLING_REQUIRE_NPM") == "1" {
-			t.Fatalf("PLING_REQUIRE_NPM=1: %s", msg)
-		}
-		t.Skipf("skipping the WebMCP test (PLING_REQUIRE_NPM=1 makes this a failure): %s", msg)
+		require.Missing(t, require.PartNPM, "the WebMCP test: "+fmt.Sprintf(format, args...))
 	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		unavailable("npm is not installed")
-	}
+	_, npm := require.NPM(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()

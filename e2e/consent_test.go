@@ -82,7 +82,7 @@ func TestConsentScreen(t *testing.T) {
 	}
 	built := make(chan error, 1)
 	go func() {
-		out, err := exec.CommandContext(ctx, filepath.Join(goruntime.GOROOT(), "bin", "go"), "build", "-o", plingBin, "github.com/pling-go/pling/cmd/pling").CombinedOutput()
+		out, err := exec.CommandContext(ctx, goTool(t), "build", "-o", plingBin, "github.com/pling-go/pling/cmd/pling").CombinedOutput()
 		if err != nil {
 			err = &exec.ExitError{Stderr: out}
 		}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -21,7 +20,7 @@ func TestRuntimeDeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goTool := filepath.Join(goruntime.GOROOT(), "bin", "go")
+	goTool := goTool(t)
 	for _, tc := range []struct {
 		name string
 		env  []string

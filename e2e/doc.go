@@ -6,12 +6,13 @@
 // while the test clicks the page and the Pling overlay like a person, and
 // the npm MCP client against pling mcp (npm_test.go).
 //
-// Beside them, the code those tests and the benchmarks share, kept out of
-// the runtime's dependency tree:
-//
-//	internal/conform          the conformance runner and its hosts (native,
-//	                     wazero, Node, Chromium); pling conform uses it
-//	e2e/cmd/pling-bench  the benchmarks (make bench-hosts, make bench-browser)
+// The code those tests and the benchmarks share is kept out of the
+// runtime's dependency tree: the conformance runner and its hosts
+// (native, wazero, Node, Chromium) are in internal/conform, which pling
+// conform uses too; the test rigs (a PostgreSQL cluster, an authority on
+// loopback, browser processes, the required parts of the machine) are in
+// internal/testing; the benchmarks are the command e2e/cmd/pling-bench
+// (make bench-hosts, make bench-browser, …).
 //
 // The wazero, Node and Chromium hosts load pling-conform.wasm, the test
 // module with the fixture entry; the browser tests load the shipped

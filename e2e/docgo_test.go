@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +56,7 @@ func TestDocGoBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go programs: not in -short mode")
 	}
-	goTool := filepath.Join(goruntime.GOROOT(), "bin", "go")
+	goTool := goTool(t)
 	n := 0
 	for name, src := range docCode(t, "go") {
 		if !strings.HasPrefix(strings.TrimSpace(src), "package ") {

@@ -16,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/schema"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // npmTypeScript is the TypeScript the package's types are checked with,
@@ -194,27 +196,16 @@ func npmTools(t *testing.T) *npm {
 	return n
 }
 
-// findNPM finds node and npm; without them the test skips unless
-// PLING_REQUIRE_NPM=1 (CI). Its commands end with the test, or after five
-// minutes.
+// findNPM finds node and npm (require.NPM: without them the test skips,
+// or fails in CI). Its commands end with the test, or after five minutes.
 func findNPM(t *testing.T) *npm {
 	t.Helper()
-	require := os.Getenv("PLING_REQUIRE_NPM") == "1"
 	n := &npm{}
 	n.skip = func(format string, args ...any) {
 		t.Helper()
-		if require {
-			t.Fatalf("PLING_REQUIRE_NPM=1: "+format, args...)
-		}
-		t.Skipf(format, args...)
+		require.Missing(t, require.PartNPM, fmt.Sprintf(format, args...))
 	}
-	var err error
-	if n.node, err = exec.LookPath("node"); err != nil {
-		n.skip("node is not installed: %v", err)
-	}
-	if n.npm, err = exec.LookPath("npm"); err != nil {
-		n.skip("npm is not installed: %v", err)
-	}
+	n.node, n.npm = require.NPM(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	n.ctx = ctx

@@ -142,10 +142,7 @@ func TestNPMClient(t *testing.T) {
 	if goruntime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(goruntime.GOROOT(), "bin", "go")
-	}
+	goTool := goTool(t)
 	if out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/pling-go/pling/cmd/pling").CombinedOutput(); err != nil {
 		t.Fatalf("go build pling: %v\n%s", err, out)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -73,7 +72,7 @@ func TestModuleHeavyDeps(t *testing.T) {
 		"compress/flate", "compress/gzip", "log", "log/slog", "os/exec", "crypto/tls", "crypto/x509", "mime", "go/ast", "go/parser"}
 	for _, tags := range []string{"", "plingfixture"} {
 		t.Run("tags="+tags, func(t *testing.T) {
-			cmd := exec.Command(filepath.Join(goruntime.GOROOT(), "bin", "go"), "list", "-deps", "-tags="+tags, "./wasm")
+			cmd := exec.Command(goTool(t), "list", "-deps", "-tags="+tags, "./wasm")
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 			out, err := cmd.Output()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // TestStrippedShimNode: the Node tests of the shim (js-shim/test/) pass
@@ -17,13 +19,7 @@ func TestStrippedShimNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Node tests: not in -short mode")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("PLING_REQUIRE_NPM") == "1" {
-			t.Fatalf("PLING_REQUIRE_NPM=1: node is not installed: %v", err)
-		}
-		t.Skipf("node is not installed: %v", err)
-	}
+	node := require.Node(t)
 	d := dist(t)
 	dir := t.TempDir()
 	copyTree(t, filepath.Join("..", "js-shim"), dir)

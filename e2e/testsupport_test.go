@@ -3,17 +3,18 @@ package e2e
 import (
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"testing"
 )
 
 // testSupport are the packages that exist only for tests: a real
-// authority on loopback, the browser process, a throwaway PostgreSQL.
+// authority on loopback, the browser process, a throwaway PostgreSQL,
+// what a test does when a part of the machine is missing.
 var testSupport = []string{
 	"github.com/pling-go/pling/internal/testing/authoritytest",
 	"github.com/pling-go/pling/internal/testing/browsertest",
 	"github.com/pling-go/pling/internal/testing/pgtest",
+	"github.com/pling-go/pling/internal/testing/require",
 }
 
 // TestTestSupport: no product package (what go build ./... builds for the
@@ -27,7 +28,7 @@ func TestTestSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(goruntime.GOROOT(), "bin", "go"), "list", "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
+	cmd := exec.Command(goTool(t), "list", "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
@@ -53,4 +54,16 @@ func isTestSupport(pkg string) bool {
 		}
 	}
 	return false
+}
+
+// goTool is the go command the tests run: the one on PATH, which go test
+// puts first (GOROOT/bin), rather than runtime.GOROOT, which names the
+// GOROOT of the build and is deprecated.
+func goTool(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command on PATH: %v", err)
+	}
+	return p
 }

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+
+	"github.com/pling-go/pling/internal/ratelimit"
 )
 
 // Config configures a Server. A Server is built even when Upstream or
@@ -69,8 +71,8 @@ type Server struct {
 	cfg      Config
 	models   []string
 	siteKeys [][sha256.Size]byte
-	upstream string // Upstream + "/chat/completions", or "" when unusable
-	limits   *limiter
+	upstream string            // Upstream + "/chat/completions", or "" when unusable
+	limits   ratelimit.Limiter // a token bucket per caller
 	metrics  *metrics
 }
 
@@ -98,7 +100,7 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, limits: newLimiter(cfg.RatePerSecond, cfg.Burst), metrics: newMetrics()}
+	s := &Server{cfg: cfg, limits: ratelimit.New(cfg.RatePerSecond, cfg.Burst), metrics: newMetrics()}
 	for _, m := range cfg.Models {
 		if m = strings.TrimSpace(m); m != "" && !slices.Contains(s.models, m) {
 			s.models = append(s.models, m)

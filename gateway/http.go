@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
@@ -12,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"golang.org/x/time/rate"
 )
 
 type metrics struct {
@@ -108,52 +106,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// limiter is a token bucket per caller. Buckets idle long enough to be
-// full again are dropped, so memory follows the callers active now.
-type limiter struct {
-	rate  rate.Limit
-	burst int
-	mu    sync.Mutex
-	m     map[string]*bucket
-	swept time.Time
-}
-
-type bucket struct {
-	l    *rate.Limiter
-	last time.Time
-}
-
-func newLimiter(perSecond float64, burst int) *limiter {
-	return &limiter{rate: rate.Limit(perSecond), burst: burst, m: map[string]*bucket{}, swept: time.Now()}
-}
-
-// take spends one token of key's bucket; it returns 0, or how long until
-// a token is there (and spends nothing).
-func (l *limiter) take(key string) time.Duration {
-	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	full := time.Duration(float64(l.burst) / float64(l.rate) * float64(time.Second))
-	if now.Sub(l.swept) > full && len(l.m) > 0 {
-		for k, b := range l.m {
-			if now.Sub(b.last) > full {
-				delete(l.m, k)
-			}
-		}
-		l.swept = now
-	}
-	b := l.m[key]
-	if b == nil {
-		b = &bucket{l: rate.NewLimiter(l.rate, l.burst)}
-		l.m[key] = b
-	}
-	b.last = now
-	res := b.l.ReserveN(now, 1)
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return d
-	}
-	return 0
 }

@@ -98,7 +98,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		fail(w, perr.GatewayUnauthorized, "")
 		return
 	}
-	if wait := s.limits.take(string(c)); wait > 0 {
+	if ok, wait := s.limits.Allow(string(c)); !ok {
 		fail(w, perr.GatewayRateLimited, strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 		return
 	}

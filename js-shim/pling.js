@@ -5,6 +5,15 @@
 (function (root) {
   "use strict";
 
+  // cut shortens s to n code points, as Go counts the runtime's length
+  // limits (runes), never splitting a surrogate pair; .slice counts UTF-16
+  // units.
+  function cut(s, n) {
+    if (s.length <= n) return s;
+    var a = Array.from(s);
+    return a.length > n ? a.slice(0, n).join("") : s;
+  }
+
   // createPling builds a pling object. load() must resolve to the module's
   // bridge (globalThis.__plingBridge once the Go module has started);
   // defaultHooks are the hooks used unless the page configures its own.
@@ -12,7 +21,7 @@
   // wasmExec, ui, webmcpSrc): configure sets them; they stay in JS.
   function createPling(load, defaults, defaultHooks, loader) {
     loader = loader || {};
-    var bridge = null, loading = null, configured = false, started = false;
+    var bridge = null, loading = null, configured = false, started = false, configs = 0;
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
     var queue = [], watchers = [], warned = {};
@@ -23,7 +32,13 @@
 
     function start() {
       if (!loading) {
-        loading = Promise.resolve().then(load).then(function (b) {
+        // A module that could not be fetched or started is not remembered:
+        // the next use tries again (one network error must not disable
+        // the page's pling until a reload).
+        var attempt = Promise.resolve().then(load).catch(function (e) {
+          if (loading === attempt) loading = null;
+          throw e;
+        }).then(function (b) {
           var r = b.init(JSON.stringify(config), hooks);
           if (r && r.error) throw new Error(r.error);
           bridge = b;
@@ -31,6 +46,7 @@
           queue.splice(0).forEach(function (d) { d.flush(); });
           return api;
         });
+        loading = attempt;
       }
       return loading;
     }
@@ -62,9 +78,9 @@
         h.code = r.code;
         if (r.unexposed && !warned[spec.id] && root.console) {
           warned[spec.id] = 1;
-          problem("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed by the site allowlist \"" + [].concat(config.expose || []).join(" ") +
+          problem("pling: action \"" + cut(String(spec.id), 128) + "\" is declared but not exposed by the site allowlist \"" + [].concat(config.expose || []).join(" ") +
             "\"; widen data-expose (or configure({expose})) if agents should see it");
-          console.warn("pling: action \"" + String(spec.id).slice(0, 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
+          console.warn("pling: action \"" + cut(String(spec.id), 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
             [].concat(config.expose || []).join(" ") + "\"; agents cannot see it");
         }
         if (r.code) problem("pling: " + r.code + ": " + r.message + "; give each declaration its own id, or make them identical");
@@ -81,21 +97,28 @@
       return { dispose: h.dispose, declared: h.declared, get code() { return h.code; } };
     }
 
-    function action(def) {
-      var spec = {}, k;
-      for (k in def) if (typeof def[k] !== "function") spec[k] = def[k];
+    // actionFns are an action definition's functions, as the module calls
+    // them; their source is the action's default identity (identity).
+    function actionFns(def) {
       var fns = { run: def.run, available: typeof def.available === "function" ? def.available : undefined };
       if (def.available !== undefined && typeof def.available !== "function") {
         var a = def.available;
         fns.available = function () { return a; };
       }
-      if (def.expect && typeof def.expect.predicate === "function") {
-        fns.predicate = def.expect.predicate;
-        spec.expect = Object.assign({}, def.expect); delete spec.expect.predicate;
-      }
+      if (def.expect && typeof def.expect.predicate === "function") fns.predicate = def.expect.predicate;
       if (Array.isArray(def.steps)) {
         fns.steps = def.steps.map(function (s) { return s.run; });
         fns.stepPredicates = def.steps.map(function (s) { return s.expect && s.expect.predicate; });
+      }
+      return fns;
+    }
+
+    function action(def) {
+      var spec = {}, k;
+      for (k in def) if (typeof def[k] !== "function") spec[k] = def[k];
+      var fns = actionFns(def);
+      if (fns.predicate) { spec.expect = Object.assign({}, def.expect); delete spec.expect.predicate; }
+      if (Array.isArray(def.steps)) {
         spec.steps = def.steps.map(function (s) {
           var e = s.expect && Object.assign({}, s.expect);
           if (e) delete e.predicate;
@@ -170,16 +193,37 @@
       configure: function (c) {
         if (loading) throw new Error("pling.configure: the configuration is fixed once the module starts");
         var hk = ["handoff", "approve", "page", "feedback", "waiting"];
+        // undo holds what this call replaced, so dispose can put it back.
+        var undo = [];
+        function set(obj, k, v, del) {
+          undo.push({ obj: obj, k: k, had: Object.prototype.hasOwnProperty.call(obj, k), old: obj[k], now: v, del: del });
+          if (del) delete obj[k]; else obj[k] = v;
+        }
         hk.forEach(function (k) {
-          if (typeof c[k] === "function") hooks[k] = c[k];
-          else if (k in c && !c[k]) delete hooks[k]; // false or null: no default either
+          if (typeof c[k] === "function") set(hooks, k, c[k]);
+          else if (k in c && !c[k]) set(hooks, k, undefined, true); // false or null: no default either
         });
         for (var k in c) {
-          if (LOADER.indexOf(k) >= 0) loader[k] = c[k];
-          else if (hk.indexOf(k) < 0) config[k] = c[k];
+          if (LOADER.indexOf(k) >= 0) set(loader, k, c[k]);
+          else if (hk.indexOf(k) < 0) set(config, k, c[k]);
         }
         configured = true;
-        return { dispose: function () {} };
+        configs++;
+        var disposed = false;
+        // dispose withdraws this configuration while the module has not
+        // started: each value it set that no later configure replaced goes
+        // back to what it was. Once the module starts the configuration
+        // is fixed, and dispose changes nothing.
+        return { dispose: function () {
+          if (disposed || loading) return;
+          disposed = true;
+          undo.reverse().forEach(function (u) {
+            var cur = Object.prototype.hasOwnProperty.call(u.obj, u.k);
+            if (u.del ? cur : (!cur || u.obj[u.k] !== u.now)) return; // changed since
+            if (u.had) u.obj[u.k] = u.old; else delete u.obj[u.k];
+          });
+          configured = --configs > 0;
+        } };
       },
       load: start,
       // check() → a promise of every mistake the page's author should fix:
@@ -211,6 +255,10 @@
     };
     Object.defineProperty(api, "ready", { get: start, enumerable: true });
     Object.defineProperty(api, "configured", { get: function () { return configured; } });
+    // _identity is the default identity of an action definition, the one
+    // rule for every wrapper (react.mjs) that declares through its own
+    // functions.
+    Object.defineProperty(api, "_identity", { value: function (def) { return identity(actionFns(def)); } });
     Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
     // For the WebMCP mirror: an invoke under the caller's id (so that
     // surface.cancel can reach it), and its response written for a model.
@@ -257,7 +305,7 @@
   }
 
   if (typeof module === "object" && module.exports) {
-    module.exports = { createPling: createPling, adopt: adopt };
+    module.exports = { createPling: createPling, adopt: adopt, cut: cut };
     // Bundled into a page (a bundler's CommonJS wrapper): the page's pling too.
     if (root.window !== root) return;
   }
@@ -386,7 +434,9 @@
     return function (req, signal) {
       var p = new P(function (ok) {
         loadUI(function (u) {
-          if (u) u[kind](req, signal, ok);
+          // The call ended (a cancel, a timeout) while ui.js was loading:
+          // no dialog for a call that is over.
+          if (u && !(signal && signal.aborted)) u[kind](req, signal, ok);
           else ok(kind === "approve" ? { __proto__: null, binding: req.binding, approved: false } : "cancel");
         });
       });
@@ -408,7 +458,7 @@
       var out = [];
       document.querySelectorAll("[role=alert]").forEach(function (el) {
         var m = visible(el) && el.textContent.trim();
-        if (m) out.push({ level: el.getAttribute("data-pling-level") || "error", message: m.slice(0, 500) });
+        if (m) out.push({ level: el.getAttribute("data-pling-level") || "error", message: cut(m, 500) });
       });
       return out;
     }
@@ -602,13 +652,13 @@
       // plain capability it would fold every row into one).
       var rec = attr(el, "record"), colon = rec === null ? -1 : rec.indexOf(":");
       if (a && rec !== null && (colon < 1 || colon === rec.length - 1)) {
-        if (root.console) console.warn("pling: data-pling-action \"" + a.slice(0, 128) + "\": data-pling-record must be KIND:ID; the action is not declared");
+        if (root.console) console.warn("pling: data-pling-action \"" + cut(a, 128) + "\": data-pling-record must be KIND:ID; the action is not declared");
         a = null;
       }
       if (a) {
         var isForm = el.tagName === "FORM";
         var def = {
-          id: a, title: attr(el, "title") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200) || a,
+          id: a, title: attr(el, "title") || el.getAttribute("aria-label") || cut((el.textContent || "").trim(), 200) || a,
           description: attr(el, "description") || undefined,
           risk: attr(el, "risk") || undefined,
           region: attr(el, "in-region") || undefined,
@@ -637,7 +687,7 @@
       if (s) hs.push(pling.state(s, function () {
         return "value" in el && el.tagName !== "BUTTON" ? (el.type === "checkbox" ? el.checked : el.value) : (el.textContent || "").trim();
       }, { identity: "markup" }));
-      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || (el.textContent || "").trim().slice(0, 200), identity: "markup" }));
+      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || cut((el.textContent || "").trim(), 200), identity: "markup" }));
       if (r) hs.push(pling.region({
         id: r, title: attr(el, "title") || el.getAttribute("aria-label") || r, modal: el.hasAttribute("data-pling-modal"),
         active: function () { return el.tagName === "DIALOG" ? el.open : visible(el); }

@@ -24,14 +24,6 @@ function dataKey(def) {
   return JSON.stringify(def, function (k, v) { return typeof v === "function" ? "\u0192" : v; });
 }
 
-function source(def) {
-  var s = "";
-  for (var k of ["run", "available"]) if (typeof def[k] === "function") s += k + ":" + String(def[k]) + ";";
-  if (def.expect && typeof def.expect.predicate === "function") s += "predicate:" + String(def.expect.predicate) + ";";
-  if (Array.isArray(def.steps)) def.steps.forEach(function (st, i) { s += "step" + i + ":" + String(st.run) + ";"; });
-  return s;
-}
-
 // usePlingAction(def, deps?) declares pling.action(def) while the
 // component is mounted and returns nothing; def's functions may change
 // on every render.
@@ -58,7 +50,9 @@ export function usePlingAction(def, deps) {
         return s;
       });
     }
-    if (spec.identity === undefined) spec.identity = "react:" + key + source(d);
+    // The identity is the functions' source, by pling.js's one rule; the
+    // wrappers above would all look alike.
+    if (spec.identity === undefined) spec.identity = "react:" + key + api()._identity(d);
     var h = api().action(spec);
     return function () { h.dispose(); };
   }, [key].concat(deps || []));

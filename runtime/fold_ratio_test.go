@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -165,4 +167,9 @@ func TestFoldRatioPerRowDeclarations(t *testing.T) {
 	rb, rd := foldRatioDescribe(t, rows)
 	checkFolded(t, rd)
 	t.Logf("template-declared: %d bytes; row-declared (folded by the runtime): %d bytes", len(tb), len(rb))
+	// The size claim: folding per-row declarations gives the template page's
+	// description, byte for byte.
+	if diff := cmp.Diff(string(tb), string(rb)); diff != "" {
+		t.Errorf("row-declared description (%d bytes) is not the template-declared one (%d bytes) (-template +rows):\n%s", len(rb), len(tb), diff)
+	}
 }

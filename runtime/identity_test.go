@@ -25,7 +25,7 @@ func TestActionShapeFastPath(t *testing.T) {
 			Params: map[string]Param{
 				"note":   {Type: "string", MaxLength: n(200), MinLength: n(0), Description: "A note", Pattern: "^[a-z]+$"},
 				"reason": {Type: "string", Required: true, Enum: []any{"damaged", "late", 1.5, json.Number("2"), true, nil}},
-				"count":  {Type: "integer", Minimum: f(-0.0), Maximum: f(1e21), Default: 3.0},
+				"count":  {Type: "integer", Minimum: f(math.Copysign(0, -1)), Maximum: f(1e21), Default: 3.0},
 				"tags":   {Type: "array", Items: &Param{Type: "number", Minimum: f(1e-7), Maximum: f(9007199254740993)}, MinItems: n(1), MaxItems: n(-5)},
 				"any":    {Default: map[string]any{"b": []any{1.0, "x", map[string]any{}}, "a": json.Number("-1.5e3")}},
 			},

@@ -16,7 +16,7 @@ func describeAnys() []any {
 	}
 	var nilPoint *point
 	return []any{nil, "a<b>&\u2028\"\x01\xff", true, false, json.Number("1.50"), json.Number("-0"), json.Number("1e+30"), json.Number(""),
-		3.25, 1e21, 1e20, 1e-6, 1e-7, 123456789.0, -0.0, 5e-324, math.MaxFloat64, 42, int64(-7), uint8(3), float32(0.1),
+		3.25, 1e21, 1e20, 1e-6, 1e-7, 123456789.0, math.Copysign(0, -1), 5e-324, math.MaxFloat64, 42, int64(-7), uint8(3), float32(0.1),
 		[]any{1.0, "x", nil, []any{}}, []any(nil), map[string]any(nil),
 		map[string]any{"b": 1.0, "a": map[string]any{"z": []any{}}, "é": "\u2029", "<": json.Number("7")},
 		point{7}, nilPoint, []string(nil), map[string]any{}, map[string]int{"k": 1}, Compact(`{"k":[1,2]}`)}
@@ -33,7 +33,7 @@ func TestAppendCapability(t *testing.T) {
 		SurfaceCapability{ID: "approve@order", Title: "Approve <order>", Description: "d\n&", Risk: "write", Approval: true, Handoff: true, Steps: 3,
 			InputSchema: JsonSchema{Type: "object", Required: []string{"a", "b"}, AdditionalProperties: &no, Properties: map[string]*PropertySchema{
 				"b": {Type: "string", Description: "x", MinLength: n(0), MaxLength: n(200), Pattern: `^\d+$`, MinItems: n(-1), MaxItems: n(9)},
-				"a": {Enum: []any{"x", 1.0, nil}, Minimum: f(-0.0), Maximum: f(1e21), Items: &PropertySchema{Type: "number", Minimum: f(1e-7)}},
+				"a": {Enum: []any{"x", 1.0, nil}, Minimum: f(math.Copysign(0, -1)), Maximum: f(1e21), Items: &PropertySchema{Type: "number", Minimum: f(1e-7)}},
 				"c": nil,
 				"d": {},
 			}},

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,7 +16,7 @@ func TestAppendInvokeResult(t *testing.T) {
 		X int `json:"x"`
 	}
 	var nilPoint *point
-	anys := []any{nil, "a<b>&\u2028\"", true, false, json.Number("1.50"), 3.25, 1e21, -0.0, 42, []any{1, "x", nil},
+	anys := []any{nil, "a<b>&\u2028\"", true, false, json.Number("1.50"), 3.25, 1e21, math.Copysign(0, -1), 42, []any{1, "x", nil},
 		map[string]any{"b": 1, "a": map[string]any{"z": []any{}}}, point{7}, nilPoint, Compact(`{"k":[1,2]}`), []string(nil), map[string]any{}}
 	var cases []SurfaceInvokeResult
 	cases = append(cases, SurfaceInvokeResult{}, SurfaceInvokeResult{Value: "ok"})

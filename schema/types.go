@@ -1,11 +1,13 @@
 // Package schema holds the Surface protocol wire types of pling.surface/0.1
-// (docs/protocol.md §3, docs/protocol.md §3), the strict request decoder, the
-// deterministic encoder, and the artifacts generated from these types:
-// surface.schema.json, ../js-shim/pling.d.ts, the result encoders of
-// encode_gen.go and the request member decoder of request_gen.go.
+// (docs/protocol.md §3), the strict request decoder and the deterministic
+// encoder.
 //
-// These Go types are the one source of every schema artifact (docs/protocol.md §6):
-// a second, hand-written schema is a defect. Constraints that JSON Schema and
+// These Go types are the one source of every schema artifact
+// (docs/protocol.md §6), all written by go generate (make generate):
+// surface.schema.json, ../js-shim/pling.d.ts, the result encoders
+// (encode_gen.go), the request member decoder (request_gen.go) and the
+// page declaration decoders of package pagespec (pagespec/decode_gen.go).
+// A second, hand-written schema is a defect. Constraints that JSON Schema and
 // TypeScript must carry are written in `pling` struct tags, which the
 // generator reads:
 //

@@ -969,9 +969,25 @@ func (a jsApprover) Approve(ctx context.Context, c schema.SurfaceApprovalChallen
 	return ch
 }
 
-// abortSignal gives JS a {onabort} object whose callback runs when ctx
-// ends, so the UI can close itself on a timeout.
+// abortSignal gives JS an AbortSignal that aborts when ctx ends, so the
+// UI can close itself on a timeout or a cancel. It is a real one (of an
+// AbortController) so that a hook that looks later — the default UI,
+// after ui.js has loaded — sees signal.aborted, and listeners added at
+// any time fire; assigning signal.onabort works as before. Without
+// AbortController it is a plain {onabort} object whose callback runs
+// when ctx ends.
 func abortSignal(ctx context.Context) safejs.Value {
+	if ctor, err := global.Get("AbortController"); err == nil && ctor.Type() == safejs.TypeFunction {
+		if ac, err := ctor.New(); err == nil {
+			if sig, err := ac.Get("signal"); err == nil {
+				go func() {
+					<-ctx.Done()
+					_, _ = ac.Call("abort")
+				}()
+				return sig
+			}
+		}
+	}
 	obj, err := newObject(nil)
 	if err != nil {
 		return safejs.Undefined()

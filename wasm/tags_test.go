@@ -14,7 +14,7 @@ import (
 
 // TestJSFilesAreFenced checks that every Go file of the bridge carries
 // //go:build js && wasm, so all syscall/js use stays behind the fence
-// (STYLE.md "Keep the JS boundary fenced") and native builds skip it.
+// (docs/style.md "Keep the JS boundary fenced") and native builds skip it.
 func TestJSFilesAreFenced(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {

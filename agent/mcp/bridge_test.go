@@ -555,13 +555,18 @@ func contains(names []string, name string) bool {
 // The bridge names tools exactly as runtime.Tools does, also when names
 // collide with each other, with the numeric suffixes, or at 64 chars.
 func TestToolNamesMatchRuntimeTools(t *testing.T) {
+	x63, a64 := strings.Repeat("x", 63), strings.Repeat("a", 64)
 	for _, tt := range []struct {
 		name string
 		ids  []string
+		want []string // "tool name → capability", in capability order
 	}{
-		{"a suffixed name is a real one", []string{"a.b", "a_b", "a_b_2"}},
-		{"64-char ids that collide", []string{strings.Repeat("x", 63) + ".", strings.Repeat("x", 63) + "_"}},
-		{"long ids that share 64 chars", []string{strings.Repeat("a", 64) + "1", strings.Repeat("a", 64) + "2"}},
+		{"a suffixed name is a real one", []string{"a.b", "a_b", "a_b_2"},
+			[]string{"a_b → a.b", "a_b_2 → a_b", "a_b_2_2 → a_b_2"}},
+		{"64-char ids that collide", []string{x63 + ".", x63 + "_"},
+			[]string{x63 + "_ → " + x63 + ".", x63[:62] + "_2 → " + x63 + "_"}},
+		{"long ids that share 64 chars", []string{a64 + "1", a64 + "2"},
+			[]string{a64 + " → " + a64 + "1", a64[:62] + "_2 → " + a64 + "2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := runtime.New(runtime.WithExpose("*"))
@@ -589,8 +594,11 @@ func TestToolNamesMatchRuntimeTools(t *testing.T) {
 			for _, tl := range want {
 				exp = append(exp, tl.Name+" → "+tl.Capability)
 			}
-			if diff := cmp.Diff(exp, got); diff != "" {
-				t.Errorf("tool names (-runtime.Tools +MCP):\n%s", diff)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("MCP tool names (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, exp); diff != "" {
+				t.Errorf("runtime.Tools names (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/internal/demosite"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // demoSession serves the demo site and starts a browsing session on
@@ -43,9 +45,7 @@ func demoSessionPage(t *testing.T, start string) (*session, *cdp.Page, string) {
 		}
 		t.Skip("pling.wasm is not built; run make wasm")
 	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
+	require.Chromium(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})

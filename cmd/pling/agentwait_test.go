@@ -20,6 +20,8 @@ import (
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/testing/browsertest"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // approvalFixture has one action that needs a person's approval; the
@@ -69,7 +71,7 @@ func (s *syncBuffer) String() string {
 }
 
 // builtDist is the built module (PLING_DIST, else ../../dist), or skips.
-func builtDist(t *testing.T) string {
+func builtDist(t testing.TB) string {
 	t.Helper()
 	d := os.Getenv("PLING_DIST")
 	if d == "" {
@@ -88,9 +90,7 @@ func builtDist(t *testing.T) string {
 // command says the browser is gone and exits non-zero, instead of staying
 // up, answering every call "unconfirmed" and logging a failure every poll.
 func TestMCPBrowserGone(t *testing.T) {
-	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
-		t.Skip("no browser")
-	}
+	require.Chromium(t)
 	t.Setenv("PLING_CDP", "")
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(t.Context())

@@ -88,6 +88,19 @@ func readBrowserSession(name string) (*browserSessionFile, error) {
 	return &s, nil
 }
 
+// writeBrowserSession writes the session file start leaves for the
+// commands that attach to the session, making its directory first.
+func writeBrowserSession(path string, s *browserSessionFile) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
 // addBrowserSessionFlag registers --session-name on a command.
 func addBrowserSessionFlag(fl *flag.FlagSet) *string {
 	return fl.String("session-name", "", "work in the tab of this browser session (pling session start); TARGET may then be left out")
@@ -219,11 +232,7 @@ func sessionStart(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "pling session start: the browser gave no debugging endpoint")
 		return 1
 	}
-	b, _ := json.MarshalIndent(s, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-		err = os.WriteFile(path, append(b, '\n'), 0o600)
-	}
-	if err != nil {
+	if err := writeBrowserSession(path, &s); err != nil {
 		fmt.Fprintf(stderr, "pling session start: writing %s: %v\n", path, err)
 		stopBrowser(&s)
 		return 1

@@ -6,26 +6,26 @@ import (
 	"io"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/demosite"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // demoSite serves the demo site with the built module; it skips without
 // the module or a browser, and in -short mode.
-func demoSite(t *testing.T) string {
+func demoSite(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
 	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
+	require.Chromium(t)
 	d := builtDist(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -113,6 +113,44 @@ func TestBrowserSessionAcrossCalls(t *testing.T) {
 	t.Setenv("PLING_CDP_TAB", "")
 	if code, _, errs := runPling(t, "invoke", "--session-name", "t1", "cart.add", "--input", `{"sku":"tent-2p"}`); code == 0 || !strings.Contains(errs, `no browser session "t1"`) {
 		t.Errorf("invoke after stop: exit %d, stderr %s", code, errs)
+	}
+}
+
+// When the session file cannot be written, pling session start fails
+// (and stops the browser it started) rather than exiting 0 with a browser
+// no later command can find. Here the cache directory's "pling" is a
+// file, so the sessions directory cannot be made.
+func TestSessionStartFailsWithoutItsFile(t *testing.T) {
+	base := demoSite(t)
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	if err := os.WriteFile(filepath.Join(cache, "pling"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runPling(t, "session", "start", "--name", "nofile", base+"/shop/")
+	if code != 1 || !strings.Contains(errs, "writing ") || out != "" {
+		t.Errorf("session start without a writable session file: exit %d, stdout %q, stderr %s; want exit 1, nothing on stdout, a writing error", code, out, errs)
+	}
+}
+
+// writeBrowserSession reports the directory it cannot make and the file
+// it cannot write.
+func TestWriteBrowserSession(t *testing.T) {
+	dir := t.TempDir()
+	s := &browserSessionFile{Name: "w", CDP: "ws://127.0.0.1:1/x", Tab: "T"}
+	good := filepath.Join(dir, "sessions", "w.json")
+	if err := writeBrowserSession(good, s); err != nil {
+		t.Fatalf("writable path: %v", err)
+	}
+	if b, err := os.ReadFile(good); err != nil || !strings.Contains(string(b), `"tab": "T"`) {
+		t.Errorf("written file: %q, %v", b, err)
+	}
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeBrowserSession(filepath.Join(blocker, "sessions", "w.json"), s); err == nil {
+		t.Error("a path under a regular file: no error")
 	}
 }
 

@@ -133,11 +133,7 @@ func runDelegate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 // splitPatterns splits a comma (or space) separated pattern list.
 func splitPatterns(s string) []string {
-	var out []string
-	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		out = append(out, p)
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 // completeURI is the verification URI with the user code in it

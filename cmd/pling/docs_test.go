@@ -16,6 +16,8 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/conform"
 	"github.com/pling-go/pling/schema"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // A docBlock is one fenced code block of the README or docs/.
@@ -218,9 +220,7 @@ func TestGettingStarted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
 	}
-	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
-		t.Skip("no browser")
-	}
+	require.Chromium(t)
 	t.Setenv("PLING_CDP", "")
 	d := builtDist(t)
 	blocks := docBlocks(t, "docs/getting-started.md")

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -16,43 +13,15 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/internal/testing/require"
 )
-
-// xvfb starts a virtual display (Xvfb, from Debian's xvfb) and points
-// DISPLAY at it for the test; it skips when Xvfb is not installed.
-func xvfb(t *testing.T) {
-	t.Helper()
-	bin, err := exec.LookPath("Xvfb")
-	if err != nil {
-		t.Skip("Xvfb is not installed (apt-get install xvfb)")
-	}
-	for n := 90 + os.Getpid()%100; n < 400; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-			continue
-		}
-		cmd := exec.Command(bin, fmt.Sprintf(":%d", n), "-screen", "0", "1280x900x24", "-nolisten", "tcp")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		for i := 0; i < 50; i++ {
-			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-				t.Setenv("DISPLAY", fmt.Sprintf(":%d", n))
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("Xvfb :%d did not start", n)
-	}
-	t.Skip("no free X display number")
-}
 
 // A person in the loop: with Headed the page is in a visible window, its
 // approval dialog is shown there, the person approves in it, and the MCP
 // call that waited reports the wait as progress.
 func TestHeadedApprovalInTheVisiblePage(t *testing.T) {
 	base := demoSite(t)
-	xvfb(t)
+	require.Xvfb(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := cdp.Start(ctx, base+"/orders/", cdp.Options{Headed: true, Timeout: 20 * time.Second})

@@ -164,7 +164,7 @@ func decodeAction(v any, out *Action) error {
 	}
 	if x, ok := m["expect"]; ok && x != nil {
 		v0 := new(Expect)
-		if err := decodeExpect(x, &(*v0)); err != nil {
+		if err := decodeExpect(x, v0); err != nil {
 			return err
 		}
 		out.Expect = v0
@@ -186,7 +186,7 @@ func decodeAction(v any, out *Action) error {
 	}
 	if x, ok := m["handoff"]; ok && x != nil {
 		v0 := new(Handoff)
-		if err := decodeHandoff(x, &(*v0)); err != nil {
+		if err := decodeHandoff(x, v0); err != nil {
 			return err
 		}
 		out.Handoff = v0
@@ -207,7 +207,7 @@ func decodeAction(v any, out *Action) error {
 	}
 	if x, ok := m["record"]; ok && x != nil {
 		v0 := new(RecordRef)
-		if err := decodeRecordRef(x, &(*v0)); err != nil {
+		if err := decodeRecordRef(x, v0); err != nil {
 			return err
 		}
 		out.Record = v0
@@ -335,14 +335,14 @@ func decodeConfig(v any, out *Config) error {
 	}
 	if x, ok := m["rateLimit"]; ok && x != nil {
 		v0 := new(RateLimit)
-		if err := decodeRateLimit(x, &(*v0)); err != nil {
+		if err := decodeRateLimit(x, v0); err != nil {
 			return err
 		}
 		out.RateLimit = v0
 	}
 	if x, ok := m["loop"]; ok && x != nil {
 		v0 := new(Loop)
-		if err := decodeLoop(x, &(*v0)); err != nil {
+		if err := decodeLoop(x, v0); err != nil {
 			return err
 		}
 		out.Loop = v0
@@ -619,7 +619,7 @@ func decodeParam(v any, out *Param) error {
 	}
 	if x, ok := m["items"]; ok && x != nil {
 		v0 := new(Param)
-		if err := decodeParam(x, &(*v0)); err != nil {
+		if err := decodeParam(x, v0); err != nil {
 			return err
 		}
 		out.Items = v0
@@ -852,7 +852,7 @@ func decodeStep(v any, out *Step) error {
 	}
 	if x, ok := m["expect"]; ok && x != nil {
 		v0 := new(Expect)
-		if err := decodeExpect(x, &(*v0)); err != nil {
+		if err := decodeExpect(x, v0); err != nil {
 			return err
 		}
 		out.Expect = v0

@@ -4,7 +4,8 @@
 // at the end of the test binary. It needs Debian's server binaries
 // (/usr/lib/postgresql/*/bin, or initdb and postgres on PATH); without
 // them the tests that ask for a database are skipped, unless
-// PLING_REQUIRE_POSTGRES=1 (CI), which fails them.
+// PLING_REQUIRE_POSTGRES=1 or CI=true (internal/testing/require), which
+// fails them.
 //
 // No postgres process outlives the test binary: Run stops the cluster
 // after the tests; a watchdog process stops it when the test binary dies
@@ -25,7 +26,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +35,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // RequireEnv is the variable that turns a missing PostgreSQL from a skip
@@ -68,32 +70,14 @@ type Server struct {
 	stopErr  error
 }
 
-// Binaries returns the directory holding initdb and postgres: the newest
-// /usr/lib/postgresql/N/bin, else the directory of postgres on PATH.
+// Binaries returns the directory holding initdb and postgres
+// (require.PostgresBinaries: the newest /usr/lib/postgresql/N/bin, else
+// the directory of postgres on PATH).
 func Binaries() (string, error) {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
-	for _, d := range dirs {
-		if isExec(filepath.Join(d, "postgres")) && isExec(filepath.Join(d, "initdb")) {
-			return d, nil
-		}
-	}
-	if p, err := exec.LookPath("postgres"); err == nil {
-		if p, err = filepath.EvalSymlinks(p); err == nil && isExec(filepath.Join(filepath.Dir(p), "initdb")) {
-			return filepath.Dir(p), nil
-		}
+	if d := require.PostgresBinaries(); d != "" {
+		return d, nil
 	}
 	return "", ErrNotInstalled
-}
-
-func version(binDir string) int {
-	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
-	return n
-}
-
-func isExec(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
 // credential is who runs initdb and postgres: nil (this user) unless we
@@ -429,8 +413,8 @@ func Run(m *testing.M) int {
 }
 
 // Shared returns the package's cluster, starting it on first use; it
-// skips t when PostgreSQL is not installed, or fails it when
-// PLING_REQUIRE_POSTGRES=1 or the cluster does not start.
+// skips t when PostgreSQL is not installed, or fails it when PostgreSQL
+// is required (require.Required) or the cluster does not start.
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	shared.mu.Lock()
@@ -438,9 +422,13 @@ func Shared(t testing.TB) *Server {
 	if shared.s == nil && shared.err == nil {
 		shared.s, shared.err = Start()
 	}
-	switch outcome(shared.err, os.Getenv(RequireEnv)) {
+	req := ""
+	if require.Required(require.PartPostgres) {
+		req = "1"
+	}
+	switch outcome(shared.err, req) {
 	case "skip":
-		t.Skipf("%v (%s=1 fails instead of skipping)", shared.err, RequireEnv)
+		require.Missing(t, require.PartPostgres, shared.err.Error())
 	case "fail":
 		t.Fatal(shared.err)
 	}

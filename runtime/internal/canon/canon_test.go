@@ -152,7 +152,7 @@ func TestDigestStable(t *testing.T) {
 	for i := range 50 {
 		m := map[string]any{}
 		for _, k := range []string{"k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"} {
-			m[k] = map[string]any{"v": i % 1, k: []any{k}}
+			m[k] = map[string]any{"v": 0, k: []any{k}}
 		}
 		d, _ := Digest(m)
 		if i == 0 {

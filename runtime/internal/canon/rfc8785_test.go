@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // The number samples of RFC 8785 Appendix B: an IEEE-754 double, as its 64
@@ -158,10 +160,7 @@ func TestNumbersAgainstNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node")
-	}
+	node := require.Node(t)
 	r := rand.New(rand.NewPCG(8785, 1))
 	fs := make([]float64, 0, 5000)
 	for _, tt := range rfc8785Numbers {

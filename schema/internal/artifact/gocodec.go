@@ -634,7 +634,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		w.line("}")
 		w.line("%s = %s", dst, v)
 	case reflect.Struct:
-		w.line("if err := %s(%s, &%s); err != nil {", decoderName(t), x, dst)
+		w.line("if err := %s(%s, %s); err != nil {", decoderName(t), x, addrOf(dst))
 		w.line("return err")
 		w.line("}")
 	case reflect.Pointer:
@@ -680,6 +680,17 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		return fmt.Errorf("%v: kind %v is not supported", t, t.Kind())
 	}
 	return nil
+}
+
+// addrOf is the address of the destination expression dst: the pointer
+// itself when dst dereferences one, "(*v)", rather than "&(*v)".
+func addrOf(dst string) string {
+	if inner, ok := strings.CutPrefix(dst, "(*"); ok {
+		if v, ok := strings.CutSuffix(inner, ")"); ok && !strings.ContainsAny(v, "()[]. ") {
+			return v
+		}
+	}
+	return "&" + dst
 }
 
 // typeExpr is how the generated code names t: unqualified for the
