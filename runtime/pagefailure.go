@@ -29,14 +29,14 @@ var pageFailureCodes = map[perr.Code]bool{
 //
 // A code that is not one of these is EXECUTION_FAILED with the message,
 // and warning says so for the page's author ("" when all is well).
-func PageFailure(code, message string, details map[string]any) (err error, warning string) {
+func PageFailure(code, message string, details map[string]any) (warning string, err error) {
 	c := perr.Code(strings.TrimSpace(code))
 	if !pageFailureCodes[c] {
 		warning = fmt.Sprintf("pling.fail: %q is not a code a handler can give (INVALID_PARAMS, PERMISSION_DENIED, ACTION_UNAVAILABLE or EXECUTION_FAILED); the agent was told EXECUTION_FAILED", cutBytes(code, 64))
 		c = perr.ExecutionFailed
 	}
 	if c != perr.InvalidParams {
-		return perr.New(c, message, nil), warning
+		return warning, perr.New(c, message, nil)
 	}
 	var vs []Violation
 	add := func(path any, reason any) {
@@ -73,7 +73,7 @@ func PageFailure(code, message string, details map[string]any) (err error, warni
 	if len(vs) > 0 {
 		d = map[string]any{"violations": vs}
 	}
-	return perr.New(c, message, d), warning
+	return warning, perr.New(c, message, d)
 }
 
 // cutBytes cuts s to at most n bytes on a rune boundary.

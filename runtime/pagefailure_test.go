@@ -45,7 +45,7 @@ func TestPageFailure(t *testing.T) {
 			e := newEnv(t)
 			var warning string
 			mustDeclare(t, e.rt, Action{ID: "board.save", Title: "Save", Run: func(context.Context, *Call) (any, error) {
-				err, w := PageFailure(tt.code, tt.message, tt.details)
+				w, err := PageFailure(tt.code, tt.message, tt.details)
 				warning = w
 				return nil, err
 			}})

@@ -880,7 +880,7 @@ func pageFailure(v safejs.Value) (error, bool) {
 			details, _ = g.(map[string]any)
 		}
 	}
-	ferr, warning := runtime.PageFailure(str("code"), str("message"), details)
+	warning, ferr := runtime.PageFailure(str("code"), str("message"), details)
 	if warning != "" {
 		consoleWarn(warning)
 	}
