@@ -140,6 +140,28 @@ func (c *FakeClock) AfterFunc(ms int64, fn func()) {
 	c.timers = append(c.timers, fakeTimer{at: c.now + max(ms, 0), seq: c.seq, fn: fn})
 }
 
+// afterFuncStop is AfterFunc with a function that removes the callback
+// if it has not run, so a deadline that is not needed leaves nothing
+// behind (a scripted run makes thousands).
+func (c *FakeClock) afterFuncStop(ms int64, fn func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	seq := c.seq
+	c.timers = append(c.timers, fakeTimer{at: c.now + max(ms, 0), seq: seq, fn: fn})
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, t := range c.timers {
+			if t.seq == seq {
+				c.timers = append(c.timers[:i], c.timers[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // Sleep implements Clock by advancing the clock.
 func (c *FakeClock) Sleep(ctx context.Context, ms int64) error {
 	if err := ctx.Err(); err != nil {

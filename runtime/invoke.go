@@ -310,22 +310,38 @@ func (in *invocation) runHandler(ctx context.Context, h Handler) (v any, f *fail
 	}
 	done := make(chan outcome, 1)
 	go func() {
+		sent := false
 		defer func() {
-			if r := recover(); r != nil {
+			// A panic, or a handler that ended its goroutine
+			// (runtime.Goexit): the handler failed; never leave the
+			// invoke waiting.
+			_ = recover()
+			if !sent {
 				done <- outcome{panicked: true}
 			}
 		}()
 		v, err := h(ctx, in.call)
+		sent = true
 		done <- outcome{v: v, err: err}
 	}()
 	timeout := in.act.TimeoutMs
 	if timeout <= 0 {
 		timeout = in.rt.cfg.handlerTimeoutMs
+		// A FakeClock jumps ahead at every wait, another invoke's too: a
+		// default deadline would fire on a scripted handler that waits for
+		// its test. There, only a deadline asked for applies.
+		if _, fake := in.rt.cfg.clock.(*FakeClock); fake && !in.rt.cfg.handlerTimeoutSet {
+			timeout = 0
+		}
 	}
 	var o outcome
 	select {
 	case o = <-done:
 	default:
+		if timeout <= 0 {
+			o = <-done
+			break
+		}
 		deadline, stop := deadlineAfter(in.rt.cfg.clock, timeout)
 		defer stop()
 		select {
@@ -368,8 +384,7 @@ func deadlineAfter(c Clock, ms int64) (<-chan struct{}, func() bool) {
 	if fc, ok := c.(*FakeClock); ok {
 		ch := make(chan struct{})
 		var once sync.Once
-		fc.AfterFunc(ms, func() { once.Do(func() { close(ch) }) })
-		return ch, func() bool { return false }
+		return ch, fc.afterFuncStop(ms, func() { once.Do(func() { close(ch) }) })
 	}
 	return afterStop(c, ms)
 }

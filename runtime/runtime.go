@@ -71,6 +71,9 @@ type config struct {
 	random            io.Reader
 	// handlerTimeoutMs is the default handler deadline (Action.TimeoutMs).
 	handlerTimeoutMs int64
+	// handlerTimeoutSet: WithHandlerTimeout was given (on a FakeClock
+	// the default deadline is off; see runHandler).
+	handlerTimeoutSet bool
 	// warn tells the page's author (the console) what went wrong on the
 	// page: a handler that missed its deadline.
 	warn func(string)
@@ -181,6 +184,7 @@ func WithHandlerTimeout(timeout time.Duration) Option {
 	return func(cfg *config) {
 		if timeout > 0 {
 			cfg.handlerTimeoutMs = durationMs(timeout)
+			cfg.handlerTimeoutSet = true
 		}
 	}
 }
