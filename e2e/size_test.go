@@ -20,7 +20,7 @@ import (
 // few percent above the measured size, not the target: the target (3.5 MB
 // raw, 800 KB brotli) is out of reach while the module carries a Go
 // runtime, encoding/json, fmt and regexp.
-var moduleBudget = struct{ raw, brotli int }{raw: 6_300_000, brotli: 1_250_000}
+var moduleBudget = struct{ raw, brotli int }{raw: 6_450_000, brotli: 1_280_000}
 
 // TestModuleBudget: dist/pling.wasm, as make wasm builds it, stays within
 // moduleBudget raw and with brotli at quality 11 (what pling serve sends).
