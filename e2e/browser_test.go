@@ -54,6 +54,19 @@ type browserSite struct {
 // pages) are tried before the site.
 func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux, flags ...chromedp.ExecAllocatorOption) *browserSite {
 	t.Helper()
+	return startBrowserSiteWith(t, dist, extra, siteSetup{}, flags...)
+}
+
+// siteSetup adapts startBrowserSite: wrap, when set, wraps the site's
+// handler (to watch what it serves); flags, when set, gives browser flags
+// that need the site's address (http://127.0.0.1:port).
+type siteSetup struct {
+	wrap  func(http.Handler) http.Handler
+	flags func(siteURL string) []chromedp.ExecAllocatorOption
+}
+
+func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup siteSetup, flags ...chromedp.ExecAllocatorOption) *browserSite {
+	t.Helper()
 	bin := cdp.Browser("")
 	// As for the conformance hosts: once the module is built, a missing
 	// browser is a failure, not a skip (make deps installs it).
@@ -77,8 +90,15 @@ func startBrowserSite(t *testing.T, dist string, extra *http.ServeMux, flags ...
 		mux.Handle("/gateway/", extra) // the assistant's gateway (assistant_test.go)
 	}
 	mux.Handle("/", srv)
-	ts := httptest.NewServer(mux)
+	var h http.Handler = mux
+	if setup.wrap != nil {
+		h = setup.wrap(mux)
+	}
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
+	if setup.flags != nil {
+		flags = append(flags, setup.flags(ts.URL)...)
+	}
 
 	// One browser for every page, with a debugging port (remote.WebSocket)
 	// that each cdp.Open attaches to. chromedp gives it a temporary profile

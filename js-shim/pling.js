@@ -63,7 +63,7 @@
     // declare registers a declaration now or when the module is ready. The
     // handle's `declared` promise gives the outcome: {ok, code?, message?}.
     function declare(kind, spec, fns) {
-      var h = { id: 0, disposed: false }, settle;
+      var h = { id: 0, disposed: false, kind: kind, spec: spec, fns: fns }, settle;
       h.declared = new Promise(function (r) { settle = r; });
       h.flush = function () {
         if (h.disposed) return;
@@ -260,6 +260,9 @@
     // functions.
     Object.defineProperty(api, "_identity", { value: function (def) { return identity(actionFns(def)); } });
     Object.defineProperty(api, "_watch", { value: function (f) { watchers.push(f); } });
+    // For the WebMCP mirror, before the module starts: the configuration
+    // and the declarations queued (null once it started).
+    Object.defineProperty(api, "_pending", { get: function () { return loading ? null : { config: config, decls: queue.slice() }; } });
     // For the WebMCP mirror: an invoke under the caller's id (so that
     // surface.cancel can reach it), and its response written for a model.
     Object.defineProperty(api, "_invoke", { value: function (capability, input, id) {

@@ -34,7 +34,84 @@
   // Native: the browser's own registerTool, which serializes the result.
   var native = /\[native code\]/.test(Function.prototype.toString.call(mc.registerTool));
 
-  function key(tool) { return JSON.stringify([tool.title, tool.description, tool.parameters, tool.annotations]); }
+  // canon is JSON with the keys of every object sorted, so that a tool
+  // built here and the module's compare by value.
+  function canon(v) {
+    if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
+    if (v && typeof v === "object") {
+      return "{" + Object.keys(v).sort().filter(function (k) { return v[k] !== undefined; }).map(function (k) { return JSON.stringify(k) + ":" + canon(v[k]); }).join(",") + "}";
+    }
+    return JSON.stringify(v);
+  }
+  function key(tool) { return canon([tool.title || "", tool.description, tool.parameters, tool.annotations]); }
+
+  // Before the module starts, the tools are built here from the
+  // declarations pling.js holds, as runtime.Tools renders them, so that a
+  // visit without a call loads no module and the tools are registered
+  // before the page's load event. Only the simple cases: anything else
+  // (records, regions, handoffs, sessions, an asynchronous or failing
+  // availability check, a parameter with items) returns null and the
+  // module is loaded to say. Once the module runs, sync compares its
+  // list with what was registered here (drift counts the differences:
+  // TestWebMCPLazy requires none).
+  var PROP = ["type", "description", "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "default"];
+  var ID = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*(@[a-z][a-z0-9_-]*)?$/;
+  function toolName(id) {
+    return id.replace(/\./g, "_").replace(/@/g, "__").replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 64);
+  }
+  function preTools() {
+    var p = pling._pending;
+    if (!p) return null;
+    var cfg = p.config, scope = cfg.anonymous || ["*"], byID = {}, caps = [];
+    for (var k in cfg) if (["expose", "origin", "anonymous"].indexOf(k) < 0) return null;
+    function match(pats, id) {
+      return [].concat(pats || []).some(function (pt) {
+        return new RegExp("^" + String(pt).split("*").map(function (x) { return x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"); }).join(".*") + "$").test(id);
+      });
+    }
+    for (var i = 0; i < p.decls.length; i++) {
+      var d = p.decls[i], a = d.spec;
+      if (d.disposed || d.kind === "state" || d.kind === "guide") continue;
+      if (d.kind !== "action") return null;
+      if (typeof a.id !== "string" || !ID.test(a.id) || typeof a.title !== "string" || !a.title || a.record || a.handoff || a.region || byID[a.id] || (a.risk && ["read", "write", "destructive"].indexOf(a.risk) < 0)) return null;
+      byID[a.id] = 1;
+      if (!match(cfg.expose, a.id) || !match(scope, a.id)) continue;
+      if (d.fns.available) {
+        var av;
+        try { av = d.fns.available(); } catch (e) { return null; }
+        if (av && typeof av.then === "function") return null;
+        if (typeof av === "string" || !av) continue;
+      }
+      caps.push(a);
+    }
+    caps.sort(function (x, y) { return x.id < y.id ? -1 : x.id > y.id ? 1 : 0; });
+    var used = {}, tools = [];
+    for (i = 0; i < caps.length; i++) {
+      a = caps[i];
+      var name = toolName(a.id), params = { type: "object", additionalProperties: false }, req = [], ps = a.params || {};
+      if (used[name]) return null;
+      used[name] = 1;
+      var names = Object.keys(ps).sort();
+      if (names.length) params.properties = {};
+      for (var j = 0; j < names.length; j++) {
+        var q = ps[names[j]], o = {};
+        if (!q || typeof q !== "object") return null;
+        for (k in q) if (k !== "required" && PROP.indexOf(k) < 0) return null;
+        PROP.forEach(function (f) { if (q[f] !== undefined && q[f] !== null && q[f] !== "" && !(Array.isArray(q[f]) && !q[f].length)) o[f] = q[f]; });
+        params.properties[names[j]] = o;
+        if (q.required) req.push(names[j]);
+      }
+      if (req.length) params.required = req;
+      var risk = a.risk || "write", desc = a.title + (a.description ? ". " + a.description : "");
+      if (a.approval) desc += ". A person on the page must approve each call; the call waits for them up to 5 minutes";
+      tools.push({
+        name: name, title: a.title, description: desc, parameters: params, capability: a.id,
+        annotations: { readOnlyHint: risk === "read", consequentialHint: risk === "destructive" || !!a.approval, untrustedContentHint: risk === "read" }
+      });
+    }
+    return tools;
+  }
+  var drift = 0, pre = false;
 
   function callID() {
     var b = new Uint8Array(8);
@@ -109,9 +186,17 @@
   // while one runs are folded into one more run.
   function sync() {
     if (running) { again = true; return running; }
-    running = pling.tools().then(function (tools) {
+    var early = preTools();
+    var module = !early;
+    running = (early ? Promise.resolve(early) : pling.tools()).then(function (tools) {
       var want = new Map();
       tools.forEach(function (t) { want.set(t.name, t); });
+      if (module && pre) {
+        pre = false;
+        live.forEach(function (e, name) { var t = want.get(name); if (!t || key(t) !== e.key) drift++; });
+        want.forEach(function (t, name) { if (!live.has(name)) drift++; });
+      }
+      if (early) pre = true;
       live.forEach(function (e, name) {
         var t = want.get(name);
         if (!t || key(t) !== e.key) unregister(name);
@@ -138,6 +223,11 @@
   function soon() { clearTimeout(timer); timer = setTimeout(sync, 300); }
   ["click", "change", "submit"].forEach(function (t) { doc.addEventListener(t, soon, true); });
   // For tests and debugging: the live registrations and a way to resync.
-  Object.defineProperty(pling, "_webmcp", { value: { tools: live, sync: sync, native: native } });
+  Object.defineProperty(pling, "_webmcp", { value: { tools: live, sync: sync, native: native, get drift() { return drift; } } });
+  // The page's own declarations are in once its markup is read
+  // (DOMContentLoaded, before load); declarations made later are taken in
+  // at load.
   sync();
+  if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", function () { sync(); });
+  if (doc.readyState === "loading" || doc.readyState === "interactive") root.addEventListener("load", function () { sync(); });
 })(globalThis);

@@ -76,7 +76,7 @@ test("messages(lang) gives every registry i18n key and the UI strings, in Englis
 
 // webmcp runs js-shim/webmcp.js against a fake page: a pling whose tools
 // the test controls and a model context with registerTool(tool, {signal}).
-function webmcp(tools) {
+function webmcp(tools, pending) {
   const registered = new Map();
   const listeners = {};
   const watchers = [];
@@ -92,6 +92,7 @@ function webmcp(tools) {
     _toolText: (res) => Promise.resolve("OK: text of " + JSON.stringify(res)),
     surface: { cancel: (id) => { cancelled.push(id); return Promise.resolve(true); } },
     _watch: (f) => watchers.push(f),
+    _pending: pending || null,
   };
   const mc = {
     registerTool(tool, opts) {
@@ -108,6 +109,32 @@ function webmcp(tools) {
   const settle = () => new Promise((r) => setTimeout(r, 20));
   return { registered, watchers, calls, cancelled, listeners, settle, pling, setHold: (p) => { hold = p; } };
 }
+
+test("webmcp: before the module starts, simple declarations are registered from the shim, without pling.tools()", async () => {
+  const decls = [
+    { kind: "state", spec: { key: "n" }, fns: {} },
+    { kind: "action", spec: { id: "cart.add", title: "Add to cart", description: "One item", params: { sku: { type: "string", required: true, maxLength: 8 }, n: { type: "integer", minimum: 1 } } }, fns: {} },
+    { kind: "action", spec: { id: "cart.clear", title: "Empty the cart", risk: "destructive", approval: true }, fns: { available: () => true } },
+    { kind: "action", spec: { id: "cart.hidden", title: "Hidden" }, fns: { available: () => "It is not visible on the page" } },
+    { kind: "action", spec: { id: "admin.x", title: "Not exposed" }, fns: {} },
+  ];
+  let asked = 0;
+  const w = webmcp(() => { asked++; return []; }, { config: { expose: ["cart.*"], origin: "https://shop.test" }, decls });
+  await w.settle();
+  assert.equal(asked, 0, "pling.tools() (the module) was not asked");
+  assert.deepEqual([...w.registered.keys()], ["cart_add", "cart_clear"]);
+  const add = w.registered.get("cart_add"), clear = w.registered.get("cart_clear");
+  assert.equal(add.description, "Add to cart. One item");
+  assert.deepEqual(JSON.parse(JSON.stringify(add.inputSchema)), { type: "object", additionalProperties: false, properties: { n: { type: "integer", minimum: 1 }, sku: { type: "string", maxLength: 8 } }, required: ["sku"] });
+  assert.deepEqual({ ...add.annotations }, { readOnlyHint: false, consequentialHint: false, untrustedContentHint: false });
+  assert.equal(clear.description, "Empty the cart. A person on the page must approve each call; the call waits for them up to 5 minutes");
+  assert.deepEqual({ ...clear.annotations }, { readOnlyHint: false, consequentialHint: true, untrustedContentHint: false });
+
+  // Records (a folded tool) are the module's to render: it is asked.
+  const w2 = webmcp(() => { asked++; return []; }, { config: { expose: ["*"] }, decls: [{ kind: "action", spec: { id: "close", title: "Close", record: { kind: "ticket" } }, fns: {} }] });
+  await w2.settle();
+  assert.equal(asked, 1);
+});
 
 test("webmcp: registers the tools, executes through callTool, follows revisions", async () => {
   let list = [{ name: "cart_add", description: "Add to cart", parameters: { type: "object" }, capability: "cart.add" }];

@@ -76,7 +76,9 @@ type bbReport struct {
 	Invoke   bbInvoke        `json:"invoke"`
 	Observer bbObserver      `json:"observer"`
 	Snapshot bbSnapshot      `json:"snapshot"`
-	Targets  []bbTarget      `json:"targets"`
+	// FirstCall is the first executeTool on native WebMCP (issue 24 item 2).
+	FirstCall *bbFirstCall `json:"firstCall,omitempty"`
+	Targets   []bbTarget   `json:"targets"`
 }
 
 type bbSizes struct {
@@ -461,6 +463,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 		{"invoke", "no-op invoke vs the polyfill's executeTool", func() error { return b.invoke(base, opt, rep) }},
 		{"observer", "a DOM text edit under each observer", func() error { return b.observer(base, opt, rep, poly) }},
 		{"snapshot", "orders page: describe vs per-row tools vs ARIA snapshot", func() error { return b.snapshot(base, rep) }},
+		{"firstcall", "native WebMCP: the first executeTool vs a minimal GOOS=js module and the polyfill", func() error { return b.firstCall(ctx, bin, base, mux, opt, rep) }},
 	}
 	ran := map[string]bool{}
 	for _, s := range steps {
@@ -1292,11 +1295,16 @@ func benchTargets(r *bbReport, ran map[string]bool) []bbTarget {
 			out = append(out, t)
 		}
 	}
+	if f := r.FirstCall; ran["firstcall"] && f != nil {
+		out = append(out,
+			target("first executeTool ÷ minimal GOOS=js module", f.RatioMinimal, 1.5, "×", fmt.Sprintf("native WebMCP, cold: p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Minimal.P50))),
+			target("first executeTool ÷ polyfill load+executeTool", f.RatioPoly, 2, "×", fmt.Sprintf("p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Polyfill.P50))))
+	}
 	return out
 }
 
 // benchStepNames are the steps --only can name.
-var benchStepNames = []string{"scripts", "visits", "caching", "describe", "invoke", "observer", "snapshot"}
+var benchStepNames = []string{"scripts", "visits", "caching", "describe", "invoke", "observer", "snapshot", "firstcall"}
 
 func printBenchBrowser(w io.Writer, r *bbReport, ran map[string]bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -1342,6 +1350,15 @@ func printBenchBrowser(w io.Writer, r *bbReport, ran map[string]bool) {
 		fmt.Fprintf(tw, "declaring 1,000 on a started page: pling.action %s vs registerTool (Promise.all) %s\t\t\t\t%.2f×\n\n", fmtMs(d.OursRegister), fmtMs(d.PolyRegister), d.RegisterRatio)
 	}
 
+	if ran["firstcall"] && r.FirstCall != nil {
+		f := r.FirstCall
+		fmt.Fprintln(tw, "native WebMCP, first executeTool (cold)\tp50\tspread")
+		fmt.Fprintf(tw, "pling: the call loads the module\t%s\t%s\n", fmtMs(f.Ours.P50), f.Ours.spread())
+		fmt.Fprintf(tw, "a minimal GOOS=js module, one call (%d B)\t%s\t%s\n", f.MinimalBytes, fmtMs(f.Minimal.P50), f.Minimal.spread())
+		fmt.Fprintf(tw, "%s: load, register, executeTool\t%s\t%s\n", polyfillPackage, fmtMs(f.Polyfill.P50), f.Polyfill.spread())
+		fmt.Fprintf(tw, "pling ÷ minimal (target ≤ 1.5×)\t%.2f×\n", f.RatioMinimal)
+		fmt.Fprintf(tw, "pling ÷ polyfill (target ≤ 2×)\t%.2f×\n\n", f.RatioPoly)
+	}
 	if ran["invoke"] {
 		fmt.Fprintln(tw, "4. no-op call round trip\tp50\tspread")
 		fmt.Fprintf(tw, "pling.surface.handle invoke\t%s\t%s\n", fmtMs(r.Invoke.Ours.P50), r.Invoke.Ours.spread())

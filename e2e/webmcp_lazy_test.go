@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+)
+
+// lazyWebMCPPage declares a read, a write and a destructive action that
+// needs a person's approval, and records, at its load event, the tools
+// the browser's model context holds.
+const lazyWebMCPPage = `<!doctype html><html lang="en"><head><title>Shop</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>
+window.ran = [];
+addEventListener("load", () => {
+  window.atLoadShim = pling._webmcp ? [...pling._webmcp.tools.keys()].sort() : [];
+  Promise.resolve(document.modelContext.getTools()).then((ts) => { window.atLoad = ts.map((t) => t.name).sort(); });
+});
+pling.state("ran", () => window.ran.length);
+pling.action({ id: "orders.search", title: "Search orders", description: "Orders by customer name", risk: "read",
+  params: { q: { type: "string", description: "Part of the name", maxLength: 40 } }, run: () => ["o1"] });
+pling.action({ id: "note.add", title: "Add a note", params: { text: { type: "string", required: true }, n: { type: "integer", minimum: 0 } },
+  run: () => { window.ran.push("note"); return true; }, expect: { state: "ran", change: "increase" } });
+pling.action({ id: "orders.wipe", title: "Delete every order", risk: "destructive", approval: true,
+  run: () => { window.ran.push("wipe"); return true; } });
+</script></head><body><h1>Shop</h1><button data-pling-action="cart.clear" data-pling-risk="destructive">Empty the cart</button></body></html>`
+
+// served records what the site served: each path and its body bytes.
+type served struct {
+	mu    sync.Mutex
+	paths []string
+	bytes int
+}
+
+func (s *served) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cw := &countingWriter{ResponseWriter: w}
+		h.ServeHTTP(cw, r)
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.Path)
+		s.bytes += cw.n
+		s.mu.Unlock()
+	})
+}
+
+func (s *served) snapshot() ([]string, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.paths), s.bytes
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += n
+	return n, err
+}
+
+// TestWebMCPLazy (issue 24 item 2): in Chromium with native
+// document.modelContext, on a page served from a non-development host,
+// (a) a visit without a tool call fetches no module and at most 60 KB,
+// (b) the tools are registered before the page's load event, and (c) the
+// first executeTool loads the module and is answered; then the registered
+// list (names, titles, descriptions, inputSchema, annotations) equals
+// pling.tools(), and the mirror found nothing to correct (drift 0).
+func TestWebMCPLazy(t *testing.T) {
+	d := dist(t)
+	extra := http.NewServeMux()
+	extra.HandleFunc("/test/webmcp-lazy.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write([]byte(lazyWebMCPPage))
+	})
+	var log served
+	shop := ""
+	site := startBrowserSiteWith(t, d, extra, siteSetup{
+		wrap: log.wrap,
+		flags: func(u string) []chromedp.ExecAllocatorOption {
+			shop = strings.Replace(u, "127.0.0.1", "shop.test", 1)
+			return []chromedp.ExecAllocatorOption{
+				chromedp.Flag("host-resolver-rules", "MAP shop.test 127.0.0.1"),
+				chromedp.Flag("unsafely-treat-insecure-origin-as-secure", shop),
+			}
+		},
+	}, chromedp.Flag("enable-experimental-web-platform-features", true))
+	site.url = shop
+	tb := site.open(t, "/test/webmcp-lazy.html")
+	if !eval[bool](tb, `isSecureContext && location.hostname === "shop.test" && !!document.modelContext && typeof document.modelContext.executeTool === "function"`) {
+		t.Fatal("no native document.modelContext on http://shop.test (secure context, flag)")
+	}
+
+	// (b) registered before load.
+	tb.waitJS(`Array.isArray(window.atLoad)`)
+	want := []string{"cart_clear", "note_add", "orders_search", "orders_wipe"}
+	if diff := cmp.Diff(want, eval[[]string](tb, `window.atLoad`)); diff != "" {
+		t.Errorf("getTools() at the load event (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, eval[[]string](tb, `window.atLoadShim`)); diff != "" {
+		t.Errorf("the mirror's registrations at the load event (-want +got):\n%s", diff)
+	}
+
+	// (a) no module, ≤ 60 KB.
+	if !eval[bool](tb, `pling._pending !== null`) {
+		t.Error("the module started on a visit without a tool call")
+	}
+	paths, bytes := log.snapshot()
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".wasm") || strings.HasSuffix(p, "wasm_exec.js") {
+			t.Errorf("a visit without a tool call fetched %s (all: %v)", p, paths)
+		}
+	}
+	t.Logf("a visit without a tool call: %d B served in %d requests %v", bytes, len(paths), paths)
+	if bytes > 60_000 {
+		t.Errorf("a visit without a tool call fetched %d B, more than 60 KB", bytes)
+	}
+
+	// (c) the first executeTool loads the module and is answered.
+	var first struct {
+		Out string
+		Ms  float64
+	}
+	if err := json.Unmarshal([]byte(eval[string](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === "note_add");
+  const t0 = performance.now();
+  const out = await document.modelContext.executeTool(tool, { text: "hi" });
+  return JSON.stringify({ out, ms: performance.now() - t0 });
+})()`)), &first); err != nil {
+		t.Fatal(err)
+	}
+	out := first.Out
+	// A figure, not a threshold (make bench-browser is where times compare).
+	t.Logf("the first executeTool, the module loaded and started by it: %.0f ms", first.Ms)
+	if !strings.HasPrefix(out, "OK: note.add ran.") {
+		t.Errorf("the first executeTool answered %q", out)
+	}
+	paths, _ = log.snapshot()
+	if !slices.ContainsFunc(paths, func(p string) bool { return strings.HasSuffix(p, "/pling.wasm") }) {
+		t.Errorf("the first call answered without the module? served %v", paths)
+	}
+
+	// The registered list is what pling.tools() gives, and the mirror
+	// re-registered nothing once the module said.
+	const compare = `(async () => {
+  await pling._webmcp.sync();
+  const pick = (t) => ({ name: t.name, title: t.title || "", description: t.description,
+    inputSchema: typeof t.inputSchema === "string" ? JSON.parse(t.inputSchema) : t.inputSchema,
+    annotations: { readOnlyHint: !!t.annotations.readOnlyHint, consequentialHint: !!t.annotations.consequentialHint, untrustedContentHint: !!t.annotations.untrustedContentHint } });
+  const byName = (a, b) => a.name < b.name ? -1 : 1;
+  const registered = (await document.modelContext.getTools()).map(pick).sort(byName);
+  const tools = (await pling.tools()).map((t) => pick(Object.assign({}, t, { inputSchema: t.parameters }))).sort(byName);
+  return JSON.stringify({ registered, tools, drift: pling._webmcp.drift });
+})()`
+	var got struct {
+		Registered, Tools []any
+		Drift             int
+	}
+	if err := json.Unmarshal([]byte(eval[string](tb, compare)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tools) != len(want) {
+		t.Errorf("pling.tools() has %d tools, want %d", len(got.Tools), len(want))
+	}
+	if diff := cmp.Diff(got.Tools, got.Registered); diff != "" {
+		t.Errorf("registered tools differ from pling.tools() (-tools +registered):\n%s", diff)
+	}
+	if got.Drift != 0 {
+		t.Errorf("the tools registered before the module differed from pling.tools() in %d tools (re-registered)", got.Drift)
+	}
+}
