@@ -44,7 +44,7 @@ func TestCheckPages(t *testing.T) {
 			tb.mu.Lock()
 			out := strings.Join(tb.output, "\n")
 			tb.mu.Unlock()
-			if strings.Contains(out, "declaration mistake(s) on this page") {
+			if strings.Contains(out, "pling: mistakes:") {
 				for _, w := range []string{`"board.size"`, `expect.state names the state "board.total"`} {
 					if !strings.Contains(out, w) {
 						t.Errorf("the console report lacks %q:\n%s", w, out)

@@ -25,10 +25,6 @@
     var config = Object.assign({ expose: [] }, defaults || {});
     var hooks = Object.assign({}, defaultHooks);
     var queue = [], watchers = [], warned = {};
-    // problems are the author's: refused declarations, conflicts and
-    // unexposed actions as the console was told them (check()).
-    var problems = [];
-    function problem(m) { if (problems.length < 100) problems.push(m); }
 
     function start() {
       if (!loading) {
@@ -70,7 +66,6 @@
         var r = bridge.declare(kind, JSON.stringify(spec), fns);
         if (r.error) {
           settle({ ok: false, error: r.error });
-          problem(r.error + " (the declaration is ignored; fix it as the message says)");
           if (root.console) console.error(r.error); // "pling: …" once (Go's authorText)
           return;
         }
@@ -78,12 +73,9 @@
         h.code = r.code;
         if (r.unexposed && !warned[spec.id] && root.console) {
           warned[spec.id] = 1;
-          problem("pling: action \"" + cut(String(spec.id), 128) + "\" is declared but not exposed by the site allowlist \"" + [].concat(config.expose || []).join(" ") +
-            "\"; widen data-expose (or configure({expose})) if agents should see it");
           console.warn("pling: action \"" + cut(String(spec.id), 128) + "\" is declared but not exposed: the site allowlist (data-expose, configure({expose})) is \"" +
             [].concat(config.expose || []).join(" ") + "\"; agents cannot see it");
         }
-        if (r.code) problem("pling: " + r.code + ": " + r.message + "; give each declaration its own id, or make them identical");
         if (r.code && root.console) console.warn("pling: " + r.code + ": " + r.message);
         settle(r.code ? { ok: false, code: r.code, message: r.message } : { ok: true });
       };
@@ -154,7 +146,7 @@
         try { r = f.apply(this, arguments); } catch (e) { return caught(e); }
         // Promise.resolve adopts a page's own thenable as the module does:
         // its first settlement wins.
-        return r && typeof r.then === "function" && typeof Promise === "function" ? Promise.resolve(r).then(undefined, caught) : r;
+        return r && typeof r.then === "function" ? Promise.resolve(r).then(undefined, caught) : r;
       };
     }
 
@@ -230,7 +222,7 @@
       // the declarations refused or in conflict so far, and what the
       // module finds across them (runtime.Lint; docs/page-api.md §2.10).
       check: function () {
-        return start().then(function () { return bridge.lint ? bridge.lint() : "[]"; }).then(parse).then(function (l) { return problems.concat(l); });
+        return start().then(function () { return bridge.lint(); }).then(parse);
       },
       surface: {
         handle: function (req) {
@@ -276,17 +268,10 @@
     return api;
   }
 
-  // Failure is a handler's business failure: return pling.fail(code,
-  // message, details) or throw new pling.Failure(…) (docs/page-api.md §2.9).
-  function Failure(code, message, details) {
-    var e = new Error(message === undefined ? "" : String(message));
-    Object.setPrototypeOf(e, Failure.prototype);
-    e.code = String(code);
-    if (details !== undefined) e.details = details;
-    Object.defineProperty(e, "__plingFailure", { value: true, enumerable: false });
-    return e;
-  }
-  Failure.prototype = Object.create(Error.prototype, { constructor: { value: Failure }, name: { value: "PlingFailure" } });
+  // Failure is a handler's business failure: return pling.fail(…) or
+  // throw new pling.Failure(…) (docs/page-api.md §2.9).
+  function Failure(code, message, details) { this.code = code; this.message = message; this.details = details; }
+  Failure.prototype = Object.create(Error.prototype, { __plingFailure: { value: true } });
 
   var LOADER = ["assets", "wasm", "wasmExec", "ui", "webmcpSrc", "wasmIntegrity", "wasmExecIntegrity"];
 
@@ -466,29 +451,16 @@
       return out;
     }
   }, loader);
-  // Uncaught script errors after this file ran: a page that threw may
-  // have stopped before its declarations; check() tells the author.
-  var thrown = [], check = pling.check;
-  root.addEventListener("error", function (e) { if (thrown.length < 10) thrown.push(String(e.message).slice(0, 300)); });
-  pling.check = function () {
-    return check().then(function (ps) {
-      return ps.concat(thrown.map(function (m) { return "pling: the page threw: " + m + " (declarations after the error may be missing; fix the script)"; }));
-    });
-  };
   var pre = root.pling;
   root.pling = pling;
   adopt(pling, pre);
   if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
-  // A development origin (or data-pling-dev on the tag) loads the module
-  // once the page has loaded and reports on the console what the module
-  // finds wrong across the declarations; refusals are reported as they
-  // are registered (docs/page-api.md §2.10).
+  // A development origin (or data-pling-dev) lists the page's mistakes
+  // on the console once it has loaded (docs/page-api.md §2.10).
   if (data.plingDev !== "off" && (data.plingDev !== undefined || /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname))) {
     root.addEventListener("load", function () {
-      pling.load().then(function () { return pling.check(); }).then(function (ps) {
-        if (root.console && ps.length) console.warn("pling: " + ps.length + " declaration mistake(s) on this page (shown on development origins; pling check URL lists them):\n  " + ps.join("\n  "));
-      }, function (e) { if (root.console) console.error("pling: the module did not start: " + e.message); });
+      pling.check().then(function (ps) { if (ps.length) console.warn("pling: mistakes:\n" + ps.join("\n")); });
     });
   }
 
@@ -514,22 +486,20 @@
     var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region],form[toolname],form[data-pling-toolname]";
     var live = new Map();
     function attr(el, n) { return el.getAttribute("data-pling-" + n); }
-    // text is a label's or legend's own words: the options of a <select>
-    // inside a <label> and other controls are left out, spaces folded.
+    // text: a label's own words (not a <select>'s options); a control's
+    // value when the form is declared is its param's default, and the
+    // param is then optional; radios of one name are one enum param
+    // (docs/markup.md, RATIONALE).
     function text(n) {
       if (!n) return "";
-      var c = n.cloneNode(true);
-      c.querySelectorAll("select,input,textarea,button").forEach(function (x) { x.remove(); });
-      return c.textContent.replace(/\s+/g, " ").trim();
+      n = n.cloneNode(true);
+      n.querySelectorAll("select,input,textarea,button").forEach(function (x) { x.remove(); });
+      return n.textContent.trim();
     }
-    // A param with a current value (a prefilled form) is optional, with
-    // that value as its default: an agent changes one field in one call
-    // and sees the others (docs/markup.md, RATIONALE).
-    function current(i, p) {
-      if (i.type === "checkbox") return i.checked;
-      if (i.value === "") return undefined;
-      if (p.type === "integer" || p.type === "number") return isFinite(+i.value) ? +i.value : undefined;
-      return i.value;
+    function named(d, vs, ns) {
+      return ns.some(function (t, k) { return t && t !== vs[k]; }) ? (d ? d + ". " : "") + "Options: " + vs.map(function (v, k) {
+        return JSON.stringify(v) + (ns[k] && ns[k] !== v ? " (" + ns[k] + ")" : "");
+      }).join(", ") : d;
     }
     // A WebMCP declarative form (toolname) takes every named field, as
     // the standard does; a Pling form, its data-pling-param fields.
@@ -537,74 +507,50 @@
       return form.querySelectorAll(form.hasAttribute("data-pling-action") ? "[data-pling-param]" : "input[name],select[name],textarea[name]");
     }
     function params(form) {
-      var ps = {}, radios = {};
+      var ps = {}, rs = {};
       fields(form).forEach(function (i) {
         if (!i.hasAttribute("data-pling-param") && (i.type === "submit" || i.type === "button" || i.type === "hidden")) return;
-        var name = attr(i, "param") || i.name, p = { type: "string" };
+        var name = attr(i, "param") || i.name, p = { type: "string" }, t = i.type, v = i.value, ns = [], g, d;
         if (!name) return;
-        if (i.type === "radio") {
-          // A radio group is one param: the enum of its values, described
-          // by its fieldset's legend (or the group's aria-label).
-          var g = radios[name] || (radios[name] = ps[name] = { type: "string", enum: [], _labels: [] });
-          g.enum.push(i.value);
-          g._labels.push(text(i.labels && i.labels[0]));
-          if (i.required) g._required = true;
-          if (i.checked) g.default = i.value;
-          var box = i.closest("fieldset,[role=radiogroup]");
-          var d0 = attr(i, "description") || (box && (box.tagName === "FIELDSET" ? text(box.querySelector("legend")) : box.getAttribute("aria-label")));
-          if (d0 && !g.description) g.description = d0;
+        if (t === "radio") {
+          g = rs[name] || (rs[name] = ps[name] = { type: "string", enum: [], n: [] });
+          g.enum.push(v); g.n.push(text(i.labels && i.labels[0]));
+          if (i.required) g.r = 1;
+          if (i.checked) g.default = v;
+          d = i.closest("fieldset,[role=radiogroup]");
+          g.d = g.d || attr(i, "description") || (d && (text(d.querySelector("legend")) || d.getAttribute("aria-label")));
           return;
         }
-        if (i.type === "number" || i.type === "range") p.type = i.step && i.step.indexOf(".") < 0 && i.step !== "any" ? "integer" : "number";
-        if (i.type === "checkbox") p.type = "boolean";
+        if (t === "number" || t === "range") p.type = i.step && i.step.indexOf(".") < 0 && i.step !== "any" ? "integer" : "number";
+        if (t === "checkbox") p.type = "boolean";
         if (i.min !== "" && i.min !== undefined && p.type !== "string") p.minimum = +i.min;
         if (i.max !== "" && i.max !== undefined && p.type !== "string") p.maximum = +i.max;
         if (i.minLength > 0) p.minLength = i.minLength;
         if (i.maxLength > 0) p.maxLength = i.maxLength;
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
-        var d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]), names = [];
-        if (i.tagName === "SELECT") {
-          p.enum = [].map.call(i.options, function (o) { names.push(o.text.trim()); return o.value; });
-          d = withNames(d, p.enum, names);
-        }
-        var v = current(i, p);
-        if (v !== undefined && (i.type !== "checkbox" || i.checked)) p.default = v;
-        else if (i.required) p.required = true;
+        d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]);
+        if (i.tagName === "SELECT") d = named(d, p.enum = [].map.call(i.options, function (o) { ns.push(o.text); return o.value; }), ns);
+        if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
+        if (i.required && !("default" in p)) p.required = true;
         if (d) p.description = d;
         ps[name] = p;
       });
-      Object.keys(radios).forEach(function (n) {
-        var g = radios[n];
-        g.description = withNames(g.description, g.enum, g._labels);
-        if (!g.description) delete g.description;
-        if (g._required && g.default === undefined) g.required = true;
-        delete g._labels; delete g._required;
-      });
+      for (var n in rs) {
+        var g = rs[n], d = named(g.d, g.enum, g.n);
+        if (d) g.description = d;
+        if (g.r && !("default" in g)) g.required = true;
+        delete g.n; delete g.r; delete g.d;
+      }
       return ps;
     }
-    // withNames adds the visible text of each enum value that differs
-    // from it: `Options: "a" (Alice), "b" (Bob)`.
-    function withNames(d, values, names) {
-      var shown = values.map(function (v, k) { return names[k] && names[k] !== v ? JSON.stringify(v) + " (" + names[k].slice(0, 80) + ")" : ""; });
-      if (!shown.some(Boolean)) return d;
-      var o = "Options: " + values.map(function (v, k) { return shown[k] || JSON.stringify(v); }).join(", ");
-      return (d ? d + ". " : "") + o;
-    }
-    function fire(i) {
-      i.dispatchEvent(new Event("input", { bubbles: true }));
-      i.dispatchEvent(new Event("change", { bubbles: true }));
-    }
-    // fill writes what the call gave; a field it left out (given its
-    // default) keeps the page's value. A radio group checks the radio of
-    // that value and never rewrites a value attribute.
-    function fill(form, input, given) {
+    function fire(i) { ["input", "change"].forEach(function (e) { i.dispatchEvent(new Event(e, { bubbles: true })); }); }
+    // fill writes what the call gave; a field it left out (its default)
+    // keeps the page's value; a radio is checked, its value never written.
+    function fill(form, input, ps) {
       fields(form).forEach(function (i) {
         var name = attr(i, "param") || i.name;
-        if (!(name in input) || (given && !given[name])) return;
-        if (i.type === "radio") {
-          if (i.value === String(input[name]) && !i.checked) { i.checked = true; fire(i); }
-          return;
-        }
+        if (!(name in input) || ps && ps[name] && ps[name].default === input[name]) return;
+        if (i.type === "radio") { if (i.value === String(input[name]) && !i.checked) { i.checked = true; fire(i); } return; }
         if (i.type === "checkbox") i.checked = !!input[name]; else i.value = String(input[name]);
         fire(i);
       });
@@ -668,19 +614,13 @@
           identity: "markup",
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            if (isForm) { fill(el, input, given(input)); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
+            if (isForm) { fill(el, input, ps); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
             return true;
           }
         };
-        // The runtime applies defaults before run: a value equal to the
-        // declared default was left out by the call (or repeats it), so
-        // the page's own value stays.
+        // Defaults are applied before run: a value equal to its default
+        // was left out (or repeats it), and the page's own value stays.
         var ps = isForm ? params(el) : null;
-        function given(input) {
-          var g = {};
-          for (var k in input) g[k] = !(ps[k] && "default" in ps[k] && ps[k].default === input[k]);
-          return g;
-        }
         if (isForm) def.params = ps;
         if (rec !== null) def.record = { kind: rec.slice(0, colon), id: rec.slice(colon + 1) };
         var st = attr(el, "expect-state");

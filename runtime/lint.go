@@ -50,7 +50,11 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 	}
 	for _, c := range snap.caps {
 		if c.conflict {
+			add("pling: DUPLICATE_ACTION_ID: two different actions are declared under the id %q, so neither is available; give each its own id, or make them identical", c.id)
 			continue
+		}
+		if len(rt.cfg.gate.expose) > 0 && !MatchAny(rt.cfg.gate.expose, c.id) {
+			add("pling: action %q is declared but the site allowlist (%s) does not expose it, so agents cannot see it; widen data-expose (or configure({expose})) if they should", c.id, patternsText(rt.cfg.gate.expose))
 		}
 		if c.fold == nil {
 			check(c.id, &c.action)

@@ -29,7 +29,32 @@ var page = struct {
 	handles map[int]*runtime.Handle
 	next    int
 	hooks   safejs.Value // {handoff, approve, page, feedback} from the shim
+	// refused are the declarations refused so far, as the author read
+	// them on the console (lint; bounded).
+	refused []string
 }{handles: map[int]*runtime.Handle{}}
+
+// declareNoting is declare, noting a refused declaration or a conflict
+// for lint (pling check, the development console report).
+func declareNoting(args []safejs.Value) (any, error) {
+	out, err := declare(args)
+	msg := ""
+	if err != nil {
+		msg = authorText(err)
+	} else if m, ok := out.(map[string]any); ok {
+		if e, ok := m["error"].(string); ok {
+			msg = e
+		}
+	}
+	if msg != "" {
+		page.Lock()
+		if len(page.refused) < 100 {
+			page.refused = append(page.refused, msg)
+		}
+		page.Unlock()
+	}
+	return out, err
+}
 
 func pageRuntime() (*runtime.Runtime, error) {
 	page.Lock()

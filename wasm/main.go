@@ -50,7 +50,7 @@ func main() {
 	bridge, err := newObject(map[string]any{
 		"version":  schema.Protocol,
 		"init":     fnOf("init", initPage).Value(),
-		"declare":  fnOf("declare", declare).Value(),
+		"declare":  fnOf("declare", declareNoting).Value(),
 		"dispose":  fnOf("dispose", dispose).Value(),
 		"messages": fnOf("messages", messages).Value(),
 		"cancel":   fnOf("cancel", cancelRequest).Value(),
@@ -104,7 +104,10 @@ func main() {
 				if err != nil {
 					return "", err
 				}
-				b, err := json.Marshal(append([]string{}, rt.Lint(context.Background())...))
+				page.Lock()
+				out := append([]string{}, page.refused...)
+				page.Unlock()
+				b, err := json.Marshal(append(out, rt.Lint(context.Background())...))
 				return string(b), err
 			})
 		}).Value(),
