@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"io/fs"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pling-go/pling/internal/helpdesk"
 )
 
 // mistakesPage makes each declaration mistake of issue 23 item 15 once.
@@ -118,6 +122,48 @@ func TestDescribeSaysMistakes(t *testing.T) {
 			got := stderr.String()
 			if tc.want == "" && strings.Contains(got, "pling check") || tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("stderr %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckHelpdesk: pling check finds no mistake on any page of the
+// second site (internal/helpdesk), written from the docs alone; the demo
+// site's pages are checked by TestCheckPages (e2e).
+func TestCheckHelpdesk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
+		t.Skip("no browser")
+	}
+	t.Setenv("PLING_CDP", "")
+	d := builtDist(t)
+	h, err := helpdesk.New(os.DirFS(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	pages, err := fs.Glob(helpdesk.Pages(), "*/*.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append([]string{"index.html"}, pages...)
+	if len(pages) < 4 {
+		t.Fatalf("found only %v in the help desk", pages)
+	}
+	for _, p := range pages {
+		t.Run(p, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			u := srv.URL + "/" + strings.TrimSuffix(p, "index.html")
+			if strings.HasSuffix(p, "view.html") {
+				u += "?id=T-1003"
+			}
+			if code := run(ctx, []string{"check", u}, &stdout, &stderr); code != 0 {
+				t.Errorf("pling check %s: exit %d\nstdout:\n%s\nstderr:\n%s", u, code, stdout.String(), stderr.String())
 			}
 		})
 	}

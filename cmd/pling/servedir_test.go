@@ -241,6 +241,7 @@ func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base,
 	}
 	return base, printed
 }
+
 // TestServeDirRefusesFraming (issue 21, finding 9): pling serve --dir
 // pages may not be framed by another site (an approval dialog under a
 // foreign overlay is clickjacking): every file it serves says
