@@ -1,0 +1,134 @@
+//go:build js && wasm
+
+// The page configuration: init(configJSON, hooks) builds the page's runtime from the config and the shim's hooks.
+
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema/pagespec"
+)
+
+// initPage builds the page runtime once: init(configJSON, hooks).
+func initPage(args []safejs.Value) (any, error) {
+	text, err := argString(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeSpec(text, pagespec.DecodeConfig)
+	if err != nil {
+		return nil, fmt.Errorf("pling: bad configuration: %w", err)
+	}
+	hooks := safejs.Undefined()
+	if len(args) > 1 {
+		hooks = args[1]
+	}
+	// A page says in describe which of its actions it does not expose
+	// (docs/page-api.md §2); fixture pages do not, so conformance is as
+	// before.
+	opts := []runtime.Option{runtime.WithExpose(c.Expose...), runtime.WithUnexposedFeedback()}
+	if c.Anonymous != nil {
+		opts = append(opts, runtime.WithAnonymous(*c.Anonymous...))
+	}
+	if c.Origin != "" {
+		opts = append(opts, runtime.WithOrigin(c.Origin))
+	}
+	if c.Authority != "" {
+		if len(c.Keys) > 0 {
+			return nil, errors.New("pling: keys and authority exclude each other: the authority publishes the keys")
+		}
+	} else if len(c.Keys) > 0 {
+		v, err := tokenVerifier(c.Keys, c.Origin)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, runtime.WithSessions(v, c.RequireSession))
+	} else if c.RequireSession {
+		return nil, errors.New("pling: requireSession needs verification keys")
+	}
+	if r := c.RateLimit; r != nil {
+		opts = append(opts, runtime.WithRateLimit(runtime.RateLimit{Describe: runtime.Bucket(r.Describe), Invoke: runtime.Bucket(r.Invoke)}))
+	}
+	if c.Loop != nil {
+		opts = append(opts, runtime.WithLoop(runtime.LoopConfig{Repeats: c.Loop.Repeats, Window: pagespec.Millis(c.Loop.WindowMs)}))
+	}
+	if c.ExpectTimeoutMs > 0 {
+		opts = append(opts, runtime.WithExpectTimeout(pagespec.Millis(c.ExpectTimeoutMs), 0))
+	}
+	if c.HandlerTimeoutMs > 0 {
+		opts = append(opts, runtime.WithHandlerTimeout(pagespec.Millis(c.HandlerTimeoutMs)))
+	}
+	opts = append(opts, runtime.WithAuthorWarning(consoleWarn))
+	shared, err := pageReplayGuard(c.ReplayGuard)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Approvals {
+	case "", "page":
+	case "authority":
+		if c.Authority == "" {
+			return nil, errors.New(`pling: approvals "authority" needs authority`)
+		}
+	default:
+		return nil, errors.New(`pling: approvals is "page" or "authority"`)
+	}
+	var follower interface{ Stop() }
+	if c.Authority != "" {
+		f, aopts, err := followAuthority(c.Authority, c.Origin, c.RequireSession, shared)
+		if err != nil {
+			return nil, err
+		}
+		follower, opts = f, append(opts, aopts...)
+		if c.Approvals == "authority" {
+			// The person approves on the site's screen; the in-page
+			// dialog and the page's approve hook are never asked, so
+			// nothing a page script clicks or calls approves
+			// (docs/page-api.md §4.2).
+			opts = append(opts, runtime.WithApprover(f.Approver(approvalSent(hooks)), pagespec.Millis(c.ApprovalTTLMs)))
+		}
+	} else if shared != nil {
+		opts = append(opts, runtime.WithSharedReplayGuard(shared))
+	}
+	if hooks.Type() == safejs.TypeObject {
+		if f, err := hooks.Get("handoff"); err == nil && f.Type() == safejs.TypeFunction {
+			opts = append(opts, runtime.WithHandoff(jsHandoff{f}, pagespec.Millis(c.HandoffTimeoutMs)))
+		}
+		if f, err := hooks.Get("approve"); err == nil && f.Type() == safejs.TypeFunction && c.Approvals != "authority" {
+			opts = append(opts, runtime.WithApprover(jsApprover{f}, pagespec.Millis(c.ApprovalTTLMs)))
+		}
+		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {
+			// waiting({id, capability, kind, timeoutMs}): a person is asked
+			// (the shim tells the page and the agent's transport). Not
+			// awaited.
+			opts = append(opts, runtime.WithWaiting(func(w runtime.Waiting) {
+				_, _ = f.Invoke(mustJS(map[string]any{"id": w.RequestID, "capability": w.Capability, "kind": w.Kind, "timeoutMs": w.TimeoutMs}))
+			}))
+		}
+		var pageR, fbR *hookReader
+		if f, err := hooks.Get("page"); err == nil && f.Type() == safejs.TypeFunction {
+			pageR = newHookReader(f)
+		}
+		if f, err := hooks.Get("feedback"); err == nil && f.Type() == safejs.TypeFunction {
+			fbR = newHookReader(f)
+		}
+		if read := pageReader(fbR, pageR); read != nil {
+			opts = append(opts, runtime.WithPage(read))
+		}
+	}
+	page.Lock()
+	defer page.Unlock()
+	if page.rt != nil {
+		if follower != nil {
+			follower.Stop()
+		}
+		return nil, errors.New("pling: init was called twice; the configuration is immutable")
+	}
+	page.rt = runtime.New(opts...)
+	page.hooks = hooks
+	return true, nil
+}
