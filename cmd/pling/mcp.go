@@ -219,6 +219,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !browsing {
 		close(prewarmed)
 	}
+	launched := make(chan struct{}) // the browser started, or failed to (browsing)
 	if browsing {
 		go func() {
 			p, err := lazy.wait(ctx)
@@ -228,8 +229,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 					fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 					cancel()
 				}
+				close(launched)
 				return
 			}
+			close(launched)
 			// Load the module and the tools while the client connects. (A
 			// tools/list that came meanwhile waits for this describe.)
 			t0 := time.Now()
@@ -267,6 +270,15 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	err := server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(mcpStdin), Writer: nopWriteCloser{stdout}})
+	if browsing {
+		// A client that hung up at once (stdin closed) must still learn
+		// that the browser could not start: wait (bounded) for the launch
+		// to end either way before choosing the exit code.
+		select {
+		case <-launched:
+		case <-time.After(5 * time.Second):
+		}
+	}
 	if gone.Load() {
 		return 1
 	}
