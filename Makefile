@@ -62,7 +62,7 @@ generate: ## regenerate schema/surface.schema.json, js-shim/pling.d.ts and the G
 check-generated: generate ## fail when the generated artifacts are stale
 	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts schema/encode_gen.go schema/request_gen.go schema/pagespec/decode_gen.go
 
-deps: ## install what the tests need when it is missing: Chromium (apt-get install chromium) and PostgreSQL's server (apt-get install postgresql), as root
+deps: ## install what the tests need when it is missing, as root with apt-get: Chromium and its headless shell, PostgreSQL's server, npm, Xvfb
 	@if ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "deps: installing PostgreSQL (apt-get install postgresql; the tests start a cluster of their own)"; \
@@ -78,6 +78,17 @@ deps: ## install what the tests need when it is missing: Chromium (apt-get insta
 	else \
 	  echo "deps: no browser at $(PLING_CHROMIUM); the Chromium conformance host needs one, so its tests will fail."; \
 	  echo "deps: install it (as root: apt-get install chromium) or set PLING_CHROMIUM to a Chromium or Chrome binary."; \
+	fi
+	@missing=""; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	[ ! -x /usr/bin/chromium ] || [ -x /usr/lib/chromium/chromium-headless-shell ] || missing="$$missing chromium-headless-shell"; \
+	command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "deps: installing$$missing (npm runs the MCP SDK's client, the headless shell starts headless launches, Xvfb runs the headed approval test)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else \
+	  echo "deps: missing$$missing (as root: apt-get install$$missing); the tests that need them will fail or skip."; \
 	fi
 
 test: deps vet tidy-check wasm test-go test-race test-node ## the whole suite: Go tests, every host, Node tests, the race detector (what CI runs)
