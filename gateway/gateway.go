@@ -60,10 +60,38 @@ type Config struct {
 	// and 20).
 	RatePerSecond float64
 	Burst         int
+	// Limiter, when set, replaces the in-memory bucket of RatePerSecond
+	// and Burst: an authority.StoreLimiter keeps each caller's bucket in
+	// the authority's store, so that several instances allow the limit
+	// once, not once each (pling gateway --limits-store). A limiter that
+	// also has AllowErr(ctx, key) (StoreLimiter does) is asked through it,
+	// and an error refuses the call (fail closed, GATEWAY_RATE_LIMITED
+	// with Retry-After 1).
+	Limiter Limiter
 	// Client calls the upstream (default: a client with no overall
 	// timeout, since streams are bounded by UpstreamTimeout per gap).
 	Client *http.Client
 	Logger *slog.Logger
+}
+
+// DefaultRatePerSecond and DefaultBurst are each caller's token bucket
+// when Config leaves them zero.
+const (
+	DefaultRatePerSecond = 2
+	DefaultBurst         = 20
+)
+
+// Limiter decides whether the caller key may call now; when not, it says
+// how long until it may (and spends nothing). The callers' keys it sees
+// are digests, never credentials.
+type Limiter interface {
+	Allow(key string) (ok bool, retryAfter time.Duration)
+}
+
+// errLimiter is a Limiter that can say its store failed, so the gateway
+// logs that rather than a plain limit.
+type errLimiter interface {
+	AllowErr(ctx context.Context, key string) (bool, time.Duration, error)
 }
 
 // Server is the gateway's HTTP handler.
@@ -71,8 +99,8 @@ type Server struct {
 	cfg      Config
 	models   []string
 	siteKeys [][sha256.Size]byte
-	upstream string            // Upstream + "/chat/completions", or "" when unusable
-	limits   ratelimit.Limiter // a token bucket per caller
+	upstream string  // Upstream + "/chat/completions", or "" when unusable
+	limits   Limiter // a token bucket per caller
 	metrics  *metrics
 }
 
@@ -88,10 +116,10 @@ func New(cfg Config) *Server {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	if cfg.RatePerSecond <= 0 {
-		cfg.RatePerSecond = 2
+		cfg.RatePerSecond = DefaultRatePerSecond
 	}
 	if cfg.Burst <= 0 {
-		cfg.Burst = 20
+		cfg.Burst = DefaultBurst
 	}
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 256,
@@ -100,7 +128,10 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, limits: ratelimit.New(cfg.RatePerSecond, cfg.Burst), metrics: newMetrics()}
+	s := &Server{cfg: cfg, limits: cfg.Limiter, metrics: newMetrics()}
+	if s.limits == nil {
+		s.limits = ratelimit.New(cfg.RatePerSecond, cfg.Burst)
+	}
 	for _, m := range cfg.Models {
 		if m = strings.TrimSpace(m); m != "" && !slices.Contains(s.models, m) {
 			s.models = append(s.models, m)

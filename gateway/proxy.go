@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -98,8 +99,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		fail(w, perr.GatewayUnauthorized, "")
 		return
 	}
-	if ok, wait := s.limits.Allow(string(c)); !ok {
-		fail(w, perr.GatewayRateLimited, strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+	if ok, wait := s.allow(r.Context(), c); !ok {
+		fail(w, perr.GatewayRateLimited, strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
 		return
 	}
 	if s.Misconfigured() != "" {
@@ -317,4 +318,19 @@ func (u *upstreamWatch) resume() {
 		u.deadline = time.Now().Add(u.left)
 		u.t.Reset(u.left)
 	}
+}
+
+// allow asks the caller's limiter. A limiter whose store fails refuses
+// (fail closed); the failure is logged without the store's address.
+func (s *Server) allow(ctx context.Context, c caller) (bool, time.Duration) {
+	el, ok := s.limits.(errLimiter)
+	if !ok {
+		return s.limits.Allow(string(c))
+	}
+	allowed, wait, err := el.AllowErr(ctx, string(c))
+	if err != nil {
+		s.cfg.Logger.Warn("rate limit store unavailable: call refused", "err_type", fmt.Sprintf("%T", err))
+		return false, time.Second
+	}
+	return allowed, wait
 }

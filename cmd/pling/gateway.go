@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/gateway"
 	"github.com/pling-go/pling/internal/tracing"
 )
@@ -23,7 +24,7 @@ func init() {
 
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("gateway", stderr,
-		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]… [--metrics-addr HOST:PORT]",
+		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]… [--metrics-addr HOST:PORT] [--limits-store sqlite:PATH|postgres://…]",
 		"Runs the OpenAI-compatible model gateway (docs/gateway.md). The provider key comes from",
 		"PLING_UPSTREAM_KEY or the file named by --upstream-key-file (or PLING_UPSTREAM_KEY_FILE), never from a flag.",
 	)
@@ -37,6 +38,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	grace := fl.Duration("grace", 30*time.Second, "how long streams in flight may run on after a shutdown signal")
 	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9091)")
 	maxBody := fl.Int64("max-body", 1<<20, "the largest request body, in bytes")
+	limitsStore := fl.String("limits-store", "", "keep each caller's rate limit in this store (an authority's: sqlite:PATH or postgres://…), shared by every instance using it; default: this instance's memory")
 	var audiences []string
 	fl.Func("audience", "a page origin whose tokens are accepted (repeatable; default http://127.0.0.1:8080)", func(v string) error {
 		audiences = append(audiences, v)
@@ -72,6 +74,13 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(audiences) == 0 {
 		audiences = []string{"http://127.0.0.1:8080"}
 	}
+	limitsSpec := authority.StoreSpec(*limitsStore)
+	if *limitsStore != "" {
+		if _, _, err := limitsSpec.Parse(); err != nil {
+			fmt.Fprintf(stderr, "pling gateway: --limits-store: %v\n", err)
+			return 2
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -86,6 +95,16 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	defer shutdownTracing(context.Background())
 	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
 		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log, SeparateMetrics: *metricsAddr != ""}
+	if *limitsStore != "" {
+		st, err := authority.Open(ctx, limitsSpec)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling gateway: --limits-store: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+		cfg.Limiter = gatewayStoreLimiter(st)
+		log.Info("rate limits shared through the store", "store", limitsSpec) // spec logs redacted
+	}
 	if *auth != "" {
 		ta, err := gateway.NewTokenAuth(*auth, audiences, nil, log)
 		if err != nil {
@@ -124,6 +143,13 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
 	fmt.Fprintf(stdout, "pling gateway: listening on http://%s (upstream %s)\n", ln.Addr(), *upstream)
 	return serveUntilDone(ctx, hs, ln, *grace, "gateway", stderr)
+}
+
+// gatewayStoreLimiter is the gateway's per-caller bucket (its defaults,
+// gateway.DefaultBurst and DefaultRatePerSecond) kept in st, under the prefix "gateway:"
+// so that it shares the table with the authority's own limits.
+func gatewayStoreLimiter(st authority.RateStore) *authority.StoreLimiter {
+	return &authority.StoreLimiter{Store: st, Prefix: "gateway:", Burst: gateway.DefaultBurst, PerSecond: gateway.DefaultRatePerSecond, Now: time.Now}
 }
 
 // serveUntilDone serves until ctx ends, then shuts down: requests in
