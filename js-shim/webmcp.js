@@ -167,9 +167,11 @@
         return call(tool, args, client && client.signal);
       }
     };
-    return Promise.resolve().then(function () {
-      return mc.registerTool(def, { signal: ctl.signal });
-    }).catch(function (e) {
+    // Called at once (not in a later step), so a tool is in the browser's
+    // list as soon as sync has run; a refusal arrives as a rejection.
+    var done;
+    try { done = Promise.resolve(mc.registerTool(def, { signal: ctl.signal })); } catch (e) { done = Promise.reject(e); }
+    return done.catch(function (e) {
       if (ctl.signal.aborted) return;
       if (live.get(name) && live.get(name).ctl === ctl) live.delete(name);
       if (root.console) console.warn("pling: WebMCP refused tool " + name + ": " + (e && e.message));
@@ -185,8 +187,22 @@
   // sync makes the registered tools equal to pling.tools(); calls made
   // while one runs are folded into one more run.
   function sync() {
-    if (running) { again = true; return running; }
     var early = preTools();
+    if (early && !running) {
+      // Before the module: the list is the page's own, known now; it is
+      // registered synchronously, so that a consumer looking right after
+      // (a load listener, a navigation's snapshot) finds every tool, even
+      // while the browser is still answering earlier registrations.
+      var want = new Map();
+      early.forEach(function (t) { want.set(t.name, t); });
+      pre = true;
+      live.forEach(function (e, name) {
+        var t = want.get(name);
+        if (!t || key(t) !== e.key) unregister(name);
+      });
+      return Promise.all(early.filter(function (t) { return !live.has(t.name); }).map(register));
+    }
+    if (running) { again = true; return running; }
     var module = !early;
     running = (early ? Promise.resolve(early) : pling.tools()).then(function (tools) {
       var want = new Map();
@@ -229,5 +245,9 @@
   // at load.
   sync();
   if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", function () { sync(); });
-  if (doc.readyState === "loading" || doc.readyState === "interactive") root.addEventListener("load", function () { sync(); });
+  // At load, in the capture phase: before the page's own load listeners,
+  // which may look for the tools (what layout or a late declaration
+  // changed since DOMContentLoaded is registered by then; the sync's
+  // promise steps run in the microtask checkpoint after this listener).
+  if (doc.readyState === "loading" || doc.readyState === "interactive") root.addEventListener("load", function () { sync(); }, true);
 })(globalThis);
