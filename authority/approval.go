@@ -244,14 +244,9 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": "pending", "intervalSeconds": 1})
 		return
 	}
-	keys, err := s.cfg.Store.Keys(r.Context(), now)
+	k, err := s.signingKey(r.Context(), now)
 	if err != nil {
 		s.internal(w, r, err)
-		return
-	}
-	k := activeKey(keys)
-	if k == nil {
-		s.internal(w, r, errors.New("no active signing key"))
 		return
 	}
 	if err := st.CollectApproval(r.Context(), a.ID); errors.Is(err, ErrConflict) {

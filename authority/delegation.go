@@ -280,14 +280,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, perr.DelegationBindingMismatch, "The scope is wider than the audience allows")
 		return
 	}
-	keys, err := s.cfg.Store.Keys(r.Context(), now)
+	k, err := s.signingKey(r.Context(), now)
 	if err != nil {
 		s.internal(w, r, err)
-		return
-	}
-	k := activeKey(keys)
-	if k == nil {
-		s.internal(w, r, errors.New("no active signing key"))
 		return
 	}
 	sessionID := randomID(16)

@@ -7,6 +7,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -20,6 +21,19 @@ func activeKey(keys []SigningKey) *SigningKey {
 		}
 	}
 	return nil
+}
+
+// signingKey is the active key tokens and approvals are signed with now.
+func (s *Server) signingKey(ctx context.Context, nowMs int64) (*SigningKey, error) {
+	keys, err := s.cfg.Store.Keys(ctx, nowMs)
+	if err != nil {
+		return nil, err
+	}
+	k := activeKey(keys)
+	if k == nil {
+		return nil, errors.New("no active signing key")
+	}
+	return k, nil
 }
 
 func (s *Server) addKey(ctx context.Context) error {
