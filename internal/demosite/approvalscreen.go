@@ -2,8 +2,6 @@ package demosite
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"html/template"
 	"net/http"
@@ -68,32 +66,16 @@ func viewApproval(a approvalRecord, csrf string) *approvalView {
 
 func (c *consent) approvalCSRF(browser, id string) string { return c.csrf(browser, "approval\x00"+id) }
 
-func approvalBrowserID(w http.ResponseWriter, r *http.Request) string {
-	if ck, err := r.Cookie(approvalCookie); err == nil && len(ck.Value) >= 22 && len(ck.Value) <= 64 {
-		return ck.Value
-	}
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	v := base64.RawURLEncoding.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: approvalCookie, Value: v, Path: ApprovalPath, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	return v
-}
-
 // serveApproval serves ApprovalPath.
 func (c *consent) serveApproval(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
+	screenHeaders(w)
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		c.showApproval(w, r)
 	case http.MethodPost:
 		c.decideApproval(w, r)
 	default:
-		h.Set("Allow", "GET, HEAD, POST")
+		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
 }
@@ -128,7 +110,7 @@ func (c *consent) showApproval(w http.ResponseWriter, r *http.Request) {
 		renderApproval(w, http.StatusOK, approvalPage{Done: approvalStatusText(a.Status), Approval: viewApproval(a, "")})
 		return
 	}
-	renderApproval(w, http.StatusOK, approvalPage{Approval: viewApproval(a, c.approvalCSRF(approvalBrowserID(w, r), a.ID))})
+	renderApproval(w, http.StatusOK, approvalPage{Approval: viewApproval(a, c.approvalCSRF(browserID(w, r, approvalCookie, ApprovalPath), a.ID))})
 }
 
 func (c *consent) decideApproval(w http.ResponseWriter, r *http.Request) {

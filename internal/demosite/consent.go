@@ -176,18 +176,14 @@ func (c *consent) csrf(browser, id string) string {
 }
 
 func (c *consent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer") // the code is in the URL
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
+	screenHeaders(w) // the code is in the URL: no referrer
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		c.show(w, r)
 	case http.MethodPost:
 		c.decide(w, r)
 	default:
-		h.Set("Allow", "GET, HEAD, POST")
+		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
 }
@@ -203,15 +199,26 @@ func (c *consent) subject(r *http.Request, browser string) (string, bool) {
 	return "browser:" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16]), true
 }
 
-// browserID is the consent cookie's value, set when absent.
-func browserID(w http.ResponseWriter, r *http.Request) string {
-	if ck, err := r.Cookie(consentCookie); err == nil && len(ck.Value) >= 22 && len(ck.Value) <= 64 {
+// screenHeaders are the consent and approval screens' headers: never
+// cached, no referrer, no script, never framed.
+func screenHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// browserID is the value of the screen's cookie name (scoped to path),
+// a random pseudonym of the browser, set when absent.
+func browserID(w http.ResponseWriter, r *http.Request, name, path string) string {
+	if ck, err := r.Cookie(name); err == nil && len(ck.Value) >= 22 && len(ck.Value) <= 64 {
 		return ck.Value
 	}
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
 	v := base64.RawURLEncoding.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: consentCookie, Value: v, Path: ConsentPath, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: name, Value: v, Path: path, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	return v
 }
@@ -243,7 +250,7 @@ func (c *consent) show(w http.ResponseWriter, r *http.Request) {
 		c.render(w, http.StatusOK, page{Done: statusText(d.Status), Request: view(d, "")})
 		return
 	}
-	c.render(w, http.StatusOK, page{Request: view(d, c.csrf(browserID(w, r), d.ID)), Code: code})
+	c.render(w, http.StatusOK, page{Request: view(d, c.csrf(browserID(w, r, consentCookie, ConsentPath), d.ID)), Code: code})
 }
 
 func (c *consent) decide(w http.ResponseWriter, r *http.Request) {
