@@ -70,6 +70,18 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// browserTest readies a test that starts Chromium: not under -short, the
+// browser required (a failure in CI, a skip elsewhere: require.Chromium),
+// and no browser session of the environment (PLING_CDP) borrowed.
+func browserTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	require.Chromium(t)
+	t.Setenv("PLING_CDP", "")
+}
+
 // builtDist is the built module (PLING_DIST, else ../../dist), or skips.
 func builtDist(t testing.TB) string {
 	t.Helper()

@@ -42,13 +42,7 @@ const unexposedPage = `<!doctype html><title>No expose</title>
 // each (naming the declaration and the fix) and exits 1; a clean page
 // exits 0.
 func TestCheckCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
-		t.Skip("no browser")
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	d := builtDist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
@@ -93,13 +87,7 @@ func TestCheckCommand(t *testing.T) {
 // TestDescribeSaysMistakes: pling describe says, on stderr, when the page
 // has declaration mistakes or threw, and points at pling check.
 func TestDescribeSaysMistakes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
-		t.Skip("no browser")
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	d := builtDist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -131,13 +119,7 @@ func TestDescribeSaysMistakes(t *testing.T) {
 // second site (internal/helpdesk), written from the docs alone; the demo
 // site's pages are checked by TestCheckPages (e2e).
 func TestCheckHelpdesk(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
-		t.Skip("no browser")
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	d := builtDist(t)
 	h, err := helpdesk.New(os.DirFS(d))
 	if err != nil {

@@ -181,13 +181,7 @@ func TestServeDirAttacks(t *testing.T) {
 // described in headless Chromium with that action: the page never sees
 // "pling is not defined" (the tag used to carry defer).
 func TestServeDirPastedTag(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(os.Getenv("PLING_CHROMIUM")); os.Getenv("PLING_CHROMIUM") != "" && err != nil {
-		t.Skip("no browser")
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	d := builtDist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
