@@ -12,8 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// lazyWebMCPPage declares a read, a write and a destructive action that
-// needs a person's approval, and records, at its load event, the tools
+// lazyWebMCPPage declares a read, a write, a destructive action that
+// needs a person's approval and a row action on every order, and records,
+// at its load event, the tools
 // the browser's model context holds.
 const lazyWebMCPPage = `<!doctype html><html lang="en"><head><title>Shop</title>
 <script src="/pling/pling.js" data-expose="*"></script>
@@ -30,6 +31,9 @@ pling.action({ id: "note.add", title: "Add a note", params: { text: { type: "str
   run: () => { window.ran.push("note"); return true; }, expect: { state: "ran", change: "increase" } });
 pling.action({ id: "orders.wipe", title: "Delete every order", risk: "destructive", approval: true,
   run: () => { window.ran.push("wipe"); return true; } });
+pling.records("order", () => [{ id: "o1", label: "#1001 Ada" }, { id: "o2", label: "#1002 Bo" }]);
+pling.action({ id: "ship", title: "Ship the order", record: { kind: "order" }, params: { carrier: { type: "string", enum: ["post", "courier"] } },
+  run: (input) => { window.ran.push("ship " + input.record); return true; }, expect: { state: "ran", change: "increase" } });
 </script></head><body><h1>Shop</h1><button data-pling-action="cart.clear" data-pling-risk="destructive">Empty the cart</button></body></html>`
 
 // served records what the site served: each path and its body bytes.
@@ -102,7 +106,7 @@ func TestWebMCPLazy(t *testing.T) {
 
 	// (b) registered before load.
 	tb.waitJS(`Array.isArray(window.atLoad)`)
-	want := []string{"cart_clear", "note_add", "orders_search", "orders_wipe"}
+	want := []string{"cart_clear", "note_add", "orders_search", "orders_wipe", "ship__order"}
 	if diff := cmp.Diff(want, eval[[]string](tb, `window.atLoad`)); diff != "" {
 		t.Errorf("getTools() at the load event (-want +got):\n%s", diff)
 	}
@@ -147,6 +151,14 @@ func TestWebMCPLazy(t *testing.T) {
 	paths, _ = log.snapshot()
 	if !slices.ContainsFunc(paths, func(p string) bool { return strings.HasSuffix(p, "/pling.wasm") }) {
 		t.Errorf("the first call answered without the module? served %v", paths)
+	}
+
+	// The row action, by the label a person reads, once the module runs.
+	if out := eval[string](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === "ship__order");
+  return await document.modelContext.executeTool(tool, { record: "#1002", carrier: "post" });
+})()`); !strings.HasPrefix(out, "OK: ship@order on o2 ran.") || !eval[bool](tb, `window.ran.includes("ship o2")`) {
+		t.Errorf("ship__order by label answered %q; ran %v", out, eval[[]string](tb, `window.ran`))
 	}
 
 	// The registered list is what pling.tools() gives, and the mirror

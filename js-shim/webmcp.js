@@ -48,14 +48,17 @@
   // Before the module starts, the tools are built here from the
   // declarations pling.js holds, as runtime.Tools renders them, so that a
   // visit without a call loads no module and the tools are registered
-  // before the page's load event. Only the simple cases: anything else
-  // (records, regions, handoffs, sessions, an asynchronous or failing
-  // availability check, a parameter with items) returns null and the
-  // module is loaded to say. Once the module runs, sync compares its
+  // before the page's load event. Only the simple cases: plain actions
+  // and row actions declared once for every record of their kind (an
+  // approve@order tool, listed when its check without a record says yes,
+  // as runtime capAvailable does). Anything else (per-row declarations,
+  // a row check that needs a record, regions, handoffs, sessions, an
+  // asynchronous or failing availability check, a parameter with items)
+  // returns null and the module is loaded to say. Once the module runs, sync compares its
   // list with what was registered here (drift counts the differences:
   // TestWebMCPLazy requires none).
   var PROP = ["type", "description", "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "default"];
-  var ID = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*(@[a-z][a-z0-9_-]*)?$/;
+  var ID = /^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*(@[a-z][a-z0-9_-]*)?$/, KIND = /^[a-z][a-z0-9_-]*$/;
   function toolName(id) {
     return id.replace(/\./g, "_").replace(/@/g, "__").replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 64);
   }
@@ -71,45 +74,71 @@
     }
     for (var i = 0; i < p.decls.length; i++) {
       var d = p.decls[i], a = d.spec;
-      if (d.disposed || d.kind === "state" || d.kind === "guide") continue;
+      if (d.disposed || d.kind === "state" || d.kind === "guide" || d.kind === "records") continue;
       if (d.kind !== "action") return null;
-      if (typeof a.id !== "string" || !ID.test(a.id) || typeof a.title !== "string" || !a.title || a.record || a.handoff || a.region || byID[a.id] || (a.risk && ["read", "write", "destructive"].indexOf(a.risk) < 0)) return null;
-      byID[a.id] = 1;
-      if (!match(cfg.expose, a.id) || !match(scope, a.id)) continue;
+      if (typeof a.id !== "string" || !ID.test(a.id) || typeof a.title !== "string" || !a.title || a.handoff || a.region || (a.risk && ["read", "write", "destructive"].indexOf(a.risk) < 0)) return null;
+      var r = a.record, cap = a.id;
+      if (r) {
+        // A row action for every record of a kind: the capability ID@kind.
+        if (typeof r !== "object" || r.id !== undefined || typeof r.kind !== "string" || !KIND.test(r.kind) || a.id.indexOf("@") >= 0 || (a.params && a.params.record)) return null;
+        for (k in r) if (k !== "kind" && k !== "allowOffscreen") return null;
+        if (r.allowOffscreen !== undefined && typeof r.allowOffscreen !== "boolean") return null;
+        cap = a.id + "@" + r.kind;
+      }
+      if (byID[a.id] || byID[cap]) return null;
+      byID[a.id] = byID[cap] = 1;
+      if (!match(cfg.expose, cap) || !match(scope, cap)) continue;
       if (d.fns.available) {
         var av;
         try { av = d.fns.available(); } catch (e) { return null; }
         if (av && typeof av.then === "function") return null;
-        if (typeof av === "string" || !av) continue;
+        // A row check may need its record: the module asks row by row.
+        if (typeof av === "string" || !av) { if (r) return null; continue; }
       }
-      caps.push(a);
+      caps.push({ id: cap, a: a });
     }
     caps.sort(function (x, y) { return x.id < y.id ? -1 : x.id > y.id ? 1 : 0; });
-    var used = {}, tools = [];
+    var used = {}, tools = [], names = caps.map(function (c) { return toolName(c.id); });
     for (i = 0; i < caps.length; i++) {
-      a = caps[i];
-      var name = toolName(a.id), params = { type: "object", additionalProperties: false }, req = [], ps = a.params || {};
+      a = caps[i].a;
+      var name = names[i], params = { type: "object", additionalProperties: false }, req = [], ps = a.params || {};
       if (used[name]) return null;
       used[name] = 1;
-      var names = Object.keys(ps).sort();
-      if (names.length) params.properties = {};
-      for (var j = 0; j < names.length; j++) {
-        var q = ps[names[j]], o = {};
+      var pnames = Object.keys(ps).sort();
+      if (pnames.length || a.record) params.properties = {};
+      for (var j = 0; j < pnames.length; j++) {
+        var q = ps[pnames[j]], o = {};
         if (!q || typeof q !== "object") return null;
         for (k in q) if (k !== "required" && PROP.indexOf(k) < 0) return null;
         PROP.forEach(function (f) { if (q[f] !== undefined && q[f] !== null && q[f] !== "" && !(Array.isArray(q[f]) && !q[f].length)) o[f] = q[f]; });
-        params.properties[names[j]] = o;
-        if (q.required) req.push(names[j]);
+        params.properties[pnames[j]] = o;
+        if (q.required) req.push(pnames[j]);
+      }
+      var risk = a.risk || "write", desc = a.title + (a.description ? ". " + a.description : "");
+      if (a.record) {
+        var kind = a.record.kind;
+        params.properties.record = { type: "string", description: "The " + kind + " record to act on: its id, or its label as people read it (the whole label or its first word)" };
+        req.unshift("record");
+        desc += ". " + offscreen(a, kind, caps, names);
       }
       if (req.length) params.required = req;
-      var risk = a.risk || "write", desc = a.title + (a.description ? ". " + a.description : "");
       if (a.approval) desc += ". A person on the page must approve each call; the call waits for them up to 5 minutes";
       tools.push({
-        name: name, title: a.title, description: desc, parameters: params, capability: a.id,
+        name: name, title: a.title, description: desc, parameters: params, capability: caps[i].id,
         annotations: { readOnlyHint: risk === "read", consequentialHint: risk === "destructive" || !!a.approval, untrustedContentHint: risk === "read" }
       });
     }
     return tools;
+  }
+  // offscreen says which records a row tool acts on, as runtime
+  // offscreenRule does.
+  function offscreen(a, kind, caps, names) {
+    if (a.record.allowOffscreen) return "Any " + kind + ", in view or not";
+    for (var i = 0; i < caps.length; i++) {
+      var o = caps[i].a;
+      if (o !== a && o.record && o.record.kind === kind && o.record.allowOffscreen && o.risk === "read") return "Only " + kind + "s in view: call " + names[i] + " first to bring one into view";
+    }
+    return "Only " + kind + "s in view (else ACTION_UNAVAILABLE: scroll or filter the page first)";
   }
   var drift = 0, pre = false;
 

@@ -130,10 +130,26 @@ test("webmcp: before the module starts, simple declarations are registered from 
   assert.equal(clear.description, "Empty the cart. A person on the page must approve each call; the call waits for them up to 5 minutes");
   assert.deepEqual({ ...clear.annotations }, { readOnlyHint: false, consequentialHint: true, untrustedContentHint: false });
 
-  // Records (a folded tool) are the module's to render: it is asked.
-  const w2 = webmcp(() => { asked++; return []; }, { config: { expose: ["*"] }, decls: [{ kind: "action", spec: { id: "close", title: "Close", record: { kind: "ticket" } }, fns: {} }] });
+  // A row action declared for every record of its kind is rendered here,
+  // with its record parameter and offscreen rule.
+  const w2 = webmcp(() => { asked++; return []; }, { config: { expose: ["*"] }, decls: [{ kind: "records", spec: { kind: "ticket" }, fns: {} }, { kind: "action", spec: { id: "close", title: "Close", record: { kind: "ticket" } }, fns: {} }] });
   await w2.settle();
-  assert.equal(asked, 1);
+  assert.equal(asked, 0, "a row action for every ticket needs no module");
+  assert.deepEqual([...w2.registered.keys()], ["close__ticket"]);
+  assert.equal(w2.registered.get("close__ticket").description, "Close. Only tickets in view (else ACTION_UNAVAILABLE: scroll or filter the page first)");
+  assert.deepEqual(JSON.parse(JSON.stringify(w2.registered.get("close__ticket").inputSchema)), { type: "object", additionalProperties: false, properties: { record: { type: "string", description: "The ticket record to act on: its id, or its label as people read it (the whole label or its first word)" } }, required: ["record"] });
+
+  // What needs the runtime is the module's to render: it is asked. A
+  // per-row declaration; a row check that says no without its record.
+  const cases = [
+    { kind: "action", spec: { id: "close", title: "Close", record: { kind: "ticket", id: "t1" } }, fns: {} },
+    { kind: "action", spec: { id: "close", title: "Close", record: { kind: "ticket" } }, fns: { available: (id) => (id ? true : "Which ticket?") } },
+  ];
+  for (const [i, d] of cases.entries()) {
+    const w3 = webmcp(() => { asked++; return []; }, { config: { expose: ["*"] }, decls: [d] });
+    await w3.settle();
+    assert.equal(asked, i + 1, "case " + i + ": the module was asked");
+  }
 });
 
 test("webmcp: registers the tools, executes through callTool, follows revisions", async () => {

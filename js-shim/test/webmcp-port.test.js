@@ -35,6 +35,14 @@ test("webmcp: the tools registered before the module equal pling.tools() once it
   pling.action({ id: "misc.ok", title: "Misc ok", run });
   pling.action({ id: "misc.nope", title: "Not for anonymous callers", run });
   pling.action({ id: "admin.wipe", title: "Not exposed", risk: "destructive", run });
+  // Row actions declared once for every record of their kind.
+  pling.records("order", () => [{ id: "o1", label: "#1001 Ada" }, { id: "o2", label: "#1002 Bo" }]);
+  pling.action({ id: "shop.approve", title: "Approve the order", record: { kind: "order" }, run });
+  pling.action({ id: "shop.refund", title: "Refund the order", risk: "destructive", approval: true, record: { kind: "order" }, available: () => true, run,
+    params: { reason: { type: "string", required: true, maxLength: 200 }, amount: { type: "number", minimum: 0 } } });
+  pling.action({ id: "shop.find", title: "Find an order", risk: "read", record: { kind: "order", allowOffscreen: true }, run });
+  pling.action({ id: "shop.note", title: "Note on a ticket", record: { kind: "ticket", allowOffscreen: true }, run });
+  pling.action({ id: "shop.call", title: "Call the lead", record: { kind: "lead" }, run });
 
   const registered = new Map();
   let drift = null;
@@ -53,7 +61,7 @@ test("webmcp: the tools registered before the module equal pling.tools() once it
   assert.equal(loaded, false, "the module was loaded before any call");
   const pick = (t) => JSON.parse(JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema || t.parameters, annotations: t.annotations }));
   const before = [...registered.values()].map(pick);
-  assert.deepEqual(before.map((t) => t.name), ["misc_ok", "shop_cart_add", "shop_on", "shop_order_cancel", "shop_pay", "shop_search", "shop_z-last_1"]);
+  assert.deepEqual(before.map((t) => t.name), ["misc_ok", "shop_approve__order", "shop_call__lead", "shop_cart_add", "shop_find__order", "shop_note__ticket", "shop_on", "shop_order_cancel", "shop_pay", "shop_refund__order", "shop_search", "shop_z-last_1"]);
 
   const tools = (await pling.tools()).map(pick);
   assert.deepEqual(before, tools);
