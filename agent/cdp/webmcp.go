@@ -73,7 +73,12 @@ func (p *Page) ExecuteWebMCP(ctx context.Context, name string, args json.RawMess
   if (!mc || typeof mc.executeTool !== "function") throw new Error("the page has no WebMCP model context");
   const tool = (await mc.getTools()).find((t) => t.name === ` + string(n) + `);
   if (!tool) throw new Error("the page has no such WebMCP tool");
-  const r = await mc.executeTool(tool, ` + string(a) + `);
+  // Chromium's own executeTool takes the arguments as an object and
+  // refuses a string; the WebMCP polyfill takes their JSON text and
+  // JSON.parse refuses an object. An object whose toString gives its
+  // JSON (not enumerable, so not an argument) serves both.
+  const args = Object.defineProperty(` + string(a) + `, "toString", { value() { return JSON.stringify(this); } });
+  const r = await mc.executeTool(tool, args);
   return typeof r === "string" ? r : JSON.stringify(r);
 })()`
 	tctx, cancel := p.bounded(ctx, p.cur())

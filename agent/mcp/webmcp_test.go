@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+
+	"github.com/chromedp/chromedp"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,10 +16,11 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/internal/testing/npmtest"
 )
 
-// A page's own WebMCP tools, registered with the browser's native
-// document.modelContext.
+// A page's own WebMCP tools, registered with document.modelContext (the
+// browser's own, or the polyfill's).
 const pageToolsJS = `<script>
 document.modelContext.registerTool({ name: "lookup", title: "Look up a word", description: "Finds a word",
   inputSchema: { type: "object", properties: { word: { type: "string" } } }, annotations: { readOnlyHint: true },
@@ -32,6 +35,29 @@ func TestPageWebMCPTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
 	}
+	testPageWebMCPTools(t, nil)
+}
+
+// The same through the WebMCP polyfill from npm (@mcp-b/webmcp-polyfill),
+// in a browser without the native API: the page's document.modelContext
+// is the polyfill's, whose executeTool takes the arguments as JSON text
+// where Chromium's takes an object (cdp.Page.ExecuteWebMCP gives both).
+func TestPageWebMCPToolsPolyfill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	dir := npmtest.Install(t, "@mcp-b/webmcp-polyfill", "5.1.0")
+	bundle, err := os.ReadFile(filepath.Join(dir, "dist", "index.iife.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testPageWebMCPTools(t, bundle)
+}
+
+// testPageWebMCPTools runs the pages in Chromium with its native WebMCP
+// on, or, given the polyfill's script, without it and with the polyfill
+// loaded first on every page.
+func testPageWebMCPTools(t *testing.T, polyfill []byte) {
 	d := os.Getenv("PLING_DIST")
 	if d == "" {
 		d, _ = filepath.Abs("../../dist")
@@ -44,12 +70,23 @@ func TestPageWebMCPTools(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(d))))
+	head := ""
+	flags := map[string]any{"enable-features": cdp.WebMCPFeatures}
+	if polyfill != nil {
+		head = `<script src="/polyfill.js"></script>`
+		flags = nil
+		mux.HandleFunc("/polyfill.js", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Write(polyfill)
+		})
+	}
 	page := func(body string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte(`<!doctype html><html><head><title>t</title></head><body>` + body + `</body></html>`))
+			w.Write([]byte(`<!doctype html><html><head><title>t</title>` + head + `</head><body>` + body + `</body></html>`))
 		}
 	}
+	mux.Handle("/none.html", page(""))
 	mux.Handle("/plain.html", page(pageToolsJS))
 	mux.Handle("/both.html", page(pageToolsJS+`<script src="/pling/pling.js" data-expose="*"></script>
 <script>pling.action({ id: "lookup", title: "Look up a word", risk: "read", params: { word: { type: "string" } }, run: (i) => "pling: " + i.word });
@@ -58,12 +95,27 @@ pling.action({ id: "note", title: "Note", run: () => true });</script>`))
 	t.Cleanup(hs.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	p, err := cdp.Start(ctx, hs.URL+"/plain.html", cdp.Options{Timeout: 20 * time.Second,
-		Flags: map[string]any{"enable-features": cdp.WebMCPFeatures}})
+	p, err := cdp.Start(ctx, hs.URL+"/plain.html", cdp.Options{Timeout: 20 * time.Second, Flags: flags})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
+	if polyfill != nil {
+		// Without the flag the browser has no model context of its own, so
+		// the polyfill's is the one the bridge reads and calls.
+		if _, err := p.Navigate(ctx, hs.URL+"/none.html"); err != nil {
+			t.Fatal(err)
+		}
+		if tools, err := p.WebMCPTools(ctx); err != nil || len(tools) != 0 {
+			t.Fatalf("a page with only the polyfill lists %v, %v", tools, err)
+		}
+		if native, err := chromedp.Run(p.Context(), chromedp.Evaluate[bool](`!!document.modelContext && !String(Object.getOwnPropertyDescriptor(Document.prototype, "modelContext").get).includes("[native code]")`)); err != nil || !native {
+			t.Fatalf("the polyfill did not install its own document.modelContext (%v)", err)
+		}
+		if _, err := p.Navigate(ctx, hs.URL+"/plain.html"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := connect(t, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL)))
 
 	names := waitTools(t, s, "webmcp.lookup", true)

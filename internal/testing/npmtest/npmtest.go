@@ -1,0 +1,96 @@
+// Package npmtest installs a pinned npm package for a test: the real
+// client or library from the registry, not a copy kept in the repository.
+// An install is cached per machine (under the user's cache directory), so
+// a package is fetched once however many tests and packages ask for it.
+// Without npm or the registry the test skips on a developer's machine and
+// fails in CI (internal/testing/require, part NPM).
+package npmtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pling-go/pling/internal/testing/require"
+)
+
+// Install installs pkg at exactly version (without its install scripts,
+// with env added to npm's environment) and returns the package's
+// directory. A cached install of that version is reused.
+func Install(t testing.TB, pkg, version string, env ...string) string {
+	t.Helper()
+	_, npm := require.NPM(t)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	name := strings.NewReplacer("/", "+", "@", "").Replace(pkg) + "-" + version
+	dir := filepath.Join(cache, "pling", "npmtest", name)
+	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
+	if installed(pkgDir) == version {
+		return pkgDir
+	}
+	// Into a fresh folder beside the cache entry, renamed into place once
+	// complete: tests of several packages may install at once.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), name+".tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	// Few, short retries: without the registry, npm's defaults wait over
+	// a minute before giving up.
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
+		"--ignore-scripts", "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000", pkg+"@"+version)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		require.Missing(t, require.PartNPM, fmt.Sprintf("npm install %s@%s failed: %v: %s", pkg, version, err, LastLines(out.String(), 5)))
+	}
+	if got := installed(filepath.Join(tmp, "node_modules", filepath.FromSlash(pkg))); got != version {
+		t.Fatalf("npm installed %s %q, not %s", pkg, got, version)
+	}
+	if err := os.Rename(tmp, dir); err != nil && installed(pkgDir) != version {
+		// Another test put it there first, or an old entry is in the way.
+		os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pkgDir
+}
+
+// installed returns the version of the package in dir, "" when none.
+func installed(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct{ Version string }
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.Version
+}
+
+// LastLines returns the last n lines of s, for an error that quotes a
+// command's output.
+func LastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
