@@ -8,13 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent"
@@ -35,12 +35,16 @@ type webmcpConsumer struct {
 	cs *sdk.ClientSession
 	// open loads url in the browser, the way the consumer's model would.
 	open func(ctx context.Context, url string) error
-	// tools lists the names of the page's WebMCP tools the consumer sees
-	// (as the page registered them, without the consumer's prefix).
-	tools func(ctx context.Context) ([]string, error)
+	// tools lists the page's WebMCP tools the consumer offers its model,
+	// by the names the page registered (without the consumer's prefix),
+	// with the hints the model is shown.
+	tools func(ctx context.Context) (map[string]toolHints, error)
 	// call calls one of them and returns the text the model reads.
 	call func(ctx context.Context, tool string, args map[string]any) (string, error)
 }
+
+// toolHints are the annotations a consumer shows its model for a tool.
+type toolHints struct{ ReadOnly, Consequential bool }
 
 // TestWebMCPClients drives the demo's orders page through two WebMCP
 // consumers from npm, Chrome DevTools MCP (--categoryExperimentalWebmcp)
@@ -74,20 +78,27 @@ func TestWebMCPClients(t *testing.T) {
 			// (a look right after the navigation may come before the page
 			// registered them; the consumer is asked again, as a model
 			// would).
-			var names []string
+			// What the model is told about each: the refund that needs a
+			// person is consequential, opening an order is a read.
+			want := map[string]toolHints{
+				"approve__order": {},
+				"refund__order":  {Consequential: true},
+				"open__order":    {ReadOnly: true},
+				"orders_filter":  {ReadOnly: true},
+			}
 			for deadline := time.Now().Add(waitLimit); ; time.Sleep(200 * time.Millisecond) {
-				var err error
-				if names, err = mc.tools(ctx); err != nil {
+				tools, err := mc.tools(ctx)
+				if err != nil {
 					t.Fatalf("listing the page's WebMCP tools: %v", err)
 				}
-				if slices.Contains(names, "approve__order") && slices.Contains(names, "refund__order") {
+				diff := cmp.Diff(want, tools)
+				if diff == "" {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the consumer never saw the page's row actions: %v", names)
+					t.Fatalf("the page's tools as %s offers them (-want +got):\n%s", c.name, diff)
 				}
 			}
-			t.Logf("WebMCP tools through %s: %v", c.name, names)
 
 			person := site.attachTab(t, "/orders/")
 			status := func(id string) string {
@@ -255,19 +266,22 @@ func startChromeDevToolsMCP(t *testing.T, ctx context.Context, browser string) *
 		}
 		return nil
 	}
-	c.tools = func(ctx context.Context) ([]string, error) {
+	c.tools = func(ctx context.Context) (map[string]toolHints, error) {
 		out, err := callText(ctx, cs, "list_webmcp_tools", map[string]any{"pageId": page})
 		if err != nil {
 			return nil, err
 		}
-		var names []string
-		for _, m := range regexp.MustCompile(`(?m)name="?([A-Za-z0-9_.-]+)`).FindAllStringSubmatch(out, -1) {
-			names = append(names, m[1])
+		// One line a tool: name="…", description="…", inputSchema={…},
+		// annotations={"readOnly":…,"consequential":…}.
+		tools := map[string]toolHints{}
+		for _, m := range regexp.MustCompile(`(?m)^name="([^"]+)".*, annotations=(\{.*\})$`).FindAllStringSubmatch(out, -1) {
+			var h toolHints
+			if err := json.Unmarshal([]byte(m[2]), &h); err != nil {
+				return nil, fmt.Errorf("list_webmcp_tools: %s: %w", m[0], err)
+			}
+			tools[m[1]] = h
 		}
-		if names == nil {
-			t.Logf("list_webmcp_tools: %q", out)
-		}
-		return names, nil
+		return tools, nil
 	}
 	c.call = func(ctx context.Context, tool string, args map[string]any) (string, error) {
 		in, _ := json.Marshal(args)
@@ -290,25 +304,28 @@ func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webm
 		_, err := callText(ctx, cs, "browser_navigate", map[string]any{"url": url})
 		return err
 	}
-	c.tools = func(ctx context.Context) ([]string, error) {
+	c.tools = func(ctx context.Context) (map[string]toolHints, error) {
 		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{})
 		if err != nil {
 			return nil, err
 		}
-		var names []string
+		// The model reads readOnlyHint, and [CONSEQUENTIAL: …] in the
+		// description.
+		tools := map[string]toolHints{}
 		for _, tool := range res.Tools {
 			if n, ok := strings.CutPrefix(tool.Name, "webmcp_"); ok {
-				names = append(names, n)
+				tools[n] = toolHints{ReadOnly: tool.Annotations != nil && tool.Annotations.ReadOnlyHint,
+					Consequential: strings.Contains(tool.Description, "[CONSEQUENTIAL")}
 			}
 		}
-		if len(names) == 0 {
+		if len(tools) == 0 {
 			// Playwright collects the page's tools when it takes a
 			// snapshot: take one, as its model would, for the next look.
 			if _, err := callText(ctx, cs, "browser_snapshot", map[string]any{}); err != nil {
 				return nil, err
 			}
 		}
-		return names, nil
+		return tools, nil
 	}
 	c.call = func(ctx context.Context, tool string, args map[string]any) (string, error) {
 		return callText(ctx, cs, "webmcp_"+tool, args)
