@@ -86,18 +86,21 @@ func TestWebMCPClients(t *testing.T) {
 				"open__order":    {ReadOnly: true},
 				"orders_filter":  {ReadOnly: true},
 			}
-			for deadline := time.Now().Add(waitLimit); ; time.Sleep(200 * time.Millisecond) {
+			deadline := time.Now().Add(waitLimit)
+			for looks := 1; ; looks++ {
 				tools, err := mc.tools(ctx)
 				if err != nil {
 					t.Fatalf("listing the page's WebMCP tools: %v", err)
 				}
 				diff := cmp.Diff(want, tools)
 				if diff == "" {
+					t.Logf("%s listed the page's tools on look %d after the navigation", c.name, looks)
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the page's tools as %s offers them (-want +got):\n%s", c.name, diff)
+					t.Fatalf("the page's tools as %s offers them, %d looks after the navigation (-want +got):\n%s", c.name, looks, diff)
 				}
+				time.Sleep(200 * time.Millisecond)
 			}
 
 			person := site.attachTab(t, "/orders/")
