@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,7 +71,13 @@ func TestWebMCPClients(t *testing.T) {
 			site := startBrowserSite(t, d, nil, chromedp.Flag("enable-experimental-web-platform-features", true))
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
-			mc := c.start(t, ctx, site.remote)
+			// The consumers attach by the browser's debugging address, as
+			// docs/page-api.md §5 shows.
+			ws, err := url.Parse(site.remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := c.start(t, ctx, "http://"+ws.Host)
 			if err := mc.open(ctx, site.url+"/orders/"); err != nil {
 				t.Fatalf("opening the orders page: %v", err)
 			}
@@ -244,14 +251,14 @@ func callText(ctx context.Context, cs *sdk.ClientSession, name string, args map[
 }
 
 // startChromeDevToolsMCP runs Chrome DevTools MCP attached to the browser
-// at its DevTools websocket, with its WebMCP tools on. It offers a page's
+// at its debugging address (http://host:port), with its WebMCP tools on. It offers a page's
 // tools through list_webmcp_tools and execute_webmcp_tool, on the page it
 // names by id.
 func startChromeDevToolsMCP(t *testing.T, ctx context.Context, browser string) *webmcpConsumer {
 	node, dir := npmPackage(t, "chrome-devtools-mcp", chromeDevToolsMCPVersion)
 	cs := startMCPServer(t, ctx, []string{"CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1"},
 		node, filepath.Join(dir, "node_modules", "chrome-devtools-mcp", "build", "src", "bin", "chrome-devtools-mcp.js"),
-		"--wsEndpoint", browser, "--categoryExperimentalWebmcp", "--no-usage-statistics", "--no-performance-crux")
+		"--browserUrl", browser, "--categoryExperimentalWebmcp", "--no-usage-statistics", "--no-performance-crux")
 	page := 0
 	c := &webmcpConsumer{cs: cs}
 	c.open = func(ctx context.Context, url string) error {
@@ -294,7 +301,7 @@ func startChromeDevToolsMCP(t *testing.T, ctx context.Context, browser string) *
 }
 
 // startPlaywrightMCP runs Playwright MCP attached to the browser at its
-// DevTools websocket (--cdp-endpoint; WebMCP is on by default). It
+// debugging address (http://host:port, --cdp-endpoint; WebMCP is on by default). It
 // collects a page's WebMCP tools with each snapshot and offers them as
 // tools of its own, webmcp_<tool>.
 func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webmcpConsumer {
