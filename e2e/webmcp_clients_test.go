@@ -17,9 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pling-go/pling/agent"
-	"github.com/pling-go/pling/agent/cdp"
 )
 
 // The generic browser tools from npm that consume a page's WebMCP tools,
@@ -171,33 +168,6 @@ type namedOrder struct{ id, label string }
 type callOutcome struct {
 	text string
 	err  error
-}
-
-// attachTab attaches to the tab of the site's browser that shows path (one
-// a consumer opened), as the person at that browser.
-func (s *browserSite) attachTab(t *testing.T, path string) *tab {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	p, err := cdp.Start(ctx, "", cdp.Options{Remote: s.remote, AttachTab: "*", Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatalf("attaching to the browser: %v", err)
-	}
-	t.Cleanup(func() { p.Close() })
-	tabs, err := p.Tabs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range tabs {
-		if strings.HasPrefix(in.URL, s.url+path) {
-			if _, err := p.SwitchTab(ctx, in.ID); err != nil {
-				t.Fatalf("attaching to the tab on %s: %v", path, err)
-			}
-			return &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
-		}
-	}
-	t.Fatalf("no tab shows %s: %+v", path, tabs)
-	return nil
 }
 
 // startMCPServer runs argv (node and its script) as an MCP server over
