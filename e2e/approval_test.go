@@ -303,6 +303,14 @@ func testApproval(t *testing.T, site *browserSite) {
 // their labels.
 func refundable(t *testing.T, tb *tab, n int) []schema.RecordItem {
 	t.Helper()
+	return visibleOrders(t, tb, n, "approved", "shipped")
+}
+
+// visibleOrders returns n orders in view on the demo orders page whose
+// status (the third part of the label) is one of statuses, as the page
+// describes them.
+func visibleOrders(t *testing.T, tb *tab, n int, statuses ...string) []schema.RecordItem {
+	t.Helper()
 	max := 500
 	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
 	defer cancel()
@@ -313,13 +321,13 @@ func refundable(t *testing.T, tb *tab, n int) []schema.RecordItem {
 	var out []schema.RecordItem
 	for _, it := range d.Context.Records["order"].Items {
 		parts := strings.Split(it.Label, " · ")
-		if !it.Offscreen && len(parts) == 4 && slices.Contains([]string{"approved", "shipped"}, parts[2]) {
+		if !it.Offscreen && len(parts) == 4 && slices.Contains(statuses, parts[2]) {
 			out = append(out, it)
 			if len(out) == n {
 				return out
 			}
 		}
 	}
-	t.Fatalf("fewer than %d visible refundable orders", n)
+	t.Fatalf("fewer than %d visible orders that are %v", n, statuses)
 	return nil
 }

@@ -215,6 +215,33 @@ func (s *browserSite) open(t *testing.T, path string) *tab {
 	return tb
 }
 
+// attachTab attaches to the tab of the site's browser that shows path (one
+// a consumer opened), as the person at that browser.
+func (s *browserSite) attachTab(t *testing.T, path string) *tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	p, err := cdp.Start(ctx, "", cdp.Options{Remote: s.remote, AttachTab: "*", Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("attaching to the browser: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	tabs, err := p.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range tabs {
+		if strings.HasPrefix(in.URL, s.url+path) {
+			if _, err := p.SwitchTab(ctx, in.ID); err != nil {
+				t.Fatalf("attaching to the tab on %s: %v", path, err)
+			}
+			return &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
+		}
+	}
+	t.Fatalf("no tab shows %s: %+v", path, tabs)
+	return nil
+}
+
 // do runs chromedp actions in the tab, bounded by waitLimit.
 func (tb *tab) do(actions ...chromedp.Action[chromedp.Void]) {
 	tb.t.Helper()

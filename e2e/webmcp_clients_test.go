@@ -1,0 +1,314 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The generic browser tools from npm that consume a page's WebMCP tools,
+// pinned to the versions issue 24 names.
+const (
+	chromeDevToolsMCPVersion = "1.11.0"
+	playwrightMCPVersion     = "0.0.86"
+)
+
+// webmcpConsumer is an MCP server from npm that offers a page's WebMCP
+// tools to its model, attached to the test's browser, as a scripted agent
+// drives it over stdio with the official Go SDK's client.
+type webmcpConsumer struct {
+	cs *sdk.ClientSession
+	// open loads url in the browser, the way the consumer's model would.
+	open func(ctx context.Context, url string) error
+	// tools lists the page's WebMCP tools the consumer offers its model,
+	// by the names the page registered (without the consumer's prefix),
+	// with the hints the model is shown.
+	tools func(ctx context.Context) (map[string]toolHints, error)
+	// call calls one of them and returns the text the model reads.
+	call func(ctx context.Context, tool string, args map[string]any) (string, error)
+}
+
+// toolHints are the annotations a consumer shows its model for a tool.
+type toolHints struct{ ReadOnly, Consequential bool }
+
+// TestWebMCPClients drives the demo's orders page through two WebMCP
+// consumers from npm, Chrome DevTools MCP (--categoryExperimentalWebmcp)
+// and Playwright MCP (its webmcp_<tool> tools), each attached to a
+// Chromium the test started with the native WebMCP API on: a row action
+// by the label a person reads (approve@order on "#1005"), then a refund
+// that needs a person's approval, which the test gives as that person
+// with trusted input on the dialog. The page's own state, read over
+// DevTools, proves both ran.
+func TestWebMCPClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
+	}
+	d := dist(t)
+	for _, c := range []struct {
+		name  string
+		start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
+	}{
+		{"chrome-devtools-mcp", startChromeDevToolsMCP},
+		{"playwright-mcp", startPlaywrightMCP},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			site := startBrowserSite(t, d, nil, chromedp.Flag("enable-experimental-web-platform-features", true))
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			// The consumers attach by the browser's debugging address, as
+			// docs/page-api.md §5 shows.
+			ws, err := url.Parse(site.remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := c.start(t, ctx, "http://"+ws.Host)
+			if err := mc.open(ctx, site.url+"/orders/"); err != nil {
+				t.Fatalf("opening the orders page: %v", err)
+			}
+			// The consumer's view of the page's tools, as its model sees it
+			// (a look right after the navigation may come before the page
+			// registered them; the consumer is asked again, as a model
+			// would).
+			// What the model is told about each: the refund that needs a
+			// person is consequential, opening an order is a read.
+			want := map[string]toolHints{
+				"approve__order": {},
+				"refund__order":  {Consequential: true},
+				"open__order":    {ReadOnly: true},
+				"orders_filter":  {ReadOnly: true},
+			}
+			deadline := time.Now().Add(waitLimit)
+			for looks := 1; ; looks++ {
+				tools, err := mc.tools(ctx)
+				if err != nil {
+					t.Fatalf("listing the page's WebMCP tools: %v", err)
+				}
+				diff := cmp.Diff(want, tools)
+				if diff == "" {
+					t.Logf("%s listed the page's tools on look %d after the navigation", c.name, looks)
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the page's tools as %s offers them, %d looks after the navigation (-want +got):\n%s", c.name, looks, diff)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+
+			person := site.attachTab(t, "/orders/")
+			status := func(id string) string {
+				return eval[string](person, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
+			}
+
+			// 1. A row action by the label the person reads: "#1005", the
+			// first word of "#1005 · Ines Chen · pending · €…".
+			order := visibleOrders(t, person, 1, "pending")[0]
+			label := strings.Fields(order.Label)[0]
+			out, err := mc.call(ctx, "approve__order", map[string]any{"record": label})
+			t.Logf("approve__order %s: %q", label, out)
+			if err != nil || !strings.Contains(out, "OK: approve@order on "+order.ID+" ran.") {
+				t.Errorf("approve__order by label %s answered %q, %v; want it to say approve@order ran on %s", label, out, err, order.ID)
+			}
+			if got := status(order.ID); got != "approved" {
+				t.Errorf("order %s (%s) is %q after the call, want approved", order.ID, label, got)
+			}
+
+			// 2. A refund a person must approve: the call waits until the
+			// person clicks Approve in the page's dialog.
+			var refund namedOrder
+			for _, o := range refundable(t, person, 2) {
+				if o.ID != order.ID {
+					refund = namedOrder{o.ID, strings.Fields(o.Label)[0]}
+					break
+				}
+			}
+			done := make(chan callOutcome, 1)
+			go func() {
+				out, err := mc.call(ctx, "refund__order", map[string]any{"record": refund.label, "reason": "damaged"})
+				done <- callOutcome{out, err}
+			}()
+			shown := person.personAnswers("approve")
+			if !strings.Contains(shown, refund.label) {
+				t.Errorf("the approval dialog did not name the order %s: %q", refund.label, shown)
+			}
+			var res callOutcome
+			select {
+			case res = <-done:
+			case <-ctx.Done():
+				t.Fatalf("refund__order never answered after the person approved: %v", ctx.Err())
+			}
+			t.Logf("refund__order %s: %q", refund.label, res.text)
+			if res.err != nil || !strings.Contains(res.text, "OK: refund@order on "+refund.id+" ran.") {
+				t.Errorf("refund__order %s answered %q, %v; want it to say refund@order ran on %s", refund.label, res.text, res.err, refund.id)
+			}
+			if got := status(refund.id); got != "refunded" {
+				t.Errorf("order %s (%s) is %q after the approved refund, want refunded", refund.id, refund.label, got)
+			}
+		})
+	}
+}
+
+// namedOrder is an order as the test names it: its id and the label word a
+// person reads.
+type namedOrder struct{ id, label string }
+
+// callOutcome is what a tool call answered.
+type callOutcome struct {
+	text string
+	err  error
+}
+
+// startMCPServer runs argv (node and its script) as an MCP server over
+// stdio, in a scratch working directory, and connects the official Go
+// SDK's client to it.
+func startMCPServer(t *testing.T, ctx context.Context, env []string, argv ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), env...)
+	logs, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logs
+	c := sdk.NewClient(&sdk.Implementation{Name: "pling-e2e-webmcp", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("starting %s: %v", filepath.Base(argv[1]), err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		logs.Close()
+		if t.Failed() {
+			if b, _ := os.ReadFile(logs.Name()); len(b) > 0 {
+				t.Logf("%s's stderr:\n%s", filepath.Base(argv[1]), b)
+			}
+		}
+	})
+	return cs
+}
+
+// callText calls an MCP tool and returns its text content; a result
+// marked isError is an error with that text.
+func callText(ctx context.Context, cs *sdk.ClientSession, name string, args map[string]any) (string, error) {
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if res.IsError {
+		return text, fmt.Errorf("%s answered an error: %s", name, text)
+	}
+	return text, nil
+}
+
+// startChromeDevToolsMCP runs Chrome DevTools MCP attached to the browser
+// at its debugging address (http://host:port), with its WebMCP tools on. It offers a page's
+// tools through list_webmcp_tools and execute_webmcp_tool, on the page it
+// names by id.
+func startChromeDevToolsMCP(t *testing.T, ctx context.Context, browser string) *webmcpConsumer {
+	node, dir := npmPackage(t, "chrome-devtools-mcp", chromeDevToolsMCPVersion)
+	cs := startMCPServer(t, ctx, []string{"CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1"},
+		node, filepath.Join(dir, "node_modules", "chrome-devtools-mcp", "build", "src", "bin", "chrome-devtools-mcp.js"),
+		"--browserUrl", browser, "--categoryExperimentalWebmcp", "--no-usage-statistics", "--no-performance-crux")
+	page := 0
+	c := &webmcpConsumer{cs: cs}
+	c.open = func(ctx context.Context, url string) error {
+		out, err := callText(ctx, cs, "new_page", map[string]any{"url": url})
+		if err != nil {
+			return err
+		}
+		// The answer lists the pages, "N: TITLE (URL)", the new one
+		// selected.
+		if m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\)`).FindStringSubmatch(out); m != nil {
+			page, _ = strconv.Atoi(m[1])
+		}
+		if page == 0 {
+			return fmt.Errorf("new_page did not list %s: %q", url, out)
+		}
+		return nil
+	}
+	c.tools = func(ctx context.Context) (map[string]toolHints, error) {
+		out, err := callText(ctx, cs, "list_webmcp_tools", map[string]any{"pageId": page})
+		if err != nil {
+			return nil, err
+		}
+		// One line a tool: name="…", description="…", inputSchema={…},
+		// annotations={"readOnly":…,"consequential":…}.
+		tools := map[string]toolHints{}
+		for _, m := range regexp.MustCompile(`(?m)^name="([^"]+)".*, annotations=(\{.*\})$`).FindAllStringSubmatch(out, -1) {
+			var h toolHints
+			if err := json.Unmarshal([]byte(m[2]), &h); err != nil {
+				return nil, fmt.Errorf("list_webmcp_tools: %s: %w", m[0], err)
+			}
+			tools[m[1]] = h
+		}
+		return tools, nil
+	}
+	c.call = func(ctx context.Context, tool string, args map[string]any) (string, error) {
+		in, _ := json.Marshal(args)
+		return callText(ctx, cs, "execute_webmcp_tool", map[string]any{"pageId": page, "toolName": tool, "input": string(in)})
+	}
+	return c
+}
+
+// startPlaywrightMCP runs Playwright MCP attached to the browser at its
+// debugging address (http://host:port, --cdp-endpoint; WebMCP is on by default). It
+// collects a page's WebMCP tools with each snapshot and offers them as
+// tools of its own, webmcp_<tool>.
+func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webmcpConsumer {
+	node, dir := npmPackage(t, "@playwright/mcp", playwrightMCPVersion)
+	cs := startMCPServer(t, ctx, []string{"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "PLAYWRIGHT_BROWSERS_PATH=" + filepath.Join(t.TempDir(), "no-browsers")},
+		node, filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js"),
+		"--cdp-endpoint", browser, "--output-dir", t.TempDir())
+	c := &webmcpConsumer{cs: cs}
+	c.open = func(ctx context.Context, url string) error {
+		_, err := callText(ctx, cs, "browser_navigate", map[string]any{"url": url})
+		return err
+	}
+	c.tools = func(ctx context.Context) (map[string]toolHints, error) {
+		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{})
+		if err != nil {
+			return nil, err
+		}
+		// The model reads readOnlyHint, and [CONSEQUENTIAL: …] in the
+		// description.
+		tools := map[string]toolHints{}
+		for _, tool := range res.Tools {
+			if n, ok := strings.CutPrefix(tool.Name, "webmcp_"); ok {
+				tools[n] = toolHints{ReadOnly: tool.Annotations != nil && tool.Annotations.ReadOnlyHint,
+					Consequential: strings.Contains(tool.Description, "[CONSEQUENTIAL")}
+			}
+		}
+		if len(tools) == 0 {
+			// Playwright collects the page's tools when it takes a
+			// snapshot: take one, as its model would, for the next look.
+			if _, err := callText(ctx, cs, "browser_snapshot", map[string]any{}); err != nil {
+				return nil, err
+			}
+		}
+		return tools, nil
+	}
+	c.call = func(ctx context.Context, tool string, args map[string]any) (string, error) {
+		return callText(ctx, cs, "webmcp_"+tool, args)
+	}
+	return c
+}
