@@ -78,10 +78,13 @@ func TestWebMCPClients(t *testing.T) {
 			if err := mc.open(ctx, site.url+"/orders/"); err != nil {
 				t.Fatalf("opening the orders page: %v", err)
 			}
-			// The consumer's view of the page's tools, as its model sees it
-			// (a look right after the navigation may come before the page
-			// registered them; the consumer is asked again, as a model
-			// would).
+			// The consumer's view of the page's tools, as its model sees it,
+			// on its first look right after the navigation: the orders
+			// page's declarations are all ones the mirror registers before
+			// the page's load event, without waiting for the module (issue
+			// 24 item 2; on this development origin the module then starts
+			// at load to list the page's mistakes, TestWebMCPLazy serves a
+			// public name where it does not).
 			// What the model is told about each: the refund that needs a
 			// person is consequential, opening an order is a read.
 			want := map[string]toolHints{
@@ -90,21 +93,12 @@ func TestWebMCPClients(t *testing.T) {
 				"open__order":    {ReadOnly: true},
 				"orders_filter":  {ReadOnly: true},
 			}
-			deadline := time.Now().Add(waitLimit)
-			for looks := 1; ; looks++ {
-				tools, err := mc.tools(ctx)
-				if err != nil {
-					t.Fatalf("listing the page's WebMCP tools: %v", err)
-				}
-				diff := cmp.Diff(want, tools)
-				if diff == "" {
-					t.Logf("%s listed the page's tools on look %d after the navigation", c.name, looks)
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the page's tools as %s offers them, %d looks after the navigation (-want +got):\n%s", c.name, looks, diff)
-				}
-				time.Sleep(200 * time.Millisecond)
+			tools, err := mc.tools(ctx)
+			if err != nil {
+				t.Fatalf("listing the page's WebMCP tools: %v", err)
+			}
+			if diff := cmp.Diff(want, tools); diff != "" {
+				t.Fatalf("the page's tools as %s offers them on its first look after the navigation (-want +got):\n%s", c.name, diff)
 			}
 
 			person := site.attachTab(t, "/orders/")

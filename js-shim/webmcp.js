@@ -114,15 +114,15 @@
         params.properties[pnames[j]] = o;
         if (q.required) req.push(pnames[j]);
       }
-      var risk = a.risk || "write", desc = a.title + (a.description ? ". " + a.description : "");
+      var risk = a.risk || "write", desc = a.description ? sentences(a.title, a.description) : a.title;
       if (a.record) {
         var kind = a.record.kind;
         params.properties.record = { type: "string", description: "The " + kind + " record to act on: its id, or its label as people read it (the whole label or its first word)" };
         req.unshift("record");
-        desc += ". " + offscreen(a, kind, caps, names);
+        desc = sentences(desc, offscreen(a, kind, caps, names));
       }
       if (req.length) params.required = req;
-      if (a.approval) desc += ". A person on the page must approve each call; the call waits for them up to 5 minutes";
+      if (a.approval) desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to 5 minutes");
       tools.push({
         name: name, title: a.title, description: desc, parameters: params, capability: caps[i].id,
         annotations: { readOnlyHint: risk === "read", consequentialHint: risk === "destructive" || !!a.approval, untrustedContentHint: risk === "read" }
@@ -130,6 +130,9 @@
     }
     return tools;
   }
+  // sentences joins a description and the next sentence as runtime
+  // sentences does: no ". " after text that already ends a sentence.
+  function sentences(d, next) { return (/[.!?\u2026\u3002\uff01\uff1f]$/.test(d) ? d + " " : d + ". ") + next; }
   // offscreen says which records a row tool acts on, as runtime
   // offscreenRule does.
   function offscreen(a, kind, caps, names) {

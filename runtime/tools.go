@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/schema"
@@ -122,7 +123,7 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 		a := &c.action
 		desc := a.Title
 		if a.Description != "" {
-			desc += ". " + a.Description
+			desc = sentences(desc, a.Description)
 		}
 		params := inputSchema(a.Params)
 		if c.fold != nil {
@@ -132,7 +133,7 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 			params.Properties["record"] = &schema.PropertySchema{Type: "string",
 				Description: fmt.Sprintf("The %s record to act on: its id, or its label as people read it (the whole label or its first word)", c.fold.kind)}
 			params.Required = append([]string{"record"}, params.Required...)
-			desc += ". " + offscreenRule(c, names, listed)
+			desc = sentences(desc, offscreenRule(c, names, listed))
 		}
 		risk := riskOf(a)
 		ann := ToolAnnotations{
@@ -147,14 +148,28 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 			if a.Handoff.TimeoutMs > 0 {
 				waits = a.Handoff.TimeoutMs
 			}
-			desc += fmt.Sprintf(". A person finishes it on the page; the call waits for them up to %s", minutes(waits))
+			desc = sentences(desc, "A person finishes it on the page; the call waits for them up to "+minutes(waits))
 		case a.Approval:
 			waits = rt.cfg.approvalTTLMs
-			desc += fmt.Sprintf(". A person on the page must approve each call; the call waits for them up to %s", minutes(waits))
+			desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to "+minutes(waits))
 		}
 		tools = append(tools, Tool{Name: name, Title: a.Title, Description: desc, Parameters: params, Capability: c.id, Annotations: ann, WaitsMs: waits})
 	}
 	return tools, nil
+}
+
+// sentences joins a description and the next sentence: ". " between
+// them, or only a space after text that already ends a sentence (a page's
+// "…ships it." is not followed by "..").
+func sentences(desc, next string) string {
+	if desc == "" {
+		return next
+	}
+	r, _ := utf8.DecodeLastRuneInString(desc)
+	if strings.ContainsRune(".!?…。！？", r) {
+		return desc + " " + next
+	}
+	return desc + ". " + next
 }
 
 // minutes says a wait in words: "5 minutes", "90 seconds".

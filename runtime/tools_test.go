@@ -251,3 +251,33 @@ func TestToolAnnotations(t *testing.T) {
 		})
 	}
 }
+
+// A tool's description joins the page's sentences and the runtime's with
+// ". ", but only a space after one that already ends (no "it.. Only").
+func TestToolDescriptionSentences(t *testing.T) {
+	tests := []struct {
+		name string
+		act  Action
+		want string
+	}{
+		{"plain", Action{ID: "a", Title: "Add", Description: "Adds one"}, "Add. Adds one"},
+		{"description-ends", Action{ID: "a", Title: "Approve order", Description: "Ships it.", Record: &RecordRef{Kind: "order"}, Approval: true},
+			"Approve order. Ships it. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first). A person on the page must approve each call; the call waits for them up to 5 minutes"},
+		{"title-ends", Action{ID: "a", Title: "Sure?", Description: "Asks once"}, "Sure? Asks once"},
+		{"cjk", Action{ID: "a", Title: "退款。", Approval: true}, "退款。 A person on the page must approve each call; the call waits for them up to 5 minutes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, WithAnonymous("*"))
+			tt.act.Run = func(context.Context, *Call) (any, error) { return nil, nil }
+			mustDeclare(t, e.rt, tt.act)
+			tools, err := e.rt.Tools(context.Background(), "")
+			if err != nil || len(tools) != 1 {
+				t.Fatalf("tools %+v, %v", tools, err)
+			}
+			if diff := cmp.Diff(tt.want, tools[0].Description); diff != "" {
+				t.Errorf("description (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

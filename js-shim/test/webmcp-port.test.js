@@ -38,11 +38,11 @@ test("webmcp: the tools registered before the module equal pling.tools() once it
   // Row actions declared once for every record of their kind.
   pling.records("order", () => [{ id: "o1", label: "#1001 Ada" }, { id: "o2", label: "#1002 Bo" }]);
   pling.action({ id: "shop.approve", title: "Approve the order", record: { kind: "order" }, run });
-  pling.action({ id: "shop.refund", title: "Refund the order", risk: "destructive", approval: true, record: { kind: "order" }, available: () => true, run,
+  pling.action({ id: "shop.refund", title: "Refund the order", description: "Gives the money back.", risk: "destructive", approval: true, record: { kind: "order" }, available: () => true, run,
     params: { reason: { type: "string", required: true, maxLength: 200 }, amount: { type: "number", minimum: 0 } } });
   pling.action({ id: "shop.find", title: "Find an order", risk: "read", record: { kind: "order", allowOffscreen: true }, run });
   pling.action({ id: "shop.note", title: "Note on a ticket", record: { kind: "ticket", allowOffscreen: true }, run });
-  pling.action({ id: "shop.call", title: "Call the lead", record: { kind: "lead" }, run });
+  pling.action({ id: "shop.call", title: "Call the lead?", record: { kind: "lead" }, run });
 
   const registered = new Map();
   let drift = null;
