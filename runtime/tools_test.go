@@ -235,18 +235,12 @@ func TestToolAnnotations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, WithAnonymous("*"))
-			tt.act.Run = func(context.Context, *Call) (any, error) { return nil, nil }
-			mustDeclare(t, e.rt, tt.act)
-			tools, err := e.rt.Tools(context.Background(), "")
-			if err != nil || len(tools) != 1 {
-				t.Fatalf("tools %+v, %v", tools, err)
-			}
-			if diff := cmp.Diff(tt.want, tools[0].Annotations); diff != "" {
+			tool := onlyTool(t, tt.act)
+			if diff := cmp.Diff(tt.want, tool.Annotations); diff != "" {
 				t.Errorf("annotations (-want +got):\n%s", diff)
 			}
-			if tools[0].WaitsMs != tt.waitsMs || !strings.Contains(tools[0].Description, tt.descHas) {
-				t.Errorf("waitsMs %d, description %q; want %d and %q", tools[0].WaitsMs, tools[0].Description, tt.waitsMs, tt.descHas)
+			if tool.WaitsMs != tt.waitsMs || !strings.Contains(tool.Description, tt.descHas) {
+				t.Errorf("waitsMs %d, description %q; want %d and %q", tool.WaitsMs, tool.Description, tt.waitsMs, tt.descHas)
 			}
 		})
 	}
@@ -268,16 +262,23 @@ func TestToolDescriptionSentences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, WithAnonymous("*"))
-			tt.act.Run = func(context.Context, *Call) (any, error) { return nil, nil }
-			mustDeclare(t, e.rt, tt.act)
-			tools, err := e.rt.Tools(context.Background(), "")
-			if err != nil || len(tools) != 1 {
-				t.Fatalf("tools %+v, %v", tools, err)
-			}
-			if diff := cmp.Diff(tt.want, tools[0].Description); diff != "" {
+			if diff := cmp.Diff(tt.want, onlyTool(t, tt.act).Description); diff != "" {
 				t.Errorf("description (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// onlyTool declares act (with a handler) on a runtime open to anonymous
+// callers and returns its one tool.
+func onlyTool(t *testing.T, act Action) Tool {
+	t.Helper()
+	e := newEnv(t, WithAnonymous("*"))
+	act.Run = func(context.Context, *Call) (any, error) { return nil, nil }
+	mustDeclare(t, e.rt, act)
+	tools, err := e.rt.Tools(context.Background(), "")
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("tools %+v, %v", tools, err)
+	}
+	return tools[0]
 }
