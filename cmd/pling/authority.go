@@ -6,16 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -95,13 +90,11 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	var opKeys []string
 	if *keysFile != "" {
-		f, err := os.Open(*keysFile)
-		if err != nil {
+		var err error
+		if opKeys, err = readKeysFile(*keysFile); err != nil {
 			fmt.Fprintf(stderr, "pling authority: --operator-keys: %v\n", err)
 			return 2
 		}
-		opKeys = readKeys(f)
-		f.Close()
 	}
 	opKeys = append(opKeys, readKeys(strings.NewReader(os.Getenv("PLING_OPERATOR_KEYS")))...)
 	if len(opKeys) == 0 {
@@ -114,17 +107,12 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	// OpenTelemetry: traceparent continued and passed on; spans exported
-	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
-	shutdownTracing, err := tracing.Setup(ctx, "pling-authority")
+	ctx, log, stop, err := startServerCmd(ctx, "authority", stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "pling authority: tracing: %v\n", err)
+		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
 	}
-	defer shutdownTracing(context.Background())
+	defer stop()
 	st, err := authority.Open(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
@@ -140,21 +128,13 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+	ln, stopAdmin, ok := listenServerCmd("authority", *addr, *metricsAddr, srv.MetricsHandler(), stdout, stderr)
+	if !ok {
 		return 1
 	}
+	defer stopAdmin()
 	hs := authority.NewHTTPServer(srv.Handler())
 	go srv.RunSweeper(ctx)
-	if *metricsAddr != "" {
-		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "pling authority: --metrics-addr: %v\n", err)
-			return 1
-		}
-		defer stopAdmin()
-	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
 	return serveUntilDone(ctx, hs, ln, 10*time.Second, "authority", stderr)

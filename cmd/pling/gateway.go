@@ -4,18 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/gateway"
-	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -63,13 +59,11 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var sites []string
 	if *siteKeys != "" {
-		f, err := os.Open(*siteKeys)
-		if err != nil {
+		var err error
+		if sites, err = readKeysFile(*siteKeys); err != nil {
 			fmt.Fprintf(stderr, "pling gateway: --site-keys: %v\n", err)
 			return 2
 		}
-		sites = readKeys(f)
-		f.Close()
 	}
 	if len(audiences) == 0 {
 		audiences = []string{"http://127.0.0.1:8080"}
@@ -82,17 +76,12 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	// OpenTelemetry: traceparent continued and passed on; spans exported
-	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
-	shutdownTracing, err := tracing.Setup(ctx, "pling-gateway")
+	ctx, log, stop, err := startServerCmd(ctx, "gateway", stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "pling gateway: tracing: %v\n", err)
+		fmt.Fprintf(stderr, "pling gateway: %v\n", err)
 		return 1
 	}
-	defer shutdownTracing(context.Background())
+	defer stop()
 	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
 		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log, SeparateMetrics: *metricsAddr != ""}
 	if *limitsStore != "" {
@@ -124,19 +113,11 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(sites) == 0 && cfg.Tokens == nil {
 		fmt.Fprintln(stderr, "pling gateway: no site keys and no --authority: every caller will be refused")
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling gateway: %v\n", err)
+	ln, stopAdmin, ok := listenServerCmd("gateway", *addr, *metricsAddr, srv.MetricsHandler(), stdout, stderr)
+	if !ok {
 		return 1
 	}
-	if *metricsAddr != "" {
-		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "pling gateway: --metrics-addr: %v\n", err)
-			return 1
-		}
-		defer stopAdmin()
-	}
+	defer stopAdmin()
 	// No WriteTimeout: a stream may outlast any fixed bound; each write
 	// has its own deadline in the gateway instead.
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
