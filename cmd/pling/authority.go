@@ -42,6 +42,16 @@ func readKeys(r io.Reader) []string {
 	return out
 }
 
+// readKeysFile reads a file of keys, one per line (readKeys).
+func readKeysFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readKeys(f), nil
+}
+
 func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "migrate" {
 		return runAuthorityMigrate(ctx, args[1:], stdout, stderr)
