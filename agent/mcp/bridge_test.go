@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	stdcmp "cmp"
 	"context"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -488,7 +488,7 @@ func TestListChanged(t *testing.T) {
 		// the notification do come with a change.
 		p := newPage(t)
 		tr := &counting{next: agent.InProcess(p.rt)}
-		logs := &lockedBuffer{}
+		logs := &syncbuf.Buffer{}
 		b := plingmcp.NewBridge(agent.New(tr), plingmcp.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 		s := connect(t, b)
 		s.toolNames(t)
@@ -523,24 +523,6 @@ func TestListChanged(t *testing.T) {
 			t.Errorf("marker_only not listed: %v", names)
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer a logger may write while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func contains(names []string, name string) bool {

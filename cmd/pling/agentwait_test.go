@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/testing/browsertest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 
 	"github.com/pling-go/pling/internal/testing/require"
 )
@@ -50,24 +49,6 @@ func TestInvokeSaysAPersonIsAsked(t *testing.T) {
 	if strings.Contains(out, "waiting") {
 		t.Errorf("stdout has the waiting line:\n%s", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the command's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // browserTest readies a test that starts Chromium: not under -short, the
@@ -119,7 +100,7 @@ func TestMCPBrowserGone(t *testing.T) {
 	old := mcpStdin
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old })
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	before := browsertest.Children()
 	done := make(chan int, 1)
 	go func() {
@@ -165,21 +146,10 @@ func TestMCPBrowserGone(t *testing.T) {
 }
 
 // devTools takes the browser's websocket address from its output.
-type devTools struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (d *devTools) Write(p []byte) (int, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.buf.Write(p)
-}
+type devTools struct{ syncbuf.Buffer }
 
 func (d *devTools) url() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, line := range strings.Split(d.buf.String(), "\n") {
+	for _, line := range strings.Split(d.String(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "DevTools listening on "); ok {
 			return strings.TrimSpace(rest)
 		}
@@ -260,7 +230,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	}
 	t.Setenv("PLING_CDP", out.url())
 
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"invoke", hs.URL + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)

@@ -17,6 +17,7 @@ import (
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/internal/testing/pgtest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestAuthorityCommand runs pling authority on a real SQLite file, and on
@@ -47,7 +48,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
@@ -58,7 +59,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if err != nil {
 		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
 	}
-	var stdout syncBuffer
+	var stdout syncbuf.Buffer
 	stdout.Write([]byte(line))
 	copied := make(chan struct{})
 	go func() { io.Copy(&stdout, pr); close(copied) }()

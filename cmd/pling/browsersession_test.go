@@ -16,6 +16,7 @@ import (
 	"github.com/pling-go/pling/internal/demosite"
 
 	"github.com/pling-go/pling/internal/testing/require"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // demoSite serves the demo site with the built module; it skips without
@@ -170,7 +171,7 @@ func TestHeadedNeedsADisplay(t *testing.T) {
 	old := mcpStdin
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old; inW.Close() })
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runMCP(context.Background(), []string{base + "/shop/", "--headed", "--poll", "0"}, io.Discard, &stderr)
@@ -196,7 +197,7 @@ func TestMCPBrowsing(t *testing.T) {
 	old := mcpStdin
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old })
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runMCP(context.Background(), []string{base + "/shop/", "--poll", "0", "--verbose"}, outW, &stderr)
@@ -265,7 +266,7 @@ func mcpToolNames(t *testing.T, args ...string) string {
 	old := mcpStdin
 	mcpStdin = inR
 	defer func() { mcpStdin = old }()
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- runMCP(context.Background(), args, outW, &stderr); outW.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/internal/helpdesk"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // mistakesPage makes each declaration mistake of issue 23 item 15 once.
@@ -70,7 +71,7 @@ func TestCheckCommand(t *testing.T) {
 		{"clean.html", 0, []string{"no declaration mistakes"}},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			code := run(ctx, []string{"check", base + "/" + tc.page}, &stdout, &stderr)
 			if code != tc.wantExit {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantExit, stdout.String(), stderr.String())
@@ -103,7 +104,7 @@ func TestDescribeSaysMistakes(t *testing.T) {
 		{"clean.html", ""},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			if code := run(ctx, []string{"describe", base + "/" + tc.page}, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr.String())
 			}
@@ -139,7 +140,7 @@ func TestCheckHelpdesk(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			u := srv.URL + "/" + strings.TrimSuffix(p, "index.html")
 			if strings.HasSuffix(p, "view.html") {
 				u += "?id=T-1003"

@@ -18,6 +18,7 @@ import (
 	"github.com/pling-go/pling/schema"
 
 	"github.com/pling-go/pling/internal/testing/require"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // A docBlock is one fenced code block of the README or docs/.
@@ -266,7 +267,7 @@ func TestGettingStarted(t *testing.T) {
 			}
 			args = append(args, "--addr", "127.0.0.1:0", "--dist", d)
 			srvCtx, stop := context.WithCancel(ctx)
-			var out syncBuffer
+			var out syncbuf.Buffer
 			done := make(chan int, 1)
 			go func() { done <- run(srvCtx, args, &out, &out) }()
 			t.Cleanup(func() { stop(); <-done })
@@ -292,7 +293,7 @@ func TestGettingStarted(t *testing.T) {
 		for i := range args {
 			args[i] = strings.ReplaceAll(args[i], docBase, base)
 		}
-		var stdout, stderr syncBuffer
+		var stdout, stderr syncbuf.Buffer
 		code := run(ctx, args, &stdout, &stderr)
 		t.Logf("pling %s → exit %d\n%s", strings.Join(args, " "), code, stdout.String())
 		if code != 0 {

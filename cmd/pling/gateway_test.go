@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/internal/testing/scripted"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestGatewayCommand runs pling gateway in front of a scripted upstream
@@ -36,7 +37,7 @@ func TestGatewayCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",

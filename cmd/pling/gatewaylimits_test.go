@@ -13,6 +13,7 @@ import (
 
 	"github.com/pling-go/pling/gateway"
 	"github.com/pling-go/pling/internal/testing/scripted"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestGatewayLimitsStoreFlag runs two pling gateway commands with one
@@ -35,7 +36,7 @@ func TestGatewayLimitsStoreFlag(t *testing.T) {
 	var done []chan int
 	for range 2 {
 		pr, pw := io.Pipe()
-		var stderr syncBuffer
+		var stderr syncbuf.Buffer
 		d := make(chan int, 1)
 		go func() {
 			d <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
@@ -92,7 +93,7 @@ func TestGatewayLimitsStoreBadSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			code := runGateway(context.Background(), []string{"--addr", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1",
 				"--models", "m1", "--limits-store", tt.spec}, &stdout, &stderr)
 			if code != tt.wantExit || !strings.Contains(stderr.String(), tt.wantErr) {

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -91,7 +92,7 @@ func fakeToken(aud string) string {
 // mcpRun is a running pling mcp with an SDK client on it.
 type mcpRun struct {
 	cs     *sdk.ClientSession
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	stop   func()
 }
 
@@ -102,7 +103,7 @@ func startMCP(t *testing.T, args ...string) *mcpRun {
 	old := mcpStdin
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old })
-	stderr := &syncBuffer{}
+	stderr := &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- runMCP(context.Background(), args, outW, stderr); outW.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestServeDir: pling serve --dir serves one's own pages and Pling beside
@@ -196,7 +198,7 @@ func TestServeDirPastedTag(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "board.html"), []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	if code := run(ctx, []string{"describe", base + "/board.html"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("pling describe: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -210,7 +212,7 @@ func TestServeDirPastedTag(t *testing.T) {
 func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base, printed string) {
 	t.Helper()
 	srvCtx, stop := context.WithCancel(ctx)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", dist}, &out, &out)
