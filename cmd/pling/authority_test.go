@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +15,6 @@ import (
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/internal/testing/pgtest"
-	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestAuthorityCommand runs pling authority on a real SQLite file, and on
@@ -45,25 +42,9 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if err := os.WriteFile(kekFile, []byte(testKEK+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
-			"--operator-keys", keys, "--kek-file", kekFile, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01"}, pw, &stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
-	}
-	var stdout syncbuf.Buffer
-	stdout.Write([]byte(line))
-	copied := make(chan struct{})
-	go func() { io.Copy(&stdout, pr); close(copied) }()
-	base := regexp.MustCompile(`http://\S+`).FindString(line)
+	auth := startCmd(t, runAuthority, "--addr", "127.0.0.1:0", "--store", store,
+		"--operator-keys", keys, "--kek-file", kekFile, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01")
+	base := auth.url(t)
 
 	call := func(method, path, auth, body string) (int, map[string]any) {
 		t.Helper()
@@ -111,17 +92,10 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d; stderr %s", code, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no graceful shutdown")
+	if code := auth.stop(t); code != 0 {
+		t.Errorf("exit %d; stderr %s", code, auth.stderr.String())
 	}
-	<-copied
-	logs := stderr.String() + stdout.String()
+	logs := auth.stderr.String() + auth.stdout.String()
 	secrets := map[string]string{"token": tok, "poll secret": secret, "operator key": "op-secret-1"}
 	if password != "" {
 		secrets["store password"] = password

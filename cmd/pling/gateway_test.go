@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/internal/testing/scripted"
-	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestGatewayCommand runs pling gateway in front of a scripted upstream
@@ -34,22 +31,9 @@ func TestGatewayCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",
-			"--site-keys", keys, "--grace", "5s"}, pw, &stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
-	}
-	go io.Copy(io.Discard, pr)
-	base := regexp.MustCompile(`http://\S+`).FindString(line)
+	gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",
+		"--site-keys", keys, "--grace", "5s")
+	base := gw.url(t)
 
 	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"m2","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	req.Header.Set("Authorization", "Bearer site-key-1")
@@ -65,7 +49,7 @@ func TestGatewayCommand(t *testing.T) {
 	if got := up.Last().Authorization; got != "Bearer sk-from-env" {
 		t.Errorf("upstream got %q, want the key from PLING_UPSTREAM_KEY", got)
 	}
-	cancel() // shut down with the stream in flight
+	gw.cancel() // shut down with the stream in flight
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
 		t.Fatalf("the stream was cut at shutdown: %v", err)
@@ -77,15 +61,10 @@ func TestGatewayCommand(t *testing.T) {
 	if got.String() != content || !strings.Contains(string(body), "[DONE]") {
 		t.Errorf("stream after shutdown began: %q", body)
 	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d; stderr %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the command did not exit")
+	if code := gw.stop(t); code != 0 {
+		t.Errorf("exit %d; stderr %s", code, gw.stderr.String())
 	}
-	if strings.Contains(stderr.String(), "sk-from-env") || strings.Contains(stderr.String(), "site-key-1") {
-		t.Errorf("stderr holds a key: %s", stderr.String())
+	if logs := gw.stderr.String() + gw.stdout.String(); strings.Contains(logs, "sk-from-env") || strings.Contains(logs, "site-key-1") {
+		t.Errorf("the output holds a key: %s", logs)
 	}
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -31,33 +28,12 @@ func TestGatewayLimitsStoreFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
-	ctx, cancel := context.WithCancel(context.Background())
 	var bases []string
-	var done []chan int
 	for range 2 {
-		pr, pw := io.Pipe()
-		var stderr syncbuf.Buffer
-		d := make(chan int, 1)
-		go func() {
-			d <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
-				"--site-keys", keys, "--limits-store", "sqlite:" + filepath.Join(dir, "limits.db")}, pw, &stderr)
-			pw.Close()
-		}()
-		line, err := bufio.NewReader(pr).ReadString('\n')
-		if err != nil {
-			cancel()
-			t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
-		}
-		go io.Copy(io.Discard, pr)
-		bases = append(bases, regexp.MustCompile(`http://\S+`).FindString(line))
-		done = append(done, d)
+		gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
+			"--site-keys", keys, "--limits-store", "sqlite:"+filepath.Join(dir, "limits.db"))
+		bases = append(bases, gw.url(t))
 	}
-	defer func() {
-		cancel()
-		for _, d := range done {
-			<-d
-		}
-	}()
 	allowed := 0
 	for i := range 2*gateway.DefaultBurst + 2 {
 		req, _ := http.NewRequest("POST", bases[i%2]+"/v1/chat/completions", strings.NewReader(`{"model":"m1","messages":[{"role":"user","content":"hi"}]}`))

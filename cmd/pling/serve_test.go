@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 )
 
 // fakeModule is a small stand-in for dist/: compressible, so every
@@ -37,26 +33,8 @@ func TestRunServe(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--dist", dir}, pw, &stderr)
-		pw.Close()
-	}()
-	url := ""
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "pling serve: http://"); ok {
-			url = "http://" + strings.Fields(rest)[0]
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if url == "" {
-		t.Fatalf("no address printed; stderr: %s", stderr.String())
-	}
+	srv := startCmd(t, runServe, "--addr", "127.0.0.1:0", "--dist", dir)
+	url := srv.servedURL(t)
 	res, err := http.Get(url + "pling/pling.js")
 	if err != nil {
 		t.Fatal(err)
@@ -65,14 +43,8 @@ func TestRunServe(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Errorf("status %d", res.StatusCode)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d; stderr: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("pling serve did not stop")
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("exit %d; stderr: %s", code, srv.stderr.String())
 	}
 }
 
