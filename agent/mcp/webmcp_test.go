@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,19 +27,7 @@ document.modelContext.registerTool({ name: "lookup", title: "Look up a word", de
 // words and called through executeTool; on a page with both, a
 // capability Pling mirrors shows once, as Pling's tool.
 func TestPageWebMCPTools(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		t.Skip("pling.wasm is not built; run make wasm")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
+	d := browserDist(t)
 	mux := http.NewServeMux()
 	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(d))))
 	page := func(body string) http.HandlerFunc {

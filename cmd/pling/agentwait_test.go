@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/testing/browsertest"
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 
 	"github.com/pling-go/pling/internal/testing/require"
@@ -63,37 +60,15 @@ func browserTest(t *testing.T) {
 	t.Setenv("PLING_CDP", "")
 }
 
-// builtDist is the built module (PLING_DIST, else ../../dist), or skips.
-func builtDist(t testing.TB) string {
-	t.Helper()
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		if os.Getenv("PLING_DIST") != "" {
-			t.Fatalf("PLING_DIST=%s has no pling.wasm", d)
-		}
-		t.Skip("pling.wasm is not built; run make wasm")
-	}
-	return d
-}
-
 // TestMCPBrowserGone kills the browser under a running pling mcp: the
 // command says the browser is gone and exits non-zero, instead of staying
 // up, answering every call "unconfirmed" and logging a failure every poll.
 func TestMCPBrowserGone(t *testing.T) {
 	require.Chromium(t)
 	t.Setenv("PLING_CDP", "")
-	d := builtDist(t)
+	base := demotest.Serve(t, demotest.Dist(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -104,7 +79,7 @@ func TestMCPBrowserGone(t *testing.T) {
 	before := browsertest.Children()
 	done := make(chan int, 1)
 	go func() {
-		done <- runMCP(ctx, []string{hs.URL + "/shop/", "--poll", "500ms"}, outW, &stderr)
+		done <- runMCP(ctx, []string{base + "/shop/", "--poll", "500ms"}, outW, &stderr)
 		outW.Close()
 	}()
 	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
@@ -205,15 +180,9 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 		t.Skip("waits more than 30 s: not in -short mode")
 	}
 	bin := cdp.Browser("")
-	d := builtDist(t)
+	base := demotest.Serve(t, demotest.Dist(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
 
 	// A browser with a debugging port: pling invoke attaches to it
 	// ($PLING_CDP), and the test plays the person in the tab it opens.
@@ -233,7 +202,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	var stdout, stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"invoke", hs.URL + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)
+		done <- run(ctx, []string{"invoke", base + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)
 	}()
 	var tab context.Context
 	for deadline := time.Now().Add(time.Minute); tab == nil; time.Sleep(100 * time.Millisecond) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/internal/demosite"
-
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/require"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
@@ -27,16 +25,7 @@ func demoSite(t testing.TB) string {
 		t.Skip("starts Chromium: not in -short mode")
 	}
 	require.Chromium(t)
-	d := builtDist(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return demotest.Serve(t, demotest.Dist(t))
 }
 
 func runPling(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/internal/helpdesk"
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
@@ -44,7 +45,7 @@ const unexposedPage = `<!doctype html><title>No expose</title>
 // exits 0.
 func TestCheckCommand(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -89,7 +90,7 @@ func TestCheckCommand(t *testing.T) {
 // has declaration mistakes or threw, and points at pling check.
 func TestDescribeSaysMistakes(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -121,7 +122,7 @@ func TestDescribeSaysMistakes(t *testing.T) {
 // site's pages are checked by TestCheckPages (e2e).
 func TestCheckHelpdesk(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	h, err := helpdesk.New(os.DirFS(d))
 	if err != nil {
 		t.Fatal(err)

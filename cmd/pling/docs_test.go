@@ -17,6 +17,7 @@ import (
 	"github.com/pling-go/pling/internal/conform"
 	"github.com/pling-go/pling/schema"
 
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/require"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
@@ -223,7 +224,7 @@ func TestGettingStarted(t *testing.T) {
 	}
 	require.Chromium(t)
 	t.Setenv("PLING_CDP", "")
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	blocks := docBlocks(t, "docs/getting-started.md")
 	var page, commands, output *docBlock
 	for i := range blocks {

@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
@@ -184,7 +185,7 @@ func TestServeDirAttacks(t *testing.T) {
 // "pling is not defined" (the tag used to carry defer).
 func TestServeDirPastedTag(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
