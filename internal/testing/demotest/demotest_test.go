@@ -1,27 +1,10 @@
 package demotest_test
 
 import (
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/pling-go/pling/internal/testing/demotest"
 )
-
-// TestServe: the demo site answers its shop page, which loads the module.
-func TestServe(t *testing.T) {
-	base := demotest.Serve(t, demotest.Dist(t))
-	res, err := http.Get(base + "/shop/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(b), "pling") {
-		t.Errorf("GET /shop/: %d\n%.300s", res.StatusCode, b)
-	}
-}
 
 // TestDistRefusesADirectoryWithoutTheModule: PLING_DIST naming a
 // directory without pling.wasm fails the test rather than skipping it.
