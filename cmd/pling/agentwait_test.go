@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -69,49 +68,31 @@ func TestMCPBrowserGone(t *testing.T) {
 	base := demotest.Serve(t, demotest.Dist(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := mcpStdin
-	mcpStdin = inR
-	t.Cleanup(func() { mcpStdin = old })
-	var stderr syncbuf.Buffer
 	before := browsertest.Children()
-	done := make(chan int, 1)
-	go func() {
-		done <- runMCP(ctx, []string{base + "/shop/", "--poll", "500ms"}, outW, &stderr)
-		outW.Close()
-	}()
+	m := startMCP(t, base+"/shop/", "--poll", "500ms")
 	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
 	defer ccancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(cctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
-	defer cs.Close()
-	if _, err := cs.ListTools(cctx, nil); err != nil {
+	if _, err := m.cs.ListTools(cctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.Kill(t, before)
 
 	// A call now is refused plainly, or the command is already gone.
 	callCtx, callCancel := context.WithTimeout(ctx, 20*time.Second)
-	_, err = cs.CallTool(callCtx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "pack-20"}})
+	_, err := m.cs.CallTool(callCtx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "pack-20"}})
 	callCancel()
 	if err != nil && strings.Contains(err.Error(), "unconfirmed") {
 		t.Errorf("the call after the browser died: %v; want the browser gone and nothing sent, not unconfirmed", err)
 	}
 	select {
-	case code := <-done:
-		if code == 0 {
+	case <-m.exited:
+		if m.code == 0 {
 			t.Errorf("pling mcp exited 0 after its browser died")
 		}
 	case <-time.After(10 * time.Second):
-		inW.Close()
-		t.Errorf("pling mcp still runs 10s after its browser died; stderr:\n%s", stderr.String())
+		t.Errorf("pling mcp still runs 10s after its browser died; stderr:\n%s", m.stderr.String())
 	}
-	errOut := stderr.String()
+	errOut := m.stderr.String()
 	if !strings.Contains(errOut, "the browser is gone") {
 		t.Errorf("stderr does not say the browser is gone:\n%s", errOut)
 	}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -17,26 +15,10 @@ import (
 // client, as an MCP host would over the process's stdio.
 func TestMCPCommand(t *testing.T) {
 	shop := writeFixture(t, "shop.json", shopFixture)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := mcpStdin
-	mcpStdin = inR
-	t.Cleanup(func() { mcpStdin = old })
-
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runMCP(context.Background(), []string{"--fixture", shop, "--poll", "0"}, outW, &stderr)
-		outW.Close()
-	}()
-
+	m := startMCP(t, "--fixture", shop, "--poll", "0")
+	cs := m.cs
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
 	if got := cs.InitializeResult().ServerInfo.Name; got != "pling" {
 		t.Errorf("server name %q", got)
 	}
@@ -69,15 +51,8 @@ func TestMCPCommand(t *testing.T) {
 		t.Errorf("failing call: %v %+v", err, res)
 	}
 
-	cs.Close()
-	inW.Close()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d, stderr: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("pling mcp did not stop when stdin closed")
+	if code := m.stop(); code != 0 {
+		t.Errorf("exit %d, stderr: %s", code, m.stderr.String())
 	}
 }
 
