@@ -69,6 +69,14 @@ func newPage(t *testing.T, opts ...runtime.Option) *page {
 	return p
 }
 
+// inProcessSession bridges a new page (newPage) in process and connects
+// a client to the bridge.
+func inProcessSession(t *testing.T) (*page, *session) {
+	t.Helper()
+	p := newPage(t)
+	return p, connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+}
+
 // counting counts the describes a transport carries.
 type counting struct {
 	next      agent.Transport
@@ -164,8 +172,7 @@ func toJSON(t *testing.T, v any) any {
 // The bridge lists what runtime.Tools lists in the page: the same names,
 // descriptions and parameters (record included for folded capabilities).
 func TestListToolsMatchesRuntimeTools(t *testing.T) {
-	p := newPage(t)
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	p, s := inProcessSession(t)
 
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
@@ -246,8 +253,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 }
 
 func TestCallTool(t *testing.T) {
-	p := newPage(t)
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	p, s := inProcessSession(t)
 
 	// The structured content is lean: the value, the evidence (its
 	// expectations without the values the changed states carry), the
@@ -269,10 +275,7 @@ func TestCallTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := call(t, s, tt.tool, tt.args)
 			if res.IsError {
 				t.Fatalf("isError: %v", res.Content)
 			}
@@ -299,8 +302,7 @@ func TestCallTool(t *testing.T) {
 // A business failure is a tool result with isError and the stable code, in
 // the text and in the structured content.
 func TestBusinessFailureIsAToolError(t *testing.T) {
-	p := newPage(t)
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	_, s := inProcessSession(t)
 
 	tests := []struct {
 		name     string
@@ -319,10 +321,7 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
-			if err != nil {
-				t.Fatalf("a business failure became a protocol error: %v", err)
-			}
+			res := call(t, s, tt.tool, tt.args) // a business failure is no protocol error
 			if !res.IsError {
 				t.Fatalf("isError is false: %v", res.Content)
 			}

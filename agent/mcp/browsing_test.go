@@ -62,7 +62,9 @@ func browse(t *testing.T, base, start string) (*session, *cdp.Page) {
 	return connect(t, b), p
 }
 
-func call(t *testing.T, s *session, name string, args map[string]any) *sdk.CallToolResult {
+// call calls a tool and fails t on a protocol error; a tool error is in
+// the result.
+func call(t *testing.T, s *session, name string, args any) *sdk.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
