@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,13 +47,7 @@ func TestCheckCommand(t *testing.T) {
 	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	base, _ := serveDirForTest(t, ctx, dir, d)
+	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage}), d)
 	for _, tc := range []struct {
 		page     string
 		wantExit int
@@ -93,13 +86,7 @@ func TestDescribeSaysMistakes(t *testing.T) {
 	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	base, _ := serveDirForTest(t, ctx, dir, d)
+	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage}), d)
 	for _, tc := range []struct{ page, want string }{
 		{"mistakes.html", "the page has 6 declaration mistake(s)"},
 		{"clean.html", ""},

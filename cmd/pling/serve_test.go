@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -27,13 +25,7 @@ func fakeModule() fstest.MapFS {
 // TestRunServe starts the command on a free port with a module on disk,
 // fetches a page and stops it.
 func TestRunServe(t *testing.T) {
-	dir := t.TempDir()
-	for name, f := range fakeModule() {
-		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := startCmd(t, runServe, "--addr", "127.0.0.1:0", "--dist", dir)
+	srv := startCmd(t, runServe, "--addr", "127.0.0.1:0", "--dist", moduleDir(t))
 	url := srv.servedURL(t)
 	res, err := http.Get(url + "pling/pling.js")
 	if err != nil {

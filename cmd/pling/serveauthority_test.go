@@ -35,14 +35,14 @@ func TestServeAuthorityUsage(t *testing.T) {
 	}
 }
 
+// moduleDir writes fakeModule into a temporary directory, for --dist.
 func moduleDir(t *testing.T) string {
-	dir := t.TempDir()
+	t.Helper()
+	files := map[string]string{}
 	for name, f := range fakeModule() {
-		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[name] = string(f.Data)
 	}
-	return dir
+	return writeTree(t, files)
 }
 
 // pling serve --authority embedded is the whole site backend in one

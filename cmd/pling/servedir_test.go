@@ -20,21 +20,12 @@ import (
 // TestServeDir: pling serve --dir serves one's own pages and Pling beside
 // them at /pling/, and keeps dot files private.
 func TestServeDir(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		"index.html":      `<!doctype html><script src="/pling/pling.js" data-expose="*"></script>`,
 		"shop/index.html": `<!doctype html><title>shop</title>`,
 		".env":            "SECRET=1",
 		".git/config":     "[core]",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	module := fstest.MapFS{
 		"pling.js":     {Data: []byte("/* shim */")},
 		"wasm_exec.js": {Data: []byte("/* go */")},
@@ -112,21 +103,12 @@ func TestServeDirAttacks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		"index.html":       "home",
 		"docs/a.txt":       "inside-a",
 		"bare/.env":        "SECRET=1",
 		"bare/visible.txt": "v",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	for link, target := range map[string]string{
 		"leak.txt":   filepath.Join(outside, "secret.txt"),
 		"leakdir":    outside,
@@ -190,7 +172,7 @@ func TestServeDirPastedTag(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	// The page is written after serve prints its tag; serve reads files per request.
-	base, printed := serveDirForTest(t, ctx, dir, d)
+	base, printed := serveDirForTest(t, dir, d)
 	page := "<!doctype html><title>Board</title>\n" + printed + `
 <script>
   pling.action({ id: "board.rename", title: "Rename the board", run: () => true });
@@ -210,32 +192,19 @@ func TestServeDirPastedTag(t *testing.T) {
 
 // serveDirForTest runs pling serve --dir dir in process until the test
 // ends and returns its base URL and the tag it printed to paste.
-func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base, printed string) {
+func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
 	t.Helper()
-	srvCtx, stop := context.WithCancel(ctx)
-	var out syncbuf.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", dist}, &out, &out)
-	}()
-	t.Cleanup(func() { stop(); <-done })
 	addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
-	tag := regexp.MustCompile(`(?m)^\s*(<script src="/pling/pling.js".*</script>)$`)
-	for base == "" || printed == "" {
-		select {
-		case code := <-done:
-			t.Fatalf("pling serve exited %d:\n%s", code, out.String())
-		case <-ctx.Done():
-			t.Fatalf("pling serve printed no address and tag:\n%s", out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
+	tag := regexp.MustCompile(`^\s*(<script src="/pling/pling.js".*</script>)$`)
+	startCmd(t, run, "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", dist).readUntil(t, func(line string) bool {
+		if m := addr.FindStringSubmatch(line); m != nil {
 			base = m[1]
 		}
-		if m := tag.FindStringSubmatch(out.String()); m != nil {
+		if m := tag.FindStringSubmatch(line); m != nil {
 			printed = m[1]
 		}
-	}
+		return base != "" && printed != ""
+	})
 	return base, printed
 }
 
@@ -245,16 +214,7 @@ func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base,
 // frame-ancestors 'none' and X-Frame-Options: DENY. The old code sent
 // neither.
 func TestServeDirRefusesFraming(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`})
 	h, _, err := dirHandler(fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
 		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}, dir, 1)
 	if err != nil {
