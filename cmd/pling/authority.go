@@ -82,13 +82,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "pling authority: unexpected arguments %q\n", pos)
-		return 2
 	}
 	if len(aud) == 0 {
 		aud["http://127.0.0.1:8080"] = []string{"*"}

@@ -250,13 +250,8 @@ func sessionStart(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func sessionStop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("session stop", stderr, "Usage: pling session stop [--name NAME]", "Closes the session's browser and forgets it.")
 	name := fl.String("name", "default", "the session's name")
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) != 0 {
-		fmt.Fprintf(stderr, "pling session stop: unexpected arguments %q\n", pos)
-		return 2
 	}
 	s, err := readBrowserSession(*name)
 	if err != nil {

@@ -46,3 +46,16 @@ func checkCmd(t *testing.T, args []string, wantExit int, wantOut, wantErrOut []s
 	}
 	return out, errOut
 }
+
+// TestNoArgCommandsRefuseArguments: a command without positional
+// arguments refuses one (parseNoArgs) before it starts anything, naming
+// itself.
+func TestNoArgCommandsRefuseArguments(t *testing.T) {
+	var cases []cmdCase
+	for _, name := range []string{"authority", "demo", "gateway", "serve", "session stop", "version"} {
+		args := append(strings.Fields(name), "extra")
+		cases = append(cases, cmdCase{name: name, args: args, wantExit: 2,
+			wantErrOut: []string{"pling " + name + `: unexpected arguments ["extra"]`}})
+	}
+	runCmdCases(t, cases)
+}

@@ -37,6 +37,17 @@ func parseFlags(fl *flag.FlagSet, args []string) (pos []string, exit int, ok boo
 	return nil, 2, false
 }
 
+// parseNoArgs is parseFlags for a command that takes no positional
+// argument: one is a usage error (exit 2), said on stderr.
+func parseNoArgs(fl *flag.FlagSet, args []string, stderr io.Writer) (exit int, ok bool) {
+	pos, exit, ok := parseFlags(fl, args)
+	if ok && len(pos) > 0 {
+		fmt.Fprintf(stderr, "pling %s: unexpected arguments %q\n", fl.Name(), pos)
+		return 2, false
+	}
+	return exit, ok
+}
+
 // parseInterspersed parses flags that come before, between or after the
 // positional arguments ("pling invoke TARGET CAP --input {}"), which the
 // flag package alone stops at; "--" ends the flags.

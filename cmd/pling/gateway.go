@@ -44,13 +44,8 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		audiences = append(audiences, v)
 		return nil
 	})
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "pling gateway: unexpected arguments %q\n", pos)
-		return 2
 	}
 	key := strings.TrimSpace(os.Getenv("PLING_UPSTREAM_KEY"))
 	if *keyFile != "" {
