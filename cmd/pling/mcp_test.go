@@ -61,25 +61,12 @@ func TestMCPCommandUsage(t *testing.T) {
 
 	shop := writeFixture(t, "shop.json", shopFixture)
 	sess := writeFixture(t, "session.json", sessionFixture)
-	tests := []struct {
-		name       string
-		args       []string
-		wantExit   int
-		wantErrOut string
-	}{
-		{"help", []string{"mcp", "--help"}, 0, "Usage: pling mcp"},
-		{"no page", []string{"mcp"}, 2, "give one page"},
-		{"two pages", []string{"mcp", "--fixture", shop, "fixture:" + shop}, 2, "give one page"},
-		{"negative poll", []string{"mcp", "--fixture", shop, "--poll", "-1s"}, 2, "--poll"},
-		{"URL", []string{"mcp", "https://shop.example/"}, 1, "no browser at"},
-		{"the session cannot describe", []string{"mcp", "--fixture", sess, "--session", "nope"}, 1, "SESSION_INVALID"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit || !strings.Contains(errOut, tt.wantErrOut) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.wantExit, tt.wantErrOut)
-			}
-		})
-	}
+	runCmdCases(t, []cmdCase{
+		{name: "help", args: []string{"mcp", "--help"}, wantErrOut: []string{"Usage: pling mcp"}},
+		{name: "no page", args: []string{"mcp"}, wantExit: 2, wantErrOut: []string{"give one page"}},
+		{name: "two pages", args: []string{"mcp", "--fixture", shop, "fixture:" + shop}, wantExit: 2, wantErrOut: []string{"give one page"}},
+		{name: "negative poll", args: []string{"mcp", "--fixture", shop, "--poll", "-1s"}, wantExit: 2, wantErrOut: []string{"--poll"}},
+		{name: "URL", args: []string{"mcp", "https://shop.example/"}, wantExit: 1, wantErrOut: []string{"no browser at"}},
+		{name: "the session cannot describe", args: []string{"mcp", "--fixture", sess, "--session", "nope"}, wantExit: 1, wantErrOut: []string{"SESSION_INVALID"}},
+	})
 }

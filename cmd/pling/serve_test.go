@@ -41,25 +41,10 @@ func TestRunServe(t *testing.T) {
 }
 
 func TestRunServeFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		err  string
-	}{
-		{"help", []string{"-h"}, 0, "--dist"},
-		{"bad quality", []string{"--brotli", "12"}, 2, "--brotli must be 0–11"},
-		{"dist without module", []string{"--dist", t.TempDir()}, 2, "run make wasm"},
-		{"arguments", []string{"extra"}, 2, "unexpected arguments"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := runServe(t.Context(), tc.args, &stdout, &stderr); code != tc.code {
-				t.Errorf("exit %d, want %d", code, tc.code)
-			}
-			if !strings.Contains(stderr.String(), tc.err) {
-				t.Errorf("stderr %q lacks %q", stderr.String(), tc.err)
-			}
-		})
-	}
+	runCmdCases(t, []cmdCase{
+		{name: "help", args: []string{"serve", "-h"}, wantErrOut: []string{"--dist"}},
+		{name: "bad quality", args: []string{"serve", "--brotli", "12"}, wantExit: 2, wantErrOut: []string{"--brotli must be 0–11"}},
+		{name: "dist without module", args: []string{"serve", "--dist", t.TempDir()}, wantExit: 2, wantErrOut: []string{"run make wasm"}},
+		{name: "arguments", args: []string{"serve", "extra"}, wantExit: 2, wantErrOut: []string{"unexpected arguments"}},
+	})
 }
