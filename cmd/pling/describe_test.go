@@ -10,10 +10,7 @@ import (
 )
 
 func TestDescribeCommand(t *testing.T) {
-	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
-
-	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
-	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
+	shop, sess := fixtureTargets(t)
 	runCmdCases(t, []cmdCase{
 		{name: "readable", args: []string{"describe", shop}, wantOut: []string{
 			"Shop  https://shop.example/", "revision r", "Capabilities (3)",

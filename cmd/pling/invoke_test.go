@@ -6,10 +6,7 @@ import (
 )
 
 func TestInvokeCommand(t *testing.T) {
-	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
-
-	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
-	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
+	shop, sess := fixtureTargets(t)
 	runCmdCases(t, []cmdCase{
 		{name: "readable", args: []string{"invoke", shop, "cart.add", "--input", `{"sku":"A1"}`}, wantOut: []string{
 			"ok: cart.add (request agent-", "value: {", `"added": true`, "evidence: cart.add ran",

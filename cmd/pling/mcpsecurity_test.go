@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +15,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -201,13 +199,7 @@ func (r *mcpRun) waitPage(t *testing.T, want string) string {
 // On d4f77f3 it fails: the bridge kept A's tools after the navigation,
 // and B recorded {"session":"pl1…","capability":"note","input":{"text":"my card 4111…"}}.
 func TestMCPTokenStaysOnItsOrigin(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	t.Setenv(tokenDirEnv, t.TempDir()) // no stored tokens
 	t.Setenv(sessionEnv, "")
 
@@ -344,13 +336,7 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 // stored for A (issue 21 finding 2). On d4f77f3 it fails: the token was
 // picked for A's origin before the load, and B received it.
 func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	t.Setenv("PLING_CDP_TAB", "")
 	t.Setenv(sessionEnv, "")
 	t.Setenv(tokenDirEnv, t.TempDir())

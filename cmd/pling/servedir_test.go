@@ -15,6 +15,7 @@ import (
 
 	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
+	"github.com/pling-go/pling/plinghttp"
 )
 
 // TestServeDir: pling serve --dir serves one's own pages and Pling beside
@@ -26,17 +27,7 @@ func TestServeDir(t *testing.T) {
 		".env":            "SECRET=1",
 		".git/config":     "[core]",
 	})
-	module := fstest.MapFS{
-		"pling.js":     {Data: []byte("/* shim */")},
-		"wasm_exec.js": {Data: []byte("/* go */")},
-		"pling.wasm":   {Data: []byte("\x00asm\x01\x00\x00\x00")},
-	}
-	h, ph, err := dirHandler(module, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts, ph := serveDirHandler(t, dir)
 	for _, tc := range []struct {
 		path, wantType string
 		want           int
@@ -119,14 +110,7 @@ func TestServeDirAttacks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	module := fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
-		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}
-	h, _, err := dirHandler(module, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts, _ := serveDirHandler(t, dir)
 	for _, tc := range []struct {
 		name, path string
 		want       int
@@ -190,6 +174,24 @@ func TestServeDirPastedTag(t *testing.T) {
 	}
 }
 
+// serveDirHandler serves dir as pling serve --dir does (dirHandler), with
+// a tiny stand-in module, until the test ends.
+func serveDirHandler(t *testing.T, dir string) (*httptest.Server, *plinghttp.Server) {
+	t.Helper()
+	module := fstest.MapFS{
+		"pling.js":     {Data: []byte("/* shim */")},
+		"wasm_exec.js": {Data: []byte("/* go */")},
+		"pling.wasm":   {Data: []byte("\x00asm\x01\x00\x00\x00")},
+	}
+	h, ph, err := dirHandler(module, dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts, ph
+}
+
 // serveDirForTest runs pling serve --dir dir in process until the test
 // ends and returns its base URL and the tag it printed to paste.
 func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
@@ -215,13 +217,7 @@ func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
 // neither.
 func TestServeDirRefusesFraming(t *testing.T) {
 	dir := writeTree(t, map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`})
-	h, _, err := dirHandler(fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
-		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts, _ := serveDirHandler(t, dir)
 	for _, p := range []string{"/", "/shop/page.html"} {
 		r, err := http.Get(ts.URL + p)
 		if err != nil {

@@ -12,8 +12,7 @@ import (
 // file (--session-file, not readable by others) or $PLING_SESSION, so it
 // need not be on the command line, where the process list shows it.
 func TestSessionSources(t *testing.T) {
-	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium")
-	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
+	_, sess := fixtureTargets(t)
 	dir := t.TempDir()
 	file := func(name, text string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
