@@ -18,29 +18,14 @@ import (
 // whole, then the command exits 0.
 func TestGatewayCommand(t *testing.T) {
 	const content = "one two three four five six"
-	up, err := scripted.Start(func(r scripted.Request) scripted.Reply {
+	up, keys := gatewayRig(t, func(r scripted.Request) scripted.Reply {
 		return scripted.Reply{Content: content, ChunkSize: 4, Gap: 100 * time.Millisecond}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	dir := t.TempDir()
-	keys := filepath.Join(dir, "sites")
-	if err := os.WriteFile(keys, []byte("# sites\nsite-key-1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
 	gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",
 		"--site-keys", keys, "--grace", "5s")
 	base := gw.url(t)
 
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"m2","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("Authorization", "Bearer site-key-1")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := chatAsSite(t, base, `{"model":"m2","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
 		b, _ := io.ReadAll(res.Body)
@@ -67,4 +52,36 @@ func TestGatewayCommand(t *testing.T) {
 	if logs := gw.stderr.String() + gw.stdout.String(); strings.Contains(logs, "sk-from-env") || strings.Contains(logs, "site-key-1") {
 		t.Errorf("the output holds a key: %s", logs)
 	}
+}
+
+// gatewayRig readies a pling gateway test: a scripted upstream answering
+// with reply (closed when the test ends), the provider key
+// "sk-from-env" in PLING_UPSTREAM_KEY, and a --site-keys file holding
+// "site-key-1".
+func gatewayRig(t *testing.T, reply scripted.Script) (up *scripted.Server, siteKeys string) {
+	t.Helper()
+	up, err := scripted.Start(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(up.Close)
+	siteKeys = filepath.Join(t.TempDir(), "sites")
+	if err := os.WriteFile(siteKeys, []byte("# sites\nsite-key-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
+	return up, siteKeys
+}
+
+// chatAsSite posts a chat completion to the gateway at base with the
+// site key of gatewayRig.
+func chatAsSite(t *testing.T, base, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer site-key-1")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,17 +16,8 @@ import (
 // --limits-store: one caller going round both gets the default burst once,
 // not twice.
 func TestGatewayLimitsStoreFlag(t *testing.T) {
-	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
+	up, keys := gatewayRig(t, func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
 	dir := t.TempDir()
-	keys := filepath.Join(dir, "sites")
-	if err := os.WriteFile(keys, []byte("site-key-1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
 	var bases []string
 	for range 2 {
 		gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
@@ -36,12 +26,7 @@ func TestGatewayLimitsStoreFlag(t *testing.T) {
 	}
 	allowed := 0
 	for i := range 2*gateway.DefaultBurst + 2 {
-		req, _ := http.NewRequest("POST", bases[i%2]+"/v1/chat/completions", strings.NewReader(`{"model":"m1","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Authorization", "Bearer site-key-1")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := chatAsSite(t, bases[i%2], `{"model":"m1","messages":[{"role":"user","content":"hi"}]}`)
 		res.Body.Close()
 		if res.StatusCode == http.StatusOK {
 			allowed++
