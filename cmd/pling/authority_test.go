@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -46,27 +45,16 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 		"--operator-keys", keys, "--kek-file", kekFile, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01")
 	base := auth.url(t)
 
-	call := func(method, path, auth, body string) (int, map[string]any) {
+	call := func(method, path string, body any) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&m)
-		return res.StatusCode, m
+		return authoritytest.Call(t, base, method, path, "", body)
 	}
 	for _, p := range []string{"/healthz", "/readyz"} {
-		if st, b := call("GET", p, "", ""); st != 200 {
+		if st, b := call("GET", p, nil); st != 200 {
 			t.Errorf("%s: %d %v", p, st, b)
 		}
 	}
-	if st, b := call("POST", "/v1/delegations", "", `{"agent":"`+strings.Repeat("x", 64<<10)+`"}`); st != 413 {
+	if st, b := call("POST", "/v1/delegations", map[string]any{"agent": strings.Repeat("x", 64<<10)}); st != 413 {
 		t.Errorf("oversized body: %d %v, want 413", st, b)
 	}
 	grant := authoritytest.DeviceGrant(t, base, "op-secret-1",
@@ -74,7 +62,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	tok, secret := grant.Token, grant.PollSecret
 	// The burst of 2 is spent (the oversized body counted: the limit comes
 	// before the body is read).
-	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
+	st, b := call("POST", "/v1/delegations", map[string]any{"audience": "https://shop.example", "scope": []string{"orders.read"}, "ttlSeconds": 60, "agent": "a"})
 	if e, _ := b["error"].(map[string]any); st != 429 || e["code"] != "RATE_LIMITED" {
 		t.Errorf("past --delegation-burst: %d %v, want 429 RATE_LIMITED", st, b)
 	}
