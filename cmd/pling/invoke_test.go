@@ -60,10 +60,7 @@ func TestInvokeCommandJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit {
-				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.wantExit, out, errOut)
-			}
+			out, _ := checkCmd(t, tt.args, tt.wantExit, nil, nil)
 			var v map[string]any
 			if err := json.Unmarshal([]byte(out), &v); err != nil {
 				t.Fatalf("stdout is not JSON: %v\n%s", err, out)

@@ -55,16 +55,7 @@ func TestSessionSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("PLING_SESSION", tt.env)
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantExit, out, errOut)
-			}
-			if !strings.Contains(out, tt.wantOut) {
-				t.Errorf("stdout lacks %q:\n%s", tt.wantOut, out)
-			}
-			if !strings.Contains(errOut, tt.wantErr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
-			}
+			out, errOut := checkCmd(t, tt.args, tt.wantExit, []string{tt.wantOut}, []string{tt.wantErr})
 			if strings.Contains(errOut, "tok_a") || strings.Contains(out, "tok_a") {
 				t.Errorf("the token is printed:\n%s\n%s", out, errOut)
 			}
