@@ -59,3 +59,21 @@ func TestNoArgCommandsRefuseArguments(t *testing.T) {
 	}
 	runCmdCases(t, cases)
 }
+
+// TestUsageErrorsPrintTheUsage: a command given the wrong arguments says
+// what is wrong under its name, then its usage (usageError), and exits 2.
+func TestUsageErrorsPrintTheUsage(t *testing.T) {
+	runCmdCases(t, []cmdCase{
+		{name: "check without a URL", args: []string{"check"}, wantExit: 2,
+			wantErrOut: []string{"pling check: want one page URL (http:// or https://)\nUsage: pling check URL"}},
+		{name: "check with a file", args: []string{"check", "page.html"}, wantExit: 2, wantErrOut: []string{"pling check: want one page URL"}},
+		{name: "session start with no page URL", args: []string{"session", "start", "ftp://x"}, wantExit: 2,
+			wantErrOut: []string{"pling session start: give one page URL\nUsage: pling session start"}},
+		{name: "describe with two targets", args: []string{"describe", "fixture:a", "fixture:b"}, wantExit: 2,
+			wantErrOut: []string{"pling describe: want one TARGET, got 2 arguments\nUsage: pling describe"}},
+		{name: "invoke without a capability", args: []string{"invoke", "fixture:a"}, wantExit: 2,
+			wantErrOut: []string{"pling invoke: want TARGET and CAPABILITY, got 1 arguments\nUsage: pling invoke"}},
+		{name: "mcp without a page", args: []string{"mcp"}, wantExit: 2,
+			wantErrOut: []string{"pling mcp: give one page: --fixture PATH, TARGET or --session-name NAME\nUsage: pling mcp"}},
+	})
+}

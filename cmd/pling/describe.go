@@ -42,9 +42,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	pos = sessionArgs(*browserSession, pos, 1)
 	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "pling describe: want one TARGET, got %d arguments\n", len(pos))
-		fl.Usage()
-		return 2
+		return usageError(fl, stderr, "want one TARGET, got %d arguments", len(pos))
 	}
 	if *maxRecords < -1 || *maxRecords > 10000 {
 		fmt.Fprintf(stderr, "pling describe: --max-records must be -1…10000, not %d\n", *maxRecords)

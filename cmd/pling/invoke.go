@@ -46,9 +46,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	pos = sessionArgs(*browserSession, pos, 2)
 	if len(pos) != 2 {
-		fmt.Fprintf(stderr, "pling invoke: want TARGET and CAPABILITY, got %d arguments\n", len(pos))
-		fl.Usage()
-		return 2
+		return usageError(fl, stderr, "want TARGET and CAPABILITY, got %d arguments", len(pos))
 	}
 	input, err := parseInput(*inputText)
 	if err != nil {
@@ -197,7 +195,7 @@ func unseenBrowser(browserSession, target string) bool {
 	if os.Getenv("PLING_CDP") != "" {
 		return false
 	}
-	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+	return isPageURL(target)
 }
 
 // unseenNote says that the person being waited for cannot see the
