@@ -112,9 +112,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 
-	ctx, log, stop, err := startServerCmd(ctx, "authority", stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+	ctx, log, stop, ok := startServerCmd(ctx, "authority", stderr)
+	if !ok {
 		return 1
 	}
 	defer stop()

@@ -75,9 +75,8 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 
-	ctx, log, stop, err := startServerCmd(ctx, "gateway", stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling gateway: %v\n", err)
+	ctx, log, stop, ok := startServerCmd(ctx, "gateway", stderr)
+	if !ok {
 		return 1
 	}
 	defer stop()
@@ -161,19 +160,21 @@ func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, grace
 // ends on SIGINT or SIGTERM, the logger writes text to stderr, and
 // OpenTelemetry is set up (traceparent continued and passed on; spans
 // exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set;
-// internal/tracing). stop undoes all of it.
-func startServerCmd(ctx context.Context, name string, stderr io.Writer) (_ context.Context, log *slog.Logger, stop func(), err error) {
+// internal/tracing). stop undoes all of it. A failure is reported on
+// stderr under the command's name, and ok is false.
+func startServerCmd(ctx context.Context, name string, stderr io.Writer) (_ context.Context, log *slog.Logger, stop func(), ok bool) {
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	log = slog.New(slog.NewTextHandler(stderr, nil))
 	shutdownTracing, err := tracing.Setup(ctx, "pling-"+name)
 	if err != nil {
 		stopSignals()
-		return nil, nil, nil, fmt.Errorf("tracing: %w", err)
+		fmt.Fprintf(stderr, "pling %s: tracing: %v\n", name, err)
+		return nil, nil, nil, false
 	}
 	return ctx, log, func() {
 		shutdownTracing(context.Background())
 		stopSignals()
-	}, nil
+	}, true
 }
 
 // listenServerCmd listens on addr and, when metricsAddr is set, serves
