@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/pling-go/pling/gateway"
 	"github.com/pling-go/pling/internal/testing/scripted"
-	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestGatewayLimitsStoreFlag runs two pling gateway commands with one
@@ -43,25 +41,18 @@ func TestGatewayLimitsStoreFlag(t *testing.T) {
 // a store that cannot be opened, stops the command, and a password in the
 // spec is never printed.
 func TestGatewayLimitsStoreBadSpec(t *testing.T) {
-	tests := []struct {
-		name, spec string
-		wantExit   int
-		wantErr    string
-	}{
-		{"not a store", "mysql://u:pw-secret-1@h/db", 2, "want sqlite:PATH"},
-		{"sqlite without path", "sqlite:", 2, "needs a path"},
-		{"postgres not answering", "postgres://u:pw-secret-1@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", 1, "--limits-store"},
+	withStore := func(spec string) []string {
+		return []string{"gateway", "--addr", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--models", "m1", "--limits-store", spec}
 	}
-	for _, tt := range tests {
+	for _, tt := range []cmdCase{
+		{name: "not a store", args: withStore("mysql://u:pw-secret-1@h/db"), wantExit: 2, wantErrOut: []string{"want sqlite:PATH"}},
+		{name: "sqlite without path", args: withStore("sqlite:"), wantExit: 2, wantErrOut: []string{"needs a path"}},
+		{name: "postgres not answering", args: withStore("postgres://u:pw-secret-1@127.0.0.1:1/db?sslmode=disable&connect_timeout=2"), wantExit: 1, wantErrOut: []string{"--limits-store"}},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr syncbuf.Buffer
-			code := runGateway(context.Background(), []string{"--addr", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1",
-				"--models", "m1", "--limits-store", tt.spec}, &stdout, &stderr)
-			if code != tt.wantExit || !strings.Contains(stderr.String(), tt.wantErr) {
-				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr.String(), tt.wantExit, tt.wantErr)
-			}
-			if strings.Contains(stdout.String()+stderr.String(), "pw-secret-1") {
-				t.Errorf("the password was printed: %q", stderr.String())
+			out, errOut := checkCmd(t, tt.args, tt.wantExit, nil, tt.wantErrOut)
+			if strings.Contains(out+errOut, "pw-secret-1") {
+				t.Errorf("the password was printed: %q", out+errOut)
 			}
 		})
 	}
