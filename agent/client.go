@@ -132,15 +132,11 @@ func New(t Transport, opts ...Option) *Client {
 	return &Client{t: t, cfg: cfg, nonce: hex.EncodeToString(b[:])}
 }
 
+// sleepCtx waits d, or until ctx is done (its error), with the runtime's
+// system clock: the waits here (Retry-After, a poll interval) are whole
+// milliseconds.
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return runtime.SystemClock{}.Sleep(ctx, d.Milliseconds())
 }
 
 func cleanPrefix(p string) string {

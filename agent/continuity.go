@@ -86,24 +86,14 @@ func (e *TaskError) Error() string {
 }
 
 // Is matches a *perr.Error or a *TaskError with the same code.
-func (e *TaskError) Is(target error) bool {
-	switch t := target.(type) {
-	case *perr.Error:
-		return t != nil && t.Code() == e.Code
-	case *TaskError:
-		return t != nil && t.Code == e.Code
-	}
-	return false
-}
+func (e *TaskError) Is(target error) bool { return isCode(e, target) }
 
 // As fills a **perr.Error with the registry value of the refusal.
 func (e *TaskError) As(target any) bool {
-	if p, ok := target.(**perr.Error); ok {
-		*p = perr.New(e.Code, e.Message, nil).WithRetryAfter(e.RetryAfterMs)
-		return true
-	}
-	return false
+	return asRegistry(target, func() *perr.Error { return perr.New(e.Code, e.Message, nil).WithRetryAfter(e.RetryAfterMs) })
 }
+
+func (e *TaskError) code() perr.Code { return e.Code }
 
 // Recovery is the registry's recovery hint for the code.
 func (e *TaskError) Recovery() perr.Recovery { return recoveryOf(e.Code) }

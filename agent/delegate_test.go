@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -37,43 +36,20 @@ type authorityFixture struct {
 
 func newAuthority(t *testing.T) *authorityFixture {
 	t.Helper()
-	st, err := authority.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	clock := new(atomic.Int64)
 	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
-	srv, err := authority.NewServer(t.Context(), authority.Config{Store: st,
+	a := authoritytest.Start(t, authority.Config{
 		Audiences:    map[string][]string{delegOrigin: {"orders.*", "cart.view"}},
 		OperatorKeys: []string{delegOpKey}, VerificationURI: "https://shop.example/pling/consent",
-		Interval: 2 * time.Second, Now: func() time.Time { return time.UnixMilli(clock.Load()) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return &authorityFixture{t: t, url: hs.URL, clock: clock}
+		Interval: 2 * time.Second, Now: func() time.Time { return time.UnixMilli(clock.Load()) }}, nil)
+	return &authorityFixture{t: t, url: a.URL, clock: clock}
 }
 
 // operator calls the operator API as the site's backend would.
 func (f *authorityFixture) operator(method, path string, body any) int {
 	f.t.Helper()
-	var rd *strings.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = strings.NewReader(string(b))
-	} else {
-		rd = strings.NewReader("")
-	}
-	req, _ := http.NewRequest(method, f.url+path, rd)
-	req.Header.Set("Authorization", "Bearer "+delegOpKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
+	code, _ := authoritytest.Call(f.t, f.url, method, path, delegOpKey, body)
+	return code
 }
 
 func (f *authorityFixture) publicKeys() map[string]ed25519.PublicKey {

@@ -40,24 +40,12 @@ func (e *ProtocolError) Error() string {
 
 // Is matches a *perr.Error or a *ProtocolError with the same code; the
 // message is never compared (it may be localized).
-func (e *ProtocolError) Is(target error) bool {
-	switch t := target.(type) {
-	case *perr.Error:
-		return t != nil && t.Code() == e.Code
-	case *ProtocolError:
-		return t != nil && t.Code == e.Code
-	}
-	return false
-}
+func (e *ProtocolError) Is(target error) bool { return isCode(e, target) }
 
 // As fills a **perr.Error with the registry value of the failure.
-func (e *ProtocolError) As(target any) bool {
-	if p, ok := target.(**perr.Error); ok {
-		*p = e.Err()
-		return true
-	}
-	return false
-}
+func (e *ProtocolError) As(target any) bool { return asRegistry(target, e.Err) }
+
+func (e *ProtocolError) code() perr.Code { return e.Code }
 
 // Err returns the failure as a registry error value.
 func (e *ProtocolError) Err() *perr.Error {
@@ -100,24 +88,12 @@ func (e *BusinessError) Error() string {
 }
 
 // Is matches a *perr.Error or a *BusinessError with the same code.
-func (e *BusinessError) Is(target error) bool {
-	switch t := target.(type) {
-	case *perr.Error:
-		return t != nil && t.Code() == e.Code
-	case *BusinessError:
-		return t != nil && t.Code == e.Code
-	}
-	return false
-}
+func (e *BusinessError) Is(target error) bool { return isCode(e, target) }
 
 // As fills a **perr.Error with the registry value of the failure.
-func (e *BusinessError) As(target any) bool {
-	if p, ok := target.(**perr.Error); ok {
-		*p = e.Err()
-		return true
-	}
-	return false
-}
+func (e *BusinessError) As(target any) bool { return asRegistry(target, e.Err) }
+
+func (e *BusinessError) code() perr.Code { return e.Code }
 
 // Err returns the failure as a registry error value.
 func (e *BusinessError) Err() *perr.Error { return perr.New(e.Code, e.Message, e.Details) }
@@ -269,4 +245,32 @@ func recoveryOf(c perr.Code) perr.Recovery {
 		return e.Recovery
 	}
 	return perr.RecoverNone
+}
+
+// isCode is Is for the client's coded errors (E is *ProtocolError,
+// *BusinessError or *TaskError): target matches when it is a *perr.Error
+// or an E with e's code. The message is never compared (it may be
+// localized).
+func isCode[E interface {
+	comparable
+	code() perr.Code
+}](e E, target error) bool {
+	switch t := target.(type) {
+	case *perr.Error:
+		return t != nil && t.Code() == e.code()
+	case E:
+		var nilE E
+		return t != nilE && t.code() == e.code()
+	}
+	return false
+}
+
+// asRegistry is As for the client's coded errors: it fills a
+// **perr.Error with the registry value err returns.
+func asRegistry(target any, err func() *perr.Error) bool {
+	if p, ok := target.(**perr.Error); ok {
+		*p = err()
+		return true
+	}
+	return false
 }

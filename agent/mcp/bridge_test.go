@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	stdcmp "cmp"
 	"context"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -67,6 +67,14 @@ func newPage(t *testing.T, opts ...runtime.Option) *page {
 			return nil, errors.New("the cart is locked")
 		}}))
 	return p
+}
+
+// inProcessSession bridges a new page (newPage) in process and connects
+// a client to the bridge.
+func inProcessSession(t *testing.T) (*page, *session) {
+	t.Helper()
+	p := newPage(t)
+	return p, connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
 }
 
 // counting counts the describes a transport carries.
@@ -164,8 +172,7 @@ func toJSON(t *testing.T, v any) any {
 // The bridge lists what runtime.Tools lists in the page: the same names,
 // descriptions and parameters (record included for folded capabilities).
 func TestListToolsMatchesRuntimeTools(t *testing.T) {
-	p := newPage(t)
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	p, s := inProcessSession(t)
 
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
@@ -246,8 +253,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 }
 
 func TestCallTool(t *testing.T) {
-	p := newPage(t)
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	p, s := inProcessSession(t)
 
 	// The structured content is lean: the value, the evidence (its
 	// expectations without the values the changed states carry), the
@@ -269,10 +275,7 @@ func TestCallTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := call(t, s, tt.tool, tt.args)
 			if res.IsError {
 				t.Fatalf("isError: %v", res.Content)
 			}
@@ -299,8 +302,7 @@ func TestCallTool(t *testing.T) {
 // A business failure is a tool result with isError and the stable code, in
 // the text and in the structured content.
 func TestBusinessFailureIsAToolError(t *testing.T) {
-	p := newPage(t)
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	_, s := inProcessSession(t)
 
 	tests := []struct {
 		name     string
@@ -319,10 +321,7 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
-			if err != nil {
-				t.Fatalf("a business failure became a protocol error: %v", err)
-			}
+			res := call(t, s, tt.tool, tt.args) // a business failure is no protocol error
 			if !res.IsError {
 				t.Fatalf("isError is false: %v", res.Content)
 			}
@@ -488,7 +487,7 @@ func TestListChanged(t *testing.T) {
 		// the notification do come with a change.
 		p := newPage(t)
 		tr := &counting{next: agent.InProcess(p.rt)}
-		logs := &lockedBuffer{}
+		logs := &syncbuf.Buffer{}
 		b := plingmcp.NewBridge(agent.New(tr), plingmcp.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 		s := connect(t, b)
 		s.toolNames(t)
@@ -523,24 +522,6 @@ func TestListChanged(t *testing.T) {
 			t.Errorf("marker_only not listed: %v", names)
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer a logger may write while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func contains(names []string, name string) bool {

@@ -2,9 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +13,8 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
-	"github.com/pling-go/pling/internal/demosite"
 
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/require"
 )
 
@@ -32,38 +29,42 @@ func demoSession(t *testing.T, start string) (*session, string) {
 
 func demoSessionPage(t *testing.T, start string) (*session, *cdp.Page, string) {
 	t.Helper()
+	base := demotest.Serve(t, browserDist(t))
+	s, p := browse(t, base, start)
+	return s, p, base
+}
+
+// browserDist readies a test that opens the module in Chromium: not
+// under -short, the browser required (require.Chromium), and the built
+// module's directory returned (demotest.Dist).
+func browserDist(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
 	}
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		if os.Getenv("PLING_DIST") != "" {
-			t.Fatalf("PLING_DIST=%s has no pling.wasm", d)
-		}
-		t.Skip("pling.wasm is not built; run make wasm")
-	}
+	d := demotest.Dist(t)
 	require.Chromium(t)
+	return d
+}
+
+// browse opens base+start in Chromium and bridges the page, as pling mcp
+// bridges it, with the official SDK's client.
+func browse(t *testing.T, base, start string) (*session, *cdp.Page) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	p, err := cdp.Start(ctx, hs.URL+start, cdp.Options{Timeout: 20 * time.Second})
+	p, err := cdp.Start(ctx, base+start, cdp.Options{Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	b := plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL))
-	return connect(t, b), p, hs.URL
+	b := plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, base))
+	return connect(t, b), p
 }
 
-func call(t *testing.T, s *session, name string, args map[string]any) *sdk.CallToolResult {
+// call calls a tool and fails t on a protocol error; a tool error is in
+// the result.
+func call(t *testing.T, s *session, name string, args any) *sdk.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

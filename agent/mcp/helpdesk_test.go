@@ -1,19 +1,14 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/agent"
-	"github.com/pling-go/pling/agent/cdp"
-	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/internal/helpdesk"
 	"github.com/pling-go/pling/plinghttp"
 )
@@ -23,37 +18,15 @@ import (
 // official SDK's client. It skips as demoSession does.
 func helpdeskSession(t *testing.T, start string) (*session, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		if os.Getenv("PLING_DIST") != "" {
-			t.Fatalf("PLING_DIST=%s has no pling.wasm", d)
-		}
-		t.Skip("pling.wasm is not built; run make wasm")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
+	d := browserDist(t)
 	h, err := helpdesk.New(os.DirFS(d), plinghttp.WithBrotli(1, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	p, err := cdp.Start(ctx, hs.URL+start, cdp.Options{Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	b := plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL))
-	return connect(t, b), hs.URL
+	s, _ := browse(t, hs.URL, start)
+	return s, hs.URL
 }
 
 // agentRun is a scripted agent's run: every call it made, and the bytes

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -119,7 +120,7 @@ func TestWatchLogsAFailureOnce(t *testing.T) {
 		}
 		return agent.InProcess(p.rt).RoundTrip(ctx, raw)
 	})
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	b := plingmcp.NewBridge(agent.New(tr), plingmcp.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if _, err := b.Refresh(context.Background()); err != nil {
 		t.Fatal(err)

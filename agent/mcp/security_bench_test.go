@@ -2,9 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,7 +10,8 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
-	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/demotest"
+	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // BenchmarkToolCall is the cost of the per-request origin check, side by
@@ -24,25 +22,11 @@ import (
 // document's context). make bench-origin-check runs it; compare the two
 // ns/op.
 func BenchmarkToolCall(b *testing.B) {
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		b.Skip("pling.wasm is not built; run make wasm")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		b.Skipf("no browser: %v", err)
-	}
+	require.Chromium(b)
+	base := demotest.Serve(b, demotest.Dist(b))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	p, err := cdp.Open(ctx, hs.URL+"/shop/", cdp.Options{Timeout: 20 * time.Second})
+	p, err := cdp.Open(ctx, base+"/shop/", cdp.Options{Timeout: 20 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +34,7 @@ func BenchmarkToolCall(b *testing.B) {
 	run := func(b *testing.B, br *plingmcp.Bridge) {
 		// A fresh page each run: its replay guard holds a bounded number
 		// of request ids per session.
-		if _, err := p.Navigate(ctx, hs.URL+"/shop/"); err != nil {
+		if _, err := p.Navigate(ctx, base+"/shop/"); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := br.Refresh(ctx); err != nil {
@@ -76,10 +60,10 @@ func BenchmarkToolCall(b *testing.B) {
 		}
 	}
 	b.Run("unchecked", func(b *testing.B) {
-		run(b, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL)))
+		run(b, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, base)))
 	})
 	b.Run("origin-checked", func(b *testing.B) {
 		g := plingmcp.NewGuard(p, nil)
-		run(b, plingmcp.NewBridge(agent.New(g), plingmcp.WithBrowser(p, hs.URL), plingmcp.WithGuard(g)))
+		run(b, plingmcp.NewBridge(agent.New(g), plingmcp.WithBrowser(p, base), plingmcp.WithGuard(g)))
 	})
 }

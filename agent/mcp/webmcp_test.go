@@ -2,8 +2,6 @@ package mcp_test
 
 import (
 	"context"
-
-	"github.com/chromedp/chromedp"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
@@ -43,9 +42,7 @@ func TestPageWebMCPTools(t *testing.T) {
 // is the polyfill's, whose executeTool takes the arguments as JSON text
 // where Chromium's takes an object (cdp.Page.ExecuteWebMCP gives both).
 func TestPageWebMCPToolsPolyfill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
+	browserDist(t) // skips in -short before npm is asked
 	dir := npmtest.Install(t, "@mcp-b/webmcp-polyfill", "5.1.0")
 	bundle, err := os.ReadFile(filepath.Join(dir, "dist", "index.iife.js"))
 	if err != nil {
@@ -58,16 +55,7 @@ func TestPageWebMCPToolsPolyfill(t *testing.T) {
 // on, or, given the polyfill's script, without it and with the polyfill
 // loaded first on every page.
 func testPageWebMCPTools(t *testing.T, polyfill []byte) {
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		t.Skip("pling.wasm is not built; run make wasm")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
+	d := browserDist(t)
 	mux := http.NewServeMux()
 	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(d))))
 	head := ""

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +12,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/testing/browsertest"
+	"github.com/pling-go/pling/internal/testing/demotest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 
 	"github.com/pling-go/pling/internal/testing/require"
 )
@@ -52,24 +47,6 @@ func TestInvokeSaysAPersonIsAsked(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the command's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // browserTest readies a test that starts Chromium: not under -short, the
 // browser required (a failure in CI, a skip elsewhere: require.Chromium),
 // and no browser session of the environment (PLING_CDP) borrowed.
@@ -82,80 +59,40 @@ func browserTest(t *testing.T) {
 	t.Setenv("PLING_CDP", "")
 }
 
-// builtDist is the built module (PLING_DIST, else ../../dist), or skips.
-func builtDist(t testing.TB) string {
-	t.Helper()
-	d := os.Getenv("PLING_DIST")
-	if d == "" {
-		d, _ = filepath.Abs("../../dist")
-	}
-	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
-		if os.Getenv("PLING_DIST") != "" {
-			t.Fatalf("PLING_DIST=%s has no pling.wasm", d)
-		}
-		t.Skip("pling.wasm is not built; run make wasm")
-	}
-	return d
-}
-
 // TestMCPBrowserGone kills the browser under a running pling mcp: the
 // command says the browser is gone and exits non-zero, instead of staying
 // up, answering every call "unconfirmed" and logging a failure every poll.
 func TestMCPBrowserGone(t *testing.T) {
 	require.Chromium(t)
 	t.Setenv("PLING_CDP", "")
-	d := builtDist(t)
+	base := demotest.Serve(t, demotest.Dist(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := mcpStdin
-	mcpStdin = inR
-	t.Cleanup(func() { mcpStdin = old })
-	var stderr syncBuffer
 	before := browsertest.Children()
-	done := make(chan int, 1)
-	go func() {
-		done <- runMCP(ctx, []string{hs.URL + "/shop/", "--poll", "500ms"}, outW, &stderr)
-		outW.Close()
-	}()
+	m := startMCP(t, base+"/shop/", "--poll", "500ms")
 	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
 	defer ccancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(cctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
-	defer cs.Close()
-	if _, err := cs.ListTools(cctx, nil); err != nil {
+	if _, err := m.cs.ListTools(cctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.Kill(t, before)
 
 	// A call now is refused plainly, or the command is already gone.
 	callCtx, callCancel := context.WithTimeout(ctx, 20*time.Second)
-	_, err = cs.CallTool(callCtx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "pack-20"}})
+	_, err := m.cs.CallTool(callCtx, &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "pack-20"}})
 	callCancel()
 	if err != nil && strings.Contains(err.Error(), "unconfirmed") {
 		t.Errorf("the call after the browser died: %v; want the browser gone and nothing sent, not unconfirmed", err)
 	}
 	select {
-	case code := <-done:
-		if code == 0 {
+	case <-m.exited:
+		if m.code == 0 {
 			t.Errorf("pling mcp exited 0 after its browser died")
 		}
 	case <-time.After(10 * time.Second):
-		inW.Close()
-		t.Errorf("pling mcp still runs 10s after its browser died; stderr:\n%s", stderr.String())
+		t.Errorf("pling mcp still runs 10s after its browser died; stderr:\n%s", m.stderr.String())
 	}
-	errOut := stderr.String()
+	errOut := m.stderr.String()
 	if !strings.Contains(errOut, "the browser is gone") {
 		t.Errorf("stderr does not say the browser is gone:\n%s", errOut)
 	}
@@ -165,21 +102,10 @@ func TestMCPBrowserGone(t *testing.T) {
 }
 
 // devTools takes the browser's websocket address from its output.
-type devTools struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (d *devTools) Write(p []byte) (int, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.buf.Write(p)
-}
+type devTools struct{ syncbuf.Buffer }
 
 func (d *devTools) url() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, line := range strings.Split(d.buf.String(), "\n") {
+	for _, line := range strings.Split(d.String(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "DevTools listening on "); ok {
 			return strings.TrimSpace(rest)
 		}
@@ -235,15 +161,9 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 		t.Skip("waits more than 30 s: not in -short mode")
 	}
 	bin := cdp.Browser("")
-	d := builtDist(t)
+	base := demotest.Serve(t, demotest.Dist(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
 
 	// A browser with a debugging port: pling invoke attaches to it
 	// ($PLING_CDP), and the test plays the person in the tab it opens.
@@ -260,10 +180,10 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	}
 	t.Setenv("PLING_CDP", out.url())
 
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"invoke", hs.URL + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)
+		done <- run(ctx, []string{"invoke", base + "/orders/", "refund@order", "--record", "ord_7", "--input", `{"reason":"damaged"}`}, &stdout, &stderr)
 	}()
 	var tab context.Context
 	for deadline := time.Now().Add(time.Minute); tab == nil; time.Sleep(100 * time.Millisecond) {

@@ -6,16 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/tracing"
 )
 
 func init() {
@@ -45,6 +40,16 @@ func readKeys(r io.Reader) []string {
 		}
 	}
 	return out
+}
+
+// readKeysFile reads a file of keys, one per line (readKeys).
+func readKeysFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readKeys(f), nil
 }
 
 func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -77,13 +82,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "pling authority: unexpected arguments %q\n", pos)
-		return 2
 	}
 	if len(aud) == 0 {
 		aud["http://127.0.0.1:8080"] = []string{"*"}
@@ -95,13 +95,11 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	var opKeys []string
 	if *keysFile != "" {
-		f, err := os.Open(*keysFile)
-		if err != nil {
+		var err error
+		if opKeys, err = readKeysFile(*keysFile); err != nil {
 			fmt.Fprintf(stderr, "pling authority: --operator-keys: %v\n", err)
 			return 2
 		}
-		opKeys = readKeys(f)
-		f.Close()
 	}
 	opKeys = append(opKeys, readKeys(strings.NewReader(os.Getenv("PLING_OPERATOR_KEYS")))...)
 	if len(opKeys) == 0 {
@@ -114,17 +112,11 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	// OpenTelemetry: traceparent continued and passed on; spans exported
-	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
-	shutdownTracing, err := tracing.Setup(ctx, "pling-authority")
-	if err != nil {
-		fmt.Fprintf(stderr, "pling authority: tracing: %v\n", err)
+	ctx, log, stop, ok := startServerCmd(ctx, "authority", stderr)
+	if !ok {
 		return 1
 	}
-	defer shutdownTracing(context.Background())
+	defer stop()
 	st, err := authority.Open(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
@@ -140,21 +132,13 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling authority: %v\n", err)
+	ln, stopAdmin, ok := listenServerCmd("authority", *addr, *metricsAddr, srv.MetricsHandler(), stdout, stderr)
+	if !ok {
 		return 1
 	}
+	defer stopAdmin()
 	hs := authority.NewHTTPServer(srv.Handler())
 	go srv.RunSweeper(ctx)
-	if *metricsAddr != "" {
-		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "pling authority: --metrics-addr: %v\n", err)
-			return 1
-		}
-		defer stopAdmin()
-	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)
 	return serveUntilDone(ctx, hs, ln, 10*time.Second, "authority", stderr)

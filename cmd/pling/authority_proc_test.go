@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/internal/testing/pgtest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // authorityProc is `pling authority` as a process of its own (this test
@@ -22,7 +23,7 @@ type authorityProc struct {
 	t      *testing.T
 	URL    string
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	exited chan struct{}
 }
 
@@ -42,7 +43,7 @@ func startAuthorityProc(t *testing.T, store, opKey string, args ...string) *auth
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &authorityProc{t: t, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &authorityProc{t: t, cmd: cmd, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,47 +41,20 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	if err := os.WriteFile(kekFile, []byte(testKEK+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runAuthority(ctx, []string{"--addr", "127.0.0.1:0", "--store", store,
-			"--operator-keys", keys, "--kek-file", kekFile, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01"}, pw, &stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
-	}
-	var stdout syncBuffer
-	stdout.Write([]byte(line))
-	copied := make(chan struct{})
-	go func() { io.Copy(&stdout, pr); close(copied) }()
-	base := regexp.MustCompile(`http://\S+`).FindString(line)
+	auth := startCmd(t, runAuthority, "--addr", "127.0.0.1:0", "--store", store,
+		"--operator-keys", keys, "--kek-file", kekFile, "--audience", "https://shop.example=orders.*", "--delegation-burst", "2", "--delegation-rate", "0.01")
+	base := auth.url(t)
 
-	call := func(method, path, auth, body string) (int, map[string]any) {
+	call := func(method, path string, body any) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&m)
-		return res.StatusCode, m
+		return authoritytest.Call(t, base, method, path, "", body)
 	}
 	for _, p := range []string{"/healthz", "/readyz"} {
-		if st, b := call("GET", p, "", ""); st != 200 {
+		if st, b := call("GET", p, nil); st != 200 {
 			t.Errorf("%s: %d %v", p, st, b)
 		}
 	}
-	if st, b := call("POST", "/v1/delegations", "", `{"agent":"`+strings.Repeat("x", 64<<10)+`"}`); st != 413 {
+	if st, b := call("POST", "/v1/delegations", map[string]any{"agent": strings.Repeat("x", 64<<10)}); st != 413 {
 		t.Errorf("oversized body: %d %v, want 413", st, b)
 	}
 	grant := authoritytest.DeviceGrant(t, base, "op-secret-1",
@@ -92,7 +62,7 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 	tok, secret := grant.Token, grant.PollSecret
 	// The burst of 2 is spent (the oversized body counted: the limit comes
 	// before the body is read).
-	st, b := call("POST", "/v1/delegations", "", `{"audience":"https://shop.example","scope":["orders.read"],"ttlSeconds":60,"agent":"a"}`)
+	st, b := call("POST", "/v1/delegations", map[string]any{"audience": "https://shop.example", "scope": []string{"orders.read"}, "ttlSeconds": 60, "agent": "a"})
 	if e, _ := b["error"].(map[string]any); st != 429 || e["code"] != "RATE_LIMITED" {
 		t.Errorf("past --delegation-burst: %d %v, want 429 RATE_LIMITED", st, b)
 	}
@@ -110,17 +80,10 @@ func testAuthorityCommand(t *testing.T, store, password string) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d; stderr %s", code, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no graceful shutdown")
+	if code := auth.stop(t); code != 0 {
+		t.Errorf("exit %d; stderr %s", code, auth.stderr.String())
 	}
-	<-copied
-	logs := stderr.String() + stdout.String()
+	logs := auth.stderr.String() + auth.stdout.String()
 	secrets := map[string]string{"token": tok, "poll secret": secret, "operator key": "op-secret-1"}
 	if password != "" {
 		secrets["store password"] = password

@@ -134,7 +134,7 @@ func openTarget(ctx context.Context, name, target string) (agent.Transport, erro
 // set and the tab shows another page, it goes there first. The page must
 // speak Pling.
 func attachTab(ctx context.Context, endpoint, tab, url string) (*cdp.Page, error) {
-	if url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+	if url != "" && !isPageURL(url) {
 		return nil, &targetError{fmt.Sprintf("%s: with a browser session, TARGET is a page URL or left out", url)}
 	}
 	p, err := cdp.Start(ctx, "", cdp.Options{Remote: endpoint, AttachTab: tab, Progress: progressOut})
@@ -194,10 +194,8 @@ func sessionStart(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !ok {
 		return exit
 	}
-	if len(pos) != 1 || (!strings.HasPrefix(pos[0], "http://") && !strings.HasPrefix(pos[0], "https://")) {
-		fmt.Fprintln(stderr, "pling session start: give one page URL")
-		fl.Usage()
-		return 2
+	if len(pos) != 1 || !isPageURL(pos[0]) {
+		return usageError(fl, stderr, "give one page URL")
 	}
 	path, err := sessionPath(*name)
 	if err != nil {
@@ -250,13 +248,8 @@ func sessionStart(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func sessionStop(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("session stop", stderr, "Usage: pling session stop [--name NAME]", "Closes the session's browser and forgets it.")
 	name := fl.String("name", "default", "the session's name")
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) != 0 {
-		fmt.Fprintf(stderr, "pling session stop: unexpected arguments %q\n", pos)
-		return 2
 	}
 	s, err := readBrowserSession(*name)
 	if err != nil {

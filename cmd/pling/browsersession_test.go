@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/internal/demosite"
-
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/require"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // demoSite serves the demo site with the built module; it skips without
@@ -26,16 +25,7 @@ func demoSite(t testing.TB) string {
 		t.Skip("starts Chromium: not in -short mode")
 	}
 	require.Chromium(t)
-	d := builtDist(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return demotest.Serve(t, demotest.Dist(t))
 }
 
 func runPling(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -170,7 +160,7 @@ func TestHeadedNeedsADisplay(t *testing.T) {
 	old := mcpStdin
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old; inW.Close() })
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runMCP(context.Background(), []string{base + "/shop/", "--headed", "--poll", "0"}, io.Discard, &stderr)
@@ -191,42 +181,17 @@ func TestHeadedNeedsADisplay(t *testing.T) {
 func TestMCPBrowsing(t *testing.T) {
 	base := demoSite(t)
 	t.Setenv("PLING_CDP", "")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := mcpStdin
-	mcpStdin = inR
-	t.Cleanup(func() { mcpStdin = old })
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runMCP(context.Background(), []string{base + "/shop/", "--poll", "0", "--verbose"}, outW, &stderr)
-		outW.Close()
-	}()
+	changed := make(chan struct{}, 8)
+	m := startMCPWith(t, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	}, base+"/shop/", "--poll", "0", "--verbose")
+	cs, stderr := m.cs, m.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	changed := make(chan struct{}, 8)
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
 	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "folded") || !strings.Contains(ins, "browser.open") {
 		t.Errorf("instructions %q", ins)
 	}
-	names := func() string {
-		res, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n []string
-		for _, tl := range res.Tools {
-			n = append(n, tl.Name)
-		}
-		return strings.Join(n, " ")
-	}
-	if got := names(); !strings.Contains(got, "browser.open") || !strings.Contains(got, "cart_add") {
+	if got := m.tools(t); !strings.Contains(got, "browser.open") || !strings.Contains(got, "cart_add") {
 		t.Fatalf("tools %s", got)
 	}
 	if !strings.Contains(stderr.String(), "pling mcp: start-up: launch ") || !strings.Contains(stderr.String(), "first tools/list answered") {
@@ -241,18 +206,11 @@ func TestMCPBrowsing(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no tools/list_changed after browser.open")
 	}
-	if got := names(); !strings.Contains(got, "approve__order") || strings.Contains(got, "cart_add") {
+	if got := m.tools(t); !strings.Contains(got, "approve__order") || strings.Contains(got, "cart_add") {
 		t.Errorf("tools after browser.open /orders/: %s", got)
 	}
-	cs.Close()
-	inW.Close()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d, stderr: %s", code, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("pling mcp did not stop when stdin closed")
+	if code := m.stop(); code != 0 {
+		t.Errorf("exit %d, stderr: %s", code, stderr.String())
 	}
 }
 
@@ -260,30 +218,7 @@ func TestMCPBrowsing(t *testing.T) {
 // client and closes it.
 func mcpToolNames(t *testing.T, args ...string) string {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := mcpStdin
-	mcpStdin = inR
-	defer func() { mcpStdin = old }()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- runMCP(context.Background(), args, outW, &stderr); outW.Close() }()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("tools/list: %v (stderr: %s)", err, stderr.String())
-	}
-	var n []string
-	for _, tl := range res.Tools {
-		n = append(n, tl.Name)
-	}
-	cs.Close()
-	inW.Close()
-	<-done
-	return strings.Join(n, " ")
+	r := startMCP(t, args...)
+	defer r.stop()
+	return r.tools(t)
 }

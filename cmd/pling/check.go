@@ -37,10 +37,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return exit
 	}
-	if len(pos) != 1 || !(strings.HasPrefix(pos[0], "http://") || strings.HasPrefix(pos[0], "https://")) {
-		fmt.Fprintln(stderr, "pling check: want one page URL (http:// or https://)")
-		fl.Usage()
-		return 2
+	if len(pos) != 1 || !isPageURL(pos[0]) {
+		return usageError(fl, stderr, "want one page URL (http:// or https://)")
 	}
 	t, err := transportFor(ctx, pos[0])
 	if err != nil {

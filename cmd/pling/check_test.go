@@ -5,12 +5,13 @@ import (
 	"io/fs"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pling-go/pling/internal/helpdesk"
+	"github.com/pling-go/pling/internal/testing/demotest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // mistakesPage makes each declaration mistake of issue 23 item 15 once.
@@ -43,16 +44,10 @@ const unexposedPage = `<!doctype html><title>No expose</title>
 // exits 0.
 func TestCheckCommand(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	base, _ := serveDirForTest(t, ctx, dir, d)
+	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage}), d)
 	for _, tc := range []struct {
 		page     string
 		wantExit int
@@ -70,7 +65,7 @@ func TestCheckCommand(t *testing.T) {
 		{"clean.html", 0, []string{"no declaration mistakes"}},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			code := run(ctx, []string{"check", base + "/" + tc.page}, &stdout, &stderr)
 			if code != tc.wantExit {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantExit, stdout.String(), stderr.String())
@@ -88,22 +83,16 @@ func TestCheckCommand(t *testing.T) {
 // has declaration mistakes or threw, and points at pling check.
 func TestDescribeSaysMistakes(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	for name, page := range map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	base, _ := serveDirForTest(t, ctx, dir, d)
+	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage}), d)
 	for _, tc := range []struct{ page, want string }{
 		{"mistakes.html", "the page has 6 declaration mistake(s)"},
 		{"clean.html", ""},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			if code := run(ctx, []string{"describe", base + "/" + tc.page}, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr.String())
 			}
@@ -120,7 +109,7 @@ func TestDescribeSaysMistakes(t *testing.T) {
 // site's pages are checked by TestCheckPages (e2e).
 func TestCheckHelpdesk(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	h, err := helpdesk.New(os.DirFS(d))
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +128,7 @@ func TestCheckHelpdesk(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			u := srv.URL + "/" + strings.TrimSuffix(p, "index.html")
 			if strings.HasSuffix(p, "view.html") {
 				u += "?id=T-1003"

@@ -33,30 +33,18 @@ func startAuthority(t *testing.T) string {
 func TestDelegateUsage(t *testing.T) {
 	t.Setenv(authorityEnv, "")
 	t.Setenv(tokenDirEnv, t.TempDir())
-	tests := []struct {
-		name    string
-		args    []string
-		wantErr string
-	}{
-		{"no URL", []string{"delegate", "--scope", "cart.*", "--authority", "http://127.0.0.1:1"}, "want one page URL"},
-		{"two URLs", []string{"delegate", "http://a.example/", "http://b.example/", "--scope", "x", "--authority", "http://127.0.0.1:1"}, "want one page URL"},
-		{"not a page URL", []string{"delegate", "fixture:x.json", "--scope", "x", "--authority", "http://127.0.0.1:1"}, "not an http(s) page URL"},
-		{"no scope", []string{"delegate", "http://127.0.0.1:8080/shop/", "--authority", "http://127.0.0.1:1"}, "--scope is required"},
-		{"empty scope", []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", " , ", "--authority", "http://127.0.0.1:1"}, "--scope is required"},
-		{"no authority", []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*"}, "no authority: give --authority URL"},
-		{"bad authority", []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "ftp://x"}, "--authority:"},
-		{"ttl too short", []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "http://127.0.0.1:1", "--ttl", "10ms"}, "--ttl must be at least 1s"},
-		{"empty agent", []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "http://127.0.0.1:1", "--agent", " "}, "--agent must not be empty"},
-		{"bad flag", []string{"delegate", "--nope"}, "flag provided but not defined"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != 2 || !strings.Contains(errOut, tt.wantErr) {
-				t.Fatalf("exit %d, want 2 with %q\nstdout:\n%s\nstderr:\n%s", code, tt.wantErr, out, errOut)
-			}
-		})
-	}
+	runCmdCases(t, []cmdCase{
+		{name: "no URL", args: []string{"delegate", "--scope", "cart.*", "--authority", "http://127.0.0.1:1"}, wantExit: 2, wantErrOut: []string{"want one page URL"}},
+		{name: "two URLs", args: []string{"delegate", "http://a.example/", "http://b.example/", "--scope", "x", "--authority", "http://127.0.0.1:1"}, wantExit: 2, wantErrOut: []string{"want one page URL"}},
+		{name: "not a page URL", args: []string{"delegate", "fixture:x.json", "--scope", "x", "--authority", "http://127.0.0.1:1"}, wantExit: 2, wantErrOut: []string{"not an http(s) page URL"}},
+		{name: "no scope", args: []string{"delegate", "http://127.0.0.1:8080/shop/", "--authority", "http://127.0.0.1:1"}, wantExit: 2, wantErrOut: []string{"--scope is required"}},
+		{name: "empty scope", args: []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", " , ", "--authority", "http://127.0.0.1:1"}, wantExit: 2, wantErrOut: []string{"--scope is required"}},
+		{name: "no authority", args: []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*"}, wantExit: 2, wantErrOut: []string{"no authority: give --authority URL"}},
+		{name: "bad authority", args: []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "ftp://x"}, wantExit: 2, wantErrOut: []string{"--authority:"}},
+		{name: "ttl too short", args: []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "http://127.0.0.1:1", "--ttl", "10ms"}, wantExit: 2, wantErrOut: []string{"--ttl must be at least 1s"}},
+		{name: "empty agent", args: []string{"delegate", "http://127.0.0.1:8080/shop/", "--scope", "cart.*", "--authority", "http://127.0.0.1:1", "--agent", " "}, wantExit: 2, wantErrOut: []string{"--agent must not be empty"}},
+		{name: "bad flag", args: []string{"delegate", "--nope"}, wantExit: 2, wantErrOut: []string{"flag provided but not defined"}},
+	})
 }
 
 // pipeWriter is stdout for a command running in a goroutine: the test
@@ -76,18 +64,12 @@ func runDelegateAsync(t *testing.T, args ...string) (lines *bufio.Scanner, done 
 	return bufio.NewScanner(pr), ch, stderr
 }
 
+// operatorCall posts body to path as the operator, who must be answered
+// 200.
 func operatorCall(t *testing.T, base, path string, body any) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+testOpKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != 200 {
-		t.Fatalf("%s: HTTP %d", path, res.StatusCode)
+	if code, b := authoritytest.Call(t, base, "POST", path, testOpKey, body); code != 200 {
+		t.Fatalf("%s: HTTP %d %v", path, code, b)
 	}
 }
 

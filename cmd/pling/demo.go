@@ -40,13 +40,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	)
 	dist := fl.String("dist", "", "serve the module from this directory instead of the embedded copy (make wasm builds dist/)")
 	verbose := fl.Bool("v", false, "also print every Surface exchange")
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "pling demo: unexpected arguments %q\n", pos)
-		return 2
 	}
 	module := site.Module()
 	if *dist != "" {

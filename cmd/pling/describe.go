@@ -26,41 +26,23 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		sessionHelp,
 		"Exit status: 0 described, 1 the page refused or failed (with --strict: or exposes no capability), 2 usage.",
 	)
-	sessionFl := addSessionFlags(fl)
-	browserSession := addBrowserSessionFlag(fl)
+	pc := addPageFlags(fl, stderr)
 	asJSON := fl.Bool("json", false, "print the description (or the failure) as JSON, for programs")
 	maxRecords := fl.Int("max-records", -1, "list at most this many record ids per kind (-1: the page's bound)")
 	strict := fl.Bool("strict", false, "exit 1 when the page exposes no capability to the session (for CI)")
-	pos, exit, ok := parseFlags(fl, args)
+	pos, exit, ok := pc.parse(args, 1, "one TARGET")
 	if !ok {
 		return exit
-	}
-	session, ok := sessionToken(sessionFl, "describe", "", stderr) // a stored token is chosen by the origin the page ends on
-	target0 := firstArg(pos)
-	if !ok {
-		return 2
-	}
-	pos = sessionArgs(*browserSession, pos, 1)
-	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "pling describe: want one TARGET, got %d arguments\n", len(pos))
-		fl.Usage()
-		return 2
 	}
 	if *maxRecords < -1 || *maxRecords > 10000 {
 		fmt.Fprintf(stderr, "pling describe: --max-records must be -1…10000, not %d\n", *maxRecords)
 		return 2
 	}
-	t, err := openTarget(ctx, *browserSession, pos[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "pling describe: %v\n", err)
-		return targetExit(err)
+	t, tr, sess, exit, ok := pc.open(ctx, pos[0])
+	if !ok {
+		return exit
 	}
 	defer closeTransport(t)
-	tr, sess, err := pinnedTransport(ctx, t, newOriginTokens("describe", session, tokenTarget(*browserSession, target0), stderr))
-	if err != nil {
-		fmt.Fprintf(stderr, "pling describe: %v\n", err)
-		return 1
-	}
 
 	var opts *schema.DescribeOptions
 	if *maxRecords >= 0 {

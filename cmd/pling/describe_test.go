@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,17 +10,8 @@ import (
 )
 
 func TestDescribeCommand(t *testing.T) {
-	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
-
-	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
-	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
-	tests := []struct {
-		name       string
-		args       []string
-		wantExit   int
-		wantOut    []string // substrings of stdout
-		wantErrOut []string // substrings of stderr
-	}{
+	shop, sess := fixtureTargets(t)
+	runCmdCases(t, []cmdCase{
 		{name: "readable", args: []string{"describe", shop}, wantOut: []string{
 			"Shop  https://shop.example/", "revision r", "Capabilities (3)",
 			"approve@order", "record: order, 2 total; pass input.record; visible ord_1; 1 offscreen",
@@ -37,25 +27,7 @@ func TestDescribeCommand(t *testing.T) {
 		{name: "URL", args: []string{"describe", "https://shop.example/"}, wantExit: 1, wantErrOut: []string{"no browser at"}},
 		{name: "session required", args: []string{"describe", sess}, wantExit: 1,
 			wantErrOut: []string{"SESSION_REQUIRED", "next: Reauthenticate"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantExit, out, errOut)
-			}
-			for _, s := range tt.wantOut {
-				if !strings.Contains(out, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, out)
-				}
-			}
-			for _, s := range tt.wantErrOut {
-				if !strings.Contains(errOut, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, errOut)
-				}
-			}
-		})
-	}
+	})
 }
 
 func TestDescribeCommandJSON(t *testing.T) {

@@ -17,7 +17,9 @@ import (
 	"github.com/pling-go/pling/internal/conform"
 	"github.com/pling-go/pling/schema"
 
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/require"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // A docBlock is one fenced code block of the README or docs/.
@@ -222,7 +224,7 @@ func TestGettingStarted(t *testing.T) {
 	}
 	require.Chromium(t)
 	t.Setenv("PLING_CDP", "")
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	blocks := docBlocks(t, "docs/getting-started.md")
 	var page, commands, output *docBlock
 	for i := range blocks {
@@ -242,10 +244,7 @@ func TestGettingStarted(t *testing.T) {
 	if n := strings.Count(page.text, "pling.action({"); n != 3 {
 		t.Errorf("the guide's page makes %d pling.action calls, want 3", n)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.html"), []byte(page.text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeTree(t, map[string]string{"notes.html": page.text})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
@@ -265,25 +264,7 @@ func TestGettingStarted(t *testing.T) {
 				}
 			}
 			args = append(args, "--addr", "127.0.0.1:0", "--dist", d)
-			srvCtx, stop := context.WithCancel(ctx)
-			var out syncBuffer
-			done := make(chan int, 1)
-			go func() { done <- run(srvCtx, args, &out, &out) }()
-			t.Cleanup(func() { stop(); <-done })
-			addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
-			for base == "" {
-				select {
-				case code := <-done:
-					t.Fatalf("pling %s exited %d:\n%s", strings.Join(args, " "), code, out.String())
-				case <-time.After(50 * time.Millisecond):
-				}
-				if m := addr.FindStringSubmatch(out.String()); m != nil {
-					base = m[1]
-				}
-				if ctx.Err() != nil {
-					t.Fatalf("pling serve printed no address:\n%s", out.String())
-				}
-			}
+			base = strings.TrimSuffix(startCmd(t, run, args...).servedURL(t), "/")
 			continue
 		}
 		if base == "" {
@@ -292,7 +273,7 @@ func TestGettingStarted(t *testing.T) {
 		for i := range args {
 			args[i] = strings.ReplaceAll(args[i], docBase, base)
 		}
-		var stdout, stderr syncBuffer
+		var stdout, stderr syncbuf.Buffer
 		code := run(ctx, args, &stdout, &stderr)
 		t.Logf("pling %s → exit %d\n%s", strings.Join(args, " "), code, stdout.String())
 		if code != 0 {

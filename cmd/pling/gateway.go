@@ -44,13 +44,8 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		audiences = append(audiences, v)
 		return nil
 	})
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "pling gateway: unexpected arguments %q\n", pos)
-		return 2
 	}
 	key := strings.TrimSpace(os.Getenv("PLING_UPSTREAM_KEY"))
 	if *keyFile != "" {
@@ -63,13 +58,11 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var sites []string
 	if *siteKeys != "" {
-		f, err := os.Open(*siteKeys)
-		if err != nil {
+		var err error
+		if sites, err = readKeysFile(*siteKeys); err != nil {
 			fmt.Fprintf(stderr, "pling gateway: --site-keys: %v\n", err)
 			return 2
 		}
-		sites = readKeys(f)
-		f.Close()
 	}
 	if len(audiences) == 0 {
 		audiences = []string{"http://127.0.0.1:8080"}
@@ -82,17 +75,11 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	// OpenTelemetry: traceparent continued and passed on; spans exported
-	// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (internal/tracing).
-	shutdownTracing, err := tracing.Setup(ctx, "pling-gateway")
-	if err != nil {
-		fmt.Fprintf(stderr, "pling gateway: tracing: %v\n", err)
+	ctx, log, stop, ok := startServerCmd(ctx, "gateway", stderr)
+	if !ok {
 		return 1
 	}
-	defer shutdownTracing(context.Background())
+	defer stop()
 	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
 		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log, SeparateMetrics: *metricsAddr != ""}
 	if *limitsStore != "" {
@@ -124,19 +111,11 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(sites) == 0 && cfg.Tokens == nil {
 		fmt.Fprintln(stderr, "pling gateway: no site keys and no --authority: every caller will be refused")
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "pling gateway: %v\n", err)
+	ln, stopAdmin, ok := listenServerCmd("gateway", *addr, *metricsAddr, srv.MetricsHandler(), stdout, stderr)
+	if !ok {
 		return 1
 	}
-	if *metricsAddr != "" {
-		stopAdmin, err := serveMetrics(*metricsAddr, srv.MetricsHandler(), stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "pling gateway: --metrics-addr: %v\n", err)
-			return 1
-		}
-		defer stopAdmin()
-	}
+	defer stopAdmin()
 	// No WriteTimeout: a stream may outlast any fixed bound; each write
 	// has its own deadline in the gateway instead.
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
@@ -172,4 +151,49 @@ func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, grace
 		return 1
 	}
 	return 0
+}
+
+// The long-running server commands (authority, gateway) begin and listen
+// alike; these helpers are that one way.
+
+// startServerCmd begins a server command named name: the returned ctx
+// ends on SIGINT or SIGTERM, the logger writes text to stderr, and
+// OpenTelemetry is set up (traceparent continued and passed on; spans
+// exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set;
+// internal/tracing). stop undoes all of it. A failure is reported on
+// stderr under the command's name, and ok is false.
+func startServerCmd(ctx context.Context, name string, stderr io.Writer) (_ context.Context, log *slog.Logger, stop func(), ok bool) {
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	log = slog.New(slog.NewTextHandler(stderr, nil))
+	shutdownTracing, err := tracing.Setup(ctx, "pling-"+name)
+	if err != nil {
+		stopSignals()
+		fmt.Fprintf(stderr, "pling %s: tracing: %v\n", name, err)
+		return nil, nil, nil, false
+	}
+	return ctx, log, func() {
+		shutdownTracing(context.Background())
+		stopSignals()
+	}, true
+}
+
+// listenServerCmd listens on addr and, when metricsAddr is set, serves
+// metrics (GET /metrics) on that admin address. A failure is reported
+// on stderr under the command's name, and ok is false; else stop ends
+// the metrics server.
+func listenServerCmd(name, addr, metricsAddr string, metrics http.Handler, stdout, stderr io.Writer) (ln net.Listener, stop func(), ok bool) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pling %s: %v\n", name, err)
+		return nil, nil, false
+	}
+	stop = func() {}
+	if metricsAddr != "" {
+		if stop, err = serveMetrics(metricsAddr, metrics, stdout); err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "pling %s: --metrics-addr: %v\n", name, err)
+			return nil, nil, false
+		}
+	}
+	return ln, stop, true
 }

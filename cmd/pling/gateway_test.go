@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -20,42 +18,14 @@ import (
 // whole, then the command exits 0.
 func TestGatewayCommand(t *testing.T) {
 	const content = "one two three four five six"
-	up, err := scripted.Start(func(r scripted.Request) scripted.Reply {
+	up, keys := gatewayRig(t, func(r scripted.Request) scripted.Reply {
 		return scripted.Reply{Content: content, ChunkSize: 4, Gap: 100 * time.Millisecond}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	dir := t.TempDir()
-	keys := filepath.Join(dir, "sites")
-	if err := os.WriteFile(keys, []byte("# sites\nsite-key-1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",
-			"--site-keys", keys, "--grace", "5s"}, pw, &stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
-	}
-	go io.Copy(io.Discard, pr)
-	base := regexp.MustCompile(`http://\S+`).FindString(line)
+	gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1,m2",
+		"--site-keys", keys, "--grace", "5s")
+	base := gw.url(t)
 
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"m2","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("Authorization", "Bearer site-key-1")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := chatAsSite(t, base, `{"model":"m2","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
 		b, _ := io.ReadAll(res.Body)
@@ -64,7 +34,7 @@ func TestGatewayCommand(t *testing.T) {
 	if got := up.Last().Authorization; got != "Bearer sk-from-env" {
 		t.Errorf("upstream got %q, want the key from PLING_UPSTREAM_KEY", got)
 	}
-	cancel() // shut down with the stream in flight
+	gw.cancel() // shut down with the stream in flight
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
 		t.Fatalf("the stream was cut at shutdown: %v", err)
@@ -76,15 +46,42 @@ func TestGatewayCommand(t *testing.T) {
 	if got.String() != content || !strings.Contains(string(body), "[DONE]") {
 		t.Errorf("stream after shutdown began: %q", body)
 	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d; stderr %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the command did not exit")
+	if code := gw.stop(t); code != 0 {
+		t.Errorf("exit %d; stderr %s", code, gw.stderr.String())
 	}
-	if strings.Contains(stderr.String(), "sk-from-env") || strings.Contains(stderr.String(), "site-key-1") {
-		t.Errorf("stderr holds a key: %s", stderr.String())
+	if logs := gw.stderr.String() + gw.stdout.String(); strings.Contains(logs, "sk-from-env") || strings.Contains(logs, "site-key-1") {
+		t.Errorf("the output holds a key: %s", logs)
 	}
+}
+
+// gatewayRig readies a pling gateway test: a scripted upstream answering
+// with reply (closed when the test ends), the provider key
+// "sk-from-env" in PLING_UPSTREAM_KEY, and a --site-keys file holding
+// "site-key-1".
+func gatewayRig(t *testing.T, reply scripted.Script) (up *scripted.Server, siteKeys string) {
+	t.Helper()
+	up, err := scripted.Start(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(up.Close)
+	siteKeys = filepath.Join(t.TempDir(), "sites")
+	if err := os.WriteFile(siteKeys, []byte("# sites\nsite-key-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
+	return up, siteKeys
+}
+
+// chatAsSite posts a chat completion to the gateway at base with the
+// site key of gatewayRig.
+func chatAsSite(t *testing.T, base, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer site-key-1")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -19,52 +14,17 @@ import (
 // --limits-store: one caller going round both gets the default burst once,
 // not twice.
 func TestGatewayLimitsStoreFlag(t *testing.T) {
-	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
+	up, keys := gatewayRig(t, func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
 	dir := t.TempDir()
-	keys := filepath.Join(dir, "sites")
-	if err := os.WriteFile(keys, []byte("site-key-1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PLING_UPSTREAM_KEY", "sk-from-env")
-	ctx, cancel := context.WithCancel(context.Background())
 	var bases []string
-	var done []chan int
 	for range 2 {
-		pr, pw := io.Pipe()
-		var stderr syncBuffer
-		d := make(chan int, 1)
-		go func() {
-			d <- runGateway(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
-				"--site-keys", keys, "--limits-store", "sqlite:" + filepath.Join(dir, "limits.db")}, pw, &stderr)
-			pw.Close()
-		}()
-		line, err := bufio.NewReader(pr).ReadString('\n')
-		if err != nil {
-			cancel()
-			t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
-		}
-		go io.Copy(io.Discard, pr)
-		bases = append(bases, regexp.MustCompile(`http://\S+`).FindString(line))
-		done = append(done, d)
+		gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
+			"--site-keys", keys, "--limits-store", "sqlite:"+filepath.Join(dir, "limits.db"))
+		bases = append(bases, gw.url(t))
 	}
-	defer func() {
-		cancel()
-		for _, d := range done {
-			<-d
-		}
-	}()
 	allowed := 0
 	for i := range 2*gateway.DefaultBurst + 2 {
-		req, _ := http.NewRequest("POST", bases[i%2]+"/v1/chat/completions", strings.NewReader(`{"model":"m1","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Authorization", "Bearer site-key-1")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := chatAsSite(t, bases[i%2], `{"model":"m1","messages":[{"role":"user","content":"hi"}]}`)
 		res.Body.Close()
 		if res.StatusCode == http.StatusOK {
 			allowed++
@@ -81,25 +41,18 @@ func TestGatewayLimitsStoreFlag(t *testing.T) {
 // a store that cannot be opened, stops the command, and a password in the
 // spec is never printed.
 func TestGatewayLimitsStoreBadSpec(t *testing.T) {
-	tests := []struct {
-		name, spec string
-		wantExit   int
-		wantErr    string
-	}{
-		{"not a store", "mysql://u:pw-secret-1@h/db", 2, "want sqlite:PATH"},
-		{"sqlite without path", "sqlite:", 2, "needs a path"},
-		{"postgres not answering", "postgres://u:pw-secret-1@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", 1, "--limits-store"},
+	withStore := func(spec string) []string {
+		return []string{"gateway", "--addr", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--models", "m1", "--limits-store", spec}
 	}
-	for _, tt := range tests {
+	for _, tt := range []cmdCase{
+		{name: "not a store", args: withStore("mysql://u:pw-secret-1@h/db"), wantExit: 2, wantErrOut: []string{"want sqlite:PATH"}},
+		{name: "sqlite without path", args: withStore("sqlite:"), wantExit: 2, wantErrOut: []string{"needs a path"}},
+		{name: "postgres not answering", args: withStore("postgres://u:pw-secret-1@127.0.0.1:1/db?sslmode=disable&connect_timeout=2"), wantExit: 1, wantErrOut: []string{"--limits-store"}},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr syncBuffer
-			code := runGateway(context.Background(), []string{"--addr", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1",
-				"--models", "m1", "--limits-store", tt.spec}, &stdout, &stderr)
-			if code != tt.wantExit || !strings.Contains(stderr.String(), tt.wantErr) {
-				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr.String(), tt.wantExit, tt.wantErr)
-			}
-			if strings.Contains(stdout.String()+stderr.String(), "pw-secret-1") {
-				t.Errorf("the password was printed: %q", stderr.String())
+			out, errOut := checkCmd(t, tt.args, tt.wantExit, nil, tt.wantErrOut)
+			if strings.Contains(out+errOut, "pw-secret-1") {
+				t.Errorf("the password was printed: %q", out+errOut)
 			}
 		})
 	}

@@ -30,25 +30,13 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	)
 	inputText := fl.String("input", "{}", "the input as one JSON object")
 	record := fl.String("record", "", "the record to act on (a folded capability's input.record)")
-	sessionFl := addSessionFlags(fl)
-	browserSession := addBrowserSessionFlag(fl)
+	pc := addPageFlags(fl, stderr)
 	id := fl.String("id", "", "send under this request id (an idempotency key: resending an intent under its first id runs it at most once)")
 	resume := fl.String("resume", "", "continue a composite action from its failed step with this STEP_FAILED resume token")
 	asJSON := fl.Bool("json", false, "print the result (or the failure) as JSON, for programs")
-	pos, exit, ok := parseFlags(fl, args)
+	pos, exit, ok := pc.parse(args, 2, "TARGET and CAPABILITY")
 	if !ok {
 		return exit
-	}
-	session, ok := sessionToken(sessionFl, "invoke", "", stderr) // a stored token is chosen by the origin the page ends on
-	target0 := firstArg(pos)
-	if !ok {
-		return 2
-	}
-	pos = sessionArgs(*browserSession, pos, 2)
-	if len(pos) != 2 {
-		fmt.Fprintf(stderr, "pling invoke: want TARGET and CAPABILITY, got %d arguments\n", len(pos))
-		fl.Usage()
-		return 2
 	}
 	input, err := parseInput(*inputText)
 	if err != nil {
@@ -66,17 +54,11 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "pling invoke: --id %q is not 1–128 chars of [A-Za-z0-9._:-]\n", *id)
 		return 2
 	}
-	t, err := openTarget(ctx, *browserSession, pos[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "pling invoke: %v\n", err)
-		return targetExit(err)
+	t, tr, sess, exit, ok := pc.open(ctx, pos[0])
+	if !ok {
+		return exit
 	}
 	defer closeTransport(t)
-	tr, sess, err := pinnedTransport(ctx, t, newOriginTokens("invoke", session, tokenTarget(*browserSession, target0), stderr))
-	if err != nil {
-		fmt.Fprintf(stderr, "pling invoke: %v\n", err)
-		return 1
-	}
 
 	var opts []agent.InvokeOption
 	if *id != "" {
@@ -87,7 +69,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// While the page asks a person, say so on stderr: the wait may be
 	// minutes, and it is not a hang.
-	unseen := unseenBrowser(*browserSession, pos[0])
+	unseen := unseenBrowser(*pc.browserSession, pos[0])
 	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) {
 		fmt.Fprintf(stderr, "pling invoke: %s\n", waitingLine(w))
 		if unseen {
@@ -197,7 +179,7 @@ func unseenBrowser(browserSession, target string) bool {
 	if os.Getenv("PLING_CDP") != "" {
 		return false
 	}
-	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+	return isPageURL(target)
 }
 
 // unseenNote says that the person being waited for cannot see the

@@ -2,22 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
 func TestInvokeCommand(t *testing.T) {
-	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium") // URL targets fail fast: no browser
-
-	shop := "fixture:" + writeFixture(t, "shop.json", shopFixture)
-	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
-	tests := []struct {
-		name       string
-		args       []string
-		wantExit   int
-		wantOut    []string
-		wantErrOut []string
-	}{
+	shop, sess := fixtureTargets(t)
+	runCmdCases(t, []cmdCase{
 		{name: "readable", args: []string{"invoke", shop, "cart.add", "--input", `{"sku":"A1"}`}, wantOut: []string{
 			"ok: cart.add (request agent-", "value: {", `"added": true`, "evidence: cart.add ran",
 			"expected cart.count to increase: 0 → 1, met", "changed: cart.count 0 → 1"}},
@@ -42,25 +32,7 @@ func TestInvokeCommand(t *testing.T) {
 		{name: "record disagrees", args: []string{"invoke", shop, "approve@order", "--input", `{"record":"ord_2"}`, "--record", "ord_1"}, wantExit: 2},
 		{name: "bad id", args: []string{"invoke", shop, "cart.add", "--id", "a b"}, wantExit: 2},
 		{name: "URL", args: []string{"invoke", "https://shop.example/", "cart.add"}, wantExit: 1, wantErrOut: []string{"no browser at"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantExit, out, errOut)
-			}
-			for _, s := range tt.wantOut {
-				if !strings.Contains(out, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, out)
-				}
-			}
-			for _, s := range tt.wantErrOut {
-				if !strings.Contains(errOut, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, errOut)
-				}
-			}
-		})
-	}
+	})
 }
 
 func TestInvokeCommandJSON(t *testing.T) {
@@ -88,10 +60,7 @@ func TestInvokeCommandJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit {
-				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.wantExit, out, errOut)
-			}
+			out, _ := checkCmd(t, tt.args, tt.wantExit, nil, nil)
 			var v map[string]any
 			if err := json.Unmarshal([]byte(out), &v); err != nil {
 				t.Fatalf("stdout is not JSON: %v\n%s", err, out)

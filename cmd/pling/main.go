@@ -77,13 +77,8 @@ func commands() []command {
 func init() {
 	register(command{"version", "print the Surface protocol version", func(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fl := newFlags("version", stderr, "Usage: pling version", "Prints the Surface protocol version this pling speaks.")
-		pos, exit, ok := parseFlags(fl, args)
-		if !ok {
+		if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 			return exit
-		}
-		if len(pos) > 0 {
-			fmt.Fprintf(stderr, "pling version: unexpected arguments %q\n", pos)
-			return 2
 		}
 		fmt.Fprintln(stdout, schema.Protocol)
 		return 0

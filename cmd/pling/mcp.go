@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -88,15 +87,13 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 		target = pos[0]
 	case *fixturePath == "" && len(pos) == 0 && *browserSession != "":
 	default:
-		fmt.Fprintln(stderr, "pling mcp: give one page: --fixture PATH, TARGET or --session-name NAME")
-		fl.Usage()
-		return a, 2, false
+		return a, usageError(fl, stderr, "give one page: --fixture PATH, TARGET or --session-name NAME"), false
 	}
 	if *poll < 0 {
 		fmt.Fprintf(stderr, "pling mcp: --poll must not be negative\n")
 		return a, 2, false
 	}
-	browsing := *browserSession != "" || strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+	browsing := *browserSession != "" || isPageURL(target)
 	if !browsing && (*headed || *userDataDir != "" || len(origins) > 0) {
 		fmt.Fprintln(stderr, "pling mcp: --headed, --user-data-dir and --allow-origin need a page URL or --session-name")
 		return a, 2, false

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -17,26 +15,10 @@ import (
 // client, as an MCP host would over the process's stdio.
 func TestMCPCommand(t *testing.T) {
 	shop := writeFixture(t, "shop.json", shopFixture)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := mcpStdin
-	mcpStdin = inR
-	t.Cleanup(func() { mcpStdin = old })
-
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runMCP(context.Background(), []string{"--fixture", shop, "--poll", "0"}, outW, &stderr)
-		outW.Close()
-	}()
-
+	m := startMCP(t, "--fixture", shop, "--poll", "0")
+	cs := m.cs
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
 	if got := cs.InitializeResult().ServerInfo.Name; got != "pling" {
 		t.Errorf("server name %q", got)
 	}
@@ -69,15 +51,8 @@ func TestMCPCommand(t *testing.T) {
 		t.Errorf("failing call: %v %+v", err, res)
 	}
 
-	cs.Close()
-	inW.Close()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d, stderr: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("pling mcp did not stop when stdin closed")
+	if code := m.stop(); code != 0 {
+		t.Errorf("exit %d, stderr: %s", code, m.stderr.String())
 	}
 }
 
@@ -86,25 +61,12 @@ func TestMCPCommandUsage(t *testing.T) {
 
 	shop := writeFixture(t, "shop.json", shopFixture)
 	sess := writeFixture(t, "session.json", sessionFixture)
-	tests := []struct {
-		name       string
-		args       []string
-		wantExit   int
-		wantErrOut string
-	}{
-		{"help", []string{"mcp", "--help"}, 0, "Usage: pling mcp"},
-		{"no page", []string{"mcp"}, 2, "give one page"},
-		{"two pages", []string{"mcp", "--fixture", shop, "fixture:" + shop}, 2, "give one page"},
-		{"negative poll", []string{"mcp", "--fixture", shop, "--poll", "-1s"}, 2, "--poll"},
-		{"URL", []string{"mcp", "https://shop.example/"}, 1, "no browser at"},
-		{"the session cannot describe", []string{"mcp", "--fixture", sess, "--session", "nope"}, 1, "SESSION_INVALID"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit || !strings.Contains(errOut, tt.wantErrOut) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.wantExit, tt.wantErrOut)
-			}
-		})
-	}
+	runCmdCases(t, []cmdCase{
+		{name: "help", args: []string{"mcp", "--help"}, wantErrOut: []string{"Usage: pling mcp"}},
+		{name: "no page", args: []string{"mcp"}, wantExit: 2, wantErrOut: []string{"give one page"}},
+		{name: "two pages", args: []string{"mcp", "--fixture", shop, "fixture:" + shop}, wantExit: 2, wantErrOut: []string{"give one page"}},
+		{name: "negative poll", args: []string{"mcp", "--fixture", shop, "--poll", "-1s"}, wantExit: 2, wantErrOut: []string{"--poll"}},
+		{name: "URL", args: []string{"mcp", "https://shop.example/"}, wantExit: 1, wantErrOut: []string{"no browser at"}},
+		{name: "the session cannot describe", args: []string{"mcp", "--fixture", sess, "--session", "nope"}, wantExit: 1, wantErrOut: []string{"SESSION_INVALID"}},
+	})
 }

@@ -56,98 +56,85 @@ func (l *lazyPage) wait(ctx context.Context) (*cdp.Page, error) {
 	}
 }
 
-func (l *lazyPage) RoundTrip(ctx context.Context, req []byte) ([]byte, error) {
+// onPage waits for the browser and calls f on its page; while it does
+// not start, f is not called and the error is the start's (or ctx's).
+func onPage[T any](ctx context.Context, l *lazyPage, f func(*cdp.Page) (T, error)) (T, error) {
+	p, err := l.wait(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(p)
+}
+
+// sendOnPage is onPage for a request: one the browser never got to is
+// not sent (agent.ErrNotSent), so a caller may send it again.
+func sendOnPage(ctx context.Context, l *lazyPage, f func(*cdp.Page) ([]byte, error)) ([]byte, error) {
 	p, err := l.wait(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the browser did not start: %v: %w", err, agent.ErrNotSent)
 	}
-	return p.RoundTrip(ctx, req)
+	return f(p)
+}
+
+func (l *lazyPage) RoundTrip(ctx context.Context, req []byte) ([]byte, error) {
+	return sendOnPage(ctx, l, func(p *cdp.Page) ([]byte, error) { return p.RoundTrip(ctx, req) })
 }
 
 func (l *lazyPage) Document(ctx context.Context) (plingmcp.Document, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return plingmcp.Document{}, err
-	}
-	return p.Document(ctx)
+	return onPage(ctx, l, func(p *cdp.Page) (plingmcp.Document, error) { return p.Document(ctx) })
 }
 
 func (l *lazyPage) RoundTripTo(ctx context.Context, doc plingmcp.Document, req []byte) ([]byte, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("the browser did not start: %v: %w", err, agent.ErrNotSent)
-	}
-	return p.RoundTripTo(ctx, doc, req)
+	return sendOnPage(ctx, l, func(p *cdp.Page) ([]byte, error) { return p.RoundTripTo(ctx, doc, req) })
 }
 
 func (l *lazyPage) Info(ctx context.Context) (plingmcp.PageInfo, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return plingmcp.PageInfo{}, err
-	}
-	return p.Info(ctx)
+	return onPage(ctx, l, func(p *cdp.Page) (plingmcp.PageInfo, error) { return p.Info(ctx) })
 }
 
 func (l *lazyPage) Navigate(ctx context.Context, url string) (plingmcp.PageInfo, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return plingmcp.PageInfo{}, err
-	}
-	return p.Navigate(ctx, url)
+	return onPage(ctx, l, func(p *cdp.Page) (plingmcp.PageInfo, error) { return p.Navigate(ctx, url) })
 }
 
 func (l *lazyPage) Back(ctx context.Context) (plingmcp.PageInfo, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return plingmcp.PageInfo{}, err
-	}
-	return p.Back(ctx)
+	return onPage(ctx, l, func(p *cdp.Page) (plingmcp.PageInfo, error) { return p.Back(ctx) })
 }
 
 func (l *lazyPage) Tabs(ctx context.Context) ([]plingmcp.Tab, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return p.Tabs(ctx)
+	return onPage(ctx, l, func(p *cdp.Page) ([]plingmcp.Tab, error) { return p.Tabs(ctx) })
 }
 
 func (l *lazyPage) SwitchTab(ctx context.Context, id string) (plingmcp.PageInfo, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return plingmcp.PageInfo{}, err
-	}
-	return p.SwitchTab(ctx, id)
+	return onPage(ctx, l, func(p *cdp.Page) (plingmcp.PageInfo, error) { return p.SwitchTab(ctx, id) })
 }
 
 func (l *lazyPage) Outline(ctx context.Context, max int) (string, error) {
-	p, err := l.wait(ctx)
-	if err != nil {
-		return "", err
+	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.Outline(ctx, max) })
+}
+
+// started is the page once the browser has started, else nil.
+func (l *lazyPage) started() *cdp.Page {
+	select {
+	case <-l.ready:
+		return l.p
+	default:
+		return nil
 	}
-	return p.Outline(ctx, max)
 }
 
 // NavigationSeq is the page's (0 before the browser started).
 func (l *lazyPage) NavigationSeq() uint64 {
-	select {
-	case <-l.ready:
-		if l.p != nil {
-			return l.p.NavigationSeq()
-		}
-	default:
+	if p := l.started(); p != nil {
+		return p.NavigationSeq()
 	}
 	return 0
 }
 
 // NavigationPending is the page's (false before the browser started).
 func (l *lazyPage) NavigationPending() bool {
-	select {
-	case <-l.ready:
-		if l.p != nil {
-			return l.p.NavigationPending()
-		}
-	default:
+	if p := l.started(); p != nil {
+		return p.NavigationPending()
 	}
 	return false
 }

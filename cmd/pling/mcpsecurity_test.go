@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -88,40 +87,57 @@ func fakeToken(aud string) string {
 	return "pl1.k1." + base64.RawURLEncoding.EncodeToString([]byte(payload)) + ".c2ln"
 }
 
-// mcpRun is a running pling mcp with an SDK client on it.
+// mcpRun is a running pling mcp with an SDK client on it, on pipes as
+// an MCP host runs it over the process's stdio.
 type mcpRun struct {
 	cs     *sdk.ClientSession
-	stderr *syncBuffer
-	stop   func()
+	stderr *syncbuf.Buffer
+	exited chan struct{} // closed when the command has returned code
+	code   int
+	stop   func() int // closes the client and stdin, and returns the exit status
 }
 
 func startMCP(t *testing.T, args ...string) *mcpRun {
+	t.Helper()
+	return startMCPWith(t, nil, args...)
+}
+
+// startMCPWith runs pling mcp with args and connects a client with opts
+// to it. When the test ends the client and stdin are closed and the
+// command waited for.
+func startMCPWith(t *testing.T, opts *sdk.ClientOptions, args ...string) *mcpRun {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	old := mcpStdin
 	mcpStdin = inR
 	t.Cleanup(func() { mcpStdin = old })
-	stderr := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- runMCP(context.Background(), args, outW, stderr); outW.Close() }()
+	r := &mcpRun{stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
+	go func() {
+		r.code = runMCP(context.Background(), args, outW, r.stderr)
+		outW.Close()
+		close(r.exited)
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, opts).Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+		inW.Close()
+		t.Fatalf("connect: %v (stderr: %s)", err, r.stderr.String())
 	}
-	r := &mcpRun{cs: cs, stderr: stderr}
-	r.stop = sync.OnceFunc(func() {
+	r.cs = cs
+	r.stop = sync.OnceValue(func() int {
 		cs.Close()
 		inW.Close()
 		select {
-		case <-done:
+		case <-r.exited:
+			return r.code
 		case <-time.After(20 * time.Second):
-			t.Error("pling mcp did not stop")
+			t.Error("pling mcp did not stop when stdin closed")
+			return -1
 		}
 	})
-	t.Cleanup(r.stop)
+	t.Cleanup(func() { r.stop() })
 	return r
 }
 
@@ -142,13 +158,14 @@ func (r *mcpRun) call(t *testing.T, name string, args map[string]any) (string, b
 	return b.String(), !res.IsError
 }
 
+// tools lists the tools, space-separated.
 func (r *mcpRun) tools(t *testing.T) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := r.cs.ListTools(ctx, nil)
 	if err != nil {
-		t.Fatalf("tools/list: %v", err)
+		t.Fatalf("tools/list: %v (stderr: %s)", err, r.stderr.String())
 	}
 	var n []string
 	for _, tl := range res.Tools {
@@ -182,13 +199,7 @@ func (r *mcpRun) waitPage(t *testing.T, want string) string {
 // On d4f77f3 it fails: the bridge kept A's tools after the navigation,
 // and B recorded {"session":"pl1…","capability":"note","input":{"text":"my card 4111…"}}.
 func TestMCPTokenStaysOnItsOrigin(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	t.Setenv(tokenDirEnv, t.TempDir()) // no stored tokens
 	t.Setenv(sessionEnv, "")
 
@@ -325,13 +336,7 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 // stored for A (issue 21 finding 2). On d4f77f3 it fails: the token was
 // picked for A's origin before the load, and B received it.
 func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	if _, err := os.Stat(cdp.Browser("")); err != nil {
-		t.Skipf("no browser: %v", err)
-	}
-	t.Setenv("PLING_CDP", "")
+	browserTest(t)
 	t.Setenv("PLING_CDP_TAB", "")
 	t.Setenv(sessionEnv, "")
 	t.Setenv(tokenDirEnv, t.TempDir())

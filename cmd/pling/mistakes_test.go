@@ -67,15 +67,7 @@ func TestDescribeNothingExposed(t *testing.T) {
 		{"capabilities exposed: --strict passes, no warning", []string{"describe", "--strict", shop}, 0, nil, "exposes 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, tc.args...)
-			if code != tc.wantExit {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantExit, out, errOut)
-			}
-			for _, s := range tc.wantErrOut {
-				if !strings.Contains(errOut, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, errOut)
-				}
-			}
+			_, errOut := checkCmd(t, tc.args, tc.wantExit, nil, tc.wantErrOut)
 			if tc.notErrOut != "" && strings.Contains(errOut, tc.notErrOut) {
 				t.Errorf("stderr has %q:\n%s", tc.notErrOut, errOut)
 			}

@@ -44,13 +44,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	authFlag := fl.String("authority", "", "the delegation authority: its URL, or embedded to run one here")
 	authAddr := fl.String("authority-addr", "127.0.0.1:8090", "where --authority embedded listens")
 	opKeyFile := fl.String("operator-key-file", "", "a file holding the operator key for --authority URL (default $"+operatorKeyEnv+")")
-	pos, exit, ok := parseFlags(fl, args)
-	if !ok {
+	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "pling serve: unexpected arguments %q\n", pos)
-		return 2
 	}
 	if *quality < 0 || *quality > brotli.BestCompression {
 		fmt.Fprintf(stderr, "pling serve: --brotli must be 0–11, not %d\n", *quality)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,24 +36,7 @@ func TestServeHTTPServerBounds(t *testing.T) {
 // returns its base URL (with a trailing slash).
 func startServe(t *testing.T, dist string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--dist", dist, "--brotli", "1"}, pw, &stderr)
-		pw.Close()
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "pling serve: http://"); ok {
-			go func() { _, _ = io.Copy(io.Discard, pr) }()
-			return "http://" + strings.Fields(rest)[0]
-		}
-	}
-	t.Fatalf("pling serve printed no address; stderr: %s", stderr.String())
-	return ""
+	return startCmd(t, runServe, "--addr", "127.0.0.1:0", "--dist", dist, "--brotli", "1").servedURL(t)
 }
 
 // cspWatch records the page's Content-Security-Policy violations.

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 )
 
 // fakeModule is a small stand-in for dist/: compressible, so every
@@ -31,32 +25,8 @@ func fakeModule() fstest.MapFS {
 // TestRunServe starts the command on a free port with a module on disk,
 // fetches a page and stops it.
 func TestRunServe(t *testing.T) {
-	dir := t.TempDir()
-	for name, f := range fakeModule() {
-		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--dist", dir}, pw, &stderr)
-		pw.Close()
-	}()
-	url := ""
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "pling serve: http://"); ok {
-			url = "http://" + strings.Fields(rest)[0]
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if url == "" {
-		t.Fatalf("no address printed; stderr: %s", stderr.String())
-	}
+	srv := startCmd(t, runServe, "--addr", "127.0.0.1:0", "--dist", moduleDir(t))
+	url := srv.servedURL(t)
 	res, err := http.Get(url + "pling/pling.js")
 	if err != nil {
 		t.Fatal(err)
@@ -65,37 +35,16 @@ func TestRunServe(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Errorf("status %d", res.StatusCode)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d; stderr: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("pling serve did not stop")
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("exit %d; stderr: %s", code, srv.stderr.String())
 	}
 }
 
 func TestRunServeFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		err  string
-	}{
-		{"help", []string{"-h"}, 0, "--dist"},
-		{"bad quality", []string{"--brotli", "12"}, 2, "--brotli must be 0–11"},
-		{"dist without module", []string{"--dist", t.TempDir()}, 2, "run make wasm"},
-		{"arguments", []string{"extra"}, 2, "unexpected arguments"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := runServe(t.Context(), tc.args, &stdout, &stderr); code != tc.code {
-				t.Errorf("exit %d, want %d", code, tc.code)
-			}
-			if !strings.Contains(stderr.String(), tc.err) {
-				t.Errorf("stderr %q lacks %q", stderr.String(), tc.err)
-			}
-		})
-	}
+	runCmdCases(t, []cmdCase{
+		{name: "help", args: []string{"serve", "-h"}, wantErrOut: []string{"--dist"}},
+		{name: "bad quality", args: []string{"serve", "--brotli", "12"}, wantExit: 2, wantErrOut: []string{"--brotli must be 0–11"}},
+		{name: "dist without module", args: []string{"serve", "--dist", t.TempDir()}, wantExit: 2, wantErrOut: []string{"run make wasm"}},
+		{name: "arguments", args: []string{"serve", "extra"}, wantExit: 2, wantErrOut: []string{"unexpected arguments"}},
+	})
 }

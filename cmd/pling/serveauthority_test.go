@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -37,42 +35,32 @@ func TestServeAuthorityUsage(t *testing.T) {
 	}
 }
 
+// moduleDir writes fakeModule into a temporary directory, for --dist.
 func moduleDir(t *testing.T) string {
-	dir := t.TempDir()
+	t.Helper()
+	files := map[string]string{}
 	for name, f := range fakeModule() {
-		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[name] = string(f.Data)
 	}
-	return dir
+	return writeTree(t, files)
 }
 
 // pling serve --authority embedded is the whole site backend in one
 // command: pling delegate asks it, a person approves on its consent
 // screen, the token lands in the token directory.
 func TestServeEmbeddedAuthority(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runServe(ctx, []string{"--addr", "127.0.0.1:0", "--dist", moduleDir(t), "--authority", "embedded", "--authority-addr", "127.0.0.1:0"}, pw, &stderr)
-		pw.Close()
-	}()
-	var site, auth string
-	sc := bufio.NewScanner(pr)
-	for site == "" && sc.Scan() {
-		if m := regexp.MustCompile(`embedded authority on (\S+),`).FindStringSubmatch(sc.Text()); m != nil {
+	srv := startCmd(t, runServe, "--addr", "127.0.0.1:0", "--dist", moduleDir(t), "--authority", "embedded", "--authority-addr", "127.0.0.1:0")
+	var auth string
+	embedded := regexp.MustCompile(`embedded authority on (\S+),`)
+	srv.readUntil(t, func(line string) bool {
+		if m := embedded.FindStringSubmatch(line); m != nil {
 			auth = m[1]
 		}
-		if rest, ok := strings.CutPrefix(sc.Text(), "pling serve: http://"); ok {
-			site = "http://" + strings.TrimSuffix(strings.Fields(rest)[0], "/")
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if site == "" || auth == "" {
-		t.Fatalf("site %q authority %q; stderr:\n%s", site, auth, stderr.String())
+		return strings.HasPrefix(line, servePrefix)
+	})
+	site := strings.TrimSuffix(srv.servedURL(t), "/")
+	if auth == "" {
+		t.Fatalf("no authority address printed; stdout:\n%s\nstderr:\n%s", srv.stdout.String(), srv.stderr.String())
 	}
 	res, err := http.Get(site + "/shop/")
 	if err != nil {
@@ -125,11 +113,10 @@ func TestServeEmbeddedAuthority(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(dir, tokenFileName(site))); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("token file: %v %v", st, err)
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("pling serve exit %d:\n%s", code, stderr.String())
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("pling serve exit %d:\n%s", code, srv.stderr.String())
 	}
-	if strings.Contains(stderr.String(), "pl1.") {
-		t.Errorf("a token in the log:\n%s", stderr.String())
+	if strings.Contains(srv.stderr.String(), "pl1.") {
+		t.Errorf("a token in the log:\n%s", srv.stderr.String())
 	}
 }

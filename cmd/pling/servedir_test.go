@@ -12,37 +12,22 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/pling-go/pling/internal/testing/demotest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
+	"github.com/pling-go/pling/plinghttp"
 )
 
 // TestServeDir: pling serve --dir serves one's own pages and Pling beside
 // them at /pling/, and keeps dot files private.
 func TestServeDir(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		"index.html":      `<!doctype html><script src="/pling/pling.js" data-expose="*"></script>`,
 		"shop/index.html": `<!doctype html><title>shop</title>`,
 		".env":            "SECRET=1",
 		".git/config":     "[core]",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	module := fstest.MapFS{
-		"pling.js":     {Data: []byte("/* shim */")},
-		"wasm_exec.js": {Data: []byte("/* go */")},
-		"pling.wasm":   {Data: []byte("\x00asm\x01\x00\x00\x00")},
-	}
-	h, ph, err := dirHandler(module, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	})
+	ts, ph := serveDirHandler(t, dir)
 	for _, tc := range []struct {
 		path, wantType string
 		want           int
@@ -109,21 +94,12 @@ func TestServeDirAttacks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		"index.html":       "home",
 		"docs/a.txt":       "inside-a",
 		"bare/.env":        "SECRET=1",
 		"bare/visible.txt": "v",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	for link, target := range map[string]string{
 		"leak.txt":   filepath.Join(outside, "secret.txt"),
 		"leakdir":    outside,
@@ -134,14 +110,7 @@ func TestServeDirAttacks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	module := fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
-		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}
-	h, _, err := dirHandler(module, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts, _ := serveDirHandler(t, dir)
 	for _, tc := range []struct {
 		name, path string
 		want       int
@@ -182,12 +151,12 @@ func TestServeDirAttacks(t *testing.T) {
 // "pling is not defined" (the tag used to carry defer).
 func TestServeDirPastedTag(t *testing.T) {
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
 	// The page is written after serve prints its tag; serve reads files per request.
-	base, printed := serveDirForTest(t, ctx, dir, d)
+	base, printed := serveDirForTest(t, dir, d)
 	page := "<!doctype html><title>Board</title>\n" + printed + `
 <script>
   pling.action({ id: "board.rename", title: "Rename the board", run: () => true });
@@ -196,7 +165,7 @@ func TestServeDirPastedTag(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "board.html"), []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	if code := run(ctx, []string{"describe", base + "/board.html"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("pling describe: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -205,34 +174,39 @@ func TestServeDirPastedTag(t *testing.T) {
 	}
 }
 
+// serveDirHandler serves dir as pling serve --dir does (dirHandler), with
+// a tiny stand-in module, until the test ends.
+func serveDirHandler(t *testing.T, dir string) (*httptest.Server, *plinghttp.Server) {
+	t.Helper()
+	module := fstest.MapFS{
+		"pling.js":     {Data: []byte("/* shim */")},
+		"wasm_exec.js": {Data: []byte("/* go */")},
+		"pling.wasm":   {Data: []byte("\x00asm\x01\x00\x00\x00")},
+	}
+	h, ph, err := dirHandler(module, dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts, ph
+}
+
 // serveDirForTest runs pling serve --dir dir in process until the test
 // ends and returns its base URL and the tag it printed to paste.
-func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base, printed string) {
+func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
 	t.Helper()
-	srvCtx, stop := context.WithCancel(ctx)
-	var out syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(srvCtx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", dist}, &out, &out)
-	}()
-	t.Cleanup(func() { stop(); <-done })
 	addr := regexp.MustCompile(`pling serve: (http://[^/ ]+)/`)
-	tag := regexp.MustCompile(`(?m)^\s*(<script src="/pling/pling.js".*</script>)$`)
-	for base == "" || printed == "" {
-		select {
-		case code := <-done:
-			t.Fatalf("pling serve exited %d:\n%s", code, out.String())
-		case <-ctx.Done():
-			t.Fatalf("pling serve printed no address and tag:\n%s", out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
+	tag := regexp.MustCompile(`^\s*(<script src="/pling/pling.js".*</script>)$`)
+	startCmd(t, run, "serve", "--dir", dir, "--addr", "127.0.0.1:0", "--dist", dist).readUntil(t, func(line string) bool {
+		if m := addr.FindStringSubmatch(line); m != nil {
 			base = m[1]
 		}
-		if m := tag.FindStringSubmatch(out.String()); m != nil {
+		if m := tag.FindStringSubmatch(line); m != nil {
 			printed = m[1]
 		}
-	}
+		return base != "" && printed != ""
+	})
 	return base, printed
 }
 
@@ -242,23 +216,8 @@ func serveDirForTest(t *testing.T, ctx context.Context, dir, dist string) (base,
 // frame-ancestors 'none' and X-Frame-Options: DENY. The old code sent
 // neither.
 func TestServeDirRefusesFraming(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h, _, err := dirHandler(fstest.MapFS{"pling.js": {Data: []byte("/* shim */")}, "wasm_exec.js": {Data: []byte("/* go */")},
-		"pling.wasm": {Data: []byte("\x00asm\x01\x00\x00\x00")}}, dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	dir := writeTree(t, map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`})
+	ts, _ := serveDirHandler(t, dir)
 	for _, p := range []string{"/", "/shop/page.html"} {
 		r, err := http.Get(ts.URL + p)
 		if err != nil {

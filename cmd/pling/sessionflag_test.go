@@ -12,8 +12,7 @@ import (
 // file (--session-file, not readable by others) or $PLING_SESSION, so it
 // need not be on the command line, where the process list shows it.
 func TestSessionSources(t *testing.T) {
-	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium")
-	sess := "fixture:" + writeFixture(t, "session.json", sessionFixture)
+	_, sess := fixtureTargets(t)
 	dir := t.TempDir()
 	file := func(name, text string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
@@ -56,16 +55,7 @@ func TestSessionSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("PLING_SESSION", tt.env)
-			code, out, errOut := runCmd(t, tt.args...)
-			if code != tt.wantExit {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantExit, out, errOut)
-			}
-			if !strings.Contains(out, tt.wantOut) {
-				t.Errorf("stdout lacks %q:\n%s", tt.wantOut, out)
-			}
-			if !strings.Contains(errOut, tt.wantErr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
-			}
+			out, errOut := checkCmd(t, tt.args, tt.wantExit, []string{tt.wantOut}, []string{tt.wantErr})
 			if strings.Contains(errOut, "tok_a") || strings.Contains(out, "tok_a") {
 				t.Errorf("the token is printed:\n%s\n%s", out, errOut)
 			}

@@ -45,6 +45,32 @@ func writeFixture(t *testing.T, name, text string) string {
 	return p
 }
 
+// fixtureTargets makes URL targets fail fast (PLING_CHROMIUM names no
+// browser) and returns the shop and session fixtures as targets
+// (fixture:PATH).
+func fixtureTargets(t *testing.T) (shop, sess string) {
+	t.Helper()
+	t.Setenv("PLING_CHROMIUM", "/nonexistent/chromium")
+	return "fixture:" + writeFixture(t, "shop.json", shopFixture), "fixture:" + writeFixture(t, "session.json", sessionFixture)
+}
+
+// writeTree writes files (path → text, the paths slash-separated) into
+// a new temporary directory and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // runCmd runs the pling command line and returns the exit status and
 // both outputs.
 func runCmd(t *testing.T, args ...string) (int, string, string) {
