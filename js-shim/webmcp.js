@@ -48,13 +48,14 @@
   // Before the module starts, the tools are built here from the
   // declarations pling.js holds, as runtime.Tools renders them, so that a
   // visit without a call loads no module and the tools are registered
-  // before the page's load event. Only the simple cases: plain actions
-  // and row actions declared once for every record of their kind (an
+  // before the page's load event. The common cases: plain actions, row
+  // actions declared once for every record of their kind (an
   // approve@order tool, listed when its check without a record says yes,
-  // as runtime capAvailable does). Anything else (per-row declarations,
-  // a row check that needs a record, regions, handoffs, sessions, an
-  // asynchronous or failing availability check, a parameter with items)
-  // returns null and the module is loaded to say. Once the module runs, sync compares its
+  // as runtime capAvailable does), regions (an open modal hides the rest)
+  // and handoffs. Anything else (per-row declarations, a row check that
+  // needs a record, sessions or other configuration, an asynchronous or
+  // failing availability check, a parameter with items) returns null and
+  // the module is loaded to say. Once the module runs, sync compares its
   // list with what was registered here (drift counts the differences:
   // TestWebMCPLazy requires none).
   var PROP = ["type", "description", "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "default"];
@@ -72,11 +73,26 @@
         return new RegExp("^" + String(pt).split("*").map(function (x) { return x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"); }).join(".*") + "$").test(id);
       });
     }
-    for (var i = 0; i < p.decls.length; i++) {
-      var d = p.decls[i], a = d.spec;
-      if (d.disposed || d.kind === "state" || d.kind === "guide" || d.kind === "records") continue;
+    // Regions first, as runtime regions does: which are active, and which
+    // active ones are modal (an open modal hides every action outside it).
+    var active = {}, modal = {}, modals = 0, i, d, a;
+    for (i = 0; i < p.decls.length; i++) {
+      d = p.decls[i];
+      if (d.disposed || d.kind !== "region") continue;
+      a = d.spec;
+      if (typeof a.id !== "string" || !KIND.test(a.id) || active.hasOwnProperty(a.id)) return null;
+      var on = true;
+      if (d.fns.active) { try { on = !!d.fns.active(); } catch (e) { on = false; } }
+      active[a.id] = on;
+      if (on && a.modal) { modal[a.id] = true; modals++; }
+    }
+    for (i = 0; i < p.decls.length; i++) {
+      d = p.decls[i]; a = d.spec;
+      if (d.disposed || d.kind === "state" || d.kind === "guide" || d.kind === "records" || d.kind === "region") continue;
       if (d.kind !== "action") return null;
-      if (typeof a.id !== "string" || !ID.test(a.id) || typeof a.title !== "string" || !a.title || a.handoff || a.region || (a.risk && ["read", "write", "destructive"].indexOf(a.risk) < 0)) return null;
+      if (typeof a.id !== "string" || !ID.test(a.id) || typeof a.title !== "string" || !a.title || (a.region !== undefined && typeof a.region !== "string") || (a.risk && ["read", "write", "destructive"].indexOf(a.risk) < 0)) return null;
+      var h = a.handoff;
+      if (h !== undefined && (!h || typeof h !== "object" || typeof h.prompt !== "string" || (h.timeoutMs !== undefined && !(Number.isInteger(h.timeoutMs) && h.timeoutMs >= 0)))) return null;
       var r = a.record, cap = a.id;
       if (r) {
         // A row action for every record of a kind: the capability ID@kind.
@@ -88,6 +104,8 @@
       if (byID[a.id] || byID[cap]) return null;
       byID[a.id] = byID[cap] = 1;
       if (!match(cfg.expose, cap) || !match(scope, cap)) continue;
+      // Hidden by an open modal, or its region is not active: not listed.
+      if ((modals && !modal[a.region || ""]) || (a.region && active[a.region] === false)) continue;
       if (d.fns.available) {
         var av;
         try { av = d.fns.available(); } catch (e) { return null; }
@@ -122,13 +140,19 @@
         desc = sentences(desc, offscreen(a, kind, caps, names));
       }
       if (req.length) params.required = req;
-      if (a.approval) desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to 5 minutes");
+      if (a.handoff) desc = sentences(desc, "A person finishes it on the page; the call waits for them up to " + minutes(a.handoff.timeoutMs || 300000));
+      else if (a.approval) desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to 5 minutes");
       tools.push({
         name: name, title: a.title, description: desc, parameters: params, capability: caps[i].id,
         annotations: { readOnlyHint: risk === "read", consequentialHint: risk === "destructive" || !!a.approval, untrustedContentHint: risk === "read" }
       });
     }
     return tools;
+  }
+  // minutes says a wait in words, as runtime minutes does.
+  function minutes(ms) {
+    if (ms >= 60000 && ms % 60000 === 0) return ms === 60000 ? "1 minute" : ms / 60000 + " minutes";
+    return Math.floor((ms + 999) / 1000) + " seconds";
   }
   // sentences joins a description and the next sentence as runtime
   // sentences does: no ". " after text that already ends a sentence.
