@@ -33,7 +33,7 @@ func init() {
 // installed with npm into a cache directory at run time.
 const (
 	playwrightMCPPackage = "@playwright/mcp"
-	playwrightMCPVersion = "0.0.83"
+	playwrightMCPVersion = "0.0.86"
 )
 
 // plingPackage is the command the bench builds and spawns as pling mcp.
@@ -44,9 +44,13 @@ const (
 	sidePling      = "pling mcp"
 	sidePWSnapshot = "playwright: snapshot"
 	sidePWFind     = "playwright: find"
+	// sidePWWebMCP is @playwright/mcp with WebMCP on: its browser started
+	// with the WebMCP feature, the page's mirrored Pling tools offered to
+	// the agent as webmcp_<tool>, clicking only where a task has no tool.
+	sidePWWebMCP = "playwright: webmcp"
 )
 
-var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind}
+var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind, sidePWWebMCP}
 
 // agentReport is what pling-bench agent writes as JSON.
 type agentReport struct {
@@ -227,11 +231,14 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfgFile := filepath.Join(tmp, "playwright-mcp.json")
-	if err := os.WriteFile(cfgFile, playwrightConfig(rig.chromium), 0o644); err != nil {
+	rig.tmp = tmp
+	rig.pwConfig = filepath.Join(tmp, "playwright-mcp.json")
+	if err := os.WriteFile(rig.pwConfig, playwrightConfig(rig.chromium), 0o644); err != nil {
 		return nil, err
 	}
-	rig.pwArgv = append(pw, "--config", cfgFile, "--headless", "--isolated", "--no-webmcp", "--output-dir", filepath.Join(tmp, "playwright-out"))
+	// The snapshot and find sides add --config rig.pwConfig --no-webmcp;
+	// the WebMCP side its own config, whose browser has WebMCP on.
+	rig.pwArgv = append(pw, "--headless", "--isolated", "--output-dir", filepath.Join(tmp, "playwright-out"))
 	rig.pwEnv = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(tmp, "no-browsers"))
 
 	module := demosite.Module()
@@ -282,6 +289,8 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 				switch side {
 				case sidePling:
 					run, err = rig.runPling(tctx, t)
+				case sidePWWebMCP:
+					run, err = rig.runPWWebMCP(tctx, t)
 				default:
 					run, err = rig.runPW(tctx, t, side == sidePWFind)
 				}
@@ -334,9 +343,13 @@ func figureOf(side string, runs []agentRun) agentFigure {
 		TimeMs:    distOf(times),
 		Result:    runs[0].result, Note: runs[0].note, Trace: runs[0].meter.Trace}
 	f.Tokens = f.Received / 4
-	f.Verified = "inferred: a later snapshot shows it"
-	if side == sidePling {
+	switch side {
+	case sidePling:
 		f.Verified = "proven: the page's evidence"
+	case sidePWWebMCP:
+		f.Verified = "the page's evidence, as the mirror's text"
+	default:
+		f.Verified = "inferred: a later snapshot shows it"
 	}
 	return f
 }
@@ -428,10 +441,10 @@ func playwrightMCP(ctx context.Context, cacheDir string, progress func(string, .
 }
 
 // playwrightConfig launches the same Chromium pling mcp uses, headless,
-// with the flags pling's launcher gives it on this machine.
-func playwrightConfig(chromium string) []byte {
-	args := []string{"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--disable-gpu", "--mute-audio", "--hide-scrollbars"}
+// with the flags pling's launcher gives it on this machine, and extra.
+func playwrightConfig(chromium string, extra ...string) []byte {
+	args := append([]string{"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+		"--disable-gpu", "--mute-audio", "--hide-scrollbars"}, extra...)
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}

@@ -18,9 +18,10 @@ type agentTask struct {
 	Name, Ask string
 	// Site is "helpdesk" for a task on the help desk (internal/helpdesk),
 	// the site written from the docs only; "" is the demo.
-	Site  string
-	pling func(ctx context.Context, a *plingAgent) (string, error)
-	pw    func(ctx context.Context, a *pwAgent) (string, error)
+	Site   string
+	pling  func(ctx context.Context, a *plingAgent) (string, error)
+	pw     func(ctx context.Context, a *pwAgent) (string, error)
+	webmcp func(ctx context.Context, a *webmcpAgent) (string, error)
 }
 
 // The demo site's data the tasks name, as a person would say it.
@@ -35,7 +36,7 @@ const (
 
 var agentTasks = []agentTask{
 	{
-		Name: "approve", Ask: "approve order " + taskOrder + " on the 500-row orders page",
+		Name: "approve", webmcp: webmcpApprove, Ask: "approve order " + taskOrder + " on the 500-row orders page",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, ordersAllRows, "approve__order"); err != nil {
 				return "", err
@@ -50,7 +51,7 @@ var agentTasks = []agentTask{
 		},
 	},
 	{
-		Name: "checkout", Ask: "add the " + taskProduct + " to the cart, check out (the person confirms with the bank) and report the total",
+		Name: "checkout", webmcp: webmcpCheckout, Ask: "add the " + taskProduct + " to the cart, check out (the person confirms with the bank) and report the total",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/shop/", "cart_add"); err != nil {
 				return "", err
@@ -106,7 +107,7 @@ var agentTasks = []agentTask{
 		},
 	},
 	{
-		Name: "setting", Ask: "set orders per page to " + taskPageSize + " in the settings and save",
+		Name: "setting", webmcp: webmcpSetting, Ask: "set orders per page to " + taskPageSize + " in the settings and save",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
 				return "", err
@@ -128,7 +129,7 @@ var agentTasks = []agentTask{
 		},
 	},
 	{
-		Name: "two pages", Ask: "turn on refund e-mails in the settings, save, then approve order " + taskOrder2 + " on the orders page",
+		Name: "two pages", webmcp: webmcpTwoPages, Ask: "turn on refund e-mails in the settings, save, then approve order " + taskOrder2 + " on the orders page",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
 				return "", err
@@ -167,7 +168,7 @@ const (
 
 var helpdeskTasks = []agentTask{
 	{
-		Name: "helpdesk close", Site: "helpdesk", Ask: "close ticket " + taskTicket + " on the help desk (1,000 tickets, 25 a page)",
+		Name: "helpdesk close", webmcp: webmcpHelpdeskClose, Site: "helpdesk", Ask: "close ticket " + taskTicket + " on the help desk (1,000 tickets, 25 a page)",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/tickets/", "tickets_search"); err != nil {
 				return "", err
@@ -216,7 +217,7 @@ var helpdeskTasks = []agentTask{
 		},
 	},
 	{
-		Name: "helpdesk setting", Site: "helpdesk", Ask: "set the help desk's answer time to " + taskSLA + " hours in its settings (every field prefilled and required)",
+		Name: "helpdesk setting", webmcp: webmcpHelpdeskSetting, Site: "helpdesk", Ask: "set the help desk's answer time to " + taskSLA + " hours in its settings (every field prefilled and required)",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/admin/", "settings_save"); err != nil {
 				return "", err
