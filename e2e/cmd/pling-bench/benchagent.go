@@ -72,11 +72,14 @@ type agentReport struct {
 // agentResult is one task: every side's figures and the ratios
 // Playwright/Pling per metric.
 type agentResult struct {
-	Name    string             `json:"name"`
-	Ask     string             `json:"ask"`
-	Sides   []agentFigure      `json:"sides"`
-	Ratios  map[string]ratios3 `json:"ratios"` // by Playwright side
-	Failure string             `json:"failure,omitempty"`
+	Name   string             `json:"name"`
+	Ask    string             `json:"ask"`
+	Sides  []agentFigure      `json:"sides"`
+	Ratios map[string]ratios3 `json:"ratios"` // by Playwright side
+	// PlingOverWebMCP is pling mcp ÷ playwright: webmcp (lower is
+	// better for Pling), the issue's way round for the WebMCP peer.
+	PlingOverWebMCP *ratios3 `json:"plingOverWebMCP,omitempty"`
+	Failure         string   `json:"failure,omitempty"`
 }
 
 type ratios3 struct {
@@ -310,10 +313,11 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 			}
 		}
 		res.Ratios = sideRatios(res.Sides)
+		res.PlingOverWebMCP = plingOverWebMCP(res.Sides)
 		rep.Tasks = append(rep.Tasks, res)
 	}
 	rep.Totals = agentTotals(rep.Tasks)
-	rep.Targets = agentTargets(rep.Totals)
+	rep.Targets = append(agentTargets(rep.Totals), webmcpTargets(rep.Tasks, rep.Totals)...)
 	rep.Machine.LoadEnd = loadAverage()
 	return rep, nil
 }
@@ -374,6 +378,45 @@ func sideRatios(fs []agentFigure) map[string]ratios3 {
 			out[side] = ratios3{Calls: ratio(w.Calls, p.Calls), Bytes: ratio(w.Received, p.Received), Results: ratio(w.Bytes, p.Bytes), Time: ratio(w.TimeMs.P50, p.TimeMs.P50)}
 		}
 	}
+	return out
+}
+
+// plingOverWebMCP is pling mcp ÷ playwright: webmcp per metric, nil
+// when either side did not run.
+func plingOverWebMCP(fs []agentFigure) *ratios3 {
+	p, ok := figure(fs, sidePling)
+	w, ok2 := figure(fs, sidePWWebMCP)
+	if !ok || !ok2 {
+		return nil
+	}
+	return &ratios3{Calls: ratio(p.Calls, w.Calls), Bytes: ratio(p.Received, w.Received), Results: ratio(p.Bytes, w.Bytes), Time: ratio(p.TimeMs.P50, w.TimeMs.P50)}
+}
+
+// The issue's targets against the WebMCP peer, on every task: pling mcp
+// receives at most half its bytes and makes no more calls.
+const (
+	webmcpBytesLimit = 0.5
+	webmcpCallsLimit = 1.0
+)
+
+// webmcpTargets are those targets per completed task, then over all
+// tasks.
+func webmcpTargets(tasks []agentResult, totals []agentFigure) []bbTarget {
+	var out []bbTarget
+	add := func(name string, r *ratios3) {
+		if r == nil {
+			return
+		}
+		out = append(out,
+			target("bytes vs webmcp: "+name, r.Bytes, webmcpBytesLimit, "Pling/Playwright-WebMCP", fmt.Sprintf("Pling/Playwright-WebMCP %.2f× (target ≤ %g×)", r.Bytes, webmcpBytesLimit)),
+			target("tool calls vs webmcp: "+name, r.Calls, webmcpCallsLimit, "Pling/Playwright-WebMCP", fmt.Sprintf("Pling/Playwright-WebMCP %.2f× (target ≤ %g×)", r.Calls, webmcpCallsLimit)))
+	}
+	for _, t := range tasks {
+		if t.Failure == "" {
+			add(t.Name, t.PlingOverWebMCP)
+		}
+	}
+	add("all tasks", plingOverWebMCP(totals))
 	return out
 }
 
@@ -513,7 +556,21 @@ func agentMarkdown(rep *agentReport) string {
 		s, f := t.Ratios[sidePWSnapshot], t.Ratios[sidePWFind]
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.Name, fmtRatio(s.Calls), fmtRatio(s.Bytes), fmtRatio(s.Results), fmtRatio(s.Time), fmtRatio(f.Calls), fmtRatio(f.Bytes), fmtRatio(f.Results), fmtRatio(f.Time))
 	}
-	b.WriteString("\nTargets (over all tasks):\n\n| target | measured | verdict |\n|---|---|---|\n")
+	b.WriteString("\npling mcp ÷ playwright: webmcp, per task (lower is better for Pling; targets: bytes ≤ 0.5×, calls ≤ 1× on every task); where the bytes go: results + instructions and tool lists:\n\n")
+	b.WriteString("| task | calls | bytes | results only | time | pling mcp bytes | playwright: webmcp bytes | playwright: webmcp path |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|\n")
+	rows = append(rows[:len(rows)-1], agentResult{Name: "**all tasks**", Sides: rep.Totals, PlingOverWebMCP: plingOverWebMCP(rep.Totals)})
+	for _, t := range rows {
+		r := t.PlingOverWebMCP
+		if r == nil {
+			continue
+		}
+		p, _ := figure(t.Sides, sidePling)
+		w, _ := figure(t.Sides, sidePWWebMCP)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f + %.0f | %.0f + %.0f | %s |\n", t.Name, fmtRatio2(r.Calls, webmcpCallsLimit), fmtRatio2(r.Bytes, webmcpBytesLimit), fmtRatio(r.Results), fmtRatio(r.Time),
+			p.Bytes, p.ListBytes, w.Bytes, w.ListBytes, strings.ReplaceAll(w.Note, "|", "/"))
+	}
+	b.WriteString("\nTargets (over all tasks; against the WebMCP peer, per task too):\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, t := range rep.Targets {
 		verdict := "**missed**"
 		if t.Met {
@@ -529,6 +586,17 @@ func fmtRatio(v float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f×", v)
+}
+
+// fmtRatio2 is a ratio to two places, bold where it misses limit.
+func fmtRatio2(v, limit float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "–"
+	}
+	if v > limit {
+		return fmt.Sprintf("**%.2f×**", v)
+	}
+	return fmt.Sprintf("%.2f×", v)
 }
 
 func firstLine(s string) string {

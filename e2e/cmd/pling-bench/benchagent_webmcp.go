@@ -321,7 +321,7 @@ func devToolsTab(ctx context.Context, port int) func(path string) (context.Conte
 				return nil, false
 			}
 			alloc, _ := remote.NewAllocator(ctx, v.WebSocketDebuggerURL, remote.NoModifyURL)
-			tab, _ := chromedp.NewContext(alloc, chromedp.WithTargetID(cdptarget.ID(in.ID)))
+			tab, _ := chromedp.NewContext(alloc, chromedp.WithTargetID(cdptarget.ID(in.ID)), chromedp.WithDetachOnCancel())
 			return tab, true
 		}
 		return nil, false
