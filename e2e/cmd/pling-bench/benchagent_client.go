@@ -50,12 +50,22 @@ type toolResult struct {
 
 // spawnMCP starts cmd as an MCP server and lists its tools.
 func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, error) {
+	s, err := connectMCP(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd.Path, err)
+	}
+	return s, nil
+}
+
+// connectMCP connects the agent's client to a server over t, counts it,
+// and lists its tools.
+func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer, error) {
 	changed := new(atomic.Bool)
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true) }})
-	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	cs, err := c.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cmd.Path, err)
+		return nil, err
 	}
 	m.Servers++
 	if ir := cs.InitializeResult(); ir != nil {
