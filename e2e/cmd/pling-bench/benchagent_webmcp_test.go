@@ -252,10 +252,13 @@ func TestPlingOverWebMCPTargets(t *testing.T) {
 	// all tasks: (500+600)/(1000+1000) = 0.55 bytes, 5/4 calls.
 	want := []string{
 		"bytes vs webmcp: at the limits: met",
+		"result bytes vs webmcp: at the limits: met",
 		"tool calls vs webmcp: at the limits: met",
-		"bytes vs webmcp: past them: MISSED by 20%",      // 600/1000 = 0.6
-		"tool calls vs webmcp: past them: MISSED by 50%", // 3/2
+		"bytes vs webmcp: past them: MISSED by 20%",        // 600/1000 = 0.6
+		"result bytes vs webmcp: past them: MISSED by 20%", // no tool lists here
+		"tool calls vs webmcp: past them: MISSED by 50%",   // 3/2
 		"bytes vs webmcp: all tasks: MISSED by 10%",
+		"result bytes vs webmcp: all tasks: MISSED by 12%", // 900/1600 = 0.5625
 		"tool calls vs webmcp: all tasks: MISSED by 25%",
 	}
 	if d := cmp.Diff(want, got); d != "" {
