@@ -103,8 +103,22 @@ func (a *webmcpAgent) tool(ctx context.Context, name string) (*sdk.Tool, error) 
 // Playwright prints it (the page's text as a JSON string).
 var webmcpOK = regexp.MustCompile(`(?m)^"OK: `)
 
-// call calls the page's tool through Playwright and verifies its answer:
-// the mirror's text says OK first, and no expectation is "NOT met".
+// webmcpDone says whether the mirror's answer, as Playwright prints it,
+// reports the call done with every expectation met, in either of the
+// mirror's formats: its text for a model ("OK: …", "… NOT met"), or,
+// before issue 24, the whole Surface envelope as the text
+// ({"ok":true,…,"met":true}, escaped inside Playwright's JSON).
+func webmcpDone(text string) bool {
+	if webmcpOK.MatchString(text) {
+		return !strings.Contains(text, "NOT met")
+	}
+	flat := strings.ReplaceAll(text, `\"`, `"`)
+	return strings.Contains(flat, `"ok":true`) && !strings.Contains(flat, `"met":false`) && !strings.Contains(flat, `"error":`) &&
+		!strings.Contains(flat, `"isError": true`)
+}
+
+// call calls the page's tool through Playwright and verifies its answer
+// (webmcpDone).
 func (a *webmcpAgent) call(ctx context.Context, name string, args map[string]any) (string, error) {
 	t, err := a.tool(ctx, name)
 	if err != nil {
@@ -117,7 +131,7 @@ func (a *webmcpAgent) call(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return "", err
 	}
-	if r.IsError || !webmcpOK.MatchString(r.Text) || strings.Contains(r.Text, "NOT met") {
+	if r.IsError || !webmcpDone(r.Text) {
 		return "", fmt.Errorf("%s: %.1200s", t.Name, r.Text)
 	}
 	return r.Text, nil
