@@ -118,7 +118,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cacheDir := fl.String("cache", defaultAgentCache(), "where npm installs "+playwrightMCPPackage)
 	chromium := fl.String("chromium", "", "the browser for both sides (default $PLING_CHROMIUM or /usr/bin/chromium)")
 	dump := fl.String("dump", "", "write every instruction, tool list and tool result the agent read to this file")
-	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again")
+	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again, its ratios and targets recomputed")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
 		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths),")
@@ -151,6 +151,12 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 			err = json.Unmarshal(b, &rep)
 		}
 		if err == nil {
+			// The ratios and targets of this build, on the report's figures.
+			for i := range rep.Tasks {
+				rep.Tasks[i].Ratios = sideRatios(rep.Tasks[i].Sides)
+				rep.Tasks[i].PlingOverWebMCP = plingOverWebMCP(rep.Tasks[i].Sides)
+			}
+			rep.Targets = append(agentTargets(rep.Totals), webmcpTargets(rep.Tasks, rep.Totals)...)
 			err = writeAgentReport(*render, &rep)
 		}
 		if err != nil {
