@@ -156,7 +156,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 				rep.Tasks[i].Ratios = sideRatios(rep.Tasks[i].Sides)
 				rep.Tasks[i].PlingOverWebMCP = plingOverWebMCP(rep.Tasks[i].Sides)
 			}
-			rep.Targets = append(agentTargets(rep.Totals), webmcpTargets(rep.Tasks, rep.Totals)...)
+			rep.Targets = reportTargets(rep.Tasks, rep.Totals)
 			err = writeAgentReport(*render, &rep)
 		}
 		if err != nil {
@@ -340,7 +340,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 		rep.Tasks = append(rep.Tasks, res)
 	}
 	rep.Totals = agentTotals(rep.Tasks)
-	rep.Targets = append(agentTargets(rep.Totals), webmcpTargets(rep.Tasks, rep.Totals)...)
+	rep.Targets = reportTargets(rep.Tasks, rep.Totals)
 	rep.Machine.LoadEnd = loadAverage()
 	return rep, nil
 }
@@ -471,6 +471,20 @@ func agentTotals(tasks []agentResult) []agentFigure {
 	return out
 }
 
+// reportTargets are the report's targets: against the snapshot and find
+// paths, then against the WebMCP peer, without those against a side that
+// did not run (a run of some sides only, --sides: its ratio is infinite,
+// and JSON has no infinities).
+func reportTargets(tasks []agentResult, totals []agentFigure) []bbTarget {
+	var out []bbTarget
+	for _, t := range append(agentTargets(totals), webmcpTargets(tasks, totals)...) {
+		if !math.IsInf(t.Value, 0) && !math.IsNaN(t.Value) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // agentTargets are the targets on the totals: each a Pling
 // figure over a Playwright one, met at or below the limit.
 func agentTargets(totals []agentFigure) []bbTarget {
@@ -481,7 +495,7 @@ func agentTargets(totals []agentFigure) []bbTarget {
 		r := ratio(pv, wv)
 		return target(name, r, 1/times, unit, fmt.Sprintf("Playwright/Pling %.1f× (target ≥ %g×)", ratio(wv, pv), times))
 	}
-	return []bbTarget{
+	all := []bbTarget{
 		t("bytes vs snapshot path", p.Received, s.Received, 20, "Pling/Playwright"),
 		t("bytes vs find path", p.Received, f.Received, 5, "Pling/Playwright"),
 		// The same without the instructions and tool lists, so a side's
@@ -493,6 +507,7 @@ func agentTargets(totals []agentFigure) []bbTarget {
 		t("time vs snapshot path", p.TimeMs.P50, s.TimeMs.P50, 3, "Pling/Playwright"),
 		t("time vs find path", p.TimeMs.P50, f.TimeMs.P50, 3, "Pling/Playwright"),
 	}
+	return all
 }
 
 // playwrightMCP installs @playwright/mcp into cacheDir (once; later runs
@@ -538,7 +553,10 @@ func writeAgentReport(out string, rep *agentReport) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	js, _ := json.MarshalIndent(rep, "", "  ")
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(out, append(js, '\n'), 0o644); err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func TestAgentMarkdown(t *testing.T) {
 	rep.Tasks[0].Ratios = sideRatios(rep.Tasks[0].Sides)
 	rep.Tasks[0].PlingOverWebMCP = plingOverWebMCP(rep.Tasks[0].Sides)
 	rep.Totals = agentTotals(rep.Tasks)
-	rep.Targets = append(agentTargets(rep.Totals), webmcpTargets(rep.Tasks, rep.Totals)...)
+	rep.Targets = reportTargets(rep.Tasks, rep.Totals)
 	md := agentMarkdown(rep)
 	for _, want := range []string{
 		"| setting | pling mcp | 1 | 700 | 300 | 1000 | 250 | 900 ms | proven | saved |",

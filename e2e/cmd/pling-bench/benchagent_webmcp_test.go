@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -273,6 +274,16 @@ func TestPlingOverWebMCPTargets(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("targets (-want +got):\n%s", d)
+	}
+	// A run of pling mcp and the WebMCP peer alone (--sides) reports these
+	// targets only, and its report is valid JSON.
+	rep := &agentReport{Tasks: tasks[:3], Totals: agentTotals(tasks[:3])}
+	rep.Targets = reportTargets(rep.Tasks, rep.Totals)
+	if d := cmp.Diff(ts, rep.Targets); d != "" {
+		t.Errorf("reportTargets without the snapshot and find sides (-want +got):\n%s", d)
+	}
+	if err := writeAgentReport(filepath.Join(t.TempDir(), "bench-agent.json"), rep); err != nil {
+		t.Errorf("writing that report: %v", err)
 	}
 	if tg := ts[0]; tg.Value != 0.5 || tg.Limit != webmcpBytesLimit || !strings.Contains(tg.Detail, "0.50×") {
 		t.Errorf("bytes target %+v", tg)
