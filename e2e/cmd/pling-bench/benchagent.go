@@ -121,7 +121,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again, its ratios and targets recomputed")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
-		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths),")
+		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths, and WebMCP on: the page's mirrored tools),")
 		fmt.Fprintln(stderr, "one MCP client (the Go SDK's) for all, and reports tool calls, bytes returned and time to verified completion, as ratios.")
 		fl.PrintDefaults()
 	}
