@@ -389,14 +389,9 @@ func (r *agentRig) runPling(ctx context.Context, t agentTask) (agentRun, error) 
 func (r *agentRig) runPW(ctx context.Context, t agentTask, find bool) (agentRun, error) {
 	var run agentRun
 	start := time.Now()
-	argv := append(append([]string(nil), r.pwArgv...), "--config", r.pwConfig, "--no-webmcp")
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = r.pwEnv
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	s, err := spawnMCP(ctx, cmd, &run.meter)
+	s, stderr, err := r.spawnPW(ctx, &run.meter, "--config", r.pwConfig, "--no-webmcp")
 	if err != nil {
-		return run, fmt.Errorf("%w\n%s", err, stderr.String())
+		return run, err
 	}
 	defer s.close()
 	for _, need := range []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_wait_for"} {
@@ -413,6 +408,21 @@ func (r *agentRig) runPW(ctx context.Context, t agentTask, find bool) (agentRun,
 		err = fmt.Errorf("%w\n%s", err, stderr.String())
 	}
 	return run, err
+}
+
+// spawnPW spawns @playwright/mcp with the rig's arguments and args, its
+// stderr kept for the error of a failed run.
+func (r *agentRig) spawnPW(ctx context.Context, m *agentMeter, args ...string) (*mcpServer, *syncBuffer, error) {
+	argv := append(append([]string(nil), r.pwArgv...), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = r.pwEnv
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	s, err := spawnMCP(ctx, cmd, m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w\n%s", err, stderr.String())
+	}
+	return s, stderr, nil
 }
 
 func devToolsURL(out string) string {

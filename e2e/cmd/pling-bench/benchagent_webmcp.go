@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 // The WebMCP side of the agent benchmark: @playwright/mcp with WebMCP on,
@@ -137,12 +136,6 @@ func (a *webmcpAgent) call(ctx context.Context, name string, args map[string]any
 	return r.Text, nil
 }
 
-// has says whether the page offers the tool (waiting for it as tool does).
-func (a *webmcpAgent) has(ctx context.Context, name string) (bool, error) {
-	t, err := a.tool(ctx, name)
-	return t != nil, err
-}
-
 // record is what the agent passes as a row tool's record for the row a
 // person calls label: the label when the mirrored schema says it takes
 // one, else the demo's id for it, known outside MCP (and reported).
@@ -248,7 +241,7 @@ func fillRequired(t *sdk.Tool, args map[string]any, snapshot string) error {
 // WebMCP script.
 func (r *agentRig) runPWWebMCP(ctx context.Context, t agentTask) (agentRun, error) {
 	var run agentRun
-	port, err := freePort()
+	port, err := pgtest.FreePort()
 	if err != nil {
 		return run, err
 	}
@@ -257,14 +250,9 @@ func (r *agentRig) runPWWebMCP(ctx context.Context, t agentTask) (agentRun, erro
 		return run, err
 	}
 	start := time.Now()
-	argv := append(append([]string(nil), r.pwArgv...), "--config", cfgFile)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = r.pwEnv
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	s, err := spawnMCP(ctx, cmd, &run.meter)
+	s, stderr, err := r.spawnPW(ctx, &run.meter, "--config", cfgFile)
 	if err != nil {
-		return run, fmt.Errorf("%w\n%s", err, stderr.String())
+		return run, err
 	}
 	defer s.close()
 	a := &webmcpAgent{pwAgent: &pwAgent{s: s, base: r.siteOf(t)},
@@ -306,15 +294,6 @@ func webmcpNote(a *webmcpAgent) string {
 		parts = append(parts, "record id from the label outside MCP")
 	}
 	return strings.Join(parts, "; ")
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // devToolsTab finds the page on path in the browser listening on port
@@ -371,9 +350,9 @@ func (a *webmcpAgent) open(ctx context.Context, path string) error {
 // unless approve__order says it runs it itself (the page approves only
 // rows in view), as the Pling script does.
 func (a *webmcpAgent) approve(ctx context.Context, label string) (string, error) {
-	t, err := a.tool(ctx, "approve__order")
-	if err != nil || t == nil {
-		return "", cmpErr(err, noTool{"approve__order"})
+	t, err := a.need(ctx, "approve__order")
+	if err != nil {
+		return "", err
 	}
 	rec := a.record(t, label)
 	if !strings.Contains(t.Description, "first runs open__order") {
@@ -387,11 +366,29 @@ func (a *webmcpAgent) approve(ctx context.Context, label string) (string, error)
 	return label + " approved", nil
 }
 
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
+// need is the page's tool, or noTool when it did not come.
+func (a *webmcpAgent) need(ctx context.Context, name string) (*sdk.Tool, error) {
+	t, err := a.tool(ctx, name)
+	if err == nil && t == nil {
+		err = noTool{name}
 	}
-	return otherwise
+	return t, err
+}
+
+// on opens path and waits for the page's tool there.
+func (a *webmcpAgent) on(ctx context.Context, path, name string) (*sdk.Tool, error) {
+	if err := a.open(ctx, path); err != nil {
+		return nil, err
+	}
+	return a.need(ctx, name)
+}
+
+// at opens path and calls the page's tool there.
+func (a *webmcpAgent) at(ctx context.Context, path, tool string, args map[string]any) (string, error) {
+	if _, err := a.on(ctx, path, tool); err != nil {
+		return "", err
+	}
+	return a.call(ctx, tool, args)
 }
 
 // skuIn reads a product's SKU from a tool's description
@@ -416,12 +413,9 @@ func webmcpApprove(ctx context.Context, a *webmcpAgent) (string, error) {
 }
 
 func webmcpCheckout(ctx context.Context, a *webmcpAgent) (string, error) {
-	if err := a.open(ctx, "/shop/"); err != nil {
+	t, err := a.on(ctx, "/shop/", "cart_add")
+	if err != nil {
 		return "", err
-	}
-	t, err := a.tool(ctx, "cart_add")
-	if err != nil || t == nil {
-		return "", cmpErr(err, noTool{"cart_add"})
 	}
 	sku, err := skuIn(t, taskProduct)
 	if err != nil {
@@ -432,8 +426,8 @@ func webmcpCheckout(ctx context.Context, a *webmcpAgent) (string, error) {
 	}
 	// checkout is offered once the cart has something: wait for it before
 	// the person is sent to the page, so a missing tool fails alone.
-	if ok, err := a.has(ctx, "checkout"); err != nil || !ok {
-		return "", cmpErr(err, noTool{"checkout"})
+	if _, err := a.need(ctx, "checkout"); err != nil {
+		return "", err
 	}
 	person := a.person(ctx, "/shop/")
 	text, err := a.call(ctx, "checkout", map[string]any{})
@@ -452,21 +446,15 @@ func webmcpCheckout(ctx context.Context, a *webmcpAgent) (string, error) {
 }
 
 func webmcpSetting(ctx context.Context, a *webmcpAgent) (string, error) {
-	if err := a.open(ctx, "/settings/"); err != nil {
-		return "", err
-	}
 	n, _ := strconv.Atoi(taskPageSize)
-	if _, err := a.call(ctx, "settings_save", map[string]any{"pageSize": n}); err != nil {
+	if _, err := a.at(ctx, "/settings/", "settings_save", map[string]any{"pageSize": n}); err != nil {
 		return "", err
 	}
 	return "saved", nil
 }
 
 func webmcpTwoPages(ctx context.Context, a *webmcpAgent) (string, error) {
-	if err := a.open(ctx, "/settings/"); err != nil {
-		return "", err
-	}
-	if _, err := a.call(ctx, "settings_save", map[string]any{"refundAlerts": true}); err != nil {
+	if _, err := a.at(ctx, "/settings/", "settings_save", map[string]any{"refundAlerts": true}); err != nil {
 		return "", err
 	}
 	if err := a.open(ctx, ordersAllRows); err != nil {
@@ -476,15 +464,12 @@ func webmcpTwoPages(ctx context.Context, a *webmcpAgent) (string, error) {
 }
 
 func webmcpHelpdeskClose(ctx context.Context, a *webmcpAgent) (string, error) {
-	if err := a.open(ctx, "/tickets/"); err != nil {
+	if _, err := a.at(ctx, "/tickets/", "tickets_search", map[string]any{"query": taskTicket}); err != nil {
 		return "", err
 	}
-	if _, err := a.call(ctx, "tickets_search", map[string]any{"query": taskTicket}); err != nil {
+	t, err := a.need(ctx, "close__ticket")
+	if err != nil {
 		return "", err
-	}
-	t, err := a.tool(ctx, "close__ticket")
-	if err != nil || t == nil {
-		return "", cmpErr(err, noTool{"close__ticket"})
 	}
 	if _, err := a.call(ctx, "close__ticket", map[string]any{"record": a.record(t, taskTicket)}); err != nil {
 		return "", err
@@ -496,12 +481,9 @@ func webmcpHelpdeskClose(ctx context.Context, a *webmcpAgent) (string, error) {
 // agent reads the current values from a snapshot and sends them with the
 // one it changes (Pling's side reads them from browser.page).
 func webmcpHelpdeskSetting(ctx context.Context, a *webmcpAgent) (string, error) {
-	if err := a.open(ctx, "/admin/"); err != nil {
+	t, err := a.on(ctx, "/admin/", "settings_save")
+	if err != nil {
 		return "", err
-	}
-	t, err := a.tool(ctx, "settings_save")
-	if err != nil || t == nil {
-		return "", cmpErr(err, noTool{"settings_save"})
 	}
 	n, _ := strconv.Atoi(taskSLA)
 	args := map[string]any{"slaHours": n}
