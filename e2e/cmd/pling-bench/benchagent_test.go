@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,6 +228,35 @@ func TestAgentBenchSmoke(t *testing.T) {
 			t.Errorf("%s: %v", ext, err)
 		}
 	}
+
+	// A row action by the label a person reads, through Playwright MCP
+	// with WebMCP on: the mirror's approve__order on "#1250" of the
+	// 500-row orders page, beside pling mcp (the other two sides' whole
+	// snapshots of that page are left to make bench-agent).
+	t.Run("row action by label through the WebMCP peer", func(t *testing.T) {
+		approve := agentTasks[0]
+		if approve.Name != "approve" {
+			t.Fatalf("task 0 is %q", approve.Name)
+		}
+		rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{approve},
+			sides: []string{sidePling, sidePWWebMCP}, progress: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.Tasks[0].Failure; f != "" {
+			t.Fatal(f)
+		}
+		w, ok := figure(rep.Tasks[0].Sides, sidePWWebMCP)
+		if !ok || w.Result != taskOrder+" approved" || !strings.Contains(w.Note, "records by label") || strings.Contains(w.Note, "clicked") {
+			t.Errorf("the WebMCP peer: %+v", w)
+		}
+		if !slices.ContainsFunc(w.Trace, func(c string) bool { return strings.HasPrefix(c, `webmcp_approve__order {"record":"`+taskOrder+`"}`) }) {
+			t.Errorf("no webmcp_approve__order by label in %q", w.Trace)
+		}
+		if rep.Tasks[0].PlingOverWebMCP == nil {
+			t.Error("no pling mcp ÷ WebMCP ratios")
+		}
+	})
 }
 
 func TestPlingRecordAndSKU(t *testing.T) {
