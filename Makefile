@@ -134,7 +134,7 @@ bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP pol
 bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json)
 	PLING_BENCH_OUT=$(CURDIR)/e2e/artifacts/bench-gateway.json $(GO) test -count=1 -run '^TestLoad200Streams$$' -v ./gateway/
 
-bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg); then the tool call with and without the per-request origin check (bench-origin-check)
+bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache: snapshot, find, and WebMCP on reading the page's mirrored tools), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg); then the tool call with and without the per-request origin check (bench-origin-check)
 	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
 	$(MAKE) bench-origin-check
 

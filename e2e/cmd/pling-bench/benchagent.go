@@ -33,7 +33,7 @@ func init() {
 // installed with npm into a cache directory at run time.
 const (
 	playwrightMCPPackage = "@playwright/mcp"
-	playwrightMCPVersion = "0.0.83"
+	playwrightMCPVersion = "0.0.86"
 )
 
 // plingPackage is the command the bench builds and spawns as pling mcp.
@@ -44,9 +44,13 @@ const (
 	sidePling      = "pling mcp"
 	sidePWSnapshot = "playwright: snapshot"
 	sidePWFind     = "playwright: find"
+	// sidePWWebMCP is @playwright/mcp with WebMCP on: its browser started
+	// with the WebMCP feature, the page's mirrored Pling tools offered to
+	// the agent as webmcp_<tool>, clicking only where a task has no tool.
+	sidePWWebMCP = "playwright: webmcp"
 )
 
-var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind}
+var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind, sidePWWebMCP}
 
 // agentReport is what pling-bench agent writes as JSON.
 type agentReport struct {
@@ -68,11 +72,14 @@ type agentReport struct {
 // agentResult is one task: every side's figures and the ratios
 // Playwright/Pling per metric.
 type agentResult struct {
-	Name    string             `json:"name"`
-	Ask     string             `json:"ask"`
-	Sides   []agentFigure      `json:"sides"`
-	Ratios  map[string]ratios3 `json:"ratios"` // by Playwright side
-	Failure string             `json:"failure,omitempty"`
+	Name   string             `json:"name"`
+	Ask    string             `json:"ask"`
+	Sides  []agentFigure      `json:"sides"`
+	Ratios map[string]ratios3 `json:"ratios"` // by Playwright side
+	// PlingOverWebMCP is pling mcp ÷ playwright: webmcp (lower is
+	// better for Pling), the issue's way round for the WebMCP peer.
+	PlingOverWebMCP *ratios3 `json:"plingOverWebMCP,omitempty"`
+	Failure         string   `json:"failure,omitempty"`
 }
 
 type ratios3 struct {
@@ -106,14 +113,15 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	plingBin := fl.String("pling", "", "the pling binary to spawn as pling mcp (default: go build ./cmd/pling into a temporary directory)")
 	runs := fl.Int("runs", 5, "runs of every task on every side; times are their median")
 	only := fl.String("tasks", "", "run only these tasks (comma-separated names)")
+	sidesFlag := fl.String("sides", "", "run only these sides (comma-separated: "+strings.Join(agentSides, ", ")+"), e.g. pling mcp and the WebMCP peer against another build's module")
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-agent.json"), "write the JSON here, and the Markdown table (.md) and the chart (.svg) beside it")
 	cacheDir := fl.String("cache", defaultAgentCache(), "where npm installs "+playwrightMCPPackage)
 	chromium := fl.String("chromium", "", "the browser for both sides (default $PLING_CHROMIUM or /usr/bin/chromium)")
 	dump := fl.String("dump", "", "write every instruction, tool list and tool result the agent read to this file")
-	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again")
+	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again, its ratios and targets recomputed")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
-		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths),")
+		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths, and WebMCP on: the page's mirrored tools),")
 		fmt.Fprintln(stderr, "one MCP client (the Go SDK's) for all, and reports tool calls, bytes returned and time to verified completion, as ratios.")
 		fl.PrintDefaults()
 	}
@@ -143,6 +151,12 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 			err = json.Unmarshal(b, &rep)
 		}
 		if err == nil {
+			// The ratios and targets of this build, on the report's figures.
+			for i := range rep.Tasks {
+				rep.Tasks[i].Ratios = sideRatios(rep.Tasks[i].Sides)
+				rep.Tasks[i].PlingOverWebMCP = plingOverWebMCP(rep.Tasks[i].Sides)
+			}
+			rep.Targets = reportTargets(rep.Tasks, rep.Totals)
 			err = writeAgentReport(*render, &rep)
 		}
 		if err != nil {
@@ -165,8 +179,19 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 			tasks = append(tasks, all[i])
 		}
 	}
+	sides := agentSides
+	if *sidesFlag != "" {
+		sides = nil
+		for _, n := range strings.Split(*sidesFlag, ",") {
+			if !slices.Contains(agentSides, strings.TrimSpace(n)) {
+				fmt.Fprintf(stderr, "pling-bench agent: no side %q\n", n)
+				return 2
+			}
+			sides = append(sides, strings.TrimSpace(n))
+		}
+	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "agent: "+format+"\n", a...) }
-	rep, err := benchAgent(ctx, agentConfig{dist: *dist, pling: *plingBin, runs: *runs, cache: *cacheDir, chromium: *chromium, tasks: tasks, progress: progress})
+	rep, err := benchAgent(ctx, agentConfig{dist: *dist, pling: *plingBin, runs: *runs, cache: *cacheDir, chromium: *chromium, tasks: tasks, sides: sides, progress: progress})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
 		return 1
@@ -191,6 +216,7 @@ type agentConfig struct {
 	dist, pling, cache, chromium string
 	runs                         int
 	tasks                        []agentTask
+	sides                        []string // nil: every side
 	progress                     func(string, ...any)
 }
 
@@ -227,11 +253,14 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfgFile := filepath.Join(tmp, "playwright-mcp.json")
-	if err := os.WriteFile(cfgFile, playwrightConfig(rig.chromium), 0o644); err != nil {
+	rig.tmp = tmp
+	rig.pwConfig = filepath.Join(tmp, "playwright-mcp.json")
+	if err := os.WriteFile(rig.pwConfig, playwrightConfig(rig.chromium), 0o644); err != nil {
 		return nil, err
 	}
-	rig.pwArgv = append(pw, "--config", cfgFile, "--headless", "--isolated", "--no-webmcp", "--output-dir", filepath.Join(tmp, "playwright-out"))
+	// The snapshot and find sides add --config rig.pwConfig --no-webmcp;
+	// the WebMCP side its own config, whose browser has WebMCP on.
+	rig.pwArgv = append(pw, "--headless", "--isolated", "--output-dir", filepath.Join(tmp, "playwright-out"))
 	rig.pwEnv = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(tmp, "no-browsers"))
 
 	module := demosite.Module()
@@ -274,14 +303,20 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	for _, t := range cfg.tasks {
 		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}}
 		all := map[string][]agentRun{}
+		sides := cfg.sides
+		if sides == nil {
+			sides = agentSides
+		}
 		for i := 0; i < cfg.runs && res.Failure == ""; i++ {
-			for _, side := range agentSides {
+			for _, side := range sides {
 				tctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 				var run agentRun
 				var err error
 				switch side {
 				case sidePling:
 					run, err = rig.runPling(tctx, t)
+				case sidePWWebMCP:
+					run, err = rig.runPWWebMCP(tctx, t)
 				default:
 					run, err = rig.runPW(tctx, t, side == sidePWFind)
 				}
@@ -301,10 +336,11 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 			}
 		}
 		res.Ratios = sideRatios(res.Sides)
+		res.PlingOverWebMCP = plingOverWebMCP(res.Sides)
 		rep.Tasks = append(rep.Tasks, res)
 	}
 	rep.Totals = agentTotals(rep.Tasks)
-	rep.Targets = agentTargets(rep.Totals)
+	rep.Targets = reportTargets(rep.Tasks, rep.Totals)
 	rep.Machine.LoadEnd = loadAverage()
 	return rep, nil
 }
@@ -334,9 +370,13 @@ func figureOf(side string, runs []agentRun) agentFigure {
 		TimeMs:    distOf(times),
 		Result:    runs[0].result, Note: runs[0].note, Trace: runs[0].meter.Trace}
 	f.Tokens = f.Received / 4
-	f.Verified = "inferred: a later snapshot shows it"
-	if side == sidePling {
+	switch side {
+	case sidePling:
 		f.Verified = "proven: the page's evidence"
+	case sidePWWebMCP:
+		f.Verified = "the page's evidence, as the mirror's text"
+	default:
+		f.Verified = "inferred: a later snapshot shows it"
 	}
 	return f
 }
@@ -364,6 +404,49 @@ func sideRatios(fs []agentFigure) map[string]ratios3 {
 	return out
 }
 
+// plingOverWebMCP is pling mcp ÷ playwright: webmcp per metric, nil
+// when either side did not run.
+func plingOverWebMCP(fs []agentFigure) *ratios3 {
+	p, ok := figure(fs, sidePling)
+	w, ok2 := figure(fs, sidePWWebMCP)
+	if !ok || !ok2 {
+		return nil
+	}
+	return &ratios3{Calls: ratio(p.Calls, w.Calls), Bytes: ratio(p.Received, w.Received), Results: ratio(p.Bytes, w.Bytes), Time: ratio(p.TimeMs.P50, w.TimeMs.P50)}
+}
+
+// The issue's targets against the WebMCP peer, on every task: pling mcp
+// receives at most half its bytes and makes no more calls.
+const (
+	webmcpBytesLimit = 0.5
+	webmcpCallsLimit = 1.0
+)
+
+// webmcpTargets are those targets per completed task, then over all
+// tasks.
+func webmcpTargets(tasks []agentResult, totals []agentFigure) []bbTarget {
+	var out []bbTarget
+	add := func(name string, r *ratios3) {
+		if r == nil {
+			return
+		}
+		t := func(what string, v, limit float64) bbTarget {
+			return target(what+" vs webmcp: "+name, v, limit, "Pling/Playwright-WebMCP", fmt.Sprintf("Pling/Playwright-WebMCP %.2f× (target ≤ %g×)", v, limit))
+		}
+		// The results alone too, as against the other sides: Playwright's
+		// long tool list, fetched again on every change of the page's
+		// tools, must not carry the bytes target by itself.
+		out = append(out, t("bytes", r.Bytes, webmcpBytesLimit), t("result bytes", r.Results, webmcpBytesLimit), t("tool calls", r.Calls, webmcpCallsLimit))
+	}
+	for _, t := range tasks {
+		if t.Failure == "" {
+			add(t.Name, t.PlingOverWebMCP)
+		}
+	}
+	add("all tasks", plingOverWebMCP(totals))
+	return out
+}
+
 // agentTotals adds every side's medians over the tasks that every side
 // completed.
 func agentTotals(tasks []agentResult) []agentFigure {
@@ -388,6 +471,20 @@ func agentTotals(tasks []agentResult) []agentFigure {
 	return out
 }
 
+// reportTargets are the report's targets: against the snapshot and find
+// paths, then against the WebMCP peer, without those against a side that
+// did not run (a run of some sides only, --sides: its ratio is infinite,
+// and JSON has no infinities).
+func reportTargets(tasks []agentResult, totals []agentFigure) []bbTarget {
+	var out []bbTarget
+	for _, t := range append(agentTargets(totals), webmcpTargets(tasks, totals)...) {
+		if !math.IsInf(t.Value, 0) && !math.IsNaN(t.Value) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // agentTargets are the issue's targets on the totals: each a Pling
 // figure over a Playwright one, met at or below the limit.
 func agentTargets(totals []agentFigure) []bbTarget {
@@ -398,7 +495,7 @@ func agentTargets(totals []agentFigure) []bbTarget {
 		r := ratio(pv, wv)
 		return target(name, r, 1/times, unit, fmt.Sprintf("Playwright/Pling %.1f× (target ≥ %g×)", ratio(wv, pv), times))
 	}
-	return []bbTarget{
+	all := []bbTarget{
 		t("bytes vs snapshot path", p.Received, s.Received, 20, "Pling/Playwright"),
 		t("bytes vs find path", p.Received, f.Received, 5, "Pling/Playwright"),
 		// The same without the instructions and tool lists, so a side's
@@ -410,6 +507,7 @@ func agentTargets(totals []agentFigure) []bbTarget {
 		t("time vs snapshot path", p.TimeMs.P50, s.TimeMs.P50, 3, "Pling/Playwright"),
 		t("time vs find path", p.TimeMs.P50, f.TimeMs.P50, 3, "Pling/Playwright"),
 	}
+	return all
 }
 
 // playwrightMCP installs @playwright/mcp into cacheDir (once; later runs
@@ -428,10 +526,10 @@ func playwrightMCP(ctx context.Context, cacheDir string, progress func(string, .
 }
 
 // playwrightConfig launches the same Chromium pling mcp uses, headless,
-// with the flags pling's launcher gives it on this machine.
-func playwrightConfig(chromium string) []byte {
-	args := []string{"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--disable-gpu", "--mute-audio", "--hide-scrollbars"}
+// with the flags pling's launcher gives it on this machine, and extra.
+func playwrightConfig(chromium string, extra ...string) []byte {
+	args := append([]string{"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+		"--disable-gpu", "--mute-audio", "--hide-scrollbars"}, extra...)
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
@@ -455,7 +553,10 @@ func writeAgentReport(out string, rep *agentReport) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	js, _ := json.MarshalIndent(rep, "", "  ")
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(out, append(js, '\n'), 0o644); err != nil {
 		return err
 	}
@@ -500,7 +601,21 @@ func agentMarkdown(rep *agentReport) string {
 		s, f := t.Ratios[sidePWSnapshot], t.Ratios[sidePWFind]
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.Name, fmtRatio(s.Calls), fmtRatio(s.Bytes), fmtRatio(s.Results), fmtRatio(s.Time), fmtRatio(f.Calls), fmtRatio(f.Bytes), fmtRatio(f.Results), fmtRatio(f.Time))
 	}
-	b.WriteString("\nTargets (over all tasks):\n\n| target | measured | verdict |\n|---|---|---|\n")
+	b.WriteString("\npling mcp ÷ playwright: webmcp, per task (lower is better for Pling; targets: bytes ≤ 0.5×, calls ≤ 1× on every task); where the bytes go: results + instructions and tool lists:\n\n")
+	b.WriteString("| task | calls | bytes | results only | time | pling mcp bytes | playwright: webmcp bytes | playwright: webmcp path |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|\n")
+	rows = append(rows[:len(rows)-1], agentResult{Name: "**all tasks**", Sides: rep.Totals, PlingOverWebMCP: plingOverWebMCP(rep.Totals)})
+	for _, t := range rows {
+		r := t.PlingOverWebMCP
+		if r == nil {
+			continue
+		}
+		p, _ := figure(t.Sides, sidePling)
+		w, _ := figure(t.Sides, sidePWWebMCP)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f + %.0f | %.0f + %.0f | %s |\n", t.Name, fmtRatio2(r.Calls, webmcpCallsLimit), fmtRatio2(r.Bytes, webmcpBytesLimit), fmtRatio(r.Results), fmtRatio(r.Time),
+			p.Bytes, p.ListBytes, w.Bytes, w.ListBytes, strings.ReplaceAll(w.Note, "|", "/"))
+	}
+	b.WriteString("\nTargets (over all tasks; against the WebMCP peer, per task too):\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, t := range rep.Targets {
 		verdict := "**missed**"
 		if t.Met {
@@ -516,6 +631,17 @@ func fmtRatio(v float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f×", v)
+}
+
+// fmtRatio2 is a ratio to two places, bold where it misses limit.
+func fmtRatio2(v, limit float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "–"
+	}
+	if v > limit {
+		return fmt.Sprintf("**%.2f×**", v)
+	}
+	return fmt.Sprintf("%.2f×", v)
 }
 
 func firstLine(s string) string {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,9 @@ type mcpServer struct {
 	cs    *sdk.ClientSession
 	meter *agentMeter
 	tools map[string]*sdk.Tool
+	// changed: the server sent notifications/tools/list_changed since
+	// the agent last listed (the WebMCP side lists again then).
+	changed *atomic.Bool
 }
 
 // toolResult is a tool result as the agent reads it.
@@ -46,17 +50,29 @@ type toolResult struct {
 
 // spawnMCP starts cmd as an MCP server and lists its tools.
 func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, error) {
-	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, nil)
-	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	s, err := connectMCP(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd.Path, err)
+	}
+	return s, nil
+}
+
+// connectMCP connects the agent's client to a server over t, counts it,
+// and lists its tools.
+func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer, error) {
+	changed := new(atomic.Bool)
+	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true) }})
+	cs, err := c.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
 	}
 	m.Servers++
 	if ir := cs.InitializeResult(); ir != nil {
 		m.ListBytes += len(ir.Instructions)
 		dumpAgent("instructions", []byte(ir.Instructions))
 	}
-	s := &mcpServer{cs: cs, meter: m}
+	s := &mcpServer{cs: cs, meter: m, changed: changed}
 	if err := s.listTools(ctx); err != nil {
 		cs.Close()
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,12 +124,7 @@ func (a *plingAgent) skuOf(name string) (string, error) {
 	if t == nil {
 		return "", errors.New("no cart_add tool")
 	}
-	b, _ := json.Marshal(t)
-	m := regexp.MustCompile(`([a-z0-9-]+) \(` + regexp.QuoteMeta(name) + `\)`).FindSubmatch(b)
-	if m == nil {
-		return "", fmt.Errorf("cart_add does not name %q", name)
-	}
-	return string(m[1]), nil
+	return skuIn(t, name)
 }
 
 // plingResult is the part of a tool result the scripts read.
@@ -182,20 +176,31 @@ func (a *plingAgent) invoke(ctx context.Context, tool string, args map[string]an
 // the assistant's panel says what to do; they enter the code the bank's
 // window shows, confirm, and press Done.
 func (a *plingAgent) personHandoff(ctx context.Context, path string) <-chan error {
+	return personAtHandoff(ctx, func(path string) (context.Context, bool) {
+		infos, _ := chromedp.Targets(a.browser)
+		for _, in := range infos {
+			if in.Type == "page" && strings.Contains(in.URL, path) {
+				tab, _ := chromedp.NewContext(a.browser, chromedp.WithTargetID(in.TargetID))
+				return tab, true
+			}
+		}
+		return nil, false
+	}, path)
+}
+
+// personAtHandoff is the person at the tab on path, found by tabOn, once
+// the page's handoff panel shows: the same steps on every side that has
+// the page ask them.
+func personAtHandoff(ctx context.Context, tabOn func(path string) (context.Context, bool), path string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		var tab context.Context
 		for deadline := time.Now().Add(time.Minute); tab == nil; time.Sleep(50 * time.Millisecond) {
-			if time.Now().After(deadline) {
+			if time.Now().After(deadline) || ctx.Err() != nil {
 				done <- fmt.Errorf("no tab on %s", path)
 				return
 			}
-			infos, _ := chromedp.Targets(a.browser)
-			for _, in := range infos {
-				if in.Type == "page" && strings.Contains(in.URL, path) {
-					tab, _ = chromedp.NewContext(a.browser, chromedp.WithTargetID(in.TargetID))
-				}
-			}
+			tab, _ = tabOn(path)
 		}
 		tctx, cancel := context.WithTimeout(tab, time.Minute)
 		defer cancel()
@@ -316,7 +321,9 @@ func (a *pwAgent) typeInto(ctx context.Context, role, name, text string) error {
 type agentRig struct {
 	base, pling, chromium string
 	helpdesk              string // the help desk's base URL
+	tmp                   string // the run's temporary directory
 	pwArgv                []string
+	pwConfig              string // the snapshot and find sides' config
 	pwEnv                 []string
 }
 
@@ -382,13 +389,9 @@ func (r *agentRig) runPling(ctx context.Context, t agentTask) (agentRun, error) 
 func (r *agentRig) runPW(ctx context.Context, t agentTask, find bool) (agentRun, error) {
 	var run agentRun
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, r.pwArgv[0], r.pwArgv[1:]...)
-	cmd.Env = r.pwEnv
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	s, err := spawnMCP(ctx, cmd, &run.meter)
+	s, stderr, err := r.spawnPW(ctx, &run.meter, "--config", r.pwConfig, "--no-webmcp")
 	if err != nil {
-		return run, fmt.Errorf("%w\n%s", err, stderr.String())
+		return run, err
 	}
 	defer s.close()
 	for _, need := range []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_wait_for"} {
@@ -405,6 +408,21 @@ func (r *agentRig) runPW(ctx context.Context, t agentTask, find bool) (agentRun,
 		err = fmt.Errorf("%w\n%s", err, stderr.String())
 	}
 	return run, err
+}
+
+// spawnPW spawns @playwright/mcp with the rig's arguments and args, its
+// stderr kept for the error of a failed run.
+func (r *agentRig) spawnPW(ctx context.Context, m *agentMeter, args ...string) (*mcpServer, *syncBuffer, error) {
+	argv := append(append([]string(nil), r.pwArgv...), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = r.pwEnv
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	s, err := spawnMCP(ctx, cmd, m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w\n%s", err, stderr.String())
+	}
+	return s, stderr, nil
 }
 
 func devToolsURL(out string) string {

@@ -18,9 +18,10 @@ type agentTask struct {
 	Name, Ask string
 	// Site is "helpdesk" for a task on the help desk (internal/helpdesk),
 	// the site written from the docs only; "" is the demo.
-	Site  string
-	pling func(ctx context.Context, a *plingAgent) (string, error)
-	pw    func(ctx context.Context, a *pwAgent) (string, error)
+	Site   string
+	pling  func(ctx context.Context, a *plingAgent) (string, error)
+	pw     func(ctx context.Context, a *pwAgent) (string, error)
+	webmcp func(ctx context.Context, a *webmcpAgent) (string, error)
 }
 
 // The demo site's data the tasks name, as a person would say it.
@@ -35,7 +36,7 @@ const (
 
 var agentTasks = []agentTask{
 	{
-		Name: "approve", Ask: "approve order " + taskOrder + " on the 500-row orders page",
+		Name: "approve", webmcp: webmcpApprove, Ask: "approve order " + taskOrder + " on the 500-row orders page",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, ordersAllRows, "approve__order"); err != nil {
 				return "", err
@@ -50,7 +51,7 @@ var agentTasks = []agentTask{
 		},
 	},
 	{
-		Name: "checkout", Ask: "add the " + taskProduct + " to the cart, check out (the person confirms with the bank) and report the total",
+		Name: "checkout", webmcp: webmcpCheckout, Ask: "add the " + taskProduct + " to the cart, check out (the person confirms with the bank) and report the total",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/shop/", "cart_add"); err != nil {
 				return "", err
@@ -106,7 +107,7 @@ var agentTasks = []agentTask{
 		},
 	},
 	{
-		Name: "setting", Ask: "set orders per page to " + taskPageSize + " in the settings and save",
+		Name: "setting", webmcp: webmcpSetting, Ask: "set orders per page to " + taskPageSize + " in the settings and save",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
 				return "", err
@@ -128,7 +129,7 @@ var agentTasks = []agentTask{
 		},
 	},
 	{
-		Name: "two pages", Ask: "turn on refund e-mails in the settings, save, then approve order " + taskOrder2 + " on the orders page",
+		Name: "two pages", webmcp: webmcpTwoPages, Ask: "turn on refund e-mails in the settings, save, then approve order " + taskOrder2 + " on the orders page",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
 				return "", err
@@ -167,7 +168,7 @@ const (
 
 var helpdeskTasks = []agentTask{
 	{
-		Name: "helpdesk close", Site: "helpdesk", Ask: "close ticket " + taskTicket + " on the help desk (1,000 tickets, 25 a page)",
+		Name: "helpdesk close", webmcp: webmcpHelpdeskClose, Site: "helpdesk", Ask: "close ticket " + taskTicket + " on the help desk (1,000 tickets, 25 a page)",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/tickets/", "tickets_search"); err != nil {
 				return "", err
@@ -216,7 +217,7 @@ var helpdeskTasks = []agentTask{
 		},
 	},
 	{
-		Name: "helpdesk setting", Site: "helpdesk", Ask: "set the help desk's answer time to " + taskSLA + " hours in its settings (every field prefilled and required)",
+		Name: "helpdesk setting", webmcp: webmcpHelpdeskSetting, Site: "helpdesk", Ask: "set the help desk's answer time to " + taskSLA + " hours in its settings (every field prefilled and required)",
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
 			if err := a.open(ctx, "/admin/", "settings_save"); err != nil {
 				return "", err
@@ -304,8 +305,10 @@ func (a *plingAgent) approve(ctx context.Context, label string) (string, error) 
 
 // approve is the Playwright script for the same: find the row's Approve
 // button, click it, and see the row say "approved" in a later look. A
-// look taken before the row re-rendered is taken again, once (counted),
-// as an agent would before it concluded the click did nothing.
+// look taken before the row re-rendered is taken again, up to twice
+// (counted), as an agent would before it concluded the click did nothing
+// (with 0.0.86 on the 500-row page at load 11-12, one retry was not
+// enough in two of eighteen runs).
 func (a *pwAgent) approve(ctx context.Context, label string) (string, error) {
 	if err := a.click(ctx, "button", "Approve order "+label); err != nil {
 		return "", err
@@ -318,7 +321,7 @@ func (a *pwAgent) approve(ctx context.Context, label string) (string, error) {
 		if rowHas(text, label, "approved") {
 			return label + " approved", nil
 		}
-		if try > 0 {
+		if try == 2 {
 			return "", fmt.Errorf("order %s is not shown approved", label)
 		}
 	}

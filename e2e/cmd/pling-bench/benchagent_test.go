@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A browser_find excerpt from @playwright/mcp 0.0.83 on the orders page.
+// A browser_find excerpt from @playwright/mcp 0.0.83 on the orders page
+// (0.0.86 prints the same lines).
 const pwFindExcerpt = `### Result
 Found 3 matches for "#1250":
 
@@ -141,16 +143,21 @@ func TestAgentMarkdown(t *testing.T) {
 	rep.Tasks = []agentResult{{Name: "setting", Sides: []agentFigure{
 		{Side: sidePling, Calls: 1, Bytes: 700, ListBytes: 300, Received: 1000, Tokens: 250, TimeMs: bbDist{P50: 900}, Verified: "proven", Result: "saved"},
 		{Side: sidePWSnapshot, Calls: 5, Bytes: 7000, ListBytes: 3000, Received: 10000, Tokens: 2500, TimeMs: bbDist{P50: 1800}, Verified: "inferred", Result: "saved"},
+		{Side: sidePWWebMCP, Calls: 2, Bytes: 700, ListBytes: 45000, Received: 45700, TimeMs: bbDist{P50: 1800}, Result: "saved", Note: "page tools only"},
 	}}}
 	rep.Tasks[0].Ratios = sideRatios(rep.Tasks[0].Sides)
+	rep.Tasks[0].PlingOverWebMCP = plingOverWebMCP(rep.Tasks[0].Sides)
 	rep.Totals = agentTotals(rep.Tasks)
-	rep.Targets = agentTargets(rep.Totals)
+	rep.Targets = reportTargets(rep.Tasks, rep.Totals)
 	md := agentMarkdown(rep)
 	for _, want := range []string{
 		"| setting | pling mcp | 1 | 700 | 300 | 1000 | 250 | 900 ms | proven | saved |",
 		"| setting | 5.0× | 10.0× | 10.0× | 2.0× |",
 		"| bytes vs snapshot path | Playwright/Pling 10.0× (target ≥ 20×) | **missed** |",
 		"| tool calls vs snapshot path | Playwright/Pling 5.0× (target ≥ 3×) | met |",
+		"| setting | 0.50× | 0.02× | 1.0× | 0.5× | 700 + 300 | 700 + 45000 | page tools only |",
+		"| **all tasks** | 0.50× | 0.02× | 1.0× | 0.5× | 700 + 300 | 700 + 45000 |  |",
+		"| bytes vs webmcp: setting | Pling/Playwright-WebMCP 0.02× (target ≤ 0.5×) | met |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, md)
@@ -221,6 +228,35 @@ func TestAgentBenchSmoke(t *testing.T) {
 			t.Errorf("%s: %v", ext, err)
 		}
 	}
+
+	// A row action by the label a person reads, through Playwright MCP
+	// with WebMCP on: the mirror's approve__order on "#1250" of the
+	// 500-row orders page, beside pling mcp (the other two sides' whole
+	// snapshots of that page are left to make bench-agent).
+	t.Run("row action by label through the WebMCP peer", func(t *testing.T) {
+		approve := agentTasks[0]
+		if approve.Name != "approve" {
+			t.Fatalf("task 0 is %q", approve.Name)
+		}
+		rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{approve},
+			sides: []string{sidePling, sidePWWebMCP}, progress: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.Tasks[0].Failure; f != "" {
+			t.Fatal(f)
+		}
+		w, ok := figure(rep.Tasks[0].Sides, sidePWWebMCP)
+		if !ok || w.Result != taskOrder+" approved" || !strings.Contains(w.Note, "records by label") || strings.Contains(w.Note, "clicked") {
+			t.Errorf("the WebMCP peer: %+v", w)
+		}
+		if !slices.ContainsFunc(w.Trace, func(c string) bool { return strings.HasPrefix(c, `webmcp_approve__order {"record":"`+taskOrder+`"}`) }) {
+			t.Errorf("no webmcp_approve__order by label in %q", w.Trace)
+		}
+		if rep.Tasks[0].PlingOverWebMCP == nil {
+			t.Error("no pling mcp ÷ WebMCP ratios")
+		}
+	})
 }
 
 func TestPlingRecordAndSKU(t *testing.T) {

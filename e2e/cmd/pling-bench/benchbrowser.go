@@ -1298,7 +1298,8 @@ func benchTargets(r *bbReport, ran map[string]bool) []bbTarget {
 	if f := r.FirstCall; ran["firstcall"] && f != nil {
 		out = append(out,
 			target("first executeTool ÷ minimal GOOS=js module", f.RatioMinimal, 1.5, "×", fmt.Sprintf("native WebMCP, cold: p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Minimal.P50))),
-			target("first executeTool ÷ polyfill load+executeTool", f.RatioPoly, 2, "×", fmt.Sprintf("p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Polyfill.P50))))
+			target("first executeTool ÷ polyfill load+executeTool", f.RatioPoly, 2, "×", fmt.Sprintf("p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Polyfill.P50))),
+			target("a visit before the first call (KB, no module)", f.BeforeCallBytes.P50/1000, 60, "KB", fmt.Sprintf("p50 %.0f B fetched, no .wasm (native WebMCP, tools registered)", f.BeforeCallBytes.P50)))
 	}
 	return out
 }
@@ -1357,7 +1358,8 @@ func printBenchBrowser(w io.Writer, r *bbReport, ran map[string]bool) {
 		fmt.Fprintf(tw, "a minimal GOOS=js module, one call (%d B)\t%s\t%s\n", f.MinimalBytes, fmtMs(f.Minimal.P50), f.Minimal.spread())
 		fmt.Fprintf(tw, "%s: load, register, executeTool\t%s\t%s\n", polyfillPackage, fmtMs(f.Polyfill.P50), f.Polyfill.spread())
 		fmt.Fprintf(tw, "pling ÷ minimal (target ≤ 1.5×)\t%.2f×\n", f.RatioMinimal)
-		fmt.Fprintf(tw, "pling ÷ polyfill (target ≤ 2×)\t%.2f×\n\n", f.RatioPoly)
+		fmt.Fprintf(tw, "pling ÷ polyfill (target ≤ 2×)\t%.2f×\n", f.RatioPoly)
+		fmt.Fprintf(tw, "fetched before the first call, no module (target ≤ 60 KB)\t%.0f B\tp10–p90 %.0f–%.0f B\n\n", f.BeforeCallBytes.P50, f.BeforeCallBytes.P10, f.BeforeCallBytes.P90)
 	}
 	if ran["invoke"] {
 		fmt.Fprintln(tw, "4. no-op call round trip\tp50\tspread")

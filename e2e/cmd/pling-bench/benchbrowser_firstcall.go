@@ -27,7 +27,21 @@ type bbFirstCall struct {
 	Polyfill     bbDist  `json:"polyfillLoadExecuteToolMs"`
 	RatioMinimal float64 `json:"ratioMinimal"`  // ours ÷ minimal, p50; target ≤ 1.5
 	RatioPoly    float64 `json:"ratioPolyfill"` // ours ÷ polyfill, p50; target ≤ 2
+	// BeforeCallBytes is what the visit fetched before the first call
+	// (the document and every resource, transferSize), p50; target ≤ 60
+	// KB, and no module: a sample that fetched a .wasm fails the run.
+	BeforeCallBytes bbDist `json:"beforeCallBytes"`
 }
+
+// firstCallBefore, run in pling's page once its tools are registered and
+// before the call, is what the visit fetched so far, in bytes; it throws
+// when a module was among it.
+const firstCallBefore = `(() => {
+  const es = performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"));
+  const wasm = es.filter((e) => /\.wasm($|\?)/.test(e.name)).map((e) => e.name);
+  if (wasm.length) throw new Error("a module was fetched before the call: " + wasm.join(", "));
+  return es.reduce((n, e) => n + (e.transferSize || 0), 0);
+})()`
 
 const tinyMain = `package main
 
@@ -81,6 +95,7 @@ const firstCallOurs = `(async () => {
   }
   if (!tool) throw new Error("no note_add registered");
   if (pling._pending === null) throw new Error("the module started before the call");
+  window.__beforeCall = ` + firstCallBefore + `;
   const t0 = performance.now();
   const out = await mc.executeTool(tool, { text: "hi" });
   const ms = performance.now() - t0;
@@ -152,6 +167,7 @@ func (b *bbBrowser) firstCall(ctx context.Context, bin, base string, mux *http.S
 		return err
 	}
 	defer nb.close()
+	var before []float64
 	sample := func(br *bbBrowser, page, expr string) (float64, error) {
 		if err := br.clearCache(); err != nil {
 			return 0, err
@@ -164,7 +180,14 @@ func (b *bbBrowser) firstCall(ctx context.Context, bin, base string, mux *http.S
 		if err := navigate(tctx, page); err != nil {
 			return 0, err
 		}
-		return eval[float64](tctx, time.Minute, expr)
+		ms, err := eval[float64](tctx, time.Minute, expr)
+		if err == nil && expr == firstCallOurs {
+			var n float64
+			if n, err = eval[float64](tctx, time.Minute, "window.__beforeCall"); err == nil {
+				before = append(before, n)
+			}
+		}
+		return ms, err
 	}
 	var ours, minimal, poly []float64
 	n := max(o.visits, 3)
@@ -183,7 +206,7 @@ func (b *bbBrowser) firstCall(ctx context.Context, bin, base string, mux *http.S
 		}
 		poly = append(poly, v)
 	}
-	f := &bbFirstCall{Ours: distOf(ours), Minimal: distOf(minimal), MinimalBytes: len(tiny), Polyfill: distOf(poly)}
+	f := &bbFirstCall{Ours: distOf(ours), Minimal: distOf(minimal), MinimalBytes: len(tiny), Polyfill: distOf(poly), BeforeCallBytes: distOf(before)}
 	f.RatioMinimal = ratio(f.Ours.P50, f.Minimal.P50)
 	f.RatioPoly = ratio(f.Ours.P50, f.Polyfill.P50)
 	rep.FirstCall = f

@@ -236,9 +236,12 @@ func (s *Server) killWatchdog() {
 
 // pickPort picks the port to try (a variable for the test of a port
 // taken meanwhile).
-var pickPort = freePort
+var pickPort = FreePort
 
-func freePort() (int, error) {
+// FreePort is a loopback TCP port free at the time of the call (the
+// kernel's pick, released at once: another process may take it before
+// the caller binds it).
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

@@ -158,9 +158,9 @@ func TestStartSurvivesATakenPort(t *testing.T) {
 		if tries++; tries == 1 {
 			return a.Port, nil
 		}
-		return freePort()
+		return FreePort()
 	}
-	defer func() { pickPort = freePort }()
+	defer func() { pickPort = FreePort }()
 	b, err := Start()
 	if err != nil {
 		t.Fatal(err)
