@@ -120,22 +120,8 @@ func (rt *Runtime) snapshot() *snapshot {
 	for _, c := range s.caps {
 		s.byID[c.id] = c
 	}
-	for _, k := range slices.Sorted(maps.Keys(r.states)) {
-		sl := r.states[k]
-		if sl.conflict() {
-			s.stateConflicts = append(s.stateConflicts, k)
-			continue
-		}
-		s.states = append(s.states, sl.current())
-	}
-	for _, k := range slices.Sorted(maps.Keys(r.guides)) {
-		sl := r.guides[k]
-		if sl.conflict() {
-			s.guideConflicts = append(s.guideConflicts, k)
-			continue
-		}
-		s.guides = append(s.guides, sl.current())
-	}
+	s.states, s.stateConflicts = settled(r.states)
+	s.guides, s.guideConflicts = settled(r.guides)
 	for _, k := range slices.Sorted(maps.Keys(r.regions)) {
 		sl := r.regions[k]
 		if sl.conflict() {
@@ -302,4 +288,17 @@ func validRecordID(s string) bool {
 		}
 	}
 	return true
+}
+
+// settled reads m's slots in key order: the current declaration of each,
+// and apart, the keys under which two different declarations stand.
+func settled[T any](m map[string]*slot[T]) (decls []T, conflicts []string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if sl := m[k]; sl.conflict() {
+			conflicts = append(conflicts, k)
+		} else {
+			decls = append(decls, sl.current())
+		}
+	}
+	return decls, conflicts
 }
