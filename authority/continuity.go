@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -16,7 +15,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/internal/linger"
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -260,14 +259,8 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 		if c.owner, ok = s.owner(w, r, c.nowMs); !ok {
 			return
 		}
-		orig := r.Body
-		r.Body = http.MaxBytesReader(w, r.Body, s.taskBodyCap())
-		data, err := io.ReadAll(r.Body)
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
-			s.failStatus(w, http.StatusRequestEntityTooLarge, perr.ContinuityInvalidState, "The request body is too large")
-			linger.Discard(w, orig)
+		data, tooLarge, err := s.readCapped(w, r, s.taskBodyCap(), perr.ContinuityInvalidState)
+		if tooLarge {
 			return
 		} else if err != nil {
 			s.badRequest(w, "The request body could not be read")
@@ -312,16 +305,7 @@ func validIdemKey(k string) bool {
 }
 
 func validTaskID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(id, 1, 128, "._-")
 }
 
 // decode reads the call's body as one strict JSON object into v.

@@ -9,10 +9,10 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -48,14 +48,8 @@ func validScope(scope []string) bool {
 		return false
 	}
 	for _, p := range scope {
-		if p == "" || len(p) > 256 {
+		if !idchars.Of(p, 1, 256, "._-:@*/") {
 			return false
-		}
-		for i := 0; i < len(p); i++ {
-			c := p[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-:@*/", c) >= 0) {
-				return false
-			}
 		}
 	}
 	return true

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/pling-go/pling/internal/idchars"
 )
 
 // capEntry is one capability as describe and the executor see it: a plain
@@ -278,16 +280,7 @@ func uniqueRecords(items []RecordItem, n int) []RecordItem {
 // validRecordID is recordIDRe without the regexp: 1–128 chars of
 // [A-Za-z0-9._~:-]. It runs once per row per describe.
 func validRecordID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '~' || c == ':' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(s, 1, 128, "._~:-")
 }
 
 // settled reads m's slots in key order: the current declaration of each,
