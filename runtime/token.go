@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"unsafe"
@@ -171,7 +170,7 @@ func NewTokenVerifier(keys map[string]ed25519.PublicKey, audience string, revoke
 // tokenAlphabet reports whether s has only the characters of a token:
 // base64url and '.'. It makes a token's spelling canonical.
 func tokenAlphabet(s string) bool {
-	return idchars.Of(s, 0, math.MaxInt, "_-.")
+	return idchars.Of(s, 0, idchars.Unbounded, "_-.")
 }
 
 func validKid(kid string) bool {

@@ -4,7 +4,10 @@
 // characters that each caller names.
 package idchars
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Of reports whether s is minLen to maxLen bytes long and each byte is an
 // ASCII letter, an ASCII digit or one of extra.
@@ -20,3 +23,7 @@ func Of(s string, minLen, maxLen int, extra string) bool {
 	}
 	return true
 }
+
+// Unbounded is the maxLen of an alphabet check whose length another rule
+// bounds.
+const Unbounded = math.MaxInt

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"go/format"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -182,7 +181,7 @@ func codecFields(t reflect.Type) ([]codecField, error) {
 // validJSONName accepts the names encoding/json keeps and writes
 // unescaped.
 func validJSONName(s string) bool {
-	return idchars.Of(s, 1, math.MaxInt, "_-.:@$")
+	return idchars.Of(s, 1, idchars.Unbounded, "_-.:@$")
 }
 
 func encoderName(t reflect.Type) string { return "append" + t.Name() }
