@@ -171,12 +171,7 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, err := st.Approval(r.Context(), r.PathValue("id"))
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationNotFound, "No such approval")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such approval") {
 		return
 	}
 	status := a.Status
@@ -249,11 +244,7 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	if err := st.CollectApproval(r.Context(), a.ID); errors.Is(err, ErrConflict) {
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
-		return
-	} else if err != nil {
-		s.internal(w, r, err)
+	if err := st.CollectApproval(r.Context(), a.ID); s.refused(w, r, err, ErrConflict, perr.DelegationCredentialInvalid, "The poll secret is not valid") {
 		return
 	}
 	tok, err := signApproval(k, runtime.ApprovalClaims{Binding: a.Binding, Audience: a.Audience, IssuedAtMs: now,

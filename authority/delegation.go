@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -114,12 +113,7 @@ func (s *Server) intervalSeconds() int64 {
 
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (Delegation, bool) {
 	d, err := s.cfg.Store.Delegation(r.Context(), r.PathValue("id"))
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationNotFound, "No such delegation")
-		return d, false
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such delegation") {
 		return d, false
 	}
 	if d.Status == StatusPending && s.nowMs() >= d.ExpiresMs {
@@ -144,12 +138,7 @@ func (s *Server) byUserCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.cfg.Store.DelegationByUserCode(r.Context(), code)
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationNotFound, "No such delegation")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such delegation") {
 		return
 	}
 	if d.Status == StatusPending && s.nowMs() >= d.ExpiresMs {
@@ -213,12 +202,7 @@ func (s *Server) decide(status string) http.HandlerFunc {
 			return
 		}
 		err := s.cfg.Store.Decide(r.Context(), d.ID, status, scope, req.Subject, s.nowMs())
-		if errors.Is(err, ErrConflict) {
-			s.fail(w, perr.DelegationRevoked, "The delegation was decided already")
-			return
-		}
-		if err != nil {
-			s.internal(w, r, err)
+		if s.refused(w, r, err, ErrConflict, perr.DelegationRevoked, "The delegation was decided already") {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": status})
@@ -290,12 +274,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	td := sha256.Sum256([]byte(tok))
 	err = s.cfg.Store.Collect(r.Context(), d.ID, Session{ID: sessionID, DelegationID: d.ID, TokenDigest: td[:],
 		Audience: d.Audience, ExpiresMs: exp})
-	if errors.Is(err, ErrConflict) {
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrConflict, perr.DelegationCredentialInvalid, "The poll secret is not valid") {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"token": tok, "sessionId": sessionID,

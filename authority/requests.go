@@ -44,12 +44,7 @@ func (s *Server) sessionBearer(w http.ResponseWriter, r *http.Request) (Session,
 		return Session{}, false
 	}
 	se, err := s.cfg.Store.Session(r.Context(), id)
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationCredentialInvalid, "The session's token is required")
-		return se, false
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationCredentialInvalid, "The session's token is required") {
 		return se, false
 	}
 	td := sha256.Sum256([]byte(b))

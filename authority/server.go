@@ -267,6 +267,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// refused answers a store error: one that is target with code and msg,
+// any other as internal. It reports whether there was an error to answer.
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, err, target error, code perr.Code, msg string) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, target):
+		s.fail(w, code, msg)
+	default:
+		s.internal(w, r, err)
+	}
+	return true
+}
+
 // readCapped reads the request's body, at most limit bytes. A larger one
 // is answered 413 with code, then the rest of it is dropped
 // (internal/linger), and tooLarge is true; any other read error is left to
