@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"crypto/subtle"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -222,20 +221,14 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	sd := sha256.Sum256([]byte(req.PollSecret))
-	if err != nil || subtle.ConstantTimeCompare(sd[:], a.PollSecretDigest) != 1 || a.Collected {
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
+	if !s.pollSecret(w, req.PollSecret, a.PollSecretDigest, err != nil || a.Collected) {
 		return
 	}
 	now := s.nowMs()
-	switch {
-	case a.Status == StatusDenied:
-		s.fail(w, perr.DelegationRevoked, "A person denied the action")
+	if s.closed(w, a.Status == StatusDenied, now >= a.ExpiresMs, "A person denied the action", "The approval expired") {
 		return
-	case now >= a.ExpiresMs:
-		s.fail(w, perr.DelegationExpired, "The approval expired")
-		return
-	case a.Status == StatusPending:
+	}
+	if a.Status == StatusPending {
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": "pending", "intervalSeconds": 1})
 		return
 	}

@@ -213,6 +213,33 @@ type tokenReq struct {
 	PollSecret string `json:"pollSecret"`
 }
 
+// pollSecret checks the poll secret a collector sent against the digest
+// kept for it; a spent one (or one of no record) is no credential any
+// more. A refusal is answered.
+func (s *Server) pollSecret(w http.ResponseWriter, secret string, digest []byte, spent bool) bool {
+	sd := sha256.Sum256([]byte(secret))
+	if spent || subtle.ConstantTimeCompare(sd[:], digest) != 1 {
+		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
+		return false
+	}
+	return true
+}
+
+// closed answers the collection of a grant a person denied
+// (DELEGATION_REVOKED) or that expired (DELEGATION_EXPIRED), in that order,
+// and reports whether it was either.
+func (s *Server) closed(w http.ResponseWriter, denied, expired bool, deniedMsg, expiredMsg string) bool {
+	switch {
+	case denied:
+		s.fail(w, perr.DelegationRevoked, deniedMsg)
+	case expired:
+		s.fail(w, perr.DelegationExpired, expiredMsg)
+	default:
+		return false
+	}
+	return true
+}
+
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	var req tokenReq
 	if !s.readBody(w, r, &req, false) {
@@ -222,21 +249,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sd := sha256.Sum256([]byte(req.PollSecret))
-	if subtle.ConstantTimeCompare(sd[:], d.PollSecretDigest) != 1 || d.SessionID != "" {
-		// A spent poll secret is no credential any more.
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
+	if !s.pollSecret(w, req.PollSecret, d.PollSecretDigest, d.SessionID != "") {
 		return
 	}
 	now := s.nowMs()
-	switch {
-	case d.Status == StatusDenied:
-		s.fail(w, perr.DelegationRevoked, "The delegation was denied")
+	if s.closed(w, d.Status == StatusDenied, d.Status == StatusExpired || now >= d.ExpiresMs, "The delegation was denied", "The delegation expired") {
 		return
-	case d.Status == StatusExpired || now >= d.ExpiresMs:
-		s.fail(w, perr.DelegationExpired, "The delegation expired")
-		return
-	case d.Status == StatusPending:
+	}
+	if d.Status == StatusPending {
 		prev, err := s.cfg.Store.Poll(r.Context(), d.ID, now)
 		if err != nil {
 			s.internal(w, r, err)
