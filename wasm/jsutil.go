@@ -165,6 +165,16 @@ func callFn(fn safejs.Value, args ...any) (safejs.Value, error) {
 	return await(v)
 }
 
+// awaitCall calls v's method m and waits for what it returns, as callFn
+// does for a function.
+func awaitCall(v safejs.Value, m string, args ...any) (safejs.Value, error) {
+	r, err := v.Call(m, args...)
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return await(r)
+}
+
 // await resolves a thenable by attaching then/catch callbacks that send on
 // a channel; a non-thenable is returned as it is.
 //
