@@ -156,15 +156,6 @@ func FuzzDecodeAction(f *testing.F) {
 		}
 		got, gerr := DecodeAction(v)
 		want, jerr := unmarshalAction(data)
-		switch {
-		case gerr == nil && jerr != nil:
-			t.Fatalf("%s: read, json.Unmarshal refused: %v", data, jerr)
-		case gerr == nil:
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("%s (-json.Unmarshal +DecodeAction):\n%s", data, diff)
-			}
-		case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
-			t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
-		}
+		agrees(t, "DecodeAction", data, want, jerr, got, gerr)
 	})
 }
