@@ -373,11 +373,7 @@ func (s *Server) createTask(c *tcall) {
 	}
 	t, err := s.cfg.Store.CreateTask(c.r.Context(), Task{ID: id, Owner: c.owner, Revision: 1, State: st,
 		CreatedMs: c.nowMs, UpdatedMs: c.nowMs, IdleMs: idleMs}, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(t))
+	c.reply(t, err, render)
 }
 
 func etag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
@@ -443,11 +439,7 @@ func (s *Server) acquireLease(c *tcall) {
 	l, err := s.cfg.Store.AcquireLease(c.r.Context(), LeaseRequest{TaskID: c.r.PathValue("id"), Owner: c.owner,
 		LeaseID: "l" + randomID(16), Holder: req.Holder, TTLMs: req.TTLSeconds * 1000, NowMs: c.nowMs,
 		SkewMs: s.cfg.MaxClockSkew.Milliseconds()}, c.idem(leaseAnswer))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(leaseAnswer(l))
+	c.reply(l, err, leaseAnswer)
 }
 
 type leaseIDReq struct {
@@ -477,11 +469,7 @@ func (s *Server) renewLease(c *tcall) {
 		return
 	}
 	l, err := s.cfg.Store.RenewLease(c.r.Context(), c.r.PathValue("id"), c.owner, req.LeaseID, req.TTLSeconds*1000, c.nowMs, c.idem(leaseAnswer))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(leaseAnswer(l))
+	c.reply(l, err, leaseAnswer)
 }
 
 func endAnswer(status string) func(any) (int, []byte) {
@@ -497,11 +485,7 @@ func (s *Server) releaseLease(c *tcall) {
 	}
 	render := endAnswer("released")
 	l, err := s.cfg.Store.ReleaseLease(c.r.Context(), c.r.PathValue("id"), c.owner, req.LeaseID, c.nowMs, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(l))
+	c.reply(l, err, render)
 }
 
 func (s *Server) revokeLease(c *tcall) {
@@ -511,11 +495,7 @@ func (s *Server) revokeLease(c *tcall) {
 	}
 	render := endAnswer("revoked")
 	l, err := s.cfg.Store.RevokeLease(c.r.Context(), c.r.PathValue("id"), c.owner, c.nowMs, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(l))
+	c.reply(l, err, render)
 }
 
 type putTaskReq struct {
@@ -567,12 +547,18 @@ func (s *Server) putTask(c *tcall) {
 	render := func(res any) (int, []byte) { return answer(http.StatusOK, map[string]any{"revision": res.(int64)}) }
 	n, err := s.cfg.Store.UpdateTask(c.r.Context(), UpdateRequest{TaskID: c.r.PathValue("id"), Owner: c.owner,
 		LeaseID: req.LeaseID, IfRevision: rev, State: st, NowMs: c.nowMs}, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(n))
+	c.reply(n, err, render)
 }
 
 // send writes an answer rendered by answer.
 func (c *tcall) send(status int, body []byte) { writeRaw(c.w, status, body) }
+
+// reply answers a store write: its error as fromStore does, else its
+// result v as render renders it (the answer an idempotent replay repeats).
+func (c *tcall) reply(v any, err error, render func(any) (int, []byte)) {
+	if err != nil {
+		c.fromStore(err)
+		return
+	}
+	c.send(render(v))
+}
