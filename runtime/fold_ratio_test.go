@@ -100,16 +100,20 @@ func checkFolded(t *testing.T, d schema.SurfaceDescription) {
 	}
 }
 
-func TestFoldRatio(t *testing.T) {
-	folded := foldRatioPage(t, func(rt *runtime.Runtime) error {
-		for _, a := range foldRatioActions() {
-			a.Record = &runtime.RecordRef{Kind: "order"}
-			if _, err := rt.DeclareAction(a); err != nil {
-				return err
-			}
+// declareTemplates declares the row actions once each, as templates of
+// the order records.
+func declareTemplates(rt *runtime.Runtime) error {
+	for _, a := range foldRatioActions() {
+		a.Record = &runtime.RecordRef{Kind: "order"}
+		if _, err := rt.DeclareAction(a); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
+}
+
+func TestFoldRatio(t *testing.T) {
+	folded := foldRatioPage(t, declareTemplates)
 	perRow := foldRatioPage(t, func(rt *runtime.Runtime) error {
 		for _, a := range foldRatioActions() {
 			base := a.ID
@@ -143,15 +147,7 @@ func TestFoldRatio(t *testing.T) {
 // table component does (RecordRef with ID): the runtime folds them, so the
 // description has the same size class as the template page.
 func TestFoldRatioPerRowDeclarations(t *testing.T) {
-	templ := foldRatioPage(t, func(rt *runtime.Runtime) error {
-		for _, a := range foldRatioActions() {
-			a.Record = &runtime.RecordRef{Kind: "order"}
-			if _, err := rt.DeclareAction(a); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	templ := foldRatioPage(t, declareTemplates)
 	rows := foldRatioPage(t, func(rt *runtime.Runtime) error {
 		for _, a := range foldRatioActions() {
 			for _, r := range foldRatioRecords() {
