@@ -111,22 +111,26 @@ func (s *Server) approvals(w http.ResponseWriter) (ApprovalStore, bool) {
 	return st, ok
 }
 
+// approvalBody is the approval store and the request's body read into
+// req, in that order; false when either is refused (and answered).
+func (s *Server) approvalBody(w http.ResponseWriter, r *http.Request, req any) (ApprovalStore, bool) {
+	st, ok := s.approvals(w)
+	return st, ok && s.readBody(w, r, req, false)
+}
+
 // createApproval: POST /v1/approvals {audience, binding, challenge,
 // expiresAtMs} → 201 {id, pollSecret, expiresAtMs}. The audience must be
 // one the authority issues for; the challenge is kept as the page sent it
 // (the screen escapes it) and bounded.
 func (s *Server) createApproval(w http.ResponseWriter, r *http.Request) {
-	st, ok := s.approvals(w)
-	if !ok {
-		return
-	}
 	var req struct {
 		Audience    string          `json:"audience"`
 		Binding     string          `json:"binding"`
 		Challenge   json.RawMessage `json:"challenge"`
 		ExpiresAtMs int64           `json:"expiresAtMs"`
 	}
-	if !s.readBody(w, r, &req, false) {
+	st, ok := s.approvalBody(w, r, &req)
+	if !ok {
 		return
 	}
 	now := s.nowMs()
@@ -206,14 +210,11 @@ func (s *Server) decideApproval(status string) http.HandlerFunc {
 // DELEGATION_REVOKED when denied, DELEGATION_EXPIRED when it lapsed. A
 // collected approval's poll secret is spent.
 func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
-	st, ok := s.approvals(w)
-	if !ok {
-		return
-	}
 	var req struct {
 		PollSecret string `json:"pollSecret"`
 	}
-	if !s.readBody(w, r, &req, false) {
+	st, ok := s.approvalBody(w, r, &req)
+	if !ok {
 		return
 	}
 	a, err := st.Approval(r.Context(), r.PathValue("id"))
