@@ -2,7 +2,6 @@ package pagespec
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,14 +102,8 @@ func TestDecodeAction(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DecodeAction(parse(t, tc.text))
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("DecodeAction(%s) = %v, want an error with %q", tc.text, err, tc.want)
-				}
+			if wantDecodeError(t, "DecodeAction", tc.text, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("DecodeAction(%s): %v", tc.text, err)
 			}
 			want, err := unmarshalAction([]byte(tc.text))
 			if err != nil {

@@ -144,14 +144,8 @@ func TestDecodeDeclarations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.d.decode(parse(t, tc.text))
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("decode(%s) = %v, want an error with %q", tc.text, err, tc.want)
-				}
+			if wantDecodeError(t, "decode", tc.text, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("decode(%s): %v", tc.text, err)
 			}
 			want, err := tc.d.unmarshal(tc.text)
 			if err != nil {
@@ -206,4 +200,21 @@ func agrees[T any](t *testing.T, name string, data []byte, want T, jerr error, g
 	case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
 		t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
 	}
+}
+
+// wantDecodeError checks a decoder's (name) error on text against want, a
+// part of the message, or "" for none; it reports whether the case ends
+// there (an error was wanted).
+func wantDecodeError(t *testing.T, name, text string, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s(%s) = %v, want an error with %q", name, text, err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatalf("%s(%s): %v", name, text, err)
+	}
+	return false
 }
