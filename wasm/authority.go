@@ -156,11 +156,7 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 		if done, _ := dv.Bool(); done {
 			return out, nil
 		}
-		v, err := r.Get("value")
-		if err != nil {
-			return nil, err
-		}
-		n, err := v.Length()
+		v, n, err := lengthOf(r, "value")
 		if err != nil {
 			return nil, err
 		}
