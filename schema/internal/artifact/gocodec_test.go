@@ -43,13 +43,13 @@ type refusal struct {
 	want string
 }
 
-// wantRefusals runs gen (named name) on each case's type and wants an
-// error about the case's want.
-func wantRefusals(t *testing.T, name string, gen func(reflect.Type) error, cases []refusal) {
+// wantRefusals runs gen (named name) on each case's type as its one root
+// and wants an error about the case's want.
+func wantRefusals(t *testing.T, name string, gen func(pkg string, roots []reflect.Type) ([]byte, error), cases []refusal) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := gen(tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := gen("x", []reflect.Type{tc.typ}); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s(%v) = %v, want an error about %q", name, tc.typ, err, tc.want)
 			}
 		})
@@ -59,10 +59,7 @@ func wantRefusals(t *testing.T, name string, gen func(reflect.Type) error, cases
 // TestCodecRefuses: a field the generator cannot write exactly as
 // encoding/json does fails generation instead of drifting on the wire.
 func TestCodecRefuses(t *testing.T) {
-	wantRefusals(t, "CodecOf", func(typ reflect.Type) error {
-		_, err := artifact.CodecOf("x", []reflect.Type{typ})
-		return err
-	}, []refusal{
+	wantRefusals(t, "CodecOf", artifact.CodecOf, []refusal{
 		{"float32", reflect.TypeFor[codecFloat32](), "float32"},
 		{"marshaler", reflect.TypeFor[codecMarshaler](), "marshals itself"},
 		{"raw message", reflect.TypeFor[codecRaw](), "marshals itself"},
@@ -73,10 +70,7 @@ func TestCodecRefuses(t *testing.T) {
 		{"int keys", reflect.TypeFor[codecIntKeys](), "map keys"},
 		{"not a struct", reflect.TypeFor[string](), "not a named struct"},
 	})
-	wantRefusals(t, "DecoderOf", func(typ reflect.Type) error {
-		_, err := artifact.DecoderOf("x", []reflect.Type{typ})
-		return err
-	}, []refusal{
+	wantRefusals(t, "DecoderOf", artifact.DecoderOf, []refusal{
 		{"decoder float32", reflect.TypeFor[codecFloat32](), "float32"},
 		{"decoder raw message", reflect.TypeFor[codecRaw](), "reads itself"},
 		{"decoder json.Number", reflect.TypeFor[codecOK](), "reads itself"},

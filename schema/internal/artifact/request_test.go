@@ -58,9 +58,8 @@ func TestRequestDecoderOf(t *testing.T) {
 			t.Errorf("the generated decoder lacks %q:\n%s", want, src)
 		}
 	}
-	wantRefusals(t, "RequestDecoderOf", func(typ reflect.Type) error {
-		_, err := artifact.RequestDecoderOf("x", target, []reflect.Type{typ})
-		return err
+	wantRefusals(t, "RequestDecoderOf", func(pkg string, roots []reflect.Type) ([]byte, error) {
+		return artifact.RequestDecoderOf(pkg, target, roots)
 	}, []refusal{
 		{"member without a field", reflect.TypeFor[reqNoField](), "has no field Extra"},
 		{"member of another type", reflect.TypeFor[reqBadType](), "is not supported in a request"},
