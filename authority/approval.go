@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"crypto/subtle"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -112,22 +111,26 @@ func (s *Server) approvals(w http.ResponseWriter) (ApprovalStore, bool) {
 	return st, ok
 }
 
+// approvalBody is the approval store and the request's body read into
+// req, in that order; false when either is refused (and answered).
+func (s *Server) approvalBody(w http.ResponseWriter, r *http.Request, req any) (ApprovalStore, bool) {
+	st, ok := s.approvals(w)
+	return st, ok && s.readBody(w, r, req, false)
+}
+
 // createApproval: POST /v1/approvals {audience, binding, challenge,
 // expiresAtMs} → 201 {id, pollSecret, expiresAtMs}. The audience must be
 // one the authority issues for; the challenge is kept as the page sent it
 // (the screen escapes it) and bounded.
 func (s *Server) createApproval(w http.ResponseWriter, r *http.Request) {
-	st, ok := s.approvals(w)
-	if !ok {
-		return
-	}
 	var req struct {
 		Audience    string          `json:"audience"`
 		Binding     string          `json:"binding"`
 		Challenge   json.RawMessage `json:"challenge"`
 		ExpiresAtMs int64           `json:"expiresAtMs"`
 	}
-	if !s.readBody(w, r, &req, false) {
+	st, ok := s.approvalBody(w, r, &req)
+	if !ok {
 		return
 	}
 	now := s.nowMs()
@@ -171,12 +174,7 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, err := st.Approval(r.Context(), r.PathValue("id"))
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationNotFound, "No such approval")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such approval") {
 		return
 	}
 	status := a.Status
@@ -212,14 +210,11 @@ func (s *Server) decideApproval(status string) http.HandlerFunc {
 // DELEGATION_REVOKED when denied, DELEGATION_EXPIRED when it lapsed. A
 // collected approval's poll secret is spent.
 func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
-	st, ok := s.approvals(w)
-	if !ok {
-		return
-	}
 	var req struct {
 		PollSecret string `json:"pollSecret"`
 	}
-	if !s.readBody(w, r, &req, false) {
+	st, ok := s.approvalBody(w, r, &req)
+	if !ok {
 		return
 	}
 	a, err := st.Approval(r.Context(), r.PathValue("id"))
@@ -227,20 +222,14 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	sd := sha256.Sum256([]byte(req.PollSecret))
-	if err != nil || subtle.ConstantTimeCompare(sd[:], a.PollSecretDigest) != 1 || a.Collected {
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
+	if !s.pollSecret(w, req.PollSecret, a.PollSecretDigest, err != nil || a.Collected) {
 		return
 	}
 	now := s.nowMs()
-	switch {
-	case a.Status == StatusDenied:
-		s.fail(w, perr.DelegationRevoked, "A person denied the action")
+	if s.closed(w, a.Status == StatusDenied, now >= a.ExpiresMs, "A person denied the action", "The approval expired") {
 		return
-	case now >= a.ExpiresMs:
-		s.fail(w, perr.DelegationExpired, "The approval expired")
-		return
-	case a.Status == StatusPending:
+	}
+	if a.Status == StatusPending {
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": "pending", "intervalSeconds": 1})
 		return
 	}
@@ -249,11 +238,7 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err)
 		return
 	}
-	if err := st.CollectApproval(r.Context(), a.ID); errors.Is(err, ErrConflict) {
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
-		return
-	} else if err != nil {
-		s.internal(w, r, err)
+	if err := st.CollectApproval(r.Context(), a.ID); s.refused(w, r, err, ErrConflict, perr.DelegationCredentialInvalid, "The poll secret is not valid") {
 		return
 	}
 	tok, err := signApproval(k, runtime.ApprovalClaims{Binding: a.Binding, Audience: a.Audience, IssuedAtMs: now,

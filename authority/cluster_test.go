@@ -127,22 +127,7 @@ func (c *cluster) callAt(start <-chan struct{}, i int, method, path, auth string
 		j, _ := json.Marshal(body)
 		rd = bytes.NewReader(j)
 	}
-	req, _ := http.NewRequest(method, c.Inst[i].URL+path, rd)
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
-	}
-	if start != nil {
-		<-start
-	}
-	res, err := c.client.Do(req)
-	if err != nil {
-		c.t.Error(err)
-		return 0, nil
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return sendAt(c.t, c.client, start, method, c.Inst[i].URL+path, auth, rd)
 }
 
 // approved creates a delegation on instance i and approves it on the next.

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -16,7 +15,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/internal/linger"
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -260,14 +259,8 @@ func (s *Server) task(write bool, h func(c *tcall)) http.HandlerFunc {
 		if c.owner, ok = s.owner(w, r, c.nowMs); !ok {
 			return
 		}
-		orig := r.Body
-		r.Body = http.MaxBytesReader(w, r.Body, s.taskBodyCap())
-		data, err := io.ReadAll(r.Body)
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
-			s.failStatus(w, http.StatusRequestEntityTooLarge, perr.ContinuityInvalidState, "The request body is too large")
-			linger.Discard(w, orig)
+		data, tooLarge, err := s.readCapped(w, r, s.taskBodyCap(), perr.ContinuityInvalidState)
+		if tooLarge {
 			return
 		} else if err != nil {
 			s.badRequest(w, "The request body could not be read")
@@ -312,16 +305,7 @@ func validIdemKey(k string) bool {
 }
 
 func validTaskID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(id, 1, 128, "._-")
 }
 
 // decode reads the call's body as one strict JSON object into v.
@@ -389,11 +373,7 @@ func (s *Server) createTask(c *tcall) {
 	}
 	t, err := s.cfg.Store.CreateTask(c.r.Context(), Task{ID: id, Owner: c.owner, Revision: 1, State: st,
 		CreatedMs: c.nowMs, UpdatedMs: c.nowMs, IdleMs: idleMs}, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(t))
+	c.reply(t, err, render)
 }
 
 func etag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
@@ -459,11 +439,7 @@ func (s *Server) acquireLease(c *tcall) {
 	l, err := s.cfg.Store.AcquireLease(c.r.Context(), LeaseRequest{TaskID: c.r.PathValue("id"), Owner: c.owner,
 		LeaseID: "l" + randomID(16), Holder: req.Holder, TTLMs: req.TTLSeconds * 1000, NowMs: c.nowMs,
 		SkewMs: s.cfg.MaxClockSkew.Milliseconds()}, c.idem(leaseAnswer))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(leaseAnswer(l))
+	c.reply(l, err, leaseAnswer)
 }
 
 type leaseIDReq struct {
@@ -493,11 +469,7 @@ func (s *Server) renewLease(c *tcall) {
 		return
 	}
 	l, err := s.cfg.Store.RenewLease(c.r.Context(), c.r.PathValue("id"), c.owner, req.LeaseID, req.TTLSeconds*1000, c.nowMs, c.idem(leaseAnswer))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(leaseAnswer(l))
+	c.reply(l, err, leaseAnswer)
 }
 
 func endAnswer(status string) func(any) (int, []byte) {
@@ -513,11 +485,7 @@ func (s *Server) releaseLease(c *tcall) {
 	}
 	render := endAnswer("released")
 	l, err := s.cfg.Store.ReleaseLease(c.r.Context(), c.r.PathValue("id"), c.owner, req.LeaseID, c.nowMs, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(l))
+	c.reply(l, err, render)
 }
 
 func (s *Server) revokeLease(c *tcall) {
@@ -527,11 +495,7 @@ func (s *Server) revokeLease(c *tcall) {
 	}
 	render := endAnswer("revoked")
 	l, err := s.cfg.Store.RevokeLease(c.r.Context(), c.r.PathValue("id"), c.owner, c.nowMs, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(l))
+	c.reply(l, err, render)
 }
 
 type putTaskReq struct {
@@ -583,12 +547,18 @@ func (s *Server) putTask(c *tcall) {
 	render := func(res any) (int, []byte) { return answer(http.StatusOK, map[string]any{"revision": res.(int64)}) }
 	n, err := s.cfg.Store.UpdateTask(c.r.Context(), UpdateRequest{TaskID: c.r.PathValue("id"), Owner: c.owner,
 		LeaseID: req.LeaseID, IfRevision: rev, State: st, NowMs: c.nowMs}, c.idem(render))
-	if err != nil {
-		c.fromStore(err)
-		return
-	}
-	c.send(render(n))
+	c.reply(n, err, render)
 }
 
 // send writes an answer rendered by answer.
 func (c *tcall) send(status int, body []byte) { writeRaw(c.w, status, body) }
+
+// reply answers a store write: its error as fromStore does, else its
+// result v as render renders it (the answer an idempotent replay repeats).
+func (c *tcall) reply(v any, err error, render func(any) (int, []byte)) {
+	if err != nil {
+		c.fromStore(err)
+		return
+	}
+	c.send(render(v))
+}

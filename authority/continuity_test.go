@@ -491,25 +491,35 @@ func TestLeaseAcquireExactlyOne(t *testing.T) {
 // CONTINUITY_LEASE_HELD (any other answer fails the test).
 func raceForLease(t *testing.T, n int, at func(i int) *taskFixture, tok, id string) (won, held int32) {
 	t.Helper()
+	return race(t, n, 423, "CONTINUITY_LEASE_HELD", func(i int) resp {
+		return at(i).do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
+	})
+}
+
+// race sends n requests at once, the i-th with send(i), and counts those
+// answered 200 and those refused with status and refusal (the code); any
+// other answer fails the test.
+func race(t *testing.T, n, status int, refusal string, send func(i int) resp) (ok, refused int32) {
+	t.Helper()
 	var wg sync.WaitGroup
-	var w, h atomic.Int32
+	var o, r atomic.Int32
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := at(i).do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": fmt.Sprintf("h%d", i), "ttlSeconds": 30})
+			res := send(i)
 			switch {
-			case r.status == 200:
-				w.Add(1)
-			case r.status == 423 && code(r.body) == "CONTINUITY_LEASE_HELD":
-				h.Add(1)
+			case res.status == 200:
+				o.Add(1)
+			case res.status == status && code(res.body) == refusal:
+				r.Add(1)
 			default:
-				t.Errorf("unexpected %d %s", r.status, r.raw)
+				t.Errorf("unexpected %d %s", res.status, res.raw)
 			}
 		}()
 	}
 	wg.Wait()
-	return w.Load(), h.Load()
+	return o.Load(), r.Load()
 }
 
 func TestConcurrentIfMatchWriters(t *testing.T) {
@@ -518,37 +528,22 @@ func TestConcurrentIfMatchWriters(t *testing.T) {
 		tok := f.tokenFor("agent-1")
 		id := f.newTask(tok, "", map[string]any{"writes": []string{}})
 		lid := f.lease(tok, id, "w")
-		var wg sync.WaitGroup
-		var ok, conflict atomic.Int32
-		for i := range 16 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				cur := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
-				var st struct{ Writes []string }
-				b, _ := json.Marshal(cur.body["state"])
-				_ = json.Unmarshal(b, &st)
-				st.Writes = append(st.Writes, fmt.Sprintf("w%d", i))
-				r := f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"If-Match": cur.header.Get("ETag")},
-					map[string]any{"leaseId": lid, "state": map[string]any{"writes": st.Writes}})
-				switch {
-				case r.status == 200:
-					ok.Add(1)
-				case r.status == 409 && code(r.body) == "CONTINUITY_REVISION_CONFLICT":
-					conflict.Add(1)
-				default:
-					t.Errorf("unexpected %d %s", r.status, r.raw)
-				}
-			}()
-		}
-		wg.Wait()
+		ok, conflict := race(t, 16, 409, "CONTINUITY_REVISION_CONFLICT", func(i int) resp {
+			cur := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
+			var st struct{ Writes []string }
+			b, _ := json.Marshal(cur.body["state"])
+			_ = json.Unmarshal(b, &st)
+			st.Writes = append(st.Writes, fmt.Sprintf("w%d", i))
+			return f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"If-Match": cur.header.Get("ETag")},
+				map[string]any{"leaseId": lid, "state": map[string]any{"writes": st.Writes}})
+		})
 		r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
 		writes := r.body["state"].(map[string]any)["writes"].([]any)
-		if ok.Load()+conflict.Load() != 16 || ok.Load() < 1 {
-			t.Fatalf("%d ok + %d conflicts", ok.Load(), conflict.Load())
+		if ok+conflict != 16 || ok < 1 {
+			t.Fatalf("%d ok + %d conflicts", ok, conflict)
 		}
-		if r.body["revision"] != float64(1+ok.Load()) || len(writes) != int(ok.Load()) {
-			t.Fatalf("revision %v with %d writes kept, want %d and %d (a lost update)", r.body["revision"], len(writes), 1+ok.Load(), ok.Load())
+		if r.body["revision"] != float64(1+ok) || len(writes) != int(ok) {
+			t.Fatalf("revision %v with %d writes kept, want %d and %d (a lost update)", r.body["revision"], len(writes), 1+ok, ok)
 		}
 	})
 }

@@ -6,13 +6,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -48,14 +47,8 @@ func validScope(scope []string) bool {
 		return false
 	}
 	for _, p := range scope {
-		if p == "" || len(p) > 256 {
+		if !idchars.Of(p, 1, 256, "._-:@*/") {
 			return false
-		}
-		for i := 0; i < len(p); i++ {
-			c := p[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-:@*/", c) >= 0) {
-				return false
-			}
 		}
 	}
 	return true
@@ -120,12 +113,7 @@ func (s *Server) intervalSeconds() int64 {
 
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (Delegation, bool) {
 	d, err := s.cfg.Store.Delegation(r.Context(), r.PathValue("id"))
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationNotFound, "No such delegation")
-		return d, false
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such delegation") {
 		return d, false
 	}
 	if d.Status == StatusPending && s.nowMs() >= d.ExpiresMs {
@@ -150,12 +138,7 @@ func (s *Server) byUserCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.cfg.Store.DelegationByUserCode(r.Context(), code)
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationNotFound, "No such delegation")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such delegation") {
 		return
 	}
 	if d.Status == StatusPending && s.nowMs() >= d.ExpiresMs {
@@ -219,12 +202,7 @@ func (s *Server) decide(status string) http.HandlerFunc {
 			return
 		}
 		err := s.cfg.Store.Decide(r.Context(), d.ID, status, scope, req.Subject, s.nowMs())
-		if errors.Is(err, ErrConflict) {
-			s.fail(w, perr.DelegationRevoked, "The delegation was decided already")
-			return
-		}
-		if err != nil {
-			s.internal(w, r, err)
+		if s.refused(w, r, err, ErrConflict, perr.DelegationRevoked, "The delegation was decided already") {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": status})
@@ -233,6 +211,33 @@ func (s *Server) decide(status string) http.HandlerFunc {
 
 type tokenReq struct {
 	PollSecret string `json:"pollSecret"`
+}
+
+// pollSecret checks the poll secret a collector sent against the digest
+// kept for it; a spent one (or one of no record) is no credential any
+// more. A refusal is answered.
+func (s *Server) pollSecret(w http.ResponseWriter, secret string, digest []byte, spent bool) bool {
+	sd := sha256.Sum256([]byte(secret))
+	if spent || subtle.ConstantTimeCompare(sd[:], digest) != 1 {
+		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
+		return false
+	}
+	return true
+}
+
+// closed answers the collection of a grant a person denied
+// (DELEGATION_REVOKED) or that expired (DELEGATION_EXPIRED), in that order,
+// and reports whether it was either.
+func (s *Server) closed(w http.ResponseWriter, denied, expired bool, deniedMsg, expiredMsg string) bool {
+	switch {
+	case denied:
+		s.fail(w, perr.DelegationRevoked, deniedMsg)
+	case expired:
+		s.fail(w, perr.DelegationExpired, expiredMsg)
+	default:
+		return false
+	}
+	return true
 }
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
@@ -244,21 +249,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sd := sha256.Sum256([]byte(req.PollSecret))
-	if subtle.ConstantTimeCompare(sd[:], d.PollSecretDigest) != 1 || d.SessionID != "" {
-		// A spent poll secret is no credential any more.
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
+	if !s.pollSecret(w, req.PollSecret, d.PollSecretDigest, d.SessionID != "") {
 		return
 	}
 	now := s.nowMs()
-	switch {
-	case d.Status == StatusDenied:
-		s.fail(w, perr.DelegationRevoked, "The delegation was denied")
+	if s.closed(w, d.Status == StatusDenied, d.Status == StatusExpired || now >= d.ExpiresMs, "The delegation was denied", "The delegation expired") {
 		return
-	case d.Status == StatusExpired || now >= d.ExpiresMs:
-		s.fail(w, perr.DelegationExpired, "The delegation expired")
-		return
-	case d.Status == StatusPending:
+	}
+	if d.Status == StatusPending {
 		prev, err := s.cfg.Store.Poll(r.Context(), d.ID, now)
 		if err != nil {
 			s.internal(w, r, err)
@@ -296,12 +294,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	td := sha256.Sum256([]byte(tok))
 	err = s.cfg.Store.Collect(r.Context(), d.ID, Session{ID: sessionID, DelegationID: d.ID, TokenDigest: td[:],
 		Audience: d.Audience, ExpiresMs: exp})
-	if errors.Is(err, ErrConflict) {
-		s.fail(w, perr.DelegationCredentialInvalid, "The poll secret is not valid")
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrConflict, perr.DelegationCredentialInvalid, "The poll secret is not valid") {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"token": tok, "sessionId": sessionID,

@@ -80,14 +80,7 @@ func TestMigrateCommand(t *testing.T) {
 func TestBackupRestoreSQLite(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := authority.OpenSQLite(ctx, filepath.Join(dir, "live.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	f := newFixture(t, st)
-	sid, _ := f.session()
-	f.call("POST", "/v1/sessions/"+sid+"/revoke", opKey, nil)
+	f, sid := revokedSession(t)(authority.OpenSQLite(ctx, filepath.Join(dir, "live.db")))
 	// Online: another connection, as the sqlite3 shell would be, while
 	// the instance keeps its own open.
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "live.db")+"?_pragma=busy_timeout(5000)")
@@ -108,6 +101,23 @@ func TestBackupRestoreSQLite(t *testing.T) {
 	checkRestored(t, restored, sid)
 }
 
+// revokedSession takes a store as it was opened and gives a fixture on it
+// that holds one session, revoked, and that session's id; the store is
+// closed with the test.
+func revokedSession(t *testing.T) func(st authority.Store, err error) (*fixture, string) {
+	return func(st authority.Store, err error) (*fixture, string) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		f := newFixture(t, st)
+		sid, _ := f.session()
+		f.call("POST", "/v1/sessions/"+sid+"/revoke", opKey, nil)
+		return f, sid
+	}
+}
+
 // TestBackupRestorePostgres: the documented pg_dump (custom format) and
 // pg_restore into a new database give a store that holds the session and
 // its revocation.
@@ -118,14 +128,7 @@ func TestBackupRestorePostgres(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	st, err := authority.Open(ctx, authority.StoreSpec(srcDSN))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	f := newFixture(t, st)
-	sid, _ := f.session()
-	f.call("POST", "/v1/sessions/"+sid+"/revoke", opKey, nil)
+	_, sid := revokedSession(t)(authority.Open(ctx, authority.StoreSpec(srcDSN)))
 	dump := filepath.Join(t.TempDir(), "pling.dump")
 	if out, err := exec.Command(filepath.Join(bin, "pg_dump"), "--format=custom", "--file="+dump, "--dbname="+srcDSN).CombinedOutput(); err != nil {
 		t.Fatalf("pg_dump: %v %s", err, out)

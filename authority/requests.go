@@ -8,6 +8,7 @@ import (
 
 	"github.com/pling-go/pling/authority/internal/urlsafe"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -24,16 +25,7 @@ import (
 // validCode is a code: up to 64 chars of [A-Za-z0-9_.:-] (the protocol's
 // codes and a page's business codes), or empty.
 func validCode(s string) bool {
-	if len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(s, 0, 64, "_.:-")
 }
 
 // sessionBearer authenticates a request by the session's own token: the
@@ -52,12 +44,7 @@ func (s *Server) sessionBearer(w http.ResponseWriter, r *http.Request) (Session,
 		return Session{}, false
 	}
 	se, err := s.cfg.Store.Session(r.Context(), id)
-	if errors.Is(err, ErrNotFound) {
-		s.fail(w, perr.DelegationCredentialInvalid, "The session's token is required")
-		return se, false
-	}
-	if err != nil {
-		s.internal(w, r, err)
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationCredentialInvalid, "The session's token is required") {
 		return se, false
 	}
 	td := sha256.Sum256([]byte(b))

@@ -267,17 +267,43 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// refused answers a store error: one that is target with code and msg,
+// any other as internal. It reports whether there was an error to answer.
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, err, target error, code perr.Code, msg string) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, target):
+		s.fail(w, code, msg)
+	default:
+		s.internal(w, r, err)
+	}
+	return true
+}
+
+// readCapped reads the request's body, at most limit bytes. A larger one
+// is answered 413 with code, then the rest of it is dropped
+// (internal/linger), and tooLarge is true; any other read error is left to
+// the caller to answer.
+func (s *Server) readCapped(w http.ResponseWriter, r *http.Request, limit int64, code perr.Code) (data []byte, tooLarge bool, err error) {
+	orig := r.Body
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	data, err = io.ReadAll(r.Body)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		linger.Prepare(w)
+		s.failStatus(w, http.StatusRequestEntityTooLarge, code, "The request body is too large")
+		linger.Discard(w, orig)
+		return nil, true, err
+	}
+	return data, false, err
+}
+
 // readBody decodes one JSON object into v: capped, strict (unknown fields
 // and trailing data refused). An empty body is allowed when optional.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
-	orig := r.Body
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	data, err := io.ReadAll(r.Body)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		linger.Prepare(w) // the 413, then the rest of the body dropped (internal/linger)
-		s.failStatus(w, http.StatusRequestEntityTooLarge, perr.DelegationRequestInvalid, "The request body is too large")
-		linger.Discard(w, orig)
+	data, tooLarge, err := s.readCapped(w, r, s.cfg.MaxBodyBytes, perr.DelegationRequestInvalid)
+	if tooLarge {
 		return false
 	}
 	if err != nil {

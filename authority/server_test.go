@@ -89,18 +89,28 @@ var burstClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 6
 // kept alive, so that a burst of calls really overlaps.
 func (f *fixture) callAt(start <-chan struct{}, method, path, auth string, body any) (int, map[string]any) {
 	f.t.Helper()
-	req, _ := http.NewRequest(method, f.url+path, requestBody(body))
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
-	}
 	client := http.DefaultClient
 	if start != nil {
 		client = burstClient
+	}
+	return sendAt(f.t, client, start, method, f.url+path, auth, requestBody(body))
+}
+
+// sendAt sends a request with a bearer auth (none when empty) on client
+// when start is closed (nil: at once) and returns the status and the
+// decoded body; a request that gets no answer is a test error and status 0.
+func sendAt(t *testing.T, client *http.Client, start <-chan struct{}, method, url, auth string, body io.Reader) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
+	if auth != "" {
+		req.Header.Set("Authorization", "Bearer "+auth)
+	}
+	if start != nil {
 		<-start
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		f.t.Error(err)
+		t.Error(err)
 		return 0, nil
 	}
 	defer res.Body.Close()

@@ -189,21 +189,29 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 }
 
 func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT cursor, session_id, at_ms, expires_ms FROM revocations
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (r Revocation, err error) {
+		var exp sql.NullInt64
+		err = rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs, &exp)
+		r.ExpiresMs = exp.Int64
+		return r, err
+	}, `SELECT cursor, session_id, at_ms, expires_ms FROM revocations
 		WHERE cursor > ? ORDER BY cursor LIMIT ?`, after, limit)
+}
+
+// queryAll runs query and reads each of its rows with scan.
+func queryAll[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Revocation
+	var out []T
 	for rows.Next() {
-		var r Revocation
-		var exp sql.NullInt64
-		if err := rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs, &exp); err != nil {
+		v, err := scan(rows)
+		if err != nil {
 			return nil, err
 		}
-		r.ExpiresMs = exp.Int64
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -243,23 +251,13 @@ func (s *SQLStore) SetKeyMaterial(ctx context.Context, kid string, material []by
 }
 
 func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT kid, private_key, created_ms, retired_ms, not_after_ms FROM signing_keys
-		WHERE not_after_ms IS NULL OR not_after_ms > ? ORDER BY created_ms DESC, kid DESC`, nowMs)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []SigningKey
-	for rows.Next() {
-		var k SigningKey
+	return queryAll(ctx, s.db, func(rows *sql.Rows) (k SigningKey, err error) {
 		var ret, na sql.NullInt64
-		if err := rows.Scan(&k.Kid, &k.PrivateKey, &k.CreatedMs, &ret, &na); err != nil {
-			return nil, err
-		}
+		err = rows.Scan(&k.Kid, &k.PrivateKey, &k.CreatedMs, &ret, &na)
 		k.RetiredMs, k.NotAfterMs = ret.Int64, na.Int64
-		out = append(out, k)
-	}
-	return out, rows.Err()
+		return k, err
+	}, `SELECT kid, private_key, created_ms, retired_ms, not_after_ms FROM signing_keys
+		WHERE not_after_ms IS NULL OR not_after_ms > ? ORDER BY created_ms DESC, kid DESC`, nowMs)
 }
 
 // forUpdate locks the selected row for the transaction on PostgreSQL

@@ -77,6 +77,33 @@ func loadTask(ctx context.Context, q queryer, id string) (Task, error) {
 	return t, err
 }
 
+// ownedWrite is one write on the task taskID that owner owns: the lease
+// clock is read (dbclock.go), then fn runs in write's transaction with the
+// task as it stands and that time.
+func ownedWrite[T any](ctx context.Context, s *SQLStore, idem *Idempotency, taskID, owner string, nowMs int64,
+	fn func(tx *sql.Tx, t Task, nowMs int64) (T, error)) (T, error) {
+	var zero T
+	nowMs, err := s.leaseNow(ctx, nowMs)
+	if err != nil {
+		return zero, err
+	}
+	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
+		t, err := ownTask(ctx, tx, taskID, owner)
+		if err != nil {
+			return nil, err
+		}
+		v, err := fn(tx, t, nowMs)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	})
+	if err != nil {
+		return zero, err
+	}
+	return res.(T), nil
+}
+
 // ownTask loads a task of owner.
 func ownTask(ctx context.Context, q queryer, id, owner string) (Task, error) {
 	t, err := loadTask(ctx, q, id)
@@ -123,17 +150,10 @@ func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (T
 func (s *SQLStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
 
 func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
-	var err error
-	if l.NowMs, err = s.leaseNow(ctx, l.NowMs); err != nil {
-		return Lease{}, err
-	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
-		t, err := ownTask(ctx, tx, l.TaskID, l.Owner)
-		if err != nil {
-			return nil, err
-		}
+	return ownedWrite(ctx, s, idem, l.TaskID, l.Owner, l.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+		l.NowMs = nowMs
 		if Terminal(t.State) {
-			return nil, ErrInvalidState
+			return Lease{}, ErrInvalidState
 		}
 		if t.LeaseID != "" && t.LeaseHolder == l.Holder && l.NowMs < t.LeaseExpiresMs {
 			return Lease{ID: t.LeaseID, Holder: t.LeaseHolder, ExpiresMs: t.LeaseExpiresMs}, nil
@@ -145,56 +165,40 @@ func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idemp
 			l.LeaseID, l.Holder, exp, l.TaskID, l.Owner, l.NowMs-l.SkewMs)
 		if err := oneRow(r, err); errors.Is(err, ErrConflict) {
 			if t, err = loadTask(ctx, tx, l.TaskID); err != nil {
-				return nil, err
+				return Lease{}, err
 			}
-			return nil, &LeaseHeldError{RetryAfterMs: max(1, t.LeaseExpiresMs+l.SkewMs-l.NowMs)}
+			return Lease{}, &LeaseHeldError{RetryAfterMs: max(1, t.LeaseExpiresMs+l.SkewMs-l.NowMs)}
 		} else if err != nil {
-			return nil, err
+			return Lease{}, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO task_leases (lease_id, task_id, holder, ttl_ms, acquired_ms) VALUES (?, ?, ?, ?, ?)`,
 			l.LeaseID, l.TaskID, l.Holder, l.TTLMs, l.NowMs); err != nil {
-			return nil, err
+			return Lease{}, err
 		}
 		return Lease{ID: l.LeaseID, Holder: l.Holder, ExpiresMs: exp}, nil
 	})
-	if err != nil {
-		return Lease{}, err
-	}
-	return res.(Lease), nil
 }
 
 func (s *SQLStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
-	var err error
-	if nowMs, err = s.leaseNow(ctx, nowMs); err != nil {
-		return Lease{}, err
-	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
-		t, err := ownTask(ctx, tx, taskID, owner)
-		if err != nil {
-			return nil, err
-		}
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID != leaseID || nowMs >= t.LeaseExpiresMs {
-			return nil, leaseFailure(ctx, tx, taskID, leaseID)
+			return Lease{}, leaseFailure(ctx, tx, taskID, leaseID)
 		}
 		if ttlMs <= 0 {
 			if err := tx.QueryRowContext(ctx, `SELECT ttl_ms FROM task_leases WHERE lease_id = ?`, leaseID).Scan(&ttlMs); err != nil {
-				return nil, err
+				return Lease{}, err
 			}
 		}
 		exp := nowMs + ttlMs
 		r, err := tx.ExecContext(ctx, `UPDATE tasks SET lease_expires_ms = ? WHERE id = ? AND lease_id = ? AND lease_expires_ms > ?`,
 			exp, taskID, leaseID, nowMs)
 		if err := oneRow(r, err); errors.Is(err, ErrConflict) {
-			return nil, leaseFailure(ctx, tx, taskID, leaseID)
+			return Lease{}, leaseFailure(ctx, tx, taskID, leaseID)
 		} else if err != nil {
-			return nil, err
+			return Lease{}, err
 		}
 		return Lease{ID: leaseID, Holder: t.LeaseHolder, ExpiresMs: exp}, nil
 	})
-	if err != nil {
-		return Lease{}, err
-	}
-	return res.(Lease), nil
 }
 
 // endLease clears the task's lease leaseID if it is live at nowMs and
@@ -212,68 +216,37 @@ func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowM
 }
 
 func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
-	var err error
-	if nowMs, err = s.leaseNow(ctx, nowMs); err != nil {
-		return Lease{}, err
-	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
-		t, err := ownTask(ctx, tx, taskID, owner)
-		if err != nil {
-			return nil, err
-		}
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		if err := endLease(ctx, tx, taskID, leaseID, "released", nowMs); err != nil {
-			return nil, err
+			return Lease{}, err
 		}
 		return Lease{ID: leaseID, Holder: t.LeaseHolder, ExpiresMs: nowMs}, nil
 	})
-	if err != nil {
-		return Lease{}, err
-	}
-	return res.(Lease), nil
 }
 
 func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
-	var err error
-	if nowMs, err = s.leaseNow(ctx, nowMs); err != nil {
-		return Lease{}, err
-	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
-		t, err := ownTask(ctx, tx, taskID, owner)
-		if err != nil {
-			return nil, err
-		}
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID == "" || nowMs >= t.LeaseExpiresMs {
-			return nil, ErrLeaseExpired
+			return Lease{}, ErrLeaseExpired
 		}
 		if err := endLease(ctx, tx, taskID, t.LeaseID, "revoked", nowMs); err != nil {
-			return nil, err
+			return Lease{}, err
 		}
 		return Lease{ID: t.LeaseID, Holder: t.LeaseHolder, ExpiresMs: nowMs}, nil
 	})
-	if err != nil {
-		return Lease{}, err
-	}
-	return res.(Lease), nil
 }
 
 func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
-	var err error
-	if u.NowMs, err = s.leaseNow(ctx, u.NowMs); err != nil {
-		return 0, err
-	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
-		t, err := ownTask(ctx, tx, u.TaskID, u.Owner)
-		if err != nil {
-			return nil, err
-		}
+	return ownedWrite(ctx, s, idem, u.TaskID, u.Owner, u.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (int64, error) {
+		u.NowMs = nowMs
 		if Terminal(t.State) {
-			return nil, ErrInvalidState
+			return 0, ErrInvalidState
 		}
 		if t.LeaseID != u.LeaseID || u.NowMs >= t.LeaseExpiresMs {
-			return nil, leaseFailure(ctx, tx, u.TaskID, u.LeaseID)
+			return 0, leaseFailure(ctx, tx, u.TaskID, u.LeaseID)
 		}
 		if t.Revision != u.IfRevision {
-			return nil, ErrRevisionConflict
+			return 0, ErrRevisionConflict
 		}
 		// The statement re-checks what was read: on a store where another
 		// transaction may have written in between, it is the guard.
@@ -281,16 +254,12 @@ func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempo
 			WHERE id = ? AND revision = ? AND lease_id = ? AND lease_expires_ms > ?`,
 			string(u.State), u.NowMs, u.TaskID, u.IfRevision, u.LeaseID, u.NowMs)
 		if err := oneRow(r, err); errors.Is(err, ErrConflict) {
-			return nil, ErrRevisionConflict
+			return 0, ErrRevisionConflict
 		} else if err != nil {
-			return nil, err
+			return 0, err
 		}
 		return u.IfRevision + 1, nil
 	})
-	if err != nil {
-		return 0, err
-	}
-	return res.(int64), nil
 }
 
 func (s *SQLStore) SweepContinuity(ctx context.Context, nowMs, leasesBeforeMs int64) error {

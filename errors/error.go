@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/pling-go/pling/internal/jsontree"
 )
 
 // Error is a failure with a registry code. Its fields are private: a value is
@@ -73,23 +75,7 @@ func (e *Error) Details() map[string]any {
 
 // copyJSON copies a normalized JSON value deeply: a shallow copy would let a
 // caller reach into nested objects and attach something after redaction.
-func copyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyJSON(e)
-		}
-		return out
-	}
-	return v
-}
+func copyJSON(v any) any { return jsontree.Map(v, nil) }
 
 // RetryAfterMs returns the retry hint, 0 when there is none.
 func (e *Error) RetryAfterMs() int64 { return e.retryMs }

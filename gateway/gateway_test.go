@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/pling-go/pling/gateway"
 	"github.com/pling-go/pling/internal/testing/scripted"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 const (
@@ -30,24 +30,11 @@ const (
 	model       = "scripted-small"
 )
 
-// lockedBuffer is a log sink safe for the server's goroutines and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 type env struct {
 	up   *scripted.Server
 	gw   *httptest.Server
 	srv  *gateway.Server
-	logs *lockedBuffer
+	logs *syncbuf.Buffer
 }
 
 // start runs a scripted upstream and a gateway in front of it, on
@@ -59,7 +46,7 @@ func start(t *testing.T, script scripted.Script, edit func(*gateway.Config)) *en
 		t.Fatal(err)
 	}
 	t.Cleanup(up.Close)
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	cfg := gateway.Config{Upstream: up.URL, UpstreamKey: upstreamKey, Models: []string{model, "scripted-large"},
 		SiteKeys: []string{"other-site-key", siteKey}, MaxBodyBytes: 64 << 10, RatePerSecond: 1000, Burst: 1000,
 		UpstreamTimeout: 2 * time.Second, Logger: slog.New(slog.NewJSONHandler(logs, nil))}

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -38,14 +37,7 @@ func TestReadyzSaysFeedNotCurrent(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
-	ta, err := gateway.NewTokenAuth(front.URL, []string{siteOrigin}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ta.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ta.Close)
+	ta := startTokenAuth(t, front.URL)
 	e := start(t, answer("hi"), func(c *gateway.Config) { c.Tokens = ta })
 	readyz := func() (int, string) {
 		res, err := http.Get(e.gw.URL + "/readyz")

@@ -51,7 +51,14 @@ func (a *authorityFixture) token(t *testing.T, scope ...string) string {
 
 func (a *authorityFixture) tokenAuth(t *testing.T) *gateway.TokenAuth {
 	t.Helper()
-	ta, err := gateway.NewTokenAuth(a.url, []string{siteOrigin}, nil, nil)
+	return startTokenAuth(t, a.url)
+}
+
+// startTokenAuth starts token checks against the authority at url for
+// siteOrigin; they stop with the test.
+func startTokenAuth(t *testing.T, url string) *gateway.TokenAuth {
+	t.Helper()
+	ta, err := gateway.NewTokenAuth(url, []string{siteOrigin}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

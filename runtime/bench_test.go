@@ -15,7 +15,6 @@ package runtime_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -388,10 +387,7 @@ func BenchmarkGateOverhead(b *testing.B) {
 		Run: func(context.Context, *runtime.Call) (any, error) { return nil, nil }}
 
 	key := testKey(7)
-	v, err := runtime.NewTokenVerifier(map[string]ed25519.PublicKey{"k1": key.Public().(ed25519.PublicKey)}, origin, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := verifierK1(b, key)
 	tok := mint(b, key, "k1", runtime.Claims{Subject: "alice", Audience: origin, Scope: []string{"*"},
 		IssuedAtMs: startMs, NotBeforeMs: startMs, ExpiresAtMs: 1 << 50, ID: "bench-1"})
 	audit := runtime.NewMemoryAudit(4096)

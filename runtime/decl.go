@@ -423,56 +423,68 @@ func validateParam(id, field string, p *Param, depth int) error {
 func validKey(s string) bool { return idRe.MatchString(s) }
 
 func validateState(s *State) error {
-	if !validKey(s.Key) {
-		return declErr("state", s.Key, "key", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
-	}
-	if s.Read == nil {
-		return declErr("state", s.Key, "read", "is required")
-	}
-	if err := checkText("state", s.Key, "description", s.Description, maxDescriptionLen, false); err != nil {
-		return err
-	}
-	if _, err := shapeDigest(s.Identity); err != nil {
-		return declErr("state", s.Key, "identity", "is not JSON-encodable")
-	}
-	return nil
+	return keyedCheck{kind: "state", keyField: "key", key: s.Key, missing: absent(s.Read == nil, "read"),
+		texts:    []textCheck{{"description", s.Description, maxDescriptionLen}},
+		identity: s.Identity, checkIdentity: true}.validate()
 }
 
 func validateGuide(g *Guide) error {
-	if !validKey(g.Target) {
-		return declErr("guide", g.Target, "target", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
-	}
-	if err := checkText("guide", g.Target, "label", g.Label, maxLabelLen, false); err != nil {
-		return err
-	}
-	if err := checkText("guide", g.Target, "selector", g.Selector, maxDescriptionLen, false); err != nil {
-		return err
-	}
-	if _, err := shapeDigest(g.Identity); err != nil {
-		return declErr("guide", g.Target, "identity", "is not JSON-encodable")
-	}
-	return nil
+	return keyedCheck{kind: "guide", keyField: "target", key: g.Target,
+		texts:    []textCheck{{"label", g.Label, maxLabelLen}, {"selector", g.Selector, maxDescriptionLen}},
+		identity: g.Identity, checkIdentity: true}.validate()
 }
 
 func validateRegion(r *Region) error {
-	if !validKey(r.ID) {
-		return declErr("region", r.ID, "id", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
-	}
-	if err := checkText("region", r.ID, "title", r.Title, maxTitleLen, false); err != nil {
-		return err
-	}
-	if _, err := shapeDigest(r.Identity); err != nil {
-		return declErr("region", r.ID, "identity", "is not JSON-encodable")
-	}
-	return nil
+	return keyedCheck{kind: "region", keyField: "id", key: r.ID,
+		texts:    []textCheck{{"title", r.Title, maxTitleLen}},
+		identity: r.Identity, checkIdentity: true}.validate()
 }
 
 func validateRecords(r *Records) error {
-	if !validKey(r.Kind) {
-		return declErr("records", r.Kind, "kind", "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	return keyedCheck{kind: "records", keyField: "kind", key: r.Kind, missing: absent(r.Read == nil, "read")}.validate()
+}
+
+// keyedCheck is what a keyed declaration (state, guide, region, records)
+// is checked for, in this order: its key's syntax, a required field
+// present, its texts within their bounds, its identity JSON-encodable.
+type keyedCheck struct {
+	kind, keyField, key string
+	missing             string // the required field that is absent, or ""
+	texts               []textCheck
+	identity            any
+	checkIdentity       bool
+}
+
+// textCheck is one optional text of a declaration and its bound.
+type textCheck struct {
+	field, value string
+	max          int
+}
+
+// absent is field when missing, else "".
+func absent(missing bool, field string) string {
+	if missing {
+		return field
 	}
-	if r.Read == nil {
-		return declErr("records", r.Kind, "read", "is required")
+	return ""
+}
+
+func (c keyedCheck) validate() error {
+	if !validKey(c.key) {
+		return declErr(c.kind, c.key, c.keyField, "must be 1–128 chars of A-Z a-z 0-9 . _ - starting with a letter or digit")
+	}
+	if c.missing != "" {
+		return declErr(c.kind, c.key, c.missing, "is required")
+	}
+	for _, t := range c.texts {
+		if err := checkText(c.kind, c.key, t.field, t.value, t.max, false); err != nil {
+			return err
+		}
+	}
+	if c.checkIdentity {
+		if _, err := shapeDigest(c.identity); err != nil {
+			return declErr(c.kind, c.key, "identity", "is not JSON-encodable")
+		}
 	}
 	return nil
 }

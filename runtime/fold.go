@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/pling-go/pling/internal/idchars"
 )
 
 // capEntry is one capability as describe and the executor see it: a plain
@@ -120,22 +122,8 @@ func (rt *Runtime) snapshot() *snapshot {
 	for _, c := range s.caps {
 		s.byID[c.id] = c
 	}
-	for _, k := range slices.Sorted(maps.Keys(r.states)) {
-		sl := r.states[k]
-		if sl.conflict() {
-			s.stateConflicts = append(s.stateConflicts, k)
-			continue
-		}
-		s.states = append(s.states, sl.current())
-	}
-	for _, k := range slices.Sorted(maps.Keys(r.guides)) {
-		sl := r.guides[k]
-		if sl.conflict() {
-			s.guideConflicts = append(s.guideConflicts, k)
-			continue
-		}
-		s.guides = append(s.guides, sl.current())
-	}
+	s.states, s.stateConflicts = settled(r.states)
+	s.guides, s.guideConflicts = settled(r.guides)
 	for _, k := range slices.Sorted(maps.Keys(r.regions)) {
 		sl := r.regions[k]
 		if sl.conflict() {
@@ -292,14 +280,18 @@ func uniqueRecords(items []RecordItem, n int) []RecordItem {
 // validRecordID is recordIDRe without the regexp: 1–128 chars of
 // [A-Za-z0-9._~:-]. It runs once per row per describe.
 func validRecordID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '~' || c == ':' || c == '-') {
-			return false
+	return idchars.Of(s, 1, 128, "._~:-")
+}
+
+// settled reads m's slots in key order: the current declaration of each,
+// and apart, the keys under which two different declarations stand.
+func settled[T any](m map[string]*slot[T]) (decls []T, conflicts []string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if sl := m[k]; sl.conflict() {
+			conflicts = append(conflicts, k)
+		} else {
+			decls = append(decls, sl.current())
 		}
 	}
-	return true
+	return decls, conflicts
 }

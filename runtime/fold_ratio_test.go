@@ -100,28 +100,37 @@ func checkFolded(t *testing.T, d schema.SurfaceDescription) {
 	}
 }
 
-func TestFoldRatio(t *testing.T) {
-	folded := foldRatioPage(t, func(rt *runtime.Runtime) error {
+// declareEach declares, for each row action, every variant of it.
+func declareEach(variants func(a runtime.Action) []runtime.Action) func(*runtime.Runtime) error {
+	return func(rt *runtime.Runtime) error {
 		for _, a := range foldRatioActions() {
-			a.Record = &runtime.RecordRef{Kind: "order"}
-			if _, err := rt.DeclareAction(a); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	perRow := foldRatioPage(t, func(rt *runtime.Runtime) error {
-		for _, a := range foldRatioActions() {
-			base := a.ID
-			for i := 1; i <= foldRatioRows; i++ {
-				a.ID = fmt.Sprintf("%s_ord_%d", base, i)
-				if _, err := rt.DeclareAction(a); err != nil {
+			for _, v := range variants(a) {
+				if _, err := rt.DeclareAction(v); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
-	})
+	}
+}
+
+// declareTemplates declares the row actions once each, as templates of
+// the order records.
+var declareTemplates = declareEach(func(a runtime.Action) []runtime.Action {
+	a.Record = &runtime.RecordRef{Kind: "order"}
+	return []runtime.Action{a}
+})
+
+func TestFoldRatio(t *testing.T) {
+	folded := foldRatioPage(t, declareTemplates)
+	perRow := foldRatioPage(t, declareEach(func(a runtime.Action) []runtime.Action {
+		out := make([]runtime.Action, foldRatioRows)
+		for i := range out {
+			out[i] = a
+			out[i].ID = fmt.Sprintf("%s_ord_%d", a.ID, i+1)
+		}
+		return out
+	}))
 
 	fb, fd := foldRatioDescribe(t, folded)
 	pb, pd := foldRatioDescribe(t, perRow)
@@ -143,26 +152,15 @@ func TestFoldRatio(t *testing.T) {
 // table component does (RecordRef with ID): the runtime folds them, so the
 // description has the same size class as the template page.
 func TestFoldRatioPerRowDeclarations(t *testing.T) {
-	templ := foldRatioPage(t, func(rt *runtime.Runtime) error {
-		for _, a := range foldRatioActions() {
-			a.Record = &runtime.RecordRef{Kind: "order"}
-			if _, err := rt.DeclareAction(a); err != nil {
-				return err
-			}
+	templ := foldRatioPage(t, declareTemplates)
+	rows := foldRatioPage(t, declareEach(func(a runtime.Action) []runtime.Action {
+		var out []runtime.Action
+		for _, r := range foldRatioRecords() {
+			a.Record = &runtime.RecordRef{Kind: "order", ID: r.ID}
+			out = append(out, a)
 		}
-		return nil
-	})
-	rows := foldRatioPage(t, func(rt *runtime.Runtime) error {
-		for _, a := range foldRatioActions() {
-			for _, r := range foldRatioRecords() {
-				a.Record = &runtime.RecordRef{Kind: "order", ID: r.ID}
-				if _, err := rt.DeclareAction(a); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
+		return out
+	}))
 	tb, _ := foldRatioDescribe(t, templ)
 	rb, rd := foldRatioDescribe(t, rows)
 	checkFolded(t, rd)

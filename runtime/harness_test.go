@@ -241,3 +241,17 @@ func perrCode(t testing.TB, err error) perr.Code {
 
 func ptrF(f float64) *float64 { return &f }
 func ptrI(n int) *int         { return &n }
+
+// wantOutcome is an invoke's outcome, "ok" or its error's code; an outcome
+// other than want ends the test.
+func wantOutcome(t *testing.T, res schema.SurfaceInvokeResult, want string) string {
+	t.Helper()
+	got := "ok"
+	if res.Error != nil {
+		got = res.Error.Code
+	}
+	if got != want {
+		t.Fatalf("outcome %s, want %s (%+v)", got, want, res.Error)
+	}
+	return got
+}

@@ -89,12 +89,8 @@ func expectShapeValue(e *Expectation) (map[string]any, bool) {
 	if e.Change != "" {
 		m["change"] = e.Change
 	}
-	if e.Equals != nil {
-		v, ok := plainJSON(e.Equals)
-		if !ok {
-			return nil, false
-		}
-		m["equals"] = v
+	if e.Equals != nil && !putPlain(m, "equals", e.Equals) {
+		return nil, false
 	}
 	if e.HasEquals {
 		m["hasEquals"] = true
@@ -121,12 +117,8 @@ func paramShapeValue(p *Param) (map[string]any, bool) {
 	if p.Description != "" {
 		m["description"] = p.Description
 	}
-	if len(p.Enum) > 0 {
-		v, ok := plainJSON(p.Enum)
-		if !ok {
-			return nil, false
-		}
-		m["enum"] = v
+	if len(p.Enum) > 0 && !putPlain(m, "enum", p.Enum) {
+		return nil, false
 	}
 	for _, f := range []struct {
 		name string
@@ -158,12 +150,8 @@ func paramShapeValue(p *Param) (map[string]any, bool) {
 		}
 		m["items"] = it
 	}
-	if p.Default != nil {
-		v, ok := plainJSON(p.Default)
-		if !ok {
-			return nil, false
-		}
-		m["default"] = v
+	if p.Default != nil && !putPlain(m, "default", p.Default) {
+		return nil, false
 	}
 	return m, true
 }
@@ -210,4 +198,14 @@ func plainJSON(v any) (any, bool) {
 		return x, true
 	}
 	return nil, false
+}
+
+// putPlain sets m[key] to v as plainJSON reads it, and reports false when
+// it cannot read it.
+func putPlain(m map[string]any, key string, v any) bool {
+	p, ok := plainJSON(v)
+	if ok {
+		m[key] = p
+	}
+	return ok
 }

@@ -358,13 +358,7 @@ func TestExpectationPolling(t *testing.T) {
 					return nil, nil
 				}})
 			_, res := e.invoke("cart.add", nil)
-			got := "ok"
-			if res.Error != nil {
-				got = res.Error.Code
-			}
-			if got != tt.want {
-				t.Fatalf("outcome %s, want %s (%+v)", got, tt.want, res.Error)
-			}
+			got := wantOutcome(t, res, tt.want)
 			if now := e.clock.NowMs(); now != tt.nowMs {
 				t.Errorf("clock at %d ms after the invoke, want %d", now, tt.nowMs)
 			}
@@ -709,13 +703,7 @@ func TestHandoff(t *testing.T) {
 				t.Errorf("handoff is not described")
 			}
 			_, res := e.invoke("sign", nil)
-			got := "ok"
-			if res.Error != nil {
-				got = res.Error.Code
-			}
-			if got != tt.want {
-				t.Fatalf("outcome %s, want %s (%+v)", got, tt.want, res.Error)
-			}
+			got := wantOutcome(t, res, tt.want)
 			if got == "ok" && (res.Evidence.Handoff != "done" || res.Value != "prepared") {
 				t.Errorf("evidence %+v value %v", res.Evidence, res.Value)
 			}

@@ -407,13 +407,7 @@ func TestFoldPerRowDeclarations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, res := e.invoke("approve@order", tt.input)
-			got := "ok"
-			if res.Error != nil {
-				got = res.Error.Code
-			}
-			if got != tt.want {
-				t.Fatalf("outcome %s, want %s (%+v)", got, tt.want, res.Error)
-			}
+			wantOutcome(t, res, tt.want)
 			if tt.value != nil && res.Value != tt.value {
 				t.Errorf("value %v, want %v", res.Value, tt.value)
 			}

@@ -122,16 +122,22 @@ func (g *MemoryReplayGuard) Consume(_ context.Context, session, id string, expir
 
 // Complete implements ReplayGuard.
 func (g *MemoryReplayGuard) Complete(_ context.Context, session, id string, outcome ReplayRecord) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := g.sessions[session]
-	if s == nil {
-		return
-	}
-	if e, ok := s.ids[id]; ok {
+	g.held(session, id, func(s *replaySession, e replayEntry) {
 		outcome.Completed = true
 		e.rec = outcome
 		s.ids[id] = e
+	})
+}
+
+// held runs f, under the lock, on the entry of id in session when the
+// guard holds it.
+func (g *MemoryReplayGuard) held(session, id string, f func(s *replaySession, e replayEntry)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s := g.sessions[session]; s != nil {
+		if e, ok := s.ids[id]; ok {
+			f(s, e)
+		}
 	}
 }
 
@@ -139,16 +145,10 @@ func (g *MemoryReplayGuard) Complete(_ context.Context, session, id string, outc
 // check (the shared guard of WithSharedReplayGuard) refused before
 // anything ran, so that the request may be sent again with the same id.
 func (g *MemoryReplayGuard) Release(_ context.Context, session, id string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := g.sessions[session]
-	if s == nil {
-		return
-	}
-	if _, ok := s.ids[id]; ok {
+	g.held(session, id, func(s *replaySession, _ replayEntry) {
 		delete(s.ids, id)
 		g.n--
-	}
+	})
 }
 
 // replayReleaser is a ReplayGuard that can forget an id it just consumed

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -169,26 +170,11 @@ func NewTokenVerifier(keys map[string]ed25519.PublicKey, audience string, revoke
 // tokenAlphabet reports whether s has only the characters of a token:
 // base64url and '.'. It makes a token's spelling canonical.
 func tokenAlphabet(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(s, 0, idchars.Unbounded, "_-.")
 }
 
 func validKid(kid string) bool {
-	if kid == "" || len(kid) > 64 {
-		return false
-	}
-	for i := 0; i < len(kid); i++ {
-		c := kid[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(kid, 1, 64, "_-")
 }
 
 var b64 = base64.RawURLEncoding.Strict()
@@ -318,17 +304,7 @@ func (v *TokenVerifier) verifySigned(token string) (*Claims, error) {
 // validPattern is the syntax of an exposure pattern: 1–256 chars of the
 // capability id alphabet plus '*'.
 func validPattern(p string) bool {
-	if p == "" || len(p) > 256 {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			c == '.' || c == '_' || c == '-' || c == '@' || c == ':' || c == '*' || c == '~') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(p, 1, 256, "._-@:*~")
 }
 
 // SessionKeyOf returns the key of the session a token opens: what

@@ -133,10 +133,7 @@ func TestMintTokenRefusesBadClaims(t *testing.T) {
 // scope, through Handle.
 func TestTokenThroughTheGate(t *testing.T) {
 	key := testKey(3)
-	v, err := runtime.NewTokenVerifier(map[string]ed25519.PublicKey{"k1": key.Public().(ed25519.PublicKey)}, origin, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := verifierK1(t, key)
 	clock := runtime.NewFakeClock(5000)
 	rt := runtime.New(runtime.WithClock(clock), runtime.WithExpose("*"), runtime.WithSessions(v, true), runtime.WithOrigin(origin))
 	for _, id := range []string{"cart.add", "admin.wipe"} {
@@ -169,10 +166,7 @@ func TestTokenThroughTheGate(t *testing.T) {
 // valid token with any byte changed never verifies.
 func FuzzTokenVerify(f *testing.F) {
 	key := testKey(4)
-	v, err := runtime.NewTokenVerifier(map[string]ed25519.PublicKey{"k1": key.Public().(ed25519.PublicKey)}, origin, nil)
-	if err != nil {
-		f.Fatal(err)
-	}
+	v := verifierK1(f, key)
 	good := mint(f, key, "k1", claims())
 	f.Add(good, 0, byte(0))
 	f.Add("pl1.k1.e30.AAAA", 3, byte('x'))
@@ -207,10 +201,7 @@ func FuzzTokenVerify(f *testing.F) {
 // key: a new rate-limit budget and a new set of replay ids.
 func TestTokenHasOneSpelling(t *testing.T) {
 	key := testKey(5)
-	v, err := runtime.NewTokenVerifier(map[string]ed25519.PublicKey{"k1": key.Public().(ed25519.PublicKey)}, origin, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := verifierK1(t, key)
 	good := mint(t, key, "k1", claims())
 	if _, err := v.Verify(context.Background(), good, 2000); err != nil {
 		t.Fatal(err)
@@ -243,4 +234,14 @@ func TestTokenHasOneSpelling(t *testing.T) {
 	if runs.Load() != 1 {
 		t.Errorf("one request id ran %d times under spellings of one token, want once", runs.Load())
 	}
+}
+
+// verifierK1 verifies tokens of origin signed by key as key id k1.
+func verifierK1(tb testing.TB, key ed25519.PrivateKey) *runtime.TokenVerifier {
+	tb.Helper()
+	v, err := runtime.NewTokenVerifier(map[string]ed25519.PublicKey{"k1": key.Public().(ed25519.PublicKey)}, origin, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
 }

@@ -150,14 +150,24 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 		return &Rejection{Step: step, Code: code, ID: id, Message: msg, Details: d}
 	}
 
-	// Step 2: protocol.
-	pv, ok := obj["protocol"]
-	if !ok {
-		return nil, reject(2, perr.InvalidRequest, "protocol", "protocol is required")
+	// member reads the envelope member name, which step requires to be a
+	// string.
+	member := func(step int, name string) (string, *Rejection) {
+		v, ok := obj[name]
+		if !ok {
+			return "", reject(step, perr.InvalidRequest, name, name+" is required")
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", reject(step, perr.InvalidRequest, name, name+" must be a string")
+		}
+		return s, nil
 	}
-	p, ok := pv.(string)
-	if !ok {
-		return nil, reject(2, perr.InvalidRequest, "protocol", "protocol must be a string")
+
+	// Step 2: protocol.
+	p, rej := member(2, "protocol")
+	if rej != nil {
+		return nil, rej
 	}
 	if p != Protocol {
 		r := reject(2, perr.ProtocolVersionUnsupported, "", "protocol version is not supported")
@@ -166,12 +176,8 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 	}
 
 	// Step 3: id.
-	iv, ok := obj["id"]
-	if !ok {
-		return nil, reject(3, perr.InvalidRequest, "id", "id is required")
-	}
-	if _, ok := iv.(string); !ok {
-		return nil, reject(3, perr.InvalidRequest, "id", "id must be a string")
+	if _, rej := member(3, "id"); rej != nil {
+		return nil, rej
 	}
 	if idp == nil {
 		return nil, reject(3, perr.InvalidRequest, "id", "id must be 1–128 characters of A-Z a-z 0-9 . _ : -")
@@ -179,13 +185,9 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 	req := &Request{Protocol: p, ID: *idp}
 
 	// Step 4: method.
-	mv, ok := obj["method"]
-	if !ok {
-		return nil, reject(4, perr.InvalidRequest, "method", "method is required")
-	}
-	m, ok := mv.(string)
-	if !ok {
-		return nil, reject(4, perr.InvalidRequest, "method", "method must be a string")
+	m, rej := member(4, "method")
+	if rej != nil {
+		return nil, rej
 	}
 	switch Method(m) {
 	case MethodDescribe, MethodInvoke:

@@ -49,16 +49,7 @@ func TestAppendCapability(t *testing.T) {
 	for _, x := range []float64{0.1, 1e-6, 1e-7, 1e21, 1e20, -1e-9, 123.456, 9007199254740993, math.SmallestNonzeroFloat64} {
 		cases = append(cases, SurfaceCapability{ID: "f", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x), Maximum: f(-x)}}}})
 	}
-	for i, c := range cases {
-		want, werr := Encode(c)
-		got, gerr := AppendCapability(nil, &c)
-		if (werr != nil) != (gerr != nil) {
-			t.Fatalf("case %d: error %v, Encode's %v", i, gerr, werr)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("case %d (-Encode +AppendCapability):\n%s", i, diff)
-		}
-	}
+	appendsAsEncode(t, "AppendCapability", cases, AppendCapability)
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		c := SurfaceCapability{ID: "f", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x)}}}}
 		if _, err := AppendCapability(nil, &c); err == nil {
@@ -91,33 +82,32 @@ func TestAppendContext(t *testing.T) {
 	for _, v := range describeAnys() {
 		cases = append(cases, SurfaceContext{States: map[string]any{"s": v, "t": []any{v}}})
 	}
-	for i, c := range cases {
-		want, werr := Encode(c)
-		got, gerr := AppendContext(nil, &c)
-		if (werr != nil) != (gerr != nil) {
-			t.Fatalf("case %d: error %v, Encode's %v", i, gerr, werr)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("case %d (-Encode +AppendContext):\n%s", i, diff)
-		}
-	}
+	appendsAsEncode(t, "AppendContext", cases, AppendContext)
 	bad := SurfaceContext{States: map[string]any{"f": func() {}}}
 	if _, err := AppendContext(nil, &bad); err == nil {
 		t.Error("a func value encoded")
 	}
 }
 
-func TestAppendValue(t *testing.T) {
-	for i, v := range append(describeAnys(), math.NaN(), json.Number("0x10"), json.Number(" 1"), func() {}) {
-		want, werr := Encode(v)
-		got, gerr := AppendValue(nil, v)
+// appendsAsEncode checks that appendFn (name) writes each case byte for
+// byte as Encode does, and fails where Encode fails.
+func appendsAsEncode[T any](t *testing.T, name string, cases []T, appendFn func([]byte, *T) ([]byte, error)) {
+	t.Helper()
+	for i, c := range cases {
+		want, werr := Encode(c)
+		got, gerr := appendFn(nil, &c)
 		if (werr != nil) != (gerr != nil) {
-			t.Fatalf("case %d (%#v): error %v, Encode's %v", i, v, gerr, werr)
+			t.Fatalf("case %d (%#v): error %v, Encode's %v", i, c, gerr, werr)
 		}
 		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("case %d (-Encode +AppendValue):\n%s", i, diff)
+			t.Errorf("case %d (-Encode +%s):\n%s", i, name, diff)
 		}
 	}
+}
+
+func TestAppendValue(t *testing.T) {
+	cases := append(describeAnys(), math.NaN(), json.Number("0x10"), json.Number(" 1"), func() {})
+	appendsAsEncode(t, "AppendValue", cases, func(b []byte, v *any) ([]byte, error) { return AppendValue(b, *v) })
 }
 
 // FuzzAppendValue checks AppendValue against Encode on what the parser

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestAppendInvokeResult checks the generated encoder against Encode on
@@ -39,16 +37,7 @@ func TestAppendInvokeResult(t *testing.T) {
 		SurfaceInvokeResult{Observation: &SurfaceObservation{Navigation: &Navigation{From: "/a"}}},
 		SurfaceInvokeResult{Evidence: &Evidence{Records: []string{}, Expectations: []ExpectationResult{}}},
 	)
-	for i, r := range cases {
-		want, werr := Encode(r)
-		got, gerr := AppendInvokeResult(nil, &r)
-		if (werr != nil) != (gerr != nil) {
-			t.Fatalf("case %d: error %v, Encode's %v", i, gerr, werr)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("case %d (-Encode +AppendInvokeResult):\n%s", i, diff)
-		}
-	}
+	appendsAsEncode(t, "AppendInvokeResult", cases, AppendInvokeResult)
 	// A value Encode cannot write is an error here too.
 	bad := SurfaceInvokeResult{Value: map[string]any{"f": func() {}}}
 	if _, err := AppendInvokeResult(nil, &bad); err == nil {

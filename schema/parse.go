@@ -107,77 +107,73 @@ func (p *parser) literal(s string) error {
 func (p *parser) object(depth int) (any, error) {
 	p.pos++ // {
 	m := map[string]any{}
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return m, nil
-	}
-	for {
-		p.space()
+	err := p.list('}', func() error {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, errSyntax
+			return errSyntax
 		}
 		k, err := p.string()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, dup := m[k]; dup {
-			return nil, errDuplicateKey
+			return errDuplicateKey
 		}
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, errSyntax
+			return errSyntax
 		}
 		p.pos++
 		p.space()
 		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
 		m[k] = v
-		p.space()
-		if p.pos >= len(p.data) {
-			return nil, errSyntax
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			return m, nil
-		default:
-			return nil, errSyntax
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return m, nil
 }
 
 func (p *parser) array(depth int) (any, error) {
 	p.pos++ // [
 	a := []any{}
+	err := p.list(']', func() error {
+		v, err := p.value(depth + 1)
+		a = append(a, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// list reads an object's members or an array's elements, after its
+// opening bracket, up to end, its closing one: one reads each member or
+// element, white space before it skipped.
+func (p *parser) list(end byte, one func() error) error {
 	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+	if p.pos < len(p.data) && p.data[p.pos] == end {
 		p.pos++
-		return a, nil
+		return nil
 	}
 	for {
 		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
+		if err := one(); err != nil {
+			return err
 		}
-		a = append(a, v)
 		p.space()
 		if p.pos >= len(p.data) {
-			return nil, errSyntax
+			return errSyntax
 		}
 		switch p.data[p.pos] {
 		case ',':
 			p.pos++
-		case ']':
+		case end:
 			p.pos++
-			return a, nil
+			return nil
 		default:
-			return nil, errSyntax
+			return errSyntax
 		}
 	}
 }

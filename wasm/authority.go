@@ -133,11 +133,7 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 		}
 	}
 	if reader.Type() != safejs.TypeObject {
-		tp, err := res.Call("text")
-		if err != nil {
-			return nil, err
-		}
-		tv, err := await(tp)
+		tv, err := awaitCall(res, "text")
 		if err != nil {
 			return nil, err
 		}
@@ -149,11 +145,7 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 	}
 	var out []byte
 	for {
-		p, err := reader.Call("read")
-		if err != nil {
-			return nil, err
-		}
-		r, err := await(p)
+		r, err := awaitCall(reader, "read")
 		if err != nil {
 			return nil, err
 		}
@@ -164,11 +156,7 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 		if done, _ := dv.Bool(); done {
 			return out, nil
 		}
-		v, err := r.Get("value")
-		if err != nil {
-			return nil, err
-		}
-		n, err := v.Length()
+		v, n, err := lengthOf(r, "value")
 		if err != nil {
 			return nil, err
 		}

@@ -51,14 +51,28 @@ func fixturePage(args []safejs.Value) (*fixture.Page, error) {
 	return p, nil
 }
 
-// pageAndText reads the (page id, text) arguments most fixture calls take.
-func pageAndText(args []safejs.Value) (*fixture.Page, string, error) {
-	p, err := fixturePage(args)
-	if err != nil {
-		return nil, "", err
-	}
-	text, err := argString(args, 1)
-	return p, text, err
+// pageCall is a fixture call whose first argument is a page id: f with
+// that page and all the arguments.
+func pageCall(name string, f func(p *fixture.Page, args []safejs.Value) (any, error)) safejs.Value {
+	return fnOf(name, func(args []safejs.Value) (any, error) {
+		p, err := fixturePage(args)
+		if err != nil {
+			return nil, err
+		}
+		return f(p, args)
+	}).Value()
+}
+
+// textCall is a fixture call of the (page id, text) arguments most take: f
+// with the page and the text.
+func textCall(name string, f func(p *fixture.Page, text string) (any, error)) safejs.Value {
+	return pageCall(name, func(p *fixture.Page, args []safejs.Value) (any, error) {
+		text, err := argString(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		return f(p, text)
+	})
 }
 
 func fixtureAPI() map[string]any {
@@ -78,11 +92,7 @@ func fixtureAPI() map[string]any {
 			fixtures.pages[fixtures.next] = p
 			return fixtures.next, nil
 		}).Value(),
-		"handle": fnOf("fixture.handle", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
+		"handle": pageCall("fixture.handle", func(p *fixture.Page, args []safejs.Value) (any, error) {
 			// As the page's handle reads it: bytes as they are, text
 			// judged by its length before it is copied.
 			req, refused, err := argText(args, 1, schema.MaxRequestBytes)
@@ -93,57 +103,37 @@ func fixtureAPI() map[string]any {
 				return string(p.Runtime().Refuse(refused)), nil
 			}
 			return string(p.Handle(context.Background(), req)), nil
-		}).Value(),
-		"advance": fnOf("fixture.advance", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"advance": pageCall("fixture.advance", func(p *fixture.Page, args []safejs.Value) (any, error) {
 			ms, err := argInt(args, 1)
 			if err != nil {
 				return nil, err
 			}
 			p.Advance(int64(ms))
 			return true, nil
-		}).Value(),
-		"calls": fnOf("fixture.calls", func(args []safejs.Value) (any, error) {
-			p, err := fixturePage(args)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"calls": pageCall("fixture.calls", func(p *fixture.Page, args []safejs.Value) (any, error) {
 			b, err := json.Marshal(p.Calls())
 			return string(b), err
-		}).Value(),
-		"declare": fnOf("fixture.declare", func(args []safejs.Value) (any, error) {
-			p, d, err := pageAndText(args)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"declare": textCall("fixture.declare", func(p *fixture.Page, d string) (any, error) {
 			out, err := p.Declare([]byte(d))
 			if err != nil {
 				return nil, err
 			}
 			b, err := json.Marshal(out)
 			return string(b), err
-		}).Value(),
-		"dispose": fnOf("fixture.dispose", func(args []safejs.Value) (any, error) {
-			p, d, err := pageAndText(args)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"dispose": textCall("fixture.dispose", func(p *fixture.Page, d string) (any, error) {
 			return true, p.Dispose([]byte(d))
-		}).Value(),
-		"callTool": fnOf("fixture.callTool", func(args []safejs.Value) (any, error) {
-			p, d, err := pageAndText(args)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"callTool": textCall("fixture.callTool", func(p *fixture.Page, d string) (any, error) {
 			var c struct{ Name, Arguments, Session string }
 			if err := json.Unmarshal([]byte(d), &c); err != nil {
 				return nil, err
 			}
 			return string(p.CallTool(context.Background(), c.Session, c.Name, c.Arguments)), nil
-		}).Value(),
+		}),
 		"close": fnOf("fixture.close", func(args []safejs.Value) (any, error) {
 			id, err := argInt(args, 0)
 			if err != nil {

@@ -165,6 +165,26 @@ func callFn(fn safejs.Value, args ...any) (safejs.Value, error) {
 	return await(v)
 }
 
+// lengthOf is v's member key, an array or a typed array, and its length.
+func lengthOf(v safejs.Value, key string) (safejs.Value, int, error) {
+	m, err := v.Get(key)
+	if err != nil {
+		return m, 0, err
+	}
+	n, err := m.Length()
+	return m, n, err
+}
+
+// awaitCall calls v's method m and waits for what it returns, as callFn
+// does for a function.
+func awaitCall(v safejs.Value, m string, args ...any) (safejs.Value, error) {
+	r, err := v.Call(m, args...)
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return await(r)
+}
+
 // await resolves a thenable by attaching then/catch callbacks that send on
 // a channel; a non-thenable is returned as it is.
 //

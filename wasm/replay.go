@@ -284,11 +284,7 @@ func results(gets []safejs.Value, rng safejs.Value) (replaystore.Got, error) {
 	if rng.Type() != safejs.TypeObject {
 		return got, nil
 	}
-	keys, err := rng.Get("result")
-	if err != nil {
-		return got, err
-	}
-	n, err := keys.Length()
+	keys, n, err := lengthOf(rng, "result")
 	if err != nil {
 		return got, err
 	}

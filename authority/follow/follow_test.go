@@ -106,7 +106,13 @@ func (a *authorityFixture) call(method, path, bearer string, body any) (int, map
 // with the operator key, collect.
 func (a *authorityFixture) mint() (sessionID, token string) {
 	a.t.Helper()
-	st, b := a.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"*"}, "ttlSeconds": 600, "agent": "agent-1"})
+	return a.mintTTL(600 * time.Second)
+}
+
+// mintTTL is mint with a token lifetime of ttl.
+func (a *authorityFixture) mintTTL(ttl time.Duration) (sessionID, token string) {
+	a.t.Helper()
+	st, b := a.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"*"}, "ttlSeconds": int(ttl / time.Second), "agent": "agent-1"})
 	if st != 201 {
 		a.t.Fatalf("create: %d %v", st, b)
 	}

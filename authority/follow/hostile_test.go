@@ -23,21 +23,10 @@ func TestHostileFeedDoesNotSpin(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var polls atomic.Int64
-			key := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				if strings.HasPrefix(r.URL.Path, "/v1/keys") {
-					w.Write([]byte(`{"keys":[{"kid":"k1","alg":"Ed25519","publicKey":"` + key + `","notAfter":null}]}`))
-					return
-				}
+			f := followFeed(t, func(w http.ResponseWriter, r *http.Request) {
 				polls.Add(1)
 				w.Write([]byte(tc.feed))
-			}))
-			defer hs.Close()
-			f, err := follow.New(hs.URL, "https://shop.example", follow.WithTransport(follow.HTTPTransport{Client: hs.Client()}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			time.Sleep(time.Second)
 			f.Close()
 			// At most one poll per minimum gap (250 ms) in that second, with
@@ -57,13 +46,7 @@ func TestHostileFeedDoesNotSpin(t *testing.T) {
 func TestHostileFeedIDsBounded(t *testing.T) {
 	var polls, pastIt atomic.Int64
 	huge := strings.Repeat("A", 512<<10)
-	key := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasPrefix(r.URL.Path, "/v1/keys") {
-			w.Write([]byte(`{"keys":[{"kid":"k1","alg":"Ed25519","publicKey":"` + key + `","notAfter":null}]}`))
-			return
-		}
+	f := followFeed(t, func(w http.ResponseWriter, r *http.Request) {
 		polls.Add(1)
 		if r.URL.Query().Get("after") == "1" {
 			pastIt.Add(1)
@@ -71,12 +54,7 @@ func TestHostileFeedIDsBounded(t *testing.T) {
 			return
 		}
 		w.Write([]byte(`{"cursor":"1","revoked":[{"sessionId":"` + huge + `","at":"2026-01-01T00:00:00Z"}]}`))
-	}))
-	defer hs.Close()
-	f, err := follow.New(hs.URL, "https://shop.example", follow.WithTransport(follow.HTTPTransport{Client: hs.Client()}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	defer f.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for polls.Load() < 3 && time.Now().Before(deadline) {
@@ -90,4 +68,27 @@ func TestHostileFeedIDsBounded(t *testing.T) {
 		t.Fatal("ready on a malformed feed")
 	default:
 	}
+}
+
+// followFeed starts an authority on loopback that serves one all-zero
+// signing key and answers every other request (the revocation feed) with
+// feed, and a follower of it with opts; the server stops with the test.
+func followFeed(t *testing.T, feed http.HandlerFunc, opts ...follow.Option) *follow.Follower {
+	t.Helper()
+	key := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasPrefix(r.URL.Path, "/v1/keys") {
+			w.Write([]byte(`{"keys":[{"kid":"k1","alg":"Ed25519","publicKey":"` + key + `","notAfter":null}]}`))
+			return
+		}
+		feed(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	opts = append([]follow.Option{follow.WithTransport(follow.HTTPTransport{Client: hs.Client()})}, opts...)
+	f, err := follow.New(hs.URL, "https://shop.example", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -1,10 +1,8 @@
 package follow_test
 
 import (
-	"encoding/base64"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -37,13 +35,7 @@ func TestFollowerPastMaxRevoked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var restarts atomic.Int64
-			key := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				if strings.HasPrefix(r.URL.Path, "/v1/keys") {
-					w.Write([]byte(`{"keys":[{"kid":"k1","alg":"Ed25519","publicKey":"` + key + `","notAfter":null}]}`))
-					return
-				}
+			f := followFeed(t, func(w http.ResponseWriter, r *http.Request) {
 				after, _ := strconv.Atoi(r.URL.Query().Get("after"))
 				if after == 0 {
 					restarts.Add(1)
@@ -59,12 +51,7 @@ func TestFollowerPastMaxRevoked(t *testing.T) {
 				}
 				b.WriteString("]}")
 				w.Write([]byte(b.String()))
-			}))
-			defer hs.Close()
-			f, err := follow.New(hs.URL, "https://shop.example", follow.WithTransport(follow.HTTPTransport{Client: hs.Client()}), follow.WithWait(1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			}, follow.WithWait(1))
 			defer f.Close()
 			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) {

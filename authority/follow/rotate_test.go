@@ -88,20 +88,9 @@ func kidOf(token string) string {
 	return ""
 }
 
-// mintFor is mint with a token lifetime of ttl.
+// mintFor is mint with a token lifetime of ttl, for its token only.
 func mintFor(a *authorityFixture, ttl time.Duration) string {
 	a.t.Helper()
-	st, b := a.call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"*"}, "ttlSeconds": int(ttl / time.Second), "agent": "agent-1"})
-	if st != 201 {
-		a.t.Fatalf("create: %d %v", st, b)
-	}
-	id, secret := b["id"].(string), b["pollSecret"].(string)
-	if st, b := a.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"}); st != 200 {
-		a.t.Fatalf("approve: %d %v", st, b)
-	}
-	st, b = a.call("POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
-	if st != 200 {
-		a.t.Fatalf("collect: %d %v", st, b)
-	}
-	return b["token"].(string)
+	_, token := a.mintTTL(ttl)
+	return token
 }

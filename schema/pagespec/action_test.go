@@ -2,7 +2,6 @@ package pagespec
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,14 +102,8 @@ func TestDecodeAction(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DecodeAction(parse(t, tc.text))
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("DecodeAction(%s) = %v, want an error with %q", tc.text, err, tc.want)
-				}
+			if wantDecodeError(t, "DecodeAction", tc.text, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("DecodeAction(%s): %v", tc.text, err)
 			}
 			want, err := unmarshalAction([]byte(tc.text))
 			if err != nil {
@@ -156,15 +149,6 @@ func FuzzDecodeAction(f *testing.F) {
 		}
 		got, gerr := DecodeAction(v)
 		want, jerr := unmarshalAction(data)
-		switch {
-		case gerr == nil && jerr != nil:
-			t.Fatalf("%s: read, json.Unmarshal refused: %v", data, jerr)
-		case gerr == nil:
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("%s (-json.Unmarshal +DecodeAction):\n%s", data, diff)
-			}
-		case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
-			t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
-		}
+		agrees(t, "DecodeAction", data, want, jerr, got, gerr)
 	})
 }

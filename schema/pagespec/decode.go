@@ -3,18 +3,10 @@
 package pagespec
 
 // DecodeConfig reads a configuration as the shim sends it.
-func DecodeConfig(v any) (Config, error) {
-	var c Config
-	err := decodeConfig(v, &c)
-	return c, err
-}
+func DecodeConfig(v any) (Config, error) { return decodeAs(v, decodeConfig) }
 
 // DecodeRecords reads a records declaration.
-func DecodeRecords(v any) (Records, error) {
-	var r Records
-	err := decodeRecords(v, &r)
-	return r, err
-}
+func DecodeRecords(v any) (Records, error) { return decodeAs(v, decodeRecords) }
 
 // DecodeRows reads what a records reader returns: an array of rows (a
 // null row is an empty one, as json.Unmarshal reads it), or null for none.
@@ -39,29 +31,20 @@ func DecodeRows(v any) ([]Row, error) {
 }
 
 // DecodeState reads a state declaration.
-func DecodeState(v any) (State, error) {
-	var s State
-	err := decodeState(v, &s)
-	return s, err
-}
+func DecodeState(v any) (State, error) { return decodeAs(v, decodeState) }
 
 // DecodeGuide reads a guide declaration.
-func DecodeGuide(v any) (Guide, error) {
-	var g Guide
-	err := decodeGuide(v, &g)
-	return g, err
-}
+func DecodeGuide(v any) (Guide, error) { return decodeAs(v, decodeGuide) }
 
 // DecodeRegion reads a region declaration.
-func DecodeRegion(v any) (Region, error) {
-	var r Region
-	err := decodeRegion(v, &r)
-	return r, err
-}
+func DecodeRegion(v any) (Region, error) { return decodeAs(v, decodeRegion) }
 
 // DecodeAction reads an action declaration.
-func DecodeAction(v any) (Action, error) {
-	var a Action
-	err := decodeAction(v, &a)
-	return a, err
+func DecodeAction(v any) (Action, error) { return decodeAs(v, decodeAction) }
+
+// decodeAs reads v with decode, the generated reader of one type.
+func decodeAs[T any](v any, decode func(any, *T) error) (T, error) {
+	var t T
+	err := decode(v, &t)
+	return t, err
 }

@@ -144,14 +144,8 @@ func TestDecodeDeclarations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.d.decode(parse(t, tc.text))
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("decode(%s) = %v, want an error with %q", tc.text, err, tc.want)
-				}
+			if wantDecodeError(t, "decode", tc.text, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("decode(%s): %v", tc.text, err)
 			}
 			want, err := tc.d.unmarshal(tc.text)
 			if err != nil {
@@ -186,15 +180,41 @@ func FuzzDecodeConfig(f *testing.F) {
 		got, gerr := DecodeConfig(v)
 		var want Config
 		jerr := json.Unmarshal(data, &want)
-		switch {
-		case gerr == nil && jerr != nil:
-			t.Fatalf("%s: read, json.Unmarshal refused: %v", data, jerr)
-		case gerr == nil:
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("%s (-json.Unmarshal +DecodeConfig):\n%s", data, diff)
-			}
-		case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
-			t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
-		}
+		agrees(t, "DecodeConfig", data, want, jerr, got, gerr)
 	})
+}
+
+// agrees fails a fuzz case where the generated decoder (name) and
+// json.Unmarshal disagree on data: one reads what the other refuses, or
+// both read it differently. The decoder may refuse what json.Unmarshal
+// reads only for a member spelled in another case.
+func agrees[T any](t *testing.T, name string, data []byte, want T, jerr error, got T, gerr error) {
+	t.Helper()
+	switch {
+	case gerr == nil && jerr != nil:
+		t.Fatalf("%s: read, json.Unmarshal refused: %v", data, jerr)
+	case gerr == nil:
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s (-json.Unmarshal +%s):\n%s", data, name, diff)
+		}
+	case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
+		t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
+	}
+}
+
+// wantDecodeError checks a decoder's (name) error on text against want, a
+// part of the message, or "" for none; it reports whether the case ends
+// there (an error was wanted).
+func wantDecodeError(t *testing.T, name, text string, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s(%s) = %v, want an error with %q", name, text, err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatalf("%s(%s): %v", name, text, err)
+	}
+	return false
 }

@@ -339,20 +339,20 @@ func (i *Instance) valueCall(sp uint32) {
 
 // func valueInvoke(v ref, args []ref) (ref, bool)
 func (i *Instance) valueInvoke(sp uint32) {
-	gen := i.gen
-	v := i.loadValue(sp + 8)
-	args := i.loadSliceOfValues(sp + 16)
-	res, err := i.callValue(v, nil, args)
-	sp = i.spAfter(sp, gen)
-	i.storeResult(sp+40, res, err)
+	i.applyArgs(sp, func(v Value, args []Value) (Value, error) { return i.callValue(v, nil, args) })
 }
 
 // func valueNew(v ref, args []ref) (ref, bool)
-func (i *Instance) valueNew(sp uint32) {
+func (i *Instance) valueNew(sp uint32) { i.applyArgs(sp, i.construct) }
+
+// applyArgs is a call of the form (v ref, args []ref) (ref, bool): f
+// applied to v and args, its result stored after the stack moved if the
+// call grew it.
+func (i *Instance) applyArgs(sp uint32, f func(v Value, args []Value) (Value, error)) {
 	gen := i.gen
 	v := i.loadValue(sp + 8)
 	args := i.loadSliceOfValues(sp + 16)
-	res, err := i.construct(v, args)
+	res, err := f(v, args)
 	sp = i.spAfter(sp, gen)
 	i.storeResult(sp+40, res, err)
 }

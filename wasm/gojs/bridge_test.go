@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/wasm/gojs"
 )
 
@@ -54,13 +55,13 @@ type bridgeInstance struct {
 	*gojs.Instance
 	tb             testing.TB
 	obj            *gojs.Object
-	stdout, stderr *output
+	stdout, stderr *syncbuf.Buffer
 }
 
 // startBridge starts the bridge scenario with the host functions above.
 func startBridge(tb testing.TB) *bridgeInstance {
 	tb.Helper()
-	b := &bridgeInstance{tb: tb, stdout: &output{}, stderr: &output{}}
+	b := &bridgeInstance{tb: tb, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	b.Instance = start(tb, gojs.Config{
 		Args:    []string{"module", "bridge"},
 		Stdout:  b.stdout,

@@ -1,7 +1,6 @@
 package gojs_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -101,24 +100,6 @@ func start(tb testing.TB, cfg gojs.Config) *gojs.Instance {
 	}
 	tb.Cleanup(func() { _ = inst.Close(context.Background()) })
 	return inst
-}
-
-// output is an io.Writer the tests can read while instances write.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
 }
 
 // plain turns a Value into ordinary Go values for comparison: objects into

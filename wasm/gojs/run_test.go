@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/wasm/gojs"
 )
 
@@ -70,7 +71,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr output
+			var stdout, stderr syncbuf.Buffer
 			cfg := tt.cfg
 			cfg.Stdout, cfg.Stderr = &stdout, &stderr
 			inst := start(t, cfg)

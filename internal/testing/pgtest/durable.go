@@ -2,45 +2,21 @@ package pgtest
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
 // StartDurable initialises and starts a cluster with PostgreSQL's default
 // durability (fsync, synchronous_commit and full_page_writes on), for the
 // tests that crash it (CrashRestart); the caller must Stop it.
-func StartDurable() (*Server, error) {
-	bin, err := Binaries()
-	if err != nil {
-		return nil, err
-	}
-	cred, err := credential()
-	if err != nil {
-		return nil, err
-	}
-	CleanStale()
-	dir, err := os.MkdirTemp("", dirPrefix)
-	if err != nil {
-		return nil, err
-	}
-	return startCluster(&Server{Dir: dir, durable: true}, bin, cred)
-}
+func StartDurable() (*Server, error) { return startCluster(true) }
 
 // CrashRestart crashes the cluster (pg_ctl stop -m immediate: no
 // checkpoint, the server processes quit at once, as in a power cut of
 // the database but not of the disk) and starts it again on the same data
 // directory and port, waiting until it has replayed its WAL and answers.
 func (s *Server) CrashRestart() error {
-	run := func(name string, args ...string) *exec.Cmd {
-		c := exec.Command(filepath.Join(s.bin, name), args...)
-		c.Dir = s.Dir
-		c.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC"}
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
-		return c
-	}
+	run := s.command
 	data := filepath.Join(s.Dir, "data")
 	if out, err := run("pg_ctl", "stop", "-D", data, "-m", "immediate", "-w").CombinedOutput(); err != nil {
 		return fmt.Errorf("pgtest: pg_ctl stop -m immediate: %v\n%s", err, out)

@@ -96,7 +96,12 @@ func credential() (*syscall.Credential, error) {
 }
 
 // Start initialises and starts a cluster; the caller must Stop it.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return startCluster(false) }
+
+// startCluster initialises and starts a cluster in a new directory, with
+// PostgreSQL's default durability when durable, or stops it and removes
+// its directory.
+func startCluster(durable bool) (*Server, error) {
 	bin, err := Binaries()
 	if err != nil {
 		return nil, err
@@ -110,40 +115,39 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startCluster(&Server{Dir: dir}, bin, cred)
-}
-
-// startCluster starts s (Dir set) or stops it and removes its directory.
-func startCluster(s *Server, bin string, cred *syscall.Credential) (*Server, error) {
-	s.bin, s.cred = bin, cred
-	if err := s.start(bin, cred); err != nil {
+	s := &Server{Dir: dir, durable: durable, bin: bin, cred: cred}
+	if err := s.start(); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Server) start(bin string, cred *syscall.Credential) error {
+// command is one of the cluster's binaries, run in its directory as its
+// owner with a fixed environment, in a process group of its own.
+func (s *Server) command(name string, args ...string) *exec.Cmd {
+	c := exec.Command(filepath.Join(s.bin, name), args...)
+	c.Dir = s.Dir
+	c.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC"}
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
+	return c
+}
+
+func (s *Server) start() error {
 	if err := os.WriteFile(filepath.Join(s.Dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return err
 	}
 	if err := os.Mkdir(filepath.Join(s.Dir, "sock"), 0o700); err != nil {
 		return err
 	}
-	if cred != nil {
+	if s.cred != nil {
 		for _, p := range []string{s.Dir, filepath.Join(s.Dir, "sock")} {
-			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
+			if err := os.Chown(p, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
 				return err
 			}
 		}
 	}
-	run := func(name string, args ...string) *exec.Cmd {
-		c := exec.Command(filepath.Join(bin, name), args...)
-		c.Dir = s.Dir
-		c.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC"}
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
-		return c
-	}
+	run := s.command
 	data := filepath.Join(s.Dir, "data")
 	if out, err := run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
 		"--locale=C", "--no-sync").CombinedOutput(); err != nil {

@@ -1,5 +1,6 @@
-// Package syncbuf is a bytes.Buffer that goroutines (a command run in the
-// background, a logger) may write while a test reads it.
+// Package syncbuf holds a bytes.Buffer that a server's or an instance's
+// goroutines may write while a test reads it, for tests that capture logs
+// or output.
 package syncbuf
 
 import (
@@ -7,22 +8,23 @@ import (
 	"sync"
 )
 
-// Buffer is a bytes.Buffer behind a mutex. The zero value is empty and
-// ready to use.
+// Buffer is an io.Writer safe for concurrent Write and String calls. The
+// zero value is ready to use.
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (s *Buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+// Write appends p under the lock.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
 }
 
-// String returns what has been written so far.
-func (s *Buffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -180,15 +181,7 @@ func codecFields(t reflect.Type) ([]codecField, error) {
 // validJSONName accepts the names encoding/json keeps and writes
 // unescaped.
 func validJSONName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-.:@$", c)) {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(s, 1, idchars.Unbounded, "_-.:@$")
 }
 
 func encoderName(t reflect.Type) string { return "append" + t.Name() }

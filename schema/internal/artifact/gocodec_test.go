@@ -35,14 +35,31 @@ type (
 	}
 )
 
+// refusal is a type a generator must refuse, and a part of the error it
+// must give.
+type refusal struct {
+	name string
+	typ  reflect.Type
+	want string
+}
+
+// wantRefusals runs gen (named name) on each case's type as its one root
+// and wants an error about the case's want.
+func wantRefusals(t *testing.T, name string, gen func(pkg string, roots []reflect.Type) ([]byte, error), cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := gen("x", []reflect.Type{tc.typ}); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s(%v) = %v, want an error about %q", name, tc.typ, err, tc.want)
+			}
+		})
+	}
+}
+
 // TestCodecRefuses: a field the generator cannot write exactly as
 // encoding/json does fails generation instead of drifting on the wire.
 func TestCodecRefuses(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		typ  reflect.Type
-		want string
-	}{
+	wantRefusals(t, "CodecOf", artifact.CodecOf, []refusal{
 		{"float32", reflect.TypeFor[codecFloat32](), "float32"},
 		{"marshaler", reflect.TypeFor[codecMarshaler](), "marshals itself"},
 		{"raw message", reflect.TypeFor[codecRaw](), "marshals itself"},
@@ -52,32 +69,14 @@ func TestCodecRefuses(t *testing.T) {
 		{"embedded", reflect.TypeFor[codecEmbedded](), "embedded"},
 		{"int keys", reflect.TypeFor[codecIntKeys](), "map keys"},
 		{"not a struct", reflect.TypeFor[string](), "not a named struct"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := artifact.CodecOf("x", []reflect.Type{tc.typ})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("CodecOf: %v, want an error about %q", err, tc.want)
-			}
-		})
-	}
-	for _, tc := range []struct {
-		name string
-		typ  reflect.Type
-		want string
-	}{
+	})
+	wantRefusals(t, "DecoderOf", artifact.DecoderOf, []refusal{
 		{"decoder float32", reflect.TypeFor[codecFloat32](), "float32"},
 		{"decoder raw message", reflect.TypeFor[codecRaw](), "reads itself"},
 		{"decoder json.Number", reflect.TypeFor[codecOK](), "reads itself"},
 		{"decoder embedded", reflect.TypeFor[codecEmbedded](), "embedded"},
 		{"decoder int keys", reflect.TypeFor[codecIntKeys](), "map keys"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := artifact.DecoderOf("x", []reflect.Type{tc.typ})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("DecoderOf: %v, want an error about %q", err, tc.want)
-			}
-		})
-	}
+	})
 	t.Run("supported", func(t *testing.T) {
 		src, err := artifact.CodecOf("x", []reflect.Type{reflect.TypeFor[codecOK]()})
 		if err != nil {

@@ -156,23 +156,20 @@ func (m *model) shapeSchema(sh *shape, doc string) (*obj, error) {
 			return nil, err
 		}
 		o.set("oneOf", branches)
-	case kArray:
-		o.set("type", "array")
-		items, err := m.shapeSchema(sh.elem, "")
+	case kArray, kMap:
+		// An array's elements are its items, a map's values its
+		// additionalProperties; a schema that allows anything is left out.
+		typ, member := "array", "items"
+		if sh.kind == kMap {
+			typ, member = "object", "additionalProperties"
+		}
+		o.set("type", typ)
+		elem, err := m.shapeSchema(sh.elem, "")
 		if err != nil {
 			return nil, err
 		}
-		if len(items.members) > 0 {
-			o.set("items", items)
-		}
-	case kMap:
-		o.set("type", "object")
-		values, err := m.shapeSchema(sh.elem, "")
-		if err != nil {
-			return nil, err
-		}
-		if len(values.members) > 0 {
-			o.set("additionalProperties", values)
+		if len(elem.members) > 0 {
+			o.set(member, elem)
 		}
 	default:
 		if sh.codes != "" {

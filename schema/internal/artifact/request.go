@@ -126,16 +126,29 @@ func requestMember(b *bytes.Buffer, method, name, dst, has string, wt, tt reflec
 	line := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	fail := func(field, msg string) { line("return %q, %q", field, msg) }
 	v := "v" + strings.ToUpper(name[:1]) + name[1:]
+	// member opens the reading of the member as goType: when present, it
+	// must be one (name must be what).
+	member := func(goType, what string) {
+		line("if x, ok := obj[%q]; ok {", name)
+		line("%s, ok := x.(%s)", v, goType)
+		line("if !ok {")
+		fail(name, name+" must be "+what)
+		line("}")
+	}
+	// end closes member's block: an absent member is refused when required.
+	end := func() {
+		if o.required {
+			line("} else {")
+			fail(name, name+" is required for "+method)
+		}
+		line("}")
+	}
 	switch {
 	case wt.Kind() == reflect.String:
 		if tt.Kind() != reflect.String {
 			return fmt.Errorf("the decoded field is %v, not a string", tt)
 		}
-		line("if x, ok := obj[%q]; ok {", name)
-		line("%s, ok := x.(string)", v)
-		line("if !ok {")
-		fail(name, name+" must be a string")
-		line("}")
+		member("string", "a string")
 		var conds []string
 		var bounds string
 		lo, hi := string(o.min), string(o.max)
@@ -172,36 +185,20 @@ func requestMember(b *bytes.Buffer, method, name, dst, has string, wt, tt reflec
 		if has != "" {
 			line("%s = true", has)
 		}
-		if o.required {
-			line("} else {")
-			fail(name, name+" is required for "+method)
-		}
-		line("}")
+		end()
 	case wt.Kind() == reflect.Map && wt.Key().Kind() == reflect.String && wt.Elem().Kind() == reflect.Interface:
 		if tt != wt {
 			return fmt.Errorf("the decoded field is %v, not %v", tt, wt)
 		}
 		line("%s = map[string]any{}", dst)
-		line("if x, ok := obj[%q]; ok {", name)
-		line("%s, ok := x.(map[string]any)", v)
-		line("if !ok {")
-		fail(name, name+" must be an object")
-		line("}")
+		member("map[string]any", "an object")
 		line("%s = %s", dst, v)
-		if o.required {
-			line("} else {")
-			fail(name, name+" is required for "+method)
-		}
-		line("}")
+		end()
 	case wt.Kind() == reflect.Pointer && wt.Elem().Kind() == reflect.Struct:
 		if tt.Kind() != reflect.Struct {
 			return fmt.Errorf("the decoded field is %v, not a struct", tt)
 		}
-		line("if x, ok := obj[%q]; ok {", name)
-		line("%s, ok := x.(map[string]any)", v)
-		line("if !ok {")
-		fail(name, name+" must be an object")
-		line("}")
+		member("map[string]any", "an object")
 		st := wt.Elem()
 		for i := 0; i < st.NumField(); i++ {
 			sf := st.Field(i)
@@ -235,11 +232,7 @@ func requestMember(b *bytes.Buffer, method, name, dst, has string, wt, tt reflec
 			line("%s.%s = &n", dst, sf.Name)
 			line("}")
 		}
-		if o.required {
-			line("} else {")
-			fail(name, name+" is required for "+method)
-		}
-		line("}")
+		end()
 	default:
 		return fmt.Errorf("%v is not supported in a request", wt)
 	}

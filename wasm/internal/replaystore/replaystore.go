@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pling-go/pling/internal/idchars"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -491,29 +492,11 @@ func digest(id string) string {
 // validSession accepts the runtime's session keys ("anonymous", "s:<hex>")
 // and anything else made of [A-Za-z0-9:_-], up to 128 characters.
 func validSession(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(s, 1, 128, ":_-")
 }
 
 func validDigest(s string) bool {
-	if len(s) != 16 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return idchars.Of(s, 16, 16, "_-")
 }
 
 // validCode accepts error codes ([A-Z0-9_], up to 64 characters).
