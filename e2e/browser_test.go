@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
@@ -67,13 +66,6 @@ type siteSetup struct {
 
 func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup siteSetup, flags ...chromedp.ExecAllocatorOption) *browserSite {
 	t.Helper()
-	bin := cdp.Browser("")
-	// As for the conformance hosts: once the module is built, a missing
-	// browser is a failure, not a skip (make deps installs it).
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		t.Fatalf("no browser at %s: the browser tests need Chromium (apt-get install chromium, or set PLING_CHROMIUM)", bin)
-	}
-
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), demosite.Options{Brotli: 1})
@@ -100,27 +92,9 @@ func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup
 		flags = append(flags, setup.flags(ts.URL)...)
 	}
 
-	// One browser for every page, with a debugging port (remote.WebSocket)
-	// that each cdp.Open attaches to. chromedp gives it a temporary profile
-	// and removes it when the browser stops.
-	ws := &devToolsURL{}
-	actx, acancel, err := cdp.NewAllocator(context.Background(), bin, append([]chromedp.ExecAllocatorOption{remote.WebSocket, chromedp.CombinedOutput(ws)}, flags...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { bcancel(); acancel() })
+	// One browser for every page: each cdp.Open attaches to it.
 	start := time.Now()
-	timer := time.AfterFunc(time.Minute, acancel) // the first Run binds the browser to bctx: no deadline on it
-	err = chromedp.Do(bctx)
-	timer.Stop()
-	if err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	url := ws.get()
-	if url == "" {
-		t.Fatal("the browser printed no DevTools address")
-	}
+	_, url := launchBrowser(t, context.Background(), flags...)
 	t.Logf("chromium started in %v; site %s", time.Since(start).Round(time.Millisecond), ts.URL)
 	return &browserSite{url: ts.URL, remote: url}
 }
