@@ -37,15 +37,8 @@ func (f *consentFixture) challenge(summary, inputValue string) string {
 // approvalStatus is what the authority says of the approval now.
 func (f *consentFixture) approvalStatus(id string) string {
 	f.t.Helper()
-	req, _ := http.NewRequest("GET", f.api+"/v1/approvals/"+id, nil)
-	req.Header.Set("Authorization", "Bearer "+consentOpKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
 	var out struct{ Status string }
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	f.operatorGet("/v1/approvals/"+id, &out)
 	return out.Status
 }
 

@@ -58,21 +58,28 @@ func (f *consentFixture) ask(agentName string, scope ...string) (string, string)
 	return out.ID, out.UserCode
 }
 
-// state is what the authority says of the delegation now.
-func (f *consentFixture) state(id string) (string, []string) {
+// operatorGet decodes into out what the authority answers the operator
+// to GET path.
+func (f *consentFixture) operatorGet(path string, out any) {
 	f.t.Helper()
-	req, _ := http.NewRequest("GET", f.api+"/v1/delegations/"+id, nil)
+	req, _ := http.NewRequest("GET", f.api+path, nil)
 	req.Header.Set("Authorization", "Bearer "+consentOpKey)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer res.Body.Close()
+	_ = json.NewDecoder(res.Body).Decode(out)
+}
+
+// state is what the authority says of the delegation now.
+func (f *consentFixture) state(id string) (string, []string) {
+	f.t.Helper()
 	var out struct {
 		Status string
 		Scope  []string
 	}
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	f.operatorGet("/v1/delegations/"+id, &out)
 	return out.Status, out.Scope
 }
 
