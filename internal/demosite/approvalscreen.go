@@ -67,16 +67,7 @@ func (c *consent) approvalCSRF(browser, id string) string { return c.csrf(browse
 
 // serveApproval serves ApprovalPath.
 func (c *consent) serveApproval(w http.ResponseWriter, r *http.Request) {
-	screenHeaders(w)
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		c.showApproval(w, r)
-	case http.MethodPost:
-		c.decideApproval(w, r)
-	default:
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	serveScreen(w, r, c.showApproval, c.decideApproval)
 }
 
 func (c *consent) lookupApproval(w http.ResponseWriter, r *http.Request, id string) (approvalRecord, bool) {

@@ -175,16 +175,7 @@ func (c *consent) csrf(browser, id string) string {
 }
 
 func (c *consent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	screenHeaders(w) // the code is in the URL: no referrer
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		c.show(w, r)
-	case http.MethodPost:
-		c.decide(w, r)
-	default:
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	serveScreen(w, r, c.show, c.decide)
 }
 
 // subject is the person approving: Consent.Subject, or the browser's
@@ -199,7 +190,8 @@ func (c *consent) subject(r *http.Request, browser string) (string, bool) {
 }
 
 // screenHeaders are the consent and approval screens' headers: never
-// cached, no referrer, no script, never framed.
+// cached, no referrer (the user code and the approval id are in the URL),
+// no script, never framed.
 func screenHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")

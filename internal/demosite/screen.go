@@ -38,3 +38,18 @@ func renderScreen(w http.ResponseWriter, status int, t *template.Template, p any
 	w.WriteHeader(status)
 	_ = t.Execute(w, p)
 }
+
+// serveScreen answers a request for a screen with screenHeaders: show
+// answers GET and HEAD, decide POST, any other method is refused.
+func serveScreen(w http.ResponseWriter, r *http.Request, show, decide http.HandlerFunc) {
+	screenHeaders(w)
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		show(w, r)
+	case http.MethodPost:
+		decide(w, r)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
