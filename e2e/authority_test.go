@@ -41,14 +41,11 @@ func TestBrowserAuthority(t *testing.T) {
 	var mu sync.Mutex
 	authorityURL := ""
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/authority.html", func(w http.ResponseWriter, r *http.Request) {
+	extra.HandleFunc("/test/authority.html", testPage(func() string {
 		mu.Lock()
-		u := authorityURL
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", u)))
-	})
+		defer mu.Unlock()
+		return strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", authorityURL)
+	}))
 	extra.HandleFunc("/test/authority/executed", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			executed.Add(1)

@@ -99,6 +99,19 @@ func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup
 	return &browserSite{url: ts.URL, remote: url}
 }
 
+// testPage serves a test-only page: HTML, never cached, page() called at
+// each request (a page may name a server that starts after the site).
+func testPage(page func() string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte(page()))
+	}
+}
+
+// staticPage serves the test-only page html (testPage).
+func staticPage(html string) http.HandlerFunc { return testPage(func() string { return html }) }
+
 // devToolsURL takes the browser's websocket address from its output
 // ("DevTools listening on ws://…", which chromedp forwards once it read
 // it) and drops the rest.

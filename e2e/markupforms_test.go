@@ -51,11 +51,7 @@ func TestMarkupForms(t *testing.T) {
 	}
 	d := dist(t)
 	pages := http.NewServeMux()
-	pages.HandleFunc("/test/forms.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write([]byte(formsPage))
-	})
+	pages.HandleFunc("/test/forms.html", staticPage(formsPage))
 	site := startBrowserSite(t, d, pages)
 	tb := site.open(t, "/test/forms.html")
 	desc := tb.describeUntil("settings.save", func(d *schema.SurfaceDescription) bool { return capability(d, "settings.save") != nil })

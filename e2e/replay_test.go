@@ -36,11 +36,7 @@ pling.action({ id: "order.note", title: "Note the order", risk: "write", run: ()
 // every reload.
 func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 	var executed atomic.Int64
-	extra.HandleFunc("/test/replay.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(replayPage))
-	})
+	extra.HandleFunc("/test/replay.html", staticPage(replayPage))
 	extra.HandleFunc("/test/replay/executed", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			executed.Add(1)
@@ -143,10 +139,7 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 // the tab's next consume or by its flush a moment later, and another tab
 // then reads it (completed: true, ok: true).
 func testReplayOutcome(t *testing.T, site *browserSite, extra *http.ServeMux) {
-	extra.HandleFunc("/test/replay-outcome.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(replayPage))
-	})
+	extra.HandleFunc("/test/replay-outcome.html", staticPage(replayPage))
 	a := site.open(t, "/test/replay-outcome.html")
 	b := site.open(t, "/test/replay-outcome.html")
 	send := func(tb *tab, id string) error {

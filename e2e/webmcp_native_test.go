@@ -37,11 +37,7 @@ pling.action({ id: "wipe", title: "Delete every ticket", risk: "destructive", ap
 func TestWebMCPNative(t *testing.T) {
 	d := dist(t)
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/webmcp-native.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(nativeWebMCPPage))
-	})
+	extra.HandleFunc("/test/webmcp-native.html", staticPage(nativeWebMCPPage))
 	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
 	tb := site.open(t, "/test/webmcp-native.html")
 	if !eval[bool](tb, `!!document.modelContext && typeof document.modelContext.executeTool === "function"`) {
@@ -179,10 +175,7 @@ document.querySelector("form").addEventListener("submit", (e) => {
 func TestWebMCPNativeDeclarativeForm(t *testing.T) {
 	d := dist(t)
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/webmcp-form.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(nativeFormPage))
-	})
+	extra.HandleFunc("/test/webmcp-form.html", staticPage(nativeFormPage))
 	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
 	tb := site.open(t, "/test/webmcp-form.html")
 	const list = `(async () => JSON.stringify({
