@@ -112,6 +112,15 @@ func testPage(page func() string) http.HandlerFunc {
 // staticPage serves the test-only page html (testPage).
 func staticPage(html string) http.HandlerFunc { return testPage(func() string { return html }) }
 
+// openTestPage serves the test-only page html at path beside the demo
+// site, starts a browser with flags and opens the page in it.
+func openTestPage(t *testing.T, path, html string, flags ...chromedp.ExecAllocatorOption) *tab {
+	t.Helper()
+	extra := http.NewServeMux()
+	extra.HandleFunc(path, staticPage(html))
+	return startBrowserSite(t, dist(t), extra, flags...).open(t, path)
+}
+
 // devToolsURL takes the browser's websocket address from its output
 // ("DevTools listening on ws://…", which chromedp forwards once it read
 // it) and drops the rest.
