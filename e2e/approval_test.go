@@ -34,7 +34,7 @@ func testApproval(t *testing.T, site *browserSite) {
 	t.Run("shows-input", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
 		orders := refundable(t, tb, 1)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "wrong-item"})
+		res := tb.refundAsync(orders[0].ID, "wrong-item")
 		d := tb.approval()
 		text := d.text()
 		for _, want := range []string{"Refund order", orders[0].Label, orders[0].ID, "Why the order is refunded", "wrong-item"} {
@@ -42,7 +42,7 @@ func testApproval(t *testing.T, site *browserSite) {
 				t.Errorf("the approval dialog does not show %q: %q", want, text)
 			}
 		}
-		d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
+		d.waitApprovable()
 		saveScreenshot(t, tb, "approval-refund.png")
 		d.answer("approve")
 		if o := tb.outcome(res); o.err != nil {
@@ -53,9 +53,9 @@ func testApproval(t *testing.T, site *browserSite) {
 	t.Run("one-at-a-time", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
 		orders := refundable(t, tb, 2)
-		first := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		first := tb.refundAsync(orders[0].ID, "damaged")
 		d1 := tb.approval()
-		second := tb.invokeAsync("refund@order", map[string]any{"record": orders[1].ID, "reason": "late"})
+		second := tb.refundAsync(orders[1].ID, "late")
 		// The second challenge waits behind the first, counted.
 		deadline := time.Now().Add(waitLimit)
 		for {
@@ -75,7 +75,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		// Approve the first with a trusted click (d1.answer waits for
 		// Approve to be enabled; not d1.answer here, which then polls until
 		// the host is gone: the second dialog is read at once instead).
-		d1.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d1.root)))
+		d1.waitApprovable()
 		d1.wait(chromedp.SetAttributeValue(chromedp.NodeIDs{d1.host.NodeID}, "data-e2e-answered", "1"))
 		clicked := time.Now()
 		d1.click("approve")
@@ -99,7 +99,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		case <-time.After(200 * time.Millisecond):
 		}
 		// It becomes enabled after the inert delay.
-		d2.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d2.root)))
+		d2.waitApprovable()
 		text := d2.text()
 		if !strings.Contains(text, orders[1].Label) || strings.Contains(text, "more waiting") {
 			t.Errorf("the second dialog shows %q, want %s and no count", text, orders[1].Label)
@@ -169,7 +169,7 @@ func testApproval(t *testing.T, site *browserSite) {
 				eval[bool](tb, v.before)
 				orders := refundable(t, tb, 1)
 				before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
-				res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+				res := tb.refundAsync(orders[0].ID, "damaged")
 				select {
 				case o := <-res:
 					t.Fatalf("the refund answered before a person saw a dialog: error %v", o.err)
@@ -246,7 +246,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		orders := refundable(t, tb, 1)
 		row := `document.querySelector('[data-pling-record="order:` + orders[0].ID + `"]')`
 		eval[bool](tb, `(() => { `+row+`.scrollIntoView({ block: "center" }); return true; })()`)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		res := tb.refundAsync(orders[0].ID, "damaged")
 		d := tb.approval()
 		var box struct{ Top, Bottom float64 }
 		ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
@@ -292,7 +292,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		if strings.Contains(text, "\u202E") {
 			t.Errorf("the dialog shows a raw U+202E: %q", text)
 		}
-		d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
+		d.waitApprovable()
 		saveScreenshot(t, tb, "approval-dialog.png")
 		d.answer("deny")
 		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)

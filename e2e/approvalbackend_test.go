@@ -95,7 +95,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 	t.Run("a page script that forges a click gets nothing through", func(t *testing.T) {
 		tb := tb.on(t)
 		before := pill(orders[0].ID)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		res := tb.refundAsync(orders[0].ID, "damaged")
 		id := approvalID()
 		got := eval[string](tb, `(async () => {
   const out = [];
@@ -143,7 +143,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 
 	t.Run("a person approves on the site's screen and the page runs the action", func(t *testing.T) {
 		tb := tb.on(t)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[1].ID, "reason": "damaged"})
+		res := tb.refundAsync(orders[1].ID, "damaged")
 		id := approvalID()
 		stillWaiting(res, "approve")
 		sctx, scancel := context.WithTimeout(bctx, waitLimit)
@@ -187,7 +187,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 			}
 			rec := orders[2+i].ID
 			before := pill(rec)
-			res := tb.invokeAsync("refund@order", map[string]any{"record": rec, "reason": "late"})
+			res := tb.refundAsync(rec, "late")
 			id := approvalID()
 			person(id, "approve")
 			wantCode(t, tb.outcome(res).err, perr.PermissionDenied)

@@ -289,6 +289,12 @@ func (tb *tab) mustInvoke(capability string, input map[string]any) *agent.Result
 	return r
 }
 
+// refundAsync asks for the refund of order for reason on the orders
+// page (invokeAsync): the action that needs a person's approval.
+func (tb *tab) refundAsync(order, reason string) <-chan invokeOutcome {
+	return tb.invokeAsync("refund@order", map[string]any{"record": order, "reason": reason})
+}
+
 // invokeAsync starts an invoke that waits for a person (handoff,
 // approval); the test acts as the person meanwhile.
 func (tb *tab) invokeAsync(capability string, input map[string]any) <-chan invokeOutcome {
@@ -679,7 +685,7 @@ func testOrders(t *testing.T, site *browserSite) {
 	t.Run("refund-approved", func(t *testing.T) {
 		tb := tb.on(t)
 		id := pick(t, true, "approved", "shipped")
-		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "damaged"})
+		res := tb.refundAsync(id, "damaged")
 		if text := tb.personAnswers("approve"); !strings.Contains(text, "Refund order") {
 			t.Errorf("the approval dialog does not name the action: %q", text)
 		}
@@ -698,7 +704,7 @@ func testOrders(t *testing.T, site *browserSite) {
 		tb := tb.on(t)
 		id := pick(t, true, "approved", "shipped")
 		before := rowStatus(tb, id)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "late"})
+		res := tb.refundAsync(id, "late")
 		tb.personAnswers("deny")
 		o := tb.outcome(res)
 		wantCode(t, o.err, perr.PermissionDenied)

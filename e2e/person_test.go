@@ -84,18 +84,17 @@ func (d *approvalDialog) text() string {
 // would) so that a next queued dialog is not taken for this one.
 func (d *approvalDialog) answer(answer string) {
 	d.tb.t.Helper()
-	btn := `[data-pling-ui-answer=no]`
 	if answer == "approve" {
-		btn = `[data-pling-ui-answer=yes]`
-		d.wait(chromedp.WaitEnabled(chromedp.CSS(btn), chromedp.FromNode(d.root)))
+		d.waitApprovable()
 	}
 	d.wait(chromedp.SetAttributeValue(chromedp.NodeIDs{d.host.NodeID}, "data-e2e-answered", "1"))
-	d.wait(chromedp.Click(chromedp.CSS(btn), chromedp.FromNode(d.root)))
+	d.click(answer)
 	d.tb.waitJS(`!document.querySelector("[data-e2e-answered]")`)
 }
 
-// click clicks Approve or Deny with trusted input at once, without
-// waiting for Approve to be enabled (a person's hurried click).
+// click clicks Approve ("approve") or Deny (any other answer) with
+// trusted input at once, without waiting for Approve to be enabled (a
+// person's hurried click).
 func (d *approvalDialog) click(answer string) {
 	d.tb.t.Helper()
 	btn := `[data-pling-ui-answer=no]`
@@ -103,6 +102,12 @@ func (d *approvalDialog) click(answer string) {
 		btn = `[data-pling-ui-answer=yes]`
 	}
 	d.wait(chromedp.Click(chromedp.CSS(btn), chromedp.FromNode(d.root)))
+}
+
+// waitApprovable waits until Approve is enabled: its inert delay is over.
+func (d *approvalDialog) waitApprovable() {
+	d.tb.t.Helper()
+	d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
 }
 
 // personAnswers waits for the approval dialog, answers it like a person
