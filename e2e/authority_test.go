@@ -15,6 +15,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/schema"
 )
 
 // authorityPage follows the authority at {{AUTHORITY}} (another loopback
@@ -79,15 +80,12 @@ func TestBrowserAuthority(t *testing.T) {
 		if err != nil {
 			t.Fatalf("invoke %s: %v", reqID, err)
 		}
-		var res struct {
-			OK    bool `json:"ok"`
-			Error struct {
-				Code    string         `json:"code"`
-				Details map[string]any `json:"details"`
-			} `json:"error"`
-		}
+		var res schema.SurfaceResponse
 		if err := json.Unmarshal(out, &res); err != nil {
 			t.Fatalf("invoke %s: %v in %s", reqID, err, out)
+		}
+		if res.Error == nil {
+			return res.OK, "", nil
 		}
 		return res.OK, res.Error.Code, res.Error.Details
 	}
