@@ -13,7 +13,7 @@ const vm = require("vm");
 const { createPling } = require("../pling.js");
 const { loadModule } = require("../node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 test("webmcp: the tools registered before the module equal pling.tools() once it runs", async (t) => {
   if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
