@@ -25,10 +25,7 @@ import (
 // page script that wraps fetch and hands the module a replayed approval,
 // or one the authority signed for other input, gets nothing run.
 func TestApprovalBackendInBrowser(t *testing.T) {
-	d := dist(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-	site := startAuthoritySite(t, ctx, d)
+	site, ctx := startAuthoritySite(t)
 	origin, opKey := site.origin, site.auth.OperatorKey
 	call := func(method, path, bearer string, body any) map[string]any {
 		t.Helper()

@@ -27,10 +27,13 @@ type authoritySite struct {
 	auth   *authoritytest.Authority // its URL and operator key
 }
 
-// startAuthoritySite serves the demo site with the module from dist until
-// the test ends.
-func startAuthoritySite(t *testing.T, ctx context.Context, dist string) authoritySite {
+// startAuthoritySite serves the demo site with the built module until the
+// test ends; ctx bounds the test to four minutes.
+func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 	t.Helper()
+	d := dist(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	t.Cleanup(cancel)
 	// The site's address first: the authority issues for its origin.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,7 +42,7 @@ func startAuthoritySite(t *testing.T, ctx context.Context, dist string) authorit
 	origin := "http://" + ln.Addr().String()
 	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}},
 		VerificationURI: origin + demosite.ConsentPath, Interval: time.Second}, nil)
-	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), demosite.Options{Brotli: 1, Authority: auth.URL,
+	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{Brotli: 1, Authority: auth.URL,
 		Consent: &demosite.Consent{AuthorityURL: auth.URL, OperatorKey: auth.OperatorKey}})
 	if err != nil {
 		ln.Close()
@@ -50,7 +53,7 @@ func startAuthoritySite(t *testing.T, ctx context.Context, dist string) authorit
 	ss.Listener = ln
 	ss.Start()
 	t.Cleanup(ss.Close)
-	return authoritySite{origin: origin, auth: auth}
+	return authoritySite{origin: origin, auth: auth}, ctx
 }
 
 // browserBin is the Chromium the tests launch. Once the module is built

@@ -33,10 +33,7 @@ import (
 // over CDP); the operator revokes the session, and the next invoke in the
 // still-open page is SESSION_REVOKED within 5 s.
 func TestConsentScreen(t *testing.T) {
-	d := dist(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-	site := startAuthoritySite(t, ctx, d)
+	site, ctx := startAuthoritySite(t)
 	origin := site.origin
 
 	// Build pling meanwhile (the agent's command line).
