@@ -9,7 +9,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/agent"
-	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
@@ -40,13 +39,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 
 	// One browser: the agent's tab and the person's tab.
 	bctx, devTools := launchBrowser(t, ctx)
-	octx, ocancel := context.WithTimeout(ctx, time.Minute)
-	p, err := cdp.Open(octx, origin+"/orders/?approvals=authority", cdp.Options{Remote: devTools, Timeout: 20 * time.Second})
-	ocancel()
-	if err != nil {
-		t.Fatalf("open the orders page: %v", err)
-	}
-	defer p.Close()
+	p := openTab(t, ctx, devTools, origin+"/orders/?approvals=authority", 20*time.Second)
 	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithSession(token), agent.WithIDPrefix("e2e-approval"))}}
 	orders := refundable(t, tb, 4)
 	pill := func(id string) string {

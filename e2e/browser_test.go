@@ -178,13 +178,8 @@ func (tb *tab) on(t *testing.T) *tab { return &tab{t: t, pageConn: tb.pageConn} 
 // open loads path in a new tab of the shared browser and waits for Pling.
 func (s *browserSite) open(t *testing.T, path string) *tab {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
 	start := time.Now()
-	p, err := cdp.Open(ctx, s.url+path, cdp.Options{Remote: s.remote, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
+	p := openTab(t, t.Context(), s.remote, s.url+path, 20*time.Second)
 	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
 	msgs := chromedp.Console(tb.ctx)
 	go func() {
@@ -205,10 +200,24 @@ func (s *browserSite) open(t *testing.T, path string) *tab {
 			}
 			tb.mu.Unlock()
 		}
-		p.Close()
 	})
 	t.Logf("opened %s in %v", path, time.Since(start).Round(time.Millisecond))
 	return tb
+}
+
+// openTab opens url in a new tab of the browser at devTools, within a
+// minute, with the transport's request timeout; the tab closes when the
+// test ends.
+func openTab(t *testing.T, ctx context.Context, devTools, url string, timeout time.Duration) *cdp.Page {
+	t.Helper()
+	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	p, err := cdp.Open(octx, url, cdp.Options{Remote: devTools, Timeout: timeout})
+	if err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
 // do runs chromedp actions in the tab, bounded by waitLimit.

@@ -17,7 +17,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/agent"
-	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
@@ -152,13 +151,7 @@ func TestConsentScreen(t *testing.T) {
 
 	// The agent's own page: a shop tab driven by the Go client with the
 	// token, left open across the revocation.
-	octx, ocancel := context.WithTimeout(ctx, time.Minute)
-	page, err := cdp.Open(octx, origin+"/shop/", cdp.Options{Remote: devTools, Timeout: 20 * time.Second})
-	ocancel()
-	if err != nil {
-		t.Fatalf("open the shop: %v", err)
-	}
-	defer page.Close()
+	page := openTab(t, ctx, devTools, origin+"/shop/", 20*time.Second)
 	client := agent.New(page, agent.WithSession(w.d.Token), agent.WithIDPrefix("e2e-consent"))
 	add := func() (*agent.Result, error) {
 		ictx, icancel := context.WithTimeout(ctx, 30*time.Second)
