@@ -36,12 +36,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		orders := refundable(t, tb, 1)
 		res := tb.refundAsync(orders[0].ID, "wrong-item")
 		d := tb.approval()
-		text := d.text()
-		for _, want := range []string{"Refund order", orders[0].Label, orders[0].ID, "Why the order is refunded", "wrong-item"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("the approval dialog does not show %q: %q", want, text)
-			}
-		}
+		d.shows("Refund order", orders[0].Label, orders[0].ID, "Why the order is refunded", "wrong-item")
 		d.waitApprovable()
 		saveScreenshot(t, tb, "approval-refund.png")
 		d.answer("approve")
@@ -224,12 +219,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		}
 		res := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 30})
 		d := tb.approval()
-		text := d.text()
-		for _, want := range []string{"An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("the dialog does not show %q: %q", want, text)
-			}
-		}
+		text := d.shows("An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now")
 		is, id, ia := strings.Index(text, "Service"), strings.Index(text, "Date"), strings.Index(text, "Deposit (amount)")
 		if is < 0 || id < 0 || ia < 0 || is >= id || id >= ia {
 			t.Errorf("the input is not in declared order (service, date, amount): %q", text)
@@ -283,12 +273,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		long := strings.Repeat("Payment for invoice 2026-117, ", 40)
 		res := tb.invokeAsync("x.transfer", map[string]any{"amount": 500000, "to": "alice\u202Eyrallam", "note": long})
 		d := tb.approval()
-		text := d.text()
-		for _, want := range []string{"Transfer money", "500000", `alice\u{202E}yrallam`, "shown escaped", "cut: " + fmt.Sprint(len(long)) + " characters in all"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("the dialog does not show %q: %q", want, text)
-			}
-		}
+		text := d.shows("Transfer money", "500000", `alice\u{202E}yrallam`, "shown escaped", "cut: "+fmt.Sprint(len(long))+" characters in all")
 		if strings.Contains(text, "\u202E") {
 			t.Errorf("the dialog shows a raw U+202E: %q", text)
 		}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -76,6 +77,19 @@ func (d *approvalDialog) text() string {
 		d.tb.t.Fatalf("approval dialog text: %v", err)
 	}
 	return s
+}
+
+// shows returns the dialog's text, failing the test for each of wants it
+// does not contain.
+func (d *approvalDialog) shows(wants ...string) string {
+	d.tb.t.Helper()
+	text := d.text()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			d.tb.t.Errorf("the approval dialog does not show %q: %q", want, text)
+		}
+	}
+	return text
 }
 
 // answer clicks Approve ("approve") or Deny ("deny") with trusted input,
