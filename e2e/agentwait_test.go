@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -179,11 +178,7 @@ func TestBrowserGone(t *testing.T) {
 	d := dist(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(demoSite(t, ctx, d, demosite.Options{}))
 	t.Cleanup(hs.Close)
 	ts := hs.URL
 	before := browsertest.Children()

@@ -39,16 +39,12 @@ func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { ln.Close() }) // when the site does not start
 	origin := "http://" + ln.Addr().String()
 	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}},
 		VerificationURI: origin + demosite.ConsentPath, Interval: time.Second}, nil)
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{Brotli: 1, Authority: auth.URL,
-		Consent: &demosite.Consent{AuthorityURL: auth.URL, OperatorKey: auth.OperatorKey}})
-	if err != nil {
-		ln.Close()
-		t.Fatal(err)
-	}
-	ss := httptest.NewUnstartedServer(srv)
+	ss := httptest.NewUnstartedServer(demoSite(t, ctx, d, demosite.Options{Brotli: 1, Authority: auth.URL,
+		Consent: &demosite.Consent{AuthorityURL: auth.URL, OperatorKey: auth.OperatorKey}}))
 	ss.Listener.Close()
 	ss.Listener = ln
 	ss.Start()

@@ -68,13 +68,7 @@ func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), demosite.Options{Brotli: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := srv.Missing(); len(m) > 0 {
-		t.Fatalf("%s lacks %v: run make wasm", dist, m)
-	}
+	srv := demoSite(t, ctx, dist, demosite.Options{Brotli: 1})
 	mux := http.NewServeMux()
 	if extra != nil {
 		mux.Handle("/test/", extra)
@@ -97,6 +91,21 @@ func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup
 	_, url := launchBrowser(t, context.Background(), flags...)
 	t.Logf("chromium started in %v; site %s", time.Since(start).Round(time.Millisecond), ts.URL)
 	return &browserSite{url: ts.URL, remote: url}
+}
+
+// demoSite is the handler of pling serve for the demo site with the
+// module built in dist, which must be whole; ctx bounds its background
+// work.
+func demoSite(t *testing.T, ctx context.Context, dist string, opt demosite.Options) *demosite.Server {
+	t.Helper()
+	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := srv.Missing(); len(m) > 0 {
+		t.Fatalf("%s lacks %v: run make wasm", dist, m)
+	}
+	return srv
 }
 
 // testPage serves a test-only page: HTML, never cached, page() called at
