@@ -200,19 +200,12 @@ func testApproval(t *testing.T, site *browserSite) {
 	// challenge) and the reason this input needs approval.
 	t.Run("says-who-asks-and-what", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
-		ok := eval[bool](tb, `(async () => {
-  const h = pling.action({ id: "x.book", title: "Book a visit",
+		tb.declare("x.book", `{ id: "x.book", title: "Book a visit",
     params: { service: { type: "string", description: "Service" }, date: { type: "string", description: "Date" },
               amount: { type: "number", description: "Deposit" } },
     approval: { when: (input) => input.amount > 0 ? "A deposit is charged now" : false,
                 summary: (input) => input.service + " on " + input.date + ", deposit €" + input.amount },
-    run() { return { booked: true }; } });
-  await pling.ready;
-  return (await h.declared).ok;
-})()`)
-		if !ok {
-			t.Fatal("pling.action did not declare x.book")
-		}
+    run() { return { booked: true }; } }`)
 		free := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 0})
 		if o := tb.outcome(free); o.err != nil {
 			t.Fatalf("a booking without a deposit asked for approval or failed: %v", o.err)
@@ -258,18 +251,11 @@ func testApproval(t *testing.T, site *browserSite) {
 
 	t.Run("escaped-and-cut", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
-		ok := eval[bool](tb, `(async () => {
-  const h = pling.action({ id: "x.transfer", title: "Transfer money", risk: "destructive", approval: true,
+		tb.declare("x.transfer", `{ id: "x.transfer", title: "Transfer money", risk: "destructive", approval: true,
     params: { amount: { type: "number", required: true, description: "Amount in EUR" },
               to: { type: "string", required: true, description: "Recipient" },
               note: { type: "string", description: "Note for the recipient" } },
-    run() { return { sent: true }; } });
-  await pling.ready;
-  return (await h.declared).ok;
-})()`)
-		if !ok {
-			t.Fatal("pling.action did not declare x.transfer")
-		}
+    run() { return { sent: true }; } }`)
 		long := strings.Repeat("Payment for invoice 2026-117, ", 40)
 		res := tb.invokeAsync("x.transfer", map[string]any{"amount": 500000, "to": "alice\u202Eyrallam", "note": long})
 		d := tb.approval()

@@ -229,6 +229,20 @@ func openTab(t *testing.T, ctx context.Context, devTools, url string, timeout ti
 	return p
 }
 
+// declare declares an action in the page, pling.action(def) with def a
+// JavaScript object, waits for the module (pling.ready) and fails the test
+// unless the declaration of id was accepted.
+func (tb *tab) declare(id, def string) {
+	tb.t.Helper()
+	if !eval[bool](tb, `(async () => {
+  const h = pling.action(`+def+`);
+  await pling.ready;
+  return (await h.declared).ok;
+})()`) {
+		tb.t.Fatalf("pling.action did not declare %s", id)
+	}
+}
+
 // do runs chromedp actions in the tab, bounded by waitLimit.
 func (tb *tab) do(actions ...chromedp.Action[chromedp.Void]) {
 	tb.t.Helper()
@@ -439,14 +453,7 @@ func TestBrowser(t *testing.T) {
 		tb := site.open(t, "/settings/")
 		// A declaration is queued until the module runs; pling.ready
 		// starts it (the page has not been described yet).
-		ok := eval[bool](tb, `(async () => {
-  const h = pling.action({ id: "x.throws", title: "Throws", run() { throw new Error("boom from the test"); } });
-  await pling.ready;
-  return (await h.declared).ok;
-})()`)
-		if !ok {
-			t.Fatal("pling.action did not declare x.throws")
-		}
+		tb.declare("x.throws", `{ id: "x.throws", title: "Throws", run() { throw new Error("boom from the test"); } }`)
 		_, err := tb.invoke("x.throws", nil)
 		be := wantCode(t, err, perr.ExecutionFailed)
 		if be.Observed == nil {
