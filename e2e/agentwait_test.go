@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -84,13 +83,7 @@ func personAnswers(tb *tab, dialog string, yes bool) bool {
 // own request timeout set to timeout.
 func (s *browserSite) openWithTimeout(t *testing.T, path string, timeout time.Duration) *tab {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	p, err := cdp.Open(ctx, s.url+path, cdp.Options{Remote: s.remote, Timeout: timeout})
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := openTab(t, t.Context(), s.remote, s.url+path, timeout)
 	return &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
 }
 
@@ -185,11 +178,7 @@ func TestBrowserGone(t *testing.T) {
 	d := dist(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(demoSite(t, ctx, d, demosite.Options{}))
 	t.Cleanup(hs.Close)
 	ts := hs.URL
 	before := browsertest.Children()

@@ -34,15 +34,10 @@ func testApproval(t *testing.T, site *browserSite) {
 	t.Run("shows-input", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
 		orders := refundable(t, tb, 1)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "wrong-item"})
+		res := tb.refundAsync(orders[0].ID, "wrong-item")
 		d := tb.approval()
-		text := d.text()
-		for _, want := range []string{"Refund order", orders[0].Label, orders[0].ID, "Why the order is refunded", "wrong-item"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("the approval dialog does not show %q: %q", want, text)
-			}
-		}
-		d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
+		d.shows("Refund order", orders[0].Label, orders[0].ID, "Why the order is refunded", "wrong-item")
+		d.waitApprovable()
 		saveScreenshot(t, tb, "approval-refund.png")
 		d.answer("approve")
 		if o := tb.outcome(res); o.err != nil {
@@ -53,9 +48,9 @@ func testApproval(t *testing.T, site *browserSite) {
 	t.Run("one-at-a-time", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
 		orders := refundable(t, tb, 2)
-		first := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		first := tb.refundAsync(orders[0].ID, "damaged")
 		d1 := tb.approval()
-		second := tb.invokeAsync("refund@order", map[string]any{"record": orders[1].ID, "reason": "late"})
+		second := tb.refundAsync(orders[1].ID, "late")
 		// The second challenge waits behind the first, counted.
 		deadline := time.Now().Add(waitLimit)
 		for {
@@ -75,7 +70,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		// Approve the first with a trusted click (d1.answer waits for
 		// Approve to be enabled; not d1.answer here, which then polls until
 		// the host is gone: the second dialog is read at once instead).
-		d1.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d1.root)))
+		d1.waitApprovable()
 		d1.wait(chromedp.SetAttributeValue(chromedp.NodeIDs{d1.host.NodeID}, "data-e2e-answered", "1"))
 		clicked := time.Now()
 		d1.click("approve")
@@ -99,7 +94,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		case <-time.After(200 * time.Millisecond):
 		}
 		// It becomes enabled after the inert delay.
-		d2.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d2.root)))
+		d2.waitApprovable()
 		text := d2.text()
 		if !strings.Contains(text, orders[1].Label) || strings.Contains(text, "more waiting") {
 			t.Errorf("the second dialog shows %q, want %s and no count", text, orders[1].Label)
@@ -169,7 +164,7 @@ func testApproval(t *testing.T, site *browserSite) {
 				eval[bool](tb, v.before)
 				orders := refundable(t, tb, 1)
 				before := eval[string](tb, `document.querySelector('#rows .row[data-order="`+orders[0].ID+`"] .pill').textContent`)
-				res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+				res := tb.refundAsync(orders[0].ID, "damaged")
 				select {
 				case o := <-res:
 					t.Fatalf("the refund answered before a person saw a dialog: error %v", o.err)
@@ -205,31 +200,19 @@ func testApproval(t *testing.T, site *browserSite) {
 	// challenge) and the reason this input needs approval.
 	t.Run("says-who-asks-and-what", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
-		ok := eval[bool](tb, `(async () => {
-  const h = pling.action({ id: "x.book", title: "Book a visit",
+		tb.declare("x.book", `{ id: "x.book", title: "Book a visit",
     params: { service: { type: "string", description: "Service" }, date: { type: "string", description: "Date" },
               amount: { type: "number", description: "Deposit" } },
     approval: { when: (input) => input.amount > 0 ? "A deposit is charged now" : false,
                 summary: (input) => input.service + " on " + input.date + ", deposit €" + input.amount },
-    run() { return { booked: true }; } });
-  await pling.ready;
-  return (await h.declared).ok;
-})()`)
-		if !ok {
-			t.Fatal("pling.action did not declare x.book")
-		}
+    run() { return { booked: true }; } }`)
 		free := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 0})
 		if o := tb.outcome(free); o.err != nil {
 			t.Fatalf("a booking without a deposit asked for approval or failed: %v", o.err)
 		}
 		res := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 30})
 		d := tb.approval()
-		text := d.text()
-		for _, want := range []string{"An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("the dialog does not show %q: %q", want, text)
-			}
-		}
+		text := d.shows("An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now")
 		is, id, ia := strings.Index(text, "Service"), strings.Index(text, "Date"), strings.Index(text, "Deposit (amount)")
 		if is < 0 || id < 0 || ia < 0 || is >= id || id >= ia {
 			t.Errorf("the input is not in declared order (service, date, amount): %q", text)
@@ -246,7 +229,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		orders := refundable(t, tb, 1)
 		row := `document.querySelector('[data-pling-record="order:` + orders[0].ID + `"]')`
 		eval[bool](tb, `(() => { `+row+`.scrollIntoView({ block: "center" }); return true; })()`)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		res := tb.refundAsync(orders[0].ID, "damaged")
 		d := tb.approval()
 		var box struct{ Top, Bottom float64 }
 		ctx, cancel := context.WithTimeout(tb.ctx, waitLimit)
@@ -268,31 +251,19 @@ func testApproval(t *testing.T, site *browserSite) {
 
 	t.Run("escaped-and-cut", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
-		ok := eval[bool](tb, `(async () => {
-  const h = pling.action({ id: "x.transfer", title: "Transfer money", risk: "destructive", approval: true,
+		tb.declare("x.transfer", `{ id: "x.transfer", title: "Transfer money", risk: "destructive", approval: true,
     params: { amount: { type: "number", required: true, description: "Amount in EUR" },
               to: { type: "string", required: true, description: "Recipient" },
               note: { type: "string", description: "Note for the recipient" } },
-    run() { return { sent: true }; } });
-  await pling.ready;
-  return (await h.declared).ok;
-})()`)
-		if !ok {
-			t.Fatal("pling.action did not declare x.transfer")
-		}
+    run() { return { sent: true }; } }`)
 		long := strings.Repeat("Payment for invoice 2026-117, ", 40)
 		res := tb.invokeAsync("x.transfer", map[string]any{"amount": 500000, "to": "alice\u202Eyrallam", "note": long})
 		d := tb.approval()
-		text := d.text()
-		for _, want := range []string{"Transfer money", "500000", `alice\u{202E}yrallam`, "shown escaped", "cut: " + fmt.Sprint(len(long)) + " characters in all"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("the dialog does not show %q: %q", want, text)
-			}
-		}
+		text := d.shows("Transfer money", "500000", `alice\u{202E}yrallam`, "shown escaped", "cut: "+fmt.Sprint(len(long))+" characters in all")
 		if strings.Contains(text, "\u202E") {
 			t.Errorf("the dialog shows a raw U+202E: %q", text)
 		}
-		d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
+		d.waitApprovable()
 		saveScreenshot(t, tb, "approval-dialog.png")
 		d.answer("deny")
 		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)

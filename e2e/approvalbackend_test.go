@@ -1,26 +1,17 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 
 	"github.com/pling-go/pling/agent"
-	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // TestApprovalBackendInBrowser: approvals outside the page, end to end
@@ -33,91 +24,22 @@ import (
 // page script that wraps fetch and hands the module a replayed approval,
 // or one the authority signed for other input, gets nothing run.
 func TestApprovalBackendInBrowser(t *testing.T) {
-	d := dist(t)
-	bin := cdp.Browser("")
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		t.Fatalf("no browser at %s: the browser tests need Chromium", bin)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	origin := "http://" + ln.Addr().String()
-	const opKey = "operator-key-for-the-approval-test"
-	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	auth, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
-		OperatorKeys: []string{opKey}, VerificationURI: origin + demosite.ConsentPath, Interval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as := httptest.NewServer(auth.Handler())
-	defer as.Close()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{Brotli: 1, Authority: as.URL,
-		Consent: &demosite.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := httptest.NewUnstartedServer(srv)
-	ss.Listener.Close()
-	ss.Listener = ln
-	ss.Start()
-	defer ss.Close()
-
+	site, ctx := startAuthoritySite(t)
+	origin, opKey := site.origin, site.auth.OperatorKey
 	call := func(method, path, bearer string, body any) map[string]any {
 		t.Helper()
-		var rd bytes.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = *bytes.NewReader(b)
-		}
-		req, _ := http.NewRequestWithContext(ctx, method, as.URL+path, &rd)
-		if bearer != "" {
-			req.Header.Set("Authorization", "Bearer "+bearer)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		if res.StatusCode/100 != 2 {
-			t.Fatalf("%s %s: HTTP %d %v", method, path, res.StatusCode, out)
+		code, out := authoritytest.Call(t, site.auth.URL, method, path, bearer, body)
+		if code/100 != 2 {
+			t.Fatalf("%s %s: HTTP %d %v", method, path, code, out)
 		}
 		return out
 	}
 	// The agent's session: a delegation the operator approves.
-	dl := call("POST", "/v1/delegations", "", map[string]any{"audience": origin, "scope": []string{"*"}, "ttlSeconds": 600, "agent": "agent-1"})
-	call("POST", "/v1/delegations/"+dl["id"].(string)+"/approve", opKey, map[string]any{"subject": "alice"})
-	token := call("POST", "/v1/delegations/"+dl["id"].(string)+"/token", "", map[string]any{"pollSecret": dl["pollSecret"]})["token"].(string)
+	token := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"}).Token
 
 	// One browser: the agent's tab and the person's tab.
-	ws := &devToolsURL{}
-	actx, acancel, err := cdp.NewAllocator(ctx, bin, remote.WebSocket, chromedp.CombinedOutput(ws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	octx, ocancel := context.WithTimeout(ctx, time.Minute)
-	p, err := cdp.Open(octx, origin+"/orders/?approvals=authority", cdp.Options{Remote: ws.get(), Timeout: 20 * time.Second})
-	ocancel()
-	if err != nil {
-		t.Fatalf("open the orders page: %v", err)
-	}
-	defer p.Close()
+	bctx, devTools := launchBrowser(t, ctx)
+	p := openTab(t, ctx, devTools, origin+"/orders/?approvals=authority", 20*time.Second)
 	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithSession(token), agent.WithIDPrefix("e2e-approval"))}}
 	orders := refundable(t, tb, 4)
 	pill := func(id string) string {
@@ -163,7 +85,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 	t.Run("a page script that forges a click gets nothing through", func(t *testing.T) {
 		tb := tb.on(t)
 		before := pill(orders[0].ID)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[0].ID, "reason": "damaged"})
+		res := tb.refundAsync(orders[0].ID, "damaged")
 		id := approvalID()
 		got := eval[string](tb, `(async () => {
   const out = [];
@@ -177,7 +99,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
   }
   const fake = { approve: (c) => Promise.resolve({ binding: c.binding, approved: true }) };
   try { Object.defineProperty(window, "__plingUI", { configurable: true, get: () => fake, set() {} }); out.push("ui replaced"); } catch (e) {}
-  const r = await fetch("`+as.URL+`/v1/approvals/`+id+`/approve", { method: "POST" }).catch(() => null);
+  const r = await fetch("`+site.auth.URL+`/v1/approvals/`+id+`/approve", { method: "POST" }).catch(() => null);
   out.push("operator route " + (r ? r.status : "unreachable"));
   return out.join("; ");
 })()`)
@@ -211,7 +133,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 
 	t.Run("a person approves on the site's screen and the page runs the action", func(t *testing.T) {
 		tb := tb.on(t)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": orders[1].ID, "reason": "damaged"})
+		res := tb.refundAsync(orders[1].ID, "damaged")
 		id := approvalID()
 		stillWaiting(res, "approve")
 		sctx, scancel := context.WithTimeout(bctx, waitLimit)
@@ -255,7 +177,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 			}
 			rec := orders[2+i].ID
 			before := pill(rec)
-			res := tb.invokeAsync("refund@order", map[string]any{"record": rec, "reason": "late"})
+			res := tb.refundAsync(rec, "late")
 			id := approvalID()
 			person(id, "approve")
 			wantCode(t, tb.outcome(res).err, perr.PermissionDenied)

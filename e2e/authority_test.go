@@ -15,6 +15,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/schema"
 )
 
 // authorityPage follows the authority at {{AUTHORITY}} (another loopback
@@ -41,14 +42,11 @@ func TestBrowserAuthority(t *testing.T) {
 	var mu sync.Mutex
 	authorityURL := ""
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/authority.html", func(w http.ResponseWriter, r *http.Request) {
+	extra.HandleFunc("/test/authority.html", testPage(func() string {
 		mu.Lock()
-		u := authorityURL
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", u)))
-	})
+		defer mu.Unlock()
+		return strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", authorityURL)
+	}))
 	extra.HandleFunc("/test/authority/executed", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			executed.Add(1)
@@ -82,15 +80,12 @@ func TestBrowserAuthority(t *testing.T) {
 		if err != nil {
 			t.Fatalf("invoke %s: %v", reqID, err)
 		}
-		var res struct {
-			OK    bool `json:"ok"`
-			Error struct {
-				Code    string         `json:"code"`
-				Details map[string]any `json:"details"`
-			} `json:"error"`
-		}
+		var res schema.SurfaceResponse
 		if err := json.Unmarshal(out, &res); err != nil {
 			t.Fatalf("invoke %s: %v in %s", reqID, err, out)
+		}
+		if res.Error == nil {
+			return res.OK, "", nil
 		}
 		return res.OK, res.Error.Code, res.Error.Details
 	}

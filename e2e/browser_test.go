@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
@@ -67,22 +66,9 @@ type siteSetup struct {
 
 func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup siteSetup, flags ...chromedp.ExecAllocatorOption) *browserSite {
 	t.Helper()
-	bin := cdp.Browser("")
-	// As for the conformance hosts: once the module is built, a missing
-	// browser is a failure, not a skip (make deps installs it).
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		t.Fatalf("no browser at %s: the browser tests need Chromium (apt-get install chromium, or set PLING_CHROMIUM)", bin)
-	}
-
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), demosite.Options{Brotli: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := srv.Missing(); len(m) > 0 {
-		t.Fatalf("%s lacks %v: run make wasm", dist, m)
-	}
+	srv := demoSite(t, ctx, dist, demosite.Options{Brotli: 1})
 	mux := http.NewServeMux()
 	if extra != nil {
 		mux.Handle("/test/", extra)
@@ -100,29 +86,48 @@ func startBrowserSiteWith(t *testing.T, dist string, extra *http.ServeMux, setup
 		flags = append(flags, setup.flags(ts.URL)...)
 	}
 
-	// One browser for every page, with a debugging port (remote.WebSocket)
-	// that each cdp.Open attaches to. chromedp gives it a temporary profile
-	// and removes it when the browser stops.
-	ws := &devToolsURL{}
-	actx, acancel, err := cdp.NewAllocator(context.Background(), bin, append([]chromedp.ExecAllocatorOption{remote.WebSocket, chromedp.CombinedOutput(ws)}, flags...)...)
+	// One browser for every page: each cdp.Open attaches to it.
+	start := time.Now()
+	_, url := launchBrowser(t, context.Background(), flags...)
+	t.Logf("chromium started in %v; site %s", time.Since(start).Round(time.Millisecond), ts.URL)
+	return &browserSite{url: ts.URL, remote: url}
+}
+
+// demoSite is the handler of pling serve for the demo site with the
+// module built in dist, which must be whole; ctx bounds its background
+// work.
+func demoSite(t *testing.T, ctx context.Context, dist string, opt demosite.Options) *demosite.Server {
+	t.Helper()
+	srv, err := demosite.New(ctx, os.DirFS(dist), demosite.Demo(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { bcancel(); acancel() })
-	start := time.Now()
-	timer := time.AfterFunc(time.Minute, acancel) // the first Run binds the browser to bctx: no deadline on it
-	err = chromedp.Do(bctx)
-	timer.Stop()
-	if err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
+	if m := srv.Missing(); len(m) > 0 {
+		t.Fatalf("%s lacks %v: run make wasm", dist, m)
 	}
-	url := ws.get()
-	if url == "" {
-		t.Fatal("the browser printed no DevTools address")
+	return srv
+}
+
+// testPage serves a test-only page: HTML, never cached, page() called at
+// each request (a page may name a server that starts after the site).
+func testPage(page func() string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte(page()))
 	}
-	t.Logf("chromium started in %v; site %s", time.Since(start).Round(time.Millisecond), ts.URL)
-	return &browserSite{url: ts.URL, remote: url}
+}
+
+// staticPage serves the test-only page html (testPage).
+func staticPage(html string) http.HandlerFunc { return testPage(func() string { return html }) }
+
+// openTestPage serves the test-only page html at path beside the demo
+// site, starts a browser with flags and opens the page in it.
+func openTestPage(t *testing.T, path, html string, flags ...chromedp.ExecAllocatorOption) *tab {
+	t.Helper()
+	extra := http.NewServeMux()
+	extra.HandleFunc(path, staticPage(html))
+	return startBrowserSite(t, dist(t), extra, flags...).open(t, path)
 }
 
 // devToolsURL takes the browser's websocket address from its output
@@ -182,13 +187,8 @@ func (tb *tab) on(t *testing.T) *tab { return &tab{t: t, pageConn: tb.pageConn} 
 // open loads path in a new tab of the shared browser and waits for Pling.
 func (s *browserSite) open(t *testing.T, path string) *tab {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
 	start := time.Now()
-	p, err := cdp.Open(ctx, s.url+path, cdp.Options{Remote: s.remote, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
+	p := openTab(t, t.Context(), s.remote, s.url+path, 20*time.Second)
 	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithIDPrefix("e2e"))}}
 	msgs := chromedp.Console(tb.ctx)
 	go func() {
@@ -209,7 +209,6 @@ func (s *browserSite) open(t *testing.T, path string) *tab {
 			}
 			tb.mu.Unlock()
 		}
-		p.Close()
 	})
 	t.Logf("opened %s in %v", path, time.Since(start).Round(time.Millisecond))
 	return tb
@@ -240,6 +239,35 @@ func (s *browserSite) attachTab(t *testing.T, path string) *tab {
 	}
 	t.Fatalf("no tab shows %s: %+v", path, tabs)
 	return nil
+}
+
+// openTab opens url in a new tab of the browser at devTools, within a
+// minute, with the transport's request timeout; the tab closes when the
+// test ends.
+func openTab(t *testing.T, ctx context.Context, devTools, url string, timeout time.Duration) *cdp.Page {
+	t.Helper()
+	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	p, err := cdp.Open(octx, url, cdp.Options{Remote: devTools, Timeout: timeout})
+	if err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// declare declares an action in the page, pling.action(def) with def a
+// JavaScript object, waits for the module (pling.ready) and fails the test
+// unless the declaration of id was accepted.
+func (tb *tab) declare(id, def string) {
+	tb.t.Helper()
+	if !eval[bool](tb, `(async () => {
+  const h = pling.action(`+def+`);
+  await pling.ready;
+  return (await h.declared).ok;
+})()`) {
+		tb.t.Fatalf("pling.action did not declare %s", id)
+	}
 }
 
 // do runs chromedp actions in the tab, bounded by waitLimit.
@@ -318,6 +346,12 @@ func (tb *tab) mustInvoke(capability string, input map[string]any) *agent.Result
 		tb.t.Fatalf("invoke %s: %v", capability, err)
 	}
 	return r
+}
+
+// refundAsync asks for the refund of order for reason on the orders
+// page (invokeAsync): the action that needs a person's approval.
+func (tb *tab) refundAsync(order, reason string) <-chan invokeOutcome {
+	return tb.invokeAsync("refund@order", map[string]any{"record": order, "reason": reason})
 }
 
 // invokeAsync starts an invoke that waits for a person (handoff,
@@ -446,14 +480,7 @@ func TestBrowser(t *testing.T) {
 		tb := site.open(t, "/settings/")
 		// A declaration is queued until the module runs; pling.ready
 		// starts it (the page has not been described yet).
-		ok := eval[bool](tb, `(async () => {
-  const h = pling.action({ id: "x.throws", title: "Throws", run() { throw new Error("boom from the test"); } });
-  await pling.ready;
-  return (await h.declared).ok;
-})()`)
-		if !ok {
-			t.Fatal("pling.action did not declare x.throws")
-		}
+		tb.declare("x.throws", `{ id: "x.throws", title: "Throws", run() { throw new Error("boom from the test"); } }`)
 		_, err := tb.invoke("x.throws", nil)
 		be := wantCode(t, err, perr.ExecutionFailed)
 		if be.Observed == nil {
@@ -710,7 +737,7 @@ func testOrders(t *testing.T, site *browserSite) {
 	t.Run("refund-approved", func(t *testing.T) {
 		tb := tb.on(t)
 		id := pick(t, true, "approved", "shipped")
-		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "damaged"})
+		res := tb.refundAsync(id, "damaged")
 		if text := tb.personAnswers("approve"); !strings.Contains(text, "Refund order") {
 			t.Errorf("the approval dialog does not name the action: %q", text)
 		}
@@ -729,7 +756,7 @@ func testOrders(t *testing.T, site *browserSite) {
 		tb := tb.on(t)
 		id := pick(t, true, "approved", "shipped")
 		before := rowStatus(tb, id)
-		res := tb.invokeAsync("refund@order", map[string]any{"record": id, "reason": "late"})
+		res := tb.refundAsync(id, "late")
 		tb.personAnswers("deny")
 		o := tb.outcome(res)
 		wantCode(t, o.err, perr.PermissionDenied)

@@ -24,10 +24,7 @@ func TestCheckPages(t *testing.T) {
 		t.Skip("starts Chromium: not in -short mode")
 	}
 	pages := http.NewServeMux()
-	pages.HandleFunc("/test/dev-mistakes.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(devMistakesPage))
-	})
+	pages.HandleFunc("/test/dev-mistakes.html", staticPage(devMistakesPage))
 	site := startBrowserSite(t, dist(t), pages)
 	for _, p := range []string{"/shop/", "/orders/", "/settings/"} {
 		t.Run("demo "+p, func(t *testing.T) {

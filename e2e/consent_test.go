@@ -3,9 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,14 +14,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/agent"
-	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/internal/demosite"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // The delegation flow end to end, as docs/authority.md tells it: an agent
@@ -37,43 +32,8 @@ import (
 // over CDP); the operator revokes the session, and the next invoke in the
 // still-open page is SESSION_REVOKED within 5 s.
 func TestConsentScreen(t *testing.T) {
-	d := dist(t)
-	bin := cdp.Browser("")
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		t.Fatalf("no browser at %s: the browser tests need Chromium", bin)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-
-	// The site's address first: the authority issues for its origin.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	origin := "http://" + ln.Addr().String()
-	const opKey = "operator-key-for-the-consent-test"
-	st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	auth, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
-		OperatorKeys: []string{opKey}, VerificationURI: origin + demosite.ConsentPath, Interval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as := httptest.NewServer(auth.Handler())
-	defer as.Close()
-	srv, err := demosite.New(ctx, os.DirFS(d), demosite.Demo(), demosite.Options{Brotli: 1, Authority: as.URL,
-		Consent: &demosite.Consent{AuthorityURL: as.URL, OperatorKey: opKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := httptest.NewUnstartedServer(srv)
-	ss.Listener.Close()
-	ss.Listener = ln
-	ss.Start()
-	defer ss.Close()
+	site, ctx := startAuthoritySite(t)
+	origin := site.origin
 
 	// Build pling meanwhile (the agent's command line).
 	plingBin := filepath.Join(t.TempDir(), "pling")
@@ -90,7 +50,7 @@ func TestConsentScreen(t *testing.T) {
 	}()
 
 	const evilName = `<img src=x onerror="document.title='pwned'">Evil <b>agent</b> & "co"`
-	p, err := agent.RequestDelegation(ctx, as.URL, agent.DelegationRequest{Audience: origin,
+	p, err := agent.RequestDelegation(ctx, site.auth.URL, agent.DelegationRequest{Audience: origin,
 		Scope: []string{"cart.*", "checkout"}, TTL: 10 * time.Minute, Agent: evilName})
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +63,7 @@ func TestConsentScreen(t *testing.T) {
 	go func() { d, err := p.Wait(ctx); got <- waited{d, err} }()
 
 	// The person.
-	ws := &devToolsURL{} // the agent's pages are tabs of the same browser
-	actx, acancel, err := cdp.NewAllocator(ctx, bin, remote.WebSocket, chromedp.CombinedOutput(ws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil { // starts the browser, bound to bctx
-		t.Fatalf("starting %s: %v", bin, err)
-	}
+	bctx, devTools := launchBrowser(t, ctx) // the agent's pages are tabs of the same browser
 	link, _ := url.Parse(p.VerificationURI)
 	link.RawQuery = url.Values{"code": {p.UserCode}}.Encode()
 	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -201,13 +151,7 @@ func TestConsentScreen(t *testing.T) {
 
 	// The agent's own page: a shop tab driven by the Go client with the
 	// token, left open across the revocation.
-	octx, ocancel := context.WithTimeout(ctx, time.Minute)
-	page, err := cdp.Open(octx, origin+"/shop/", cdp.Options{Remote: ws.get(), Timeout: 20 * time.Second})
-	ocancel()
-	if err != nil {
-		t.Fatalf("open the shop: %v", err)
-	}
-	defer page.Close()
+	page := openTab(t, ctx, devTools, origin+"/shop/", 20*time.Second)
 	client := agent.New(page, agent.WithSession(w.d.Token), agent.WithIDPrefix("e2e-consent"))
 	add := func() (*agent.Result, error) {
 		ictx, icancel := context.WithTimeout(ctx, 30*time.Second)
@@ -217,18 +161,8 @@ func TestConsentScreen(t *testing.T) {
 	if _, err := add(); err != nil {
 		t.Fatalf("the delegated invoke in the open page: %v", err)
 	}
-	revoke, err := http.NewRequestWithContext(ctx, http.MethodPost, as.URL+"/v1/sessions/"+w.d.SessionID+"/revoke", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	revoke.Header.Set("Authorization", "Bearer "+opKey)
-	res, err := http.DefaultClient.Do(revoke)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("revoke: HTTP %d", res.StatusCode)
+	if code, b := authoritytest.Call(t, site.auth.URL, http.MethodPost, "/v1/sessions/"+w.d.SessionID+"/revoke", site.auth.OperatorKey, nil); code != http.StatusOK {
+		t.Fatalf("revoke: HTTP %d %v", code, b)
 	}
 	revoked := time.Now()
 	for n := 1; ; n++ {

@@ -66,11 +66,7 @@ type taskShop struct {
 func (s *taskShop) handler(authorityURL func() string) *http.ServeMux {
 	m := http.NewServeMux()
 	page := func(html string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Cache-Control", "no-store")
-			w.Write([]byte(strings.ReplaceAll(html, "{{AUTHORITY}}", authorityURL())))
-		}
+		return testPage(func() string { return strings.ReplaceAll(html, "{{AUTHORITY}}", authorityURL()) })
 	}
 	m.HandleFunc("GET /test/task/cart.html", page(taskCartPage))
 	m.HandleFunc("GET /test/task/pay.html", page(taskPayPage))

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,11 +13,6 @@ func TestRuntimeDeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list: not in -short mode")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	goTool := goTool(t)
 	for _, tc := range []struct {
 		name string
 		env  []string
@@ -32,14 +24,8 @@ func TestRuntimeDeps(t *testing.T) {
 		{"the test module", []string{"GOOS=js", "GOARCH=wasm"}, []string{"-tags=plingfixture", "./wasm"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(goTool, append([]string{"list", "-deps"}, tc.pkgs...)...)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), tc.env...)
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("go list -deps %v: %v", tc.pkgs, err)
-			}
-			for _, p := range strings.Fields(string(out)) {
+			out := goList(t, tc.env, append([]string{"-deps"}, tc.pkgs...)...)
+			for _, p := range strings.Fields(out) {
 				for _, bad := range []string{"github.com/chromedp/", "github.com/google/go-cmp/", "github.com/tetratelabs/wazero", "github.com/modelcontextprotocol/"} {
 					if strings.HasPrefix(p, bad) {
 						t.Errorf("%v depends on %s", tc.pkgs, p)

@@ -93,11 +93,7 @@ func TestDocScripts(t *testing.T) {
 		page, what := scriptPage(t, s.html)
 		paths[s.name], whats[s.name] = p, what
 		body := snippetPage(page)
-		pages.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Cache-Control", "no-store")
-			_, _ = w.Write([]byte(body))
-		})
+		pages.HandleFunc(p, staticPage(body))
 	}
 	var site *browserSite
 	if len(paths) > 0 {

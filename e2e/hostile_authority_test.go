@@ -50,11 +50,9 @@ func TestBrowserHostileAuthorityBody(t *testing.T) {
 	t.Cleanup(hostile.Close)
 	hostileURL.Store(hostile.URL)
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/hostile.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", hostileURL.Load().(string))))
-	})
+	extra.HandleFunc("/test/hostile.html", testPage(func() string {
+		return strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", hostileURL.Load().(string))
+	}))
 	site := startBrowserSite(t, d, extra)
 	tb := site.open(t, "/test/hostile.html")
 	// A request makes the module configure itself, and so follow the

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -49,15 +48,7 @@ func TestMarkupForms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
 	}
-	d := dist(t)
-	pages := http.NewServeMux()
-	pages.HandleFunc("/test/forms.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write([]byte(formsPage))
-	})
-	site := startBrowserSite(t, d, pages)
-	tb := site.open(t, "/test/forms.html")
+	tb := openTestPage(t, "/test/forms.html", formsPage)
 	desc := tb.describeUntil("settings.save", func(d *schema.SurfaceDescription) bool { return capability(d, "settings.save") != nil })
 	save := mustCapability(t, desc, "settings.save")
 	props := save.InputSchema.Properties

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -78,24 +79,36 @@ func (d *approvalDialog) text() string {
 	return s
 }
 
+// shows returns the dialog's text, failing the test for each of wants it
+// does not contain.
+func (d *approvalDialog) shows(wants ...string) string {
+	d.tb.t.Helper()
+	text := d.text()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			d.tb.t.Errorf("the approval dialog does not show %q: %q", want, text)
+		}
+	}
+	return text
+}
+
 // answer clicks Approve ("approve") or Deny ("deny") with trusted input,
 // after waiting out Approve's inert delay, and waits until the dialog
 // has gone. The host is marked first (through DevTools, as a tool
 // would) so that a next queued dialog is not taken for this one.
 func (d *approvalDialog) answer(answer string) {
 	d.tb.t.Helper()
-	btn := `[data-pling-ui-answer=no]`
 	if answer == "approve" {
-		btn = `[data-pling-ui-answer=yes]`
-		d.wait(chromedp.WaitEnabled(chromedp.CSS(btn), chromedp.FromNode(d.root)))
+		d.waitApprovable()
 	}
 	d.wait(chromedp.SetAttributeValue(chromedp.NodeIDs{d.host.NodeID}, "data-e2e-answered", "1"))
-	d.wait(chromedp.Click(chromedp.CSS(btn), chromedp.FromNode(d.root)))
+	d.click(answer)
 	d.tb.waitJS(`!document.querySelector("[data-e2e-answered]")`)
 }
 
-// click clicks Approve or Deny with trusted input at once, without
-// waiting for Approve to be enabled (a person's hurried click).
+// click clicks Approve ("approve") or Deny (any other answer) with
+// trusted input at once, without waiting for Approve to be enabled (a
+// person's hurried click).
 func (d *approvalDialog) click(answer string) {
 	d.tb.t.Helper()
 	btn := `[data-pling-ui-answer=no]`
@@ -103,6 +116,12 @@ func (d *approvalDialog) click(answer string) {
 		btn = `[data-pling-ui-answer=yes]`
 	}
 	d.wait(chromedp.Click(chromedp.CSS(btn), chromedp.FromNode(d.root)))
+}
+
+// waitApprovable waits until Approve is enabled: its inert delay is over.
+func (d *approvalDialog) waitApprovable() {
+	d.tb.t.Helper()
+	d.wait(chromedp.WaitEnabled(chromedp.CSS(`[data-pling-ui-answer=yes]`), chromedp.FromNode(d.root)))
 }
 
 // personAnswers waits for the approval dialog, answers it like a person

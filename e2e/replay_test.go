@@ -36,11 +36,7 @@ pling.action({ id: "order.note", title: "Note the order", risk: "write", run: ()
 // every reload.
 func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 	var executed atomic.Int64
-	extra.HandleFunc("/test/replay.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(replayPage))
-	})
+	extra.HandleFunc("/test/replay.html", staticPage(replayPage))
 	extra.HandleFunc("/test/replay/executed", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			executed.Add(1)
@@ -49,14 +45,7 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 	})
 	a := site.open(t, "/test/replay.html")
 	b := site.open(t, "/test/replay.html")
-	// send invokes order.place under id from tb, as an agent resending the
-	// same intent does.
-	send := func(tb *tab, id string) error {
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
-		_, err := tb.agent.Invoke(ctx, "order.place", nil, agent.WithRequestID(id))
-		return err
-	}
+	send := func(tb *tab, id string) error { return tb.invokeAs("order.place", id) }
 	// replayed checks that err is REPLAY_DETECTED of an earlier call cut
 	// off by the reload (completed: false).
 	replayed := func(who string, err error) {
@@ -139,22 +128,23 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 	}
 }
 
+// invokeAs invokes capability with no input under the request id, as an
+// agent resending the same intent does.
+func (tb *tab) invokeAs(capability, id string) error {
+	ctx, cancel := context.WithTimeout(tb.t.Context(), 30*time.Second)
+	defer cancel()
+	_, err := tb.agent.Invoke(ctx, capability, nil, agent.WithRequestID(id))
+	return err
+}
+
 // testReplayOutcome: an outcome is written after the answer, carried by
 // the tab's next consume or by its flush a moment later, and another tab
 // then reads it (completed: true, ok: true).
 func testReplayOutcome(t *testing.T, site *browserSite, extra *http.ServeMux) {
-	extra.HandleFunc("/test/replay-outcome.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(replayPage))
-	})
+	extra.HandleFunc("/test/replay-outcome.html", staticPage(replayPage))
 	a := site.open(t, "/test/replay-outcome.html")
 	b := site.open(t, "/test/replay-outcome.html")
-	send := func(tb *tab, id string) error {
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
-		_, err := tb.agent.Invoke(ctx, "order.note", nil, agent.WithRequestID(id))
-		return err
-	}
+	send := func(tb *tab, id string) error { return tb.invokeAs("order.note", id) }
 	previous := func(err error) string {
 		var re *agent.ReplayError
 		if !errors.As(err, &re) {

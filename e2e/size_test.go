@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,23 +63,13 @@ func TestModuleHeavyDeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list: not in -short mode")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	heavy := []string{"net", "net/http", "net/url", "text/template", "html/template", "encoding/xml", "encoding/gob",
 		"compress/flate", "compress/gzip", "log", "log/slog", "os/exec", "crypto/tls", "crypto/x509", "mime", "go/ast", "go/parser"}
 	for _, tags := range []string{"", "plingfixture"} {
 		t.Run("tags="+tags, func(t *testing.T) {
-			cmd := exec.Command(goTool(t), "list", "-deps", "-tags="+tags, "./wasm")
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("go list -deps ./wasm: %v", err)
-			}
+			out := goList(t, []string{"GOOS=js", "GOARCH=wasm"}, "-deps", "-tags="+tags, "./wasm")
 			deps := map[string]bool{}
-			for _, p := range strings.Fields(string(out)) {
+			for _, p := range strings.Fields(out) {
 				deps[p] = true
 			}
 			for _, p := range heavy {

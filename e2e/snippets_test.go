@@ -98,11 +98,7 @@ func TestDocSnippets(t *testing.T) {
 		p := fmt.Sprintf("/test/snippets/%d.html", i)
 		paths[s.name] = p
 		body := snippetPage(s.html)
-		pages.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Cache-Control", "no-store")
-			_, _ = w.Write([]byte(body))
-		})
+		pages.HandleFunc(p, staticPage(body))
 	}
 	site := startBrowserSite(t, d, pages)
 	for _, s := range snips {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,17 +25,8 @@ func TestTestSupport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list: not in -short mode")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(goTool(t), "list", "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	out := goList(t, nil, "-e", "-f", "{{.ImportPath}}: {{join .Deps \" \"}}", "./...")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		pkg, deps, _ := strings.Cut(line, ": ")
 		if strings.HasPrefix(pkg, "github.com/pling-go/pling/e2e") || isTestSupport(pkg) {
 			continue
@@ -66,4 +58,22 @@ func goTool(t testing.TB) string {
 		t.Fatalf("no go command on PATH: %v", err)
 	}
 	return p
+}
+
+// goList runs go list args in the repository's root, with env added to
+// the environment, and returns what it printed; its failure fails t.
+func goList(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goTool(t), append([]string{"list"}, args...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
 }

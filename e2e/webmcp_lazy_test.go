@@ -81,11 +81,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func TestWebMCPLazy(t *testing.T) {
 	d := dist(t)
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/webmcp-lazy.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(lazyWebMCPPage))
-	})
+	extra.HandleFunc("/test/webmcp-lazy.html", staticPage(lazyWebMCPPage))
 	var log served
 	shop := ""
 	site := startBrowserSiteWith(t, d, extra, siteSetup{

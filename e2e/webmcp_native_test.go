@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -35,15 +34,7 @@ pling.action({ id: "wipe", title: "Delete every ticket", risk: "destructive", ap
 // equal to pling.tools(), a call by label through executeTool with a
 // short model-facing text, and a cancelled approval that never runs.
 func TestWebMCPNative(t *testing.T) {
-	d := dist(t)
-	extra := http.NewServeMux()
-	extra.HandleFunc("/test/webmcp-native.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte(nativeWebMCPPage))
-	})
-	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
-	tb := site.open(t, "/test/webmcp-native.html")
+	tb := openTestPage(t, "/test/webmcp-native.html", nativeWebMCPPage, chromedp.Flag("enable-experimental-web-platform-features", true))
 	if !eval[bool](tb, `!!document.modelContext && typeof document.modelContext.executeTool === "function"`) {
 		t.Fatal("this Chromium has no native document.modelContext with the flag")
 	}
@@ -177,14 +168,7 @@ document.querySelector("form").addEventListener("submit", (e) => {
 // validation from the form's fields, agentInvoked and respondWith as the
 // standard defines them, and evidence.
 func TestWebMCPNativeDeclarativeForm(t *testing.T) {
-	d := dist(t)
-	extra := http.NewServeMux()
-	extra.HandleFunc("/test/webmcp-form.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(nativeFormPage))
-	})
-	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
-	tb := site.open(t, "/test/webmcp-form.html")
+	tb := openTestPage(t, "/test/webmcp-form.html", nativeFormPage, chromedp.Flag("enable-experimental-web-platform-features", true))
 	const list = `(async () => JSON.stringify({
   mirrored: (await document.modelContext.getTools()).map((t) => t.name + "|" + t.title + "|" + JSON.stringify(t.inputSchema.properties.q || null)),
   tools: (await pling.tools()).map((t) => t.name),

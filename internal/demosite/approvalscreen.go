@@ -3,7 +3,6 @@ package demosite
 import (
 	"crypto/hmac"
 	"errors"
-	"html/template"
 	"net/http"
 	"time"
 
@@ -68,16 +67,7 @@ func (c *consent) approvalCSRF(browser, id string) string { return c.csrf(browse
 
 // serveApproval serves ApprovalPath.
 func (c *consent) serveApproval(w http.ResponseWriter, r *http.Request) {
-	screenHeaders(w)
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		c.showApproval(w, r)
-	case http.MethodPost:
-		c.decideApproval(w, r)
-	default:
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	serveScreen(w, r, c.showApproval, c.decideApproval)
 }
 
 func (c *consent) lookupApproval(w http.ResponseWriter, r *http.Request, id string) (approvalRecord, bool) {
@@ -169,26 +159,17 @@ func approvalStatusText(s string) string {
 }
 
 func renderApproval(w http.ResponseWriter, status int, p approvalPage) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_ = approvalTemplate.Execute(w, p)
+	renderScreen(w, status, approvalTemplate, p)
 }
 
-// approvalTemplate is html/template: every string the page sent (title,
-// summary, reason, agent, input names and values) is escaped for where it
-// lands, and is marked as the page's words. The page has no script.
-var approvalTemplate = template.Must(template.New("approval").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Approve an action? · Pling demo</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
-.page{white-space:pre-wrap;word-break:break-word}code{background:#f2f2f2;padding:0 .25rem}
+// approvalTemplate is the approval screen (screenTemplate): every string
+// the page sent (title, summary, reason, agent, input names and values) is
+// escaped for where it lands, and is marked as the page's words.
+var approvalTemplate = screenTemplate("approval", `{{define "heading"}}Approve an action?{{end}}
+{{- define "style"}}.page{white-space:pre-wrap;word-break:break-word}code{background:#f2f2f2;padding:0 .25rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
-.problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}</style>
-</head><body>
-<h1>Approve an action?</h1>
-{{with .Problem}}<p class="problem" role="alert" id="problem">{{.}}</p>{{end}}
-{{with .Done}}<p id="done" role="status">{{.}}</p>{{end}}
-{{with .Approval}}
+.problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}{{end}}
+{{- define "body"}}{{with .Approval}}
 <p>{{if .Agent}}An AI agent that calls itself <span class="page" id="agent">{{.Agent}}</span>{{else}}A caller{{end}} asks to run, on <code id="audience">{{.Audience}}</code>:</p>
 <dl id="challenge">
 <dt>Action</dt><dd><span class="page" id="title">{{.Title}}</span> (<code id="capability">{{.Capability}}</code>{{with .Risk}}, {{.}}{{end}})</dd>
@@ -200,9 +181,5 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-we
 </dl>
 <p>These words are the page's. The approval covers exactly this request of this page and lapses at {{.Expires}}.</p>
 {{if not $.Done}}<form method="post" action="/pling/approve">
-<input type="hidden" name="id" value="{{.ID}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
-<button type="submit" name="decision" value="approve" id="approve">Approve</button>
-<button type="submit" name="decision" value="deny" id="deny">Deny</button>
-</form>{{end}}{{end}}
-</body></html>
-`))
+{{template "decide" .}}
+</form>{{end}}{{end}}{{end}}`)

@@ -37,15 +37,8 @@ func (f *consentFixture) challenge(summary, inputValue string) string {
 // approvalStatus is what the authority says of the approval now.
 func (f *consentFixture) approvalStatus(id string) string {
 	f.t.Helper()
-	req, _ := http.NewRequest("GET", f.api+"/v1/approvals/"+id, nil)
-	req.Header.Set("Authorization", "Bearer "+consentOpKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
 	var out struct{ Status string }
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	f.operatorGet("/v1/approvals/"+id, &out)
 	return out.Status
 }
 
@@ -135,16 +128,7 @@ func TestApprovalScreenDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := f.challenge("Refund €12", "shop")
-			c := browser(t)
-			_, page := fetch(t, c, "GET", f.site+ApprovalPath+"?id="+id, nil, nil)
-			fid, csrf := hidden(page)
-			if fid != id || csrf == "" {
-				t.Fatalf("form id %q csrf %q, want id %q:\n%s", fid, csrf, id, page)
-			}
-			if tt.noJar {
-				c = browser(t)
-				fetch(t, c, "GET", f.site+ApprovalPath+"?id="+id, nil, nil)
-			}
+			c, csrf := openForm(t, f.site+ApprovalPath+"?id="+id, id, tt.noJar)
 			st, body := fetch(t, c, "POST", f.site+ApprovalPath, tt.form(id, csrf), tt.header)
 			if diff := cmp.Diff(tt.want, outcome{st, f.approvalStatus(id)}); diff != "" {
 				t.Errorf("(-want +got):\n%s\n%s", diff, body)
@@ -153,9 +137,7 @@ func TestApprovalScreenDecisions(t *testing.T) {
 	}
 	t.Run("decided once", func(t *testing.T) {
 		id := f.challenge("Refund €12", "shop")
-		c := browser(t)
-		_, page := fetch(t, c, "GET", f.site+ApprovalPath+"?id="+id, nil, nil)
-		_, csrf := hidden(page)
+		c, csrf := openForm(t, f.site+ApprovalPath+"?id="+id, id, false)
 		fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}, nil)
 		st, _ := fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}, nil)
 		if st != 409 || f.approvalStatus(id) != "denied" {

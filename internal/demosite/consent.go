@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
@@ -176,16 +175,7 @@ func (c *consent) csrf(browser, id string) string {
 }
 
 func (c *consent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	screenHeaders(w) // the code is in the URL: no referrer
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		c.show(w, r)
-	case http.MethodPost:
-		c.decide(w, r)
-	default:
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	serveScreen(w, r, c.show, c.decide)
 }
 
 // subject is the person approving: Consent.Subject, or the browser's
@@ -200,7 +190,8 @@ func (c *consent) subject(r *http.Request, browser string) (string, bool) {
 }
 
 // screenHeaders are the consent and approval screens' headers: never
-// cached, no referrer, no script, never framed.
+// cached, no referrer (the user code and the approval id are in the URL),
+// no script, never framed.
 func screenHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
@@ -373,25 +364,16 @@ func explain(p string) string {
 }
 
 func (c *consent) render(w http.ResponseWriter, status int, p page) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_ = consentTemplate.Execute(w, p)
+	renderScreen(w, status, consentTemplate, p)
 }
 
-// consentTemplate is html/template: every agent-supplied string (the
-// agent's name, the patterns, the audience) is escaped for where it
-// lands. The page has no script.
-var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Allow an agent? · Pling demo</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
-.agent{font-weight:600;white-space:pre-wrap;word-break:break-all}code{background:#f2f2f2;padding:0 .25rem}
-ul{list-style:none;padding:0}li{margin:.5rem 0}.problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}</style>
-</head><body>
-<h1>Allow an agent?</h1>
-{{with .Problem}}<p class="problem" role="alert" id="problem">{{.}}</p>{{end}}
-{{with .Done}}<p id="done" role="status">{{.}}</p>{{end}}
-{{if and .Request (not .Done)}}{{with .Request}}
+// consentTemplate is the consent screen (screenTemplate): every
+// agent-supplied string (the agent's name, the patterns, the audience) is
+// escaped for where it lands.
+var consentTemplate = screenTemplate("consent", `{{define "heading"}}Allow an agent?{{end}}
+{{- define "style"}}.agent{font-weight:600;white-space:pre-wrap;word-break:break-all}code{background:#f2f2f2;padding:0 .25rem}
+ul{list-style:none;padding:0}li{margin:.5rem 0}.problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}{{end}}
+{{- define "body"}}{{if and .Request (not .Done)}}{{with .Request}}
 <form method="post" action="/pling/consent">
 {{with $.Code}}<p>Code <code id="user-code">{{.}}</code>: it must be the code the agent showed you.</p>{{end}}
 <p>An agent that calls itself <span class="agent" id="agent">{{.Agent}}</span> asks to act for you on <code id="audience">{{.Audience}}</code>.
@@ -400,14 +382,10 @@ Its name is its own: check that you started it.</p>
 <ul id="scope">{{range .Scope}}<li><label><input type="checkbox" name="scope" value="{{.Pattern}}" checked> <code>{{.Pattern}}</code>: {{.Meaning}}</label></li>
 {{end}}</ul>
 <p>The request lapses at {{.Expires}}.</p>
-<input type="hidden" name="id" value="{{.ID}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
-<button type="submit" name="decision" value="approve" id="approve">Approve</button>
-<button type="submit" name="decision" value="deny" id="deny">Deny</button>
+{{template "decide" .}}
 </form>{{end}}{{else if not .Done}}
 <form method="get" action="/pling/consent">
 <p><label>The code the agent showed you: <input name="code" id="code" autocomplete="off" maxlength="16" placeholder="BCDF-GHJK"></label>
 <button type="submit">Continue</button></p>
 </form>{{end}}
-{{with .Done}}{{with $.Request}}<p>Agent: <span class="agent">{{.Agent}}</span> on <code>{{.Audience}}</code>{{if .Scope}}, scope:{{range .Scope}} <code>{{.Pattern}}</code>{{end}}{{end}}.</p>{{end}}{{end}}
-</body></html>
-`))
+{{with .Done}}{{with $.Request}}<p>Agent: <span class="agent">{{.Agent}}</span> on <code>{{.Audience}}</code>{{if .Scope}}, scope:{{range .Scope}} <code>{{.Pattern}}</code>{{end}}{{end}}.</p>{{end}}{{end}}{{end}}`)

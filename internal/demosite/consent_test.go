@@ -58,22 +58,48 @@ func (f *consentFixture) ask(agentName string, scope ...string) (string, string)
 	return out.ID, out.UserCode
 }
 
-// state is what the authority says of the delegation now.
-func (f *consentFixture) state(id string) (string, []string) {
+// operatorGet decodes into out what the authority answers the operator
+// to GET path.
+func (f *consentFixture) operatorGet(path string, out any) {
 	f.t.Helper()
-	req, _ := http.NewRequest("GET", f.api+"/v1/delegations/"+id, nil)
+	req, _ := http.NewRequest("GET", f.api+path, nil)
 	req.Header.Set("Authorization", "Bearer "+consentOpKey)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer res.Body.Close()
+	_ = json.NewDecoder(res.Body).Decode(out)
+}
+
+// state is what the authority says of the delegation now.
+func (f *consentFixture) state(id string) (string, []string) {
+	f.t.Helper()
 	var out struct {
 		Status string
 		Scope  []string
 	}
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	f.operatorGet("/v1/delegations/"+id, &out)
 	return out.Status, out.Scope
+}
+
+// openForm has a browser open the screen at u and returns it and the
+// form's CSRF token, failing t unless the form is for id. another: the
+// browser returned is a second one, which opened the screen too (its own
+// cookie) and is to post the first one's token.
+func openForm(t *testing.T, u, id string, another bool) (*http.Client, string) {
+	t.Helper()
+	c := browser(t)
+	_, page := fetch(t, c, "GET", u, nil, nil)
+	fid, csrf := hidden(page)
+	if fid != id || csrf == "" {
+		t.Fatalf("form id %q csrf %q, want id %q:\n%s", fid, csrf, id, page)
+	}
+	if another {
+		c = browser(t)
+		fetch(t, c, "GET", u, nil, nil)
+	}
+	return c, csrf
 }
 
 // browser is a client with cookies that follows no redirect.
@@ -186,16 +212,7 @@ func TestConsentDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id, code := f.ask("agent", "cart.*", "checkout")
-			c := browser(t)
-			_, page := fetch(t, c, "GET", f.site+ConsentPath+"?code="+code, nil, nil)
-			fid, csrf := hidden(page)
-			if fid != id || csrf == "" {
-				t.Fatalf("form id %q csrf %q, want id %q:\n%s", fid, csrf, id, page)
-			}
-			if tt.noJar {
-				c = browser(t)
-				fetch(t, c, "GET", f.site+ConsentPath+"?code="+code, nil, nil) // its own cookie
-			}
+			c, csrf := openForm(t, f.site+ConsentPath+"?code="+code, id, tt.noJar)
 			st, body := fetch(t, c, "POST", f.site+ConsentPath, tt.form(id, csrf), tt.header)
 			status, scope := f.state(id)
 			if diff := cmp.Diff(tt.want, outcome{st, status, scope}); diff != "" {

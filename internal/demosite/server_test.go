@@ -19,18 +19,15 @@ import (
 	"github.com/pling-go/pling/internal/precompress"
 )
 
-// fakeModule is a small stand-in for dist/: compressible, so every
-// encoding is exercised, and quick to compress.
+// fakeModule is a small stand-in for dist/, each of ModuleFiles:
+// compressible, so every encoding is exercised, and quick to compress.
 func fakeModule() fstest.MapFS {
-	js := []byte(strings.Repeat("/* pling */ window.pling = window.pling || {};\n", 100))
-	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("pling module bytes "), 400)...)
-	return fstest.MapFS{
-		"pling.js":     {Data: js},
-		"ui.js":        {Data: js},
-		"webmcp.js":    {Data: js},
-		"wasm_exec.js": {Data: js},
-		"pling.wasm":   {Data: wasm},
+	m := fstest.MapFS{}
+	for _, name := range ModuleFiles {
+		m[name] = &fstest.MapFile{Data: []byte(strings.Repeat("/* pling */ window.pling = window.pling || {};\n", 100))}
 	}
+	m["pling.wasm"].Data = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("pling module bytes "), 400)...)
+	return m
 }
 
 func newTestServer(t *testing.T, module fs.FS) (*Server, *httptest.Server) {

@@ -6,11 +6,9 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"], approvalTtlMs: 2000 });
+const pling = load({ approvalTtlMs: 2000 });
 
 let looked = null, loaded = null, opened = 0;
 pling.configure({

@@ -6,18 +6,15 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load, requests } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
 // Any 32 bytes are an Ed25519 public key; no token is signed here.
 const key = Buffer.alloc(32, 7).toString("base64url");
-const pling = loadPling({ dir: dist, expose: ["*"], keys: { k1: key }, origin: "https://shop.example", anonymous: ["cart.*"] });
+const pling = load({ keys: { k1: key }, origin: "https://shop.example", anonymous: ["cart.*"] });
 const ran = [];
 for (const id of ["cart.add", "cart.remove", "admin.wipe"]) pling.action({ id, title: id, run: () => { ran.push(id); return true; } });
 
-let n = 0;
-const req = (method, extra) => Object.assign({ protocol: "pling.surface/0.1", id: "an" + ++n, method }, extra);
+const { req } = requests(pling, "an");
 
 test("anonymous callers reach the anonymous allowlist ∩ the site allowlist, and no more", async () => {
   const d = await pling.surface.handle(req("describe"));

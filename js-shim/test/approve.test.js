@@ -6,11 +6,9 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load, requests } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
 const shown = [];
 pling.configure({ approve: (c) => { shown.push(c); return { binding: c.binding, approved: true }; } });
@@ -19,9 +17,7 @@ pling.action({ id: "refund", title: "Refund order", risk: "destructive", approva
   params: { amount: { type: "number", description: "Amount in EUR" }, to: { type: "string" }, password: { type: "string" } },
   run: () => true });
 
-let n = 0;
-const invoke = (capability, input) =>
-  pling.surface.handle({ protocol: "pling.surface/0.1", id: "ap" + ++n, method: "invoke", capability, input });
+const { invoke } = requests(pling, "ap");
 
 test("the approve hook gets the record's label and every input value, rendered for a person, in declared order", async () => {
   const res = await invoke("refund@order", { record: "ord_1", amount: 500000, to: "mallory\u202E", password: "hunter2" });

@@ -12,7 +12,7 @@ const fs = require("fs");
 const path = require("path");
 const { execFile } = require("child_process");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 function page(config, session) {
   const src = `

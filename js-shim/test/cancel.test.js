@@ -4,13 +4,11 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
 // A short approval life: the runtime's timer of a wait outlives the wait
 // and keeps Node's event loop alive until it fires.
-const pling = loadPling({ dir: dist, expose: ["*"], approvalTtlMs: 2000 });
+const pling = load({ approvalTtlMs: 2000 });
 
 const waits = [];
 let closed = 0;

@@ -4,11 +4,10 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
 const { createPling } = require("../pling.js");
 const { loadModule } = require("../node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 test("dispose before the module starts puts the configuration back", async () => {
   let inits = [];

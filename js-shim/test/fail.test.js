@@ -6,14 +6,11 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load, requests } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
-let n = 0;
-const invoke = (capability, input) => pling.surface.handle({ protocol: "pling.surface/0.1", id: "f" + ++n, method: "invoke", capability, input });
+const { invoke } = requests(pling, "f");
 
 const cases = [
   { name: "returned", run: () => pling.fail("INVALID_PARAMS", "Board name is too short", { path: "/name" }),
@@ -30,7 +27,7 @@ pling.action({ id: "hang", title: "Hang", timeoutMs: 50, run: () => new Promise(
 
 for (const [i, c] of cases.entries()) {
   test("pling.fail " + c.name + " is a business result", async () => {
-    const res = await invoke("fail." + i, { name: "x" + n });
+    const res = await invoke("fail." + i, { name: "x" + i });
     assert.equal(res.ok, true, JSON.stringify(res));
     if (c.wantCode) {
       assert.equal(res.result.error.code, c.wantCode, JSON.stringify(res));

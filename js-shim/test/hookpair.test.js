@@ -6,11 +6,9 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
 let n = 0;
 const invoke = (capability) => pling.surface.handle({ protocol: "pling.surface/0.1", id: "p" + ++n, method: "invoke", capability, input: {} });

@@ -5,15 +5,11 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load, requests } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
-let n = 0;
-const req = (method, extra) => Object.assign({ protocol: "pling.surface/0.1", id: "h" + ++n, method }, extra);
-const invoke = (capability, input) => pling.surface.handle(req("invoke", { capability, input }));
+const { req, invoke, lastID } = requests(pling, "h");
 
 let page = { url: "https://shop.example/cart", title: "Cart" };
 let feedback = [{ level: "info", message: "Welcome" }];
@@ -69,7 +65,7 @@ test("the page hook is called as a plain function", () => {
 
 test("a handler gets a fresh input and the call", async () => {
   await invoke("args", { q: "<&> \"x\"" });
-  const id = "h" + n;
+  const id = lastID();
   await invoke("args", {});
   assert.deepEqual(seen[0].input, { q: "<&> \"x\"", mutated: true });
   assert.deepEqual(seen[0].call, { action: "args", capability: "args", requestId: id, step: 0 });

@@ -6,11 +6,9 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
 test("a wrapper's declaration with _identity of the wrapped definition is the same declaration", async () => {
   // Two runs whose source differs (the identity is the functions' source).

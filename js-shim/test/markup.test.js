@@ -11,7 +11,7 @@ const vm = require("vm");
 
 const { loadModule } = require("../node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 const SHIM = fs.readFileSync(path.join(__dirname, "..", "pling.js"), "utf8");
 
 // el is a fake element: attributes, a tag, clicks counted.

@@ -10,7 +10,7 @@ const fs = require("fs");
 const path = require("path");
 const { execFileSync } = require("child_process");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 // entries loads dist/file in a new Node process and returns the types of
 // its bridge's version, handle and fixture.

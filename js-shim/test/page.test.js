@@ -11,7 +11,7 @@ const vm = require("vm");
 const { createPling } = require("../pling.js");
 const { loadModule } = require("../node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 // fakeBridge records what init got and answers handle/callTool.
 function fakeBridge(answers = {}) {

@@ -9,7 +9,7 @@ const fs = require("fs");
 const path = require("path");
 const { loadPling } = require("../node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 test("replayGuard: memory serves a page without IndexedDB, each id once", async (t) => {
   if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");

@@ -13,7 +13,7 @@ const fs = require("fs");
 const path = require("path");
 const { loadPling } = require("../node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 test("a page without IndexedDB refuses write invokes, and says why", async (t) => {
   if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");

@@ -5,15 +5,11 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load, requests } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
-let n = 0;
-const req = (method, extra) => Object.assign({ protocol: "pling.surface/0.1", id: "s" + ++n, method }, extra);
-const invoke = (capability, input) => pling.surface.handle(req("invoke", { capability, input }));
+const { req, invoke } = requests(pling, "s");
 const tick = (ms) => new Promise((r) => setTimeout(r, ms));
 // Resolves to "timeout" when p does not settle in time: a deadlocked
 // module never answers.
@@ -32,7 +28,8 @@ const cases = [
 cases.forEach((c, i) => pling.action({ id: "twice." + i, title: c.name, run: () => ({ then: c.then }) }));
 // A fresh input each time, so that the loop guard never answers instead.
 pling.action({ id: "plain", title: "Plain", params: { n: { type: "integer" } }, run: () => "still here" });
-const plain = () => invoke("plain", { n: ++n });
+let fresh = 0;
+const plain = () => invoke("plain", { n: ++fresh });
 pling.state("twice.state", () => ({ then(ok) { ok(8); ok(9); } }));
 
 for (const [i, c] of cases.entries()) {

@@ -4,15 +4,11 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load, requests } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["*"] });
+const pling = load();
 
-let n = 0;
-const req = (method, extra) => Object.assign({ protocol: "pling.surface/0.1", id: "js" + ++n, method }, extra);
-const invoke = (capability, input) => pling.surface.handle(req("invoke", { capability, input }));
+const { req, invoke, lastID } = requests(pling, "js");
 
 // Declared before the module is loaded: queued, then flushed.
 let cart = [];
@@ -147,7 +143,7 @@ test("a Go panic in the bridge is INTERNAL_ERROR and the module keeps serving", 
     const res = await pling.surface.handle(req("describe"));
     assert.equal(res.ok, false);
     assert.equal(res.error.code, "INTERNAL_ERROR");
-    assert.equal(res.id, "js" + n);
+    assert.equal(res.id, lastID());
   } finally {
     globalThis.__plingTestPanic = false;
   }

@@ -9,7 +9,7 @@ const path = require("path");
 const { loadModule } = require("../node.js");
 const { createPling, adopt } = require("../pling.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 const stubSource = fs.readFileSync(path.join(__dirname, "..", "stub.js"), "utf8");
 
 // A window with the stub run in it, as an inline script would.

@@ -11,7 +11,7 @@ const fs = require("fs");
 const path = require("path");
 const { spawn } = require("child_process");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+const { dist } = require("../testsupport.js");
 
 const child = `
 const { loadPling } = require(${JSON.stringify(path.join(__dirname, "..", "node.js"))});

@@ -4,11 +4,9 @@
 
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const path = require("path");
-const { loadPling } = require("../node.js");
+const { load } = require("../testsupport.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
-const pling = loadPling({ dir: dist, expose: ["cart.*"] });
+const pling = load({ expose: ["cart.*"] });
 
 test("an unexposed action warns once per id and is named in describe's feedback", async () => {
   const warnings = [];

@@ -4,7 +4,7 @@
 "use strict";
 
 const test = require("node:test");
-const { portCase } = require("./webmcpport.js");
+const { portCase } = require("../testsupport.js");
 
 test("webmcp: an open modal region hides the other tools before the module too", (t) =>
   portCase(t, { expose: ["*"] }, (pling, run) => {

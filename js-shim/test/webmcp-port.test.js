@@ -3,7 +3,7 @@
 "use strict";
 
 const test = require("node:test");
-const { portCase } = require("./webmcpport.js");
+const { portCase } = require("../testsupport.js");
 
 test("webmcp: the tools registered before the module equal pling.tools() once it runs", (t) =>
   portCase(t, { expose: ["shop.*", "misc.*"], anonymous: ["shop.*", "misc.ok*"], origin: "https://shop.test" }, (pling, run) => {

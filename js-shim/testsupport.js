@@ -1,19 +1,40 @@
-// The WebMCP mirror's tools built before the module starts (webmcp.js
-// preTools) against the module's own pling.tools(): the two lists must be
-// equal (issue 24 item 2). loadModule starts one module per process, and a
-// pling's configuration is fixed once it starts, so each page is a test
-// file of its own (webmcp-port*.test.js) running portCase.
+// Test support for the Node tests of the shim (test/): the module each
+// test file loads for itself from the built dist/, and the surface
+// requests it sends. Not part of the npm package (package.json "files").
 "use strict";
 
 const assert = require("node:assert/strict");
 const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
-const { createPling } = require("../pling.js");
-const { loadModule } = require("../node.js");
+const { createPling } = require("./pling.js");
+const { loadPling, loadModule } = require("./node.js");
 
-const dist = process.env.PLING_DIST || path.join(__dirname, "..", "..", "dist");
+// dist is the directory make wasm fills; PLING_DIST names another.
+const dist = process.env.PLING_DIST || path.join(__dirname, "..", "dist");
 
+// load loads the module from dist with opts, which expose every action
+// unless they say otherwise.
+function load(opts) {
+  return loadPling(Object.assign({ dir: dist, expose: ["*"] }, opts));
+}
+
+// requests are one test file's surface requests to pling: req(method,
+// extra) with the ids prefix1, prefix2, …, invoke(capability, input), and
+// lastID(), the id of the latest request.
+function requests(pling, prefix) {
+  let n = 0;
+  const req = (method, extra) => Object.assign({ protocol: "pling.surface/0.1", id: prefix + ++n, method }, extra);
+  const invoke = (capability, input) => pling.surface.handle(req("invoke", { capability, input }));
+  const lastID = () => prefix + n;
+  return { req, invoke, lastID };
+}
+
+// The WebMCP mirror's tools built before the module starts (webmcp.js
+// preTools) are checked against the module's own pling.tools(): the two
+// lists must be equal (issue 24 item 2). loadModule starts one module per
+// process, and a pling's configuration is fixed once it starts, so each
+// page is a test file of its own (test/webmcp-port*.test.js).
 // portCase declares a page (declare(pling, run)) on a pling whose
 // configuration is config, lets webmcp.js register its tools before the
 // module, checks their names (in registration order, by capability id)
@@ -35,7 +56,7 @@ async function portCase(t, config, declare, wantNames) {
   const document = { modelContext: mc, addEventListener() {} };
   const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, Set, JSON, Promise, Uint8Array, RegExp, Number, Math, crypto: globalThis.crypto });
   ctx.globalThis = ctx;
-  vm.runInContext(fs.readFileSync(path.join(__dirname, "..", "webmcp.js"), "utf8"), ctx);
+  vm.runInContext(fs.readFileSync(path.join(__dirname, "webmcp.js"), "utf8"), ctx);
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(loaded, false, "the module was loaded before any call");
   const pick = (t) => JSON.parse(JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema || t.parameters, annotations: t.annotations }));
@@ -48,4 +69,5 @@ async function portCase(t, config, declare, wantNames) {
   assert.equal(pling._webmcp.drift, 0);
 }
 
-module.exports = { portCase };
+
+module.exports = { dist, load, requests, portCase };
