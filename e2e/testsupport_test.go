@@ -8,14 +8,12 @@ import (
 	"testing"
 )
 
-// testSupport are the packages that exist only for tests: a real
-// authority on loopback, the browser process, a throwaway PostgreSQL,
-// what a test does when a part of the machine is missing.
+// testSupport are the folders of the packages that exist only for tests:
+// every test rig lives under internal/testing (a real authority on
+// loopback, the browser process, a throwaway PostgreSQL, npm packages,
+// what a test does when a part of the machine is missing, …).
 var testSupport = []string{
-	"github.com/pling-go/pling/internal/testing/authoritytest",
-	"github.com/pling-go/pling/internal/testing/browsertest",
-	"github.com/pling-go/pling/internal/testing/pgtest",
-	"github.com/pling-go/pling/internal/testing/require",
+	"github.com/pling-go/pling/internal/testing",
 }
 
 // TestTestSupport: no product package (what go build ./... builds for the
