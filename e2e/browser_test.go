@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -29,7 +27,7 @@ import (
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/schema"
 
-	"github.com/pling-go/pling/internal/testing/require"
+	"github.com/pling-go/pling/internal/testing/npmtest"
 )
 
 // The browser tests: the demo site of pling serve, served in-process by
@@ -878,7 +876,7 @@ func testSettings(t *testing.T, site *browserSite) {
 // testWebMCP mirrors the shop into the WebMCP polyfill from npm and calls
 // a tool through the polyfill's API.
 func testWebMCP(t *testing.T, site *browserSite, extra *http.ServeMux) {
-	bundle := installPolyfill(t)
+	bundle := npmtest.WebMCPPolyfill(t)
 	page, err := fs.ReadFile(demosite.Demo(), "shop/index.html")
 	if err != nil {
 		t.Fatal(err)
@@ -973,66 +971,4 @@ func testWebMCP(t *testing.T, site *browserSite, extra *http.ServeMux) {
 		return slices.Contains(l.Tools, "cart_remove") && slices.Contains(l.Tools, "checkout")
 	})
 	t.Logf("mirrored tools after the call: %v", l.Mirrored)
-}
-
-// installPolyfill installs @mcp-b/webmcp-polyfill from npm into a
-// temporary directory and returns its script (IIFE) bundle. Without npm or
-// the registry the test skips, unless PLING_REQUIRE_NPM=1.
-func installPolyfill(t *testing.T) []byte {
-	t.Helper()
-	const pkg = "@mcp-b/webmcp-polyfill@5.1.0"
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		require.Missing(t, require.PartNPM, "the WebMCP test: "+fmt.Sprintf(format, args...))
-	}
-	_, npm := require.NPM(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	start := time.Now()
-	// Few, short retries: without the registry, npm's defaults wait over a
-	// minute before giving up.
-	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund",
-		"--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000",
-		"--prefix", dir, pkg)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		unavailable("npm install %s failed: %v: %s", pkg, err, lastLines(out.String(), 5))
-	}
-	root := filepath.Join(dir, "node_modules", "@mcp-b", "webmcp-polyfill")
-	// The script bundle is the package's "./iife" export.
-	var meta struct {
-		Version string `json:"version"`
-		Exports map[string]json.RawMessage
-	}
-	b, err := os.ReadFile(filepath.Join(root, "package.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &meta)
-	}
-	if err != nil {
-		t.Fatalf("%s: package.json: %v", pkg, err)
-	}
-	var iife struct{ Script, Default string }
-	if err := json.Unmarshal(meta.Exports["./iife"], &iife); err != nil || iife.Default == "" {
-		t.Fatalf("%s has no ./iife export: %s", pkg, b)
-	}
-	bundle, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(iife.Default)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("installed %s (%s, %d bytes) in %v", pkg, iife.Default, len(bundle), time.Since(start).Round(time.Millisecond))
-	return bundle
-}
-
-func lastLines(s string, n int) string {
-	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

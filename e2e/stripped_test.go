@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pling-go/pling/internal/testing/npmtest"
 	"github.com/pling-go/pling/internal/testing/require"
 )
 
@@ -38,7 +39,7 @@ func TestStrippedShimNode(t *testing.T) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PLING_DIST="+d)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node --test on the stripped shim: %v\n%s", err, lastLines(string(out), 60))
+		t.Fatalf("node --test on the stripped shim: %v\n%s", err, npmtest.LastLines(string(out), 60))
 	}
 }
 

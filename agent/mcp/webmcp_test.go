@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -43,12 +41,7 @@ func TestPageWebMCPTools(t *testing.T) {
 // where Chromium's takes an object (cdp.Page.ExecuteWebMCP gives both).
 func TestPageWebMCPToolsPolyfill(t *testing.T) {
 	browserDist(t) // skips in -short before npm is asked
-	dir := npmtest.Install(t, "@mcp-b/webmcp-polyfill", "5.1.0")
-	bundle, err := os.ReadFile(filepath.Join(dir, "dist", "index.iife.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testPageWebMCPTools(t, bundle)
+	testPageWebMCPTools(t, npmtest.WebMCPPolyfill(t))
 }
 
 // testPageWebMCPTools runs the pages in Chromium with its native WebMCP

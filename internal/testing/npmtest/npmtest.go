@@ -94,3 +94,32 @@ func LastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// WebMCPPolyfill is the script (IIFE) bundle of the WebMCP polyfill the
+// tests run pages with, @mcp-b/webmcp-polyfill at the pinned version: it
+// gives a page document.modelContext where the browser has none.
+func WebMCPPolyfill(t testing.TB) []byte {
+	t.Helper()
+	const pkg, version = "@mcp-b/webmcp-polyfill", "5.1.0"
+	root := Install(t, pkg, version)
+	// The script bundle is the package's "./iife" export.
+	var meta struct {
+		Exports map[string]json.RawMessage
+	}
+	b, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &meta)
+	}
+	if err != nil {
+		t.Fatalf("%s: package.json: %v", pkg, err)
+	}
+	var iife struct{ Default string }
+	if err := json.Unmarshal(meta.Exports["./iife"], &iife); err != nil || iife.Default == "" {
+		t.Fatalf("%s has no ./iife export: %s", pkg, b)
+	}
+	bundle, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(iife.Default)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bundle
+}
