@@ -529,6 +529,7 @@
         if (i.maxLength > 0) p.maxLength = i.maxLength;
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
         d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]);
+        if (i.title) d = (d ? d + ". " : "") + i.title;
         if (i.tagName === "SELECT") d = named(d, p.enum = [].map.call(i.options, function (o) { ns.push(o.text); return o.value; }), ns);
         if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
         if (i.required && !("default" in p)) p.required = true;
@@ -614,7 +615,9 @@
           identity: "markup",
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            if (isForm) { fill(el, input, ps); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
+            // A submit the browser's own checks would block fails with
+            // the form: the module reads each invalid field's message.
+            if (isForm) { fill(el, input, ps); if (el.reportValidity && !el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
             return true;
           }
         };
