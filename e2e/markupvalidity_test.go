@@ -14,9 +14,7 @@ import (
 // validityPage is a form with a pattern and its title (the HTML hint for
 // it), and a field the page checks itself: its input listener sets a
 // custom validity message, the message a person would see.
-const validityPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tags</title>
-<script src="/pling/pling.js" data-expose="*"></script></head><body>
-<form id="f" data-pling-action="tag.add" data-pling-title="Add a tag"
+var validityPage = plingPage("Tags", `<form id="f" data-pling-action="tag.add" data-pling-title="Add a tag"
       data-pling-expect-state="tag.saved"
       onsubmit="event.preventDefault(); saved.textContent = this.code.value + '|' + this.ref.value">
   <label>Tag code <input name="code" required pattern="[A-Z]{2}[0-9]+" title="Two capital letters, then digits" data-pling-param></label>
@@ -24,8 +22,7 @@ const validityPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"
     oninput="this.setCustomValidity(this.value.startsWith('T-') ? '' : 'A reference starts with T-, as on the ticket')"></label>
   <button>Add</button>
 </form>
-<output id="saved" data-pling-state="tag.saved"></output>
-</body></html>`
+<output id="saved" data-pling-state="tag.saved"></output>`)
 
 // TestMarkupFormValidation: a pattern violation names the pattern and
 // the control's title, its hint; a submit the page's own check blocks

@@ -98,6 +98,8 @@
         fns.available = function () { return a; };
       }
       if (def.expect && typeof def.expect.predicate === "function") fns.predicate = def.expect.predicate;
+      // handoff.result: the value, read once the person is done.
+      if (def.handoff && def.handoff.result) fns.handoffResult = def.handoff.result;
       if (Array.isArray(def.steps)) {
         fns.steps = def.steps.map(function (s) { return s.run; });
         fns.stepPredicates = def.steps.map(function (s) { return s.expect && s.expect.predicate; });
@@ -132,6 +134,7 @@
       delete spec.run; delete spec.available;
       if (spec.identity === undefined) spec.identity = identity(fns);
       fns.run = failing(fns.run);
+      fns.handoffResult = failing(fns.handoffResult);
       if (fns.steps) fns.steps = fns.steps.map(failing);
       return declare("action", spec, fns);
     }
@@ -617,7 +620,7 @@
           run: function (input) {
             // A submit the browser's own checks would block fails with
             // the form: the module reads each invalid field's message.
-            if (isForm) { fill(el, input, ps); if (el.reportValidity && !el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
+            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
             return true;
           }
         };
