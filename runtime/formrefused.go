@@ -23,13 +23,17 @@ const maxFormMessage = 150
 // field, at its param's path, each quoting what the page tells a person
 // ("the page says …", a JSON string, cut), so the page's own message
 // reaches the agent instead of an expectation that did not happen.
-// Fields without a name are left out; at most maxViolations are listed.
+// Fields without a name, and the later controls of a name already listed
+// (the radios of one group), are left out; at most maxViolations are
+// listed.
 func FormRefused(fields []FormField) error {
 	var vs []Violation
+	seen := map[string]bool{}
 	for _, f := range fields {
-		if f.Name == "" || len(vs) >= maxViolations {
+		if f.Name == "" || seen[f.Name] || len(vs) >= maxViolations {
 			continue
 		}
+		seen[f.Name] = true
 		reason := "is not valid"
 		if f.Message != "" {
 			reason = string(schema.AppendQuoted([]byte("is not valid: the page says "), cut(f.Message, maxFormMessage), false))

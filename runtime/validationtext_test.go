@@ -69,6 +69,10 @@ func TestFormRefused(t *testing.T) {
 				map[string]any{"path": "/ref", "reason": `is not valid: the page says "A reference starts with T-"`},
 				map[string]any{"path": "/a~1b", "reason": "is not valid"},
 			}}}},
+		{"the radios of one group are one violation", []FormField{{Name: "priority", Message: "Select one of these options."}, {Name: "priority", Message: "Select one of these options."}},
+			schema.ActionFailure{Code: "INVALID_PARAMS", Message: "The page's form did not accept the input", Details: map[string]any{"violations": []any{
+				map[string]any{"path": "/priority", "reason": `is not valid: the page says "Select one of these options."`},
+			}}}},
 		{"a field without a name is left out", []FormField{{Message: "x"}},
 			schema.ActionFailure{Code: "INVALID_PARAMS", Message: "The page's form did not accept the input"}},
 		{"a long message is cut", []FormField{{Name: "n", Message: strings.Repeat("é", 200)}},

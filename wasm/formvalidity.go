@@ -48,8 +48,15 @@ func formRefused(form safejs.Value) (error, bool) {
 	return runtime.FormRefused(fields), true
 }
 
-// valid reports el.validity.valid; a control without validity is valid.
+// valid reports el.validity.valid; a control that is not validated
+// (willValidate false: a <fieldset>, a button, a disabled field) or has
+// no validity is valid.
 func valid(el safejs.Value) bool {
+	if w, err := el.Get("willValidate"); err == nil && w.Type() == safejs.TypeBoolean {
+		if b, _ := w.Bool(); !b {
+			return true
+		}
+	}
 	v, err := el.Get("validity")
 	if err != nil || v.Type() != safejs.TypeObject {
 		return true
