@@ -38,6 +38,16 @@ const formsPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <output id="saved" data-pling-state="settings.saved"></output>
 </body></html>`
 
+// openHTML serves one page at path on a browser site and opens it in
+// Chromium (skipped in -short mode).
+func openHTML(t *testing.T, path, page string) *tab {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	return openTestPage(t, path, page)
+}
+
 // TestMarkupForms: a prefilled form changes one field in one call, and
 // the others keep the page's values (issue 23 item 1); a radio group is
 // one param with an enum, described by its legend, and filling it checks
@@ -45,10 +55,7 @@ const formsPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 // their texts and its <label> gives only its own words; minlength carries
 // over (item 18).
 func TestMarkupForms(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	tb := openTestPage(t, "/test/forms.html", formsPage)
+	tb := openHTML(t, "/test/forms.html", formsPage)
 	desc := tb.describeUntil("settings.save", func(d *schema.SurfaceDescription) bool { return capability(d, "settings.save") != nil })
 	save := mustCapability(t, desc, "settings.save")
 	props := save.InputSchema.Properties

@@ -129,7 +129,8 @@ export interface ActionDef<P extends Params = Params> {
   run?: (input: InputOf<P>, call: Call) => unknown;
   expect?: Expect;
   steps?: { title?: string; run: (input: InputOf<P>, call: Call) => unknown; expect?: Expect }[];
-  handoff?: boolean | string | { prompt?: string; timeoutMs?: number };
+  /** result, when given, is the call's value, read once the person is done (§2.1). */
+  handoff?: boolean | string | { prompt?: string; timeoutMs?: number; result?: (input: InputOf<P>, call: Call) => unknown };
   /**
    * true: every invoke waits for a person. A function decides per input
    * and record: true or a reason (shown to the person) asks, false runs

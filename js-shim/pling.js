@@ -98,6 +98,8 @@
         fns.available = function () { return a; };
       }
       if (def.expect && typeof def.expect.predicate === "function") fns.predicate = def.expect.predicate;
+      // handoff.result: the value, read once the person is done.
+      if (def.handoff && def.handoff.result) fns.handoffResult = def.handoff.result;
       if (Array.isArray(def.steps)) {
         fns.steps = def.steps.map(function (s) { return s.run; });
         fns.stepPredicates = def.steps.map(function (s) { return s.expect && s.expect.predicate; });
@@ -132,6 +134,7 @@
       delete spec.run; delete spec.available;
       if (spec.identity === undefined) spec.identity = identity(fns);
       fns.run = failing(fns.run);
+      fns.handoffResult = failing(fns.handoffResult);
       if (fns.steps) fns.steps = fns.steps.map(failing);
       return declare("action", spec, fns);
     }
@@ -529,6 +532,7 @@
         if (i.maxLength > 0) p.maxLength = i.maxLength;
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
         d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]);
+        if (i.title) d = (d ? d + ". " : "") + i.title;
         if (i.tagName === "SELECT") d = named(d, p.enum = [].map.call(i.options, function (o) { ns.push(o.text); return o.value; }), ns);
         if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
         if (i.required && !("default" in p)) p.required = true;
@@ -614,7 +618,9 @@
           identity: "markup",
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            if (isForm) { fill(el, input, ps); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
+            // A submit the browser's own checks would block fails with
+            // the form: the module reads each invalid field's message.
+            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
             return true;
           }
         };

@@ -138,6 +138,13 @@ type Handoff struct {
 	Prompt string
 	// TimeoutMs bounds the wait; 0 takes the runtime's default.
 	TimeoutMs int64
+	// Result, when set, is the action's value, read once the person is
+	// done and the expectation is observed: what the person entered or
+	// made (the order number, the code they confirmed), not what the
+	// handler returned before they acted. Without it the value is the
+	// handler's. A failure of Result is the handler's kind of failure
+	// (EXECUTION_FAILED, or the Action code it gives).
+	Result Handler `json:"-"`
 }
 
 // State declares a named value the page can read.

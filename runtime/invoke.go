@@ -502,6 +502,11 @@ func (in *invocation) runHandoff(ctx context.Context, ev *schema.Evidence) (any,
 			return nil, f
 		}
 	}
+	if in.act.Handoff.Result != nil {
+		// The value is read after the person acted, not taken from
+		// the handler that ran before they were asked.
+		return in.runHandler(ctx, in.act.Handoff.Result)
+	}
 	return value, nil
 }
 

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,15 +48,7 @@ func TestPageFailure(t *testing.T) {
 				warning = w
 				return nil, err
 			}})
-			resp, res := e.invoke("board.save", nil)
-			if !resp.OK || res.Error == nil {
-				t.Fatalf("response %+v, want ok:true with result.error", resp)
-			}
-			b, _ := json.Marshal(res.Error.Details)
-			var details map[string]any
-			_ = json.Unmarshal(b, &details)
-			got := schema.ActionFailure{Code: res.Error.Code, Message: res.Error.Message, Details: details}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, e.invokeFailure(t, "board.save")); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 			if (warning != "") != tt.warns {

@@ -129,7 +129,7 @@ func checkValue(p *Param, v any, path string, vs []Violation) []Violation {
 		}
 		if p.Pattern != "" {
 			if re, err := compilePattern(p.Pattern); err != nil || !re.MatchString(s) {
-				add("does not match the pattern")
+				add(patternReason(p))
 			}
 		}
 	case "number", "integer":
@@ -183,6 +183,25 @@ func checkValue(p *Param, v any, path string, vs []Violation) []Violation {
 		add("must be one of the allowed values")
 	}
 	return vs
+}
+
+// maxHintLen bounds, in characters, the pattern and the parameter's own
+// words that a pattern violation quotes, so that a violation or two fit
+// in an error's details (errors.MaxDetailsChars).
+const maxHintLen = 100
+
+// patternReason is a pattern violation's reason: the pattern, and the
+// parameter's description (its hint; in markup the control's label and
+// its title, the HTML convention for a pattern's hint). Both are the
+// page's words, so each is quoted as a JSON string and cut, and the agent
+// can tell them from the runtime's own.
+func patternReason(p *Param) string {
+	b := schema.AppendQuoted([]byte("does not match the pattern "), cut(p.Pattern, maxHintLen), false)
+	if p.Description != "" {
+		b = append(b, "; the parameter says "...)
+		b = schema.AppendQuoted(b, cut(p.Description, maxHintLen), false)
+	}
+	return string(b)
 }
 
 func number(v any) (float64, bool) {

@@ -82,9 +82,9 @@ func paramsCases() []paramsCase {
 		// Pattern: RE2, unanchored (JSON Schema semantics).
 		{"pattern is a search", map[string]Param{"s": {Type: "string", Pattern: "[0-9]+"}}, map[string]any{"s": "abc123def"}, nil, nil},
 		{"pattern miss", map[string]Param{"s": {Type: "string", Pattern: "[0-9]+"}}, map[string]any{"s": "abc"},
-			[]Violation{v("/s", "does not match the pattern")}, nil},
+			[]Violation{v("/s", `does not match the pattern "[0-9]+"`)}, nil},
 		{"anchored pattern", map[string]Param{"s": {Type: "string", Pattern: "^A[0-9]$"}}, map[string]any{"s": "xA1"},
-			[]Violation{v("/s", "does not match the pattern")}, nil},
+			[]Violation{v("/s", `does not match the pattern "^A[0-9]$"`)}, nil},
 		{"anchored pattern ok", map[string]Param{"s": {Type: "string", Pattern: "^A[0-9]$"}}, map[string]any{"s": "A1"}, nil, nil},
 
 		// Arrays.
@@ -125,7 +125,7 @@ func paramsCases() []paramsCase {
 			[]Violation{
 				v("/_", "unknown parameter"),
 				v("/a", "is required"),
-				v("/b", "must be at least 5 characters"), v("/b", "does not match the pattern"),
+				v("/b", "must be at least 5 characters"), v("/b", `does not match the pattern "^[0-9]+$"`),
 				v("/c", "must have at most 1 items"), v("/c/0", "must be a boolean"),
 				v("/zz", "unknown parameter"),
 			}, map[string]any{"b": "xy", "c": []any{1, true}}},

@@ -117,6 +117,11 @@ func pageFailure(v safejs.Value) (error, bool) {
 	}
 	var details map[string]any
 	if d, err := v.Get("details"); err == nil && d.Type() == safejs.TypeObject {
+		if str("code") == "INVALID_PARAMS" {
+			if ferr, ok := formRefused(d); ok {
+				return ferr, true
+			}
+		}
 		if g, err := toGo(d); err == nil {
 			details, _ = g.(map[string]any)
 		}

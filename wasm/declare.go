@@ -248,7 +248,7 @@ func toExpectation(e *pagespec.Expect, pred safejs.Value) (*runtime.Expectation,
 
 // toAction is the runtime's declaration of a declared action, with the
 // functions in fns: run, available, predicate (for expect), steps (an
-// array of run functions) and stepPredicates.
+// array of run functions), stepPredicates and handoffResult.
 func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: schema.Risk(a.Risk),
 		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity, TimeoutMs: a.TimeoutMs}
@@ -311,6 +311,9 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 	}
 	if a.Handoff != nil {
 		d.Handoff = &runtime.Handoff{Prompt: a.Handoff.Prompt, TimeoutMs: a.Handoff.TimeoutMs}
+		if res := fnField(fns, "handoffResult"); !res.IsUndefined() {
+			d.Handoff.Result = jsHandler(res) // handoff.result, read once the person is done
+		}
 	}
 	return d, nil
 }

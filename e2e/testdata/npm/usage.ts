@@ -33,6 +33,11 @@ export async function main(): Promise<void> {
       return name === "admin" ? pling.fail("PERMISSION_DENIED", "Only admins may use that name") : { renamed: name, size: z };
     },
   });
+  pling.action({
+    id: "pay", params: { sku: { type: "string", required: true } },
+    handoff: { prompt: "Confirm with your bank", result: ({ sku }, call) => ({ paid: sku, id: call.requestId }) },
+    run: () => true,
+  });
   pling.guide("cart", "The cart");
   pling.guide({ target: "checkout", label: "Check out", selector: "#checkout" });
   pling.region({ id: "dialog", title: "Dialog", modal: true, active: () => false });

@@ -194,7 +194,10 @@
     available: function () { return cart.length > 0 || "The cart is empty"; },
     // Three minutes, unless ?handoffTimeoutMs= (site.js) asks for another
     // time: the action's own timeout wins over the configured default.
-    handoff: { prompt: "Your bank needs you to confirm this payment. Enter the code in the bank's window, confirm, then press Done.", timeoutMs: Number(new URLSearchParams(location.search).get("handoffTimeoutMs")) || 180000 },
+    // The call's value is read once the person is done: the order they
+    // placed, not the total the handler saw before they confirmed.
+    handoff: { prompt: "Your bank needs you to confirm this payment. Enter the code in the bank's window, confirm, then press Done.", timeoutMs: Number(new URLSearchParams(location.search).get("handoffTimeoutMs")) || 180000,
+      result: function () { return { order: lastOrder, status: status }; } },
     run: startPayment,
     expect: { state: "checkout.status", equals: "paid" },
   });

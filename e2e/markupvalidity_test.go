@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/agent"
+	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
+)
+
+// validityPage is a form with a pattern and its title (the HTML hint for
+// it), and a field the page checks itself: its input listener sets a
+// custom validity message, the message a person would see.
+var validityPage = plingPage("Tags", `<form id="f" data-pling-action="tag.add" data-pling-title="Add a tag"
+      data-pling-expect-state="tag.saved"
+      onsubmit="event.preventDefault(); saved.textContent = this.code.value + '|' + this.ref.value">
+  <label>Tag code <input name="code" required pattern="[A-Z]{2}[0-9]+" title="Two capital letters, then digits" data-pling-param></label>
+  <label>Reference <input name="ref" required data-pling-param
+    oninput="this.setCustomValidity(this.value.startsWith('T-') ? '' : 'A reference starts with T-, as on the ticket')"></label>
+  <button>Add</button>
+</form>
+<output id="saved" data-pling-state="tag.saved"></output>`)
+
+// TestMarkupFormValidation: a pattern violation names the pattern and
+// the control's title, its hint; a submit the page's own check blocks
+// answers INVALID_PARAMS at the param's path with the page's message,
+// and nothing is submitted (issue 23 item 13).
+func TestMarkupFormValidation(t *testing.T) {
+	tb := openHTML(t, "/test/validity.html", validityPage)
+	desc := tb.describeUntil("tag.add", func(d *schema.SurfaceDescription) bool { return capability(d, "tag.add") != nil })
+	code := mustCapability(t, desc, "tag.add").InputSchema.Properties["code"]
+
+	t.Run("the title is the param's hint", func(t *testing.T) {
+		if code == nil || code.Description != "Tag code. Two capital letters, then digits" {
+			t.Errorf("code: %+v, want the label and the title as its description", code)
+		}
+	})
+	t.Run("a pattern violation names the pattern and the hint", func(t *testing.T) {
+		_, err := tb.on(t).invoke("tag.add", map[string]any{"code": "ab1", "ref": "T-1"})
+		be := wantCode(t, err, perr.InvalidParams)
+		want := []runtime.Violation{{Path: "/code",
+			Reason: `does not match the pattern "^(?:[A-Z]{2}[0-9]+)$"; the parameter says "Tag code. Two capital letters, then digits"`}}
+		if diff := cmp.Diff(want, violations(t, be)); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("the page's own message when its check blocks the submit", func(t *testing.T) {
+		tb := tb.on(t)
+		_, err := tb.invoke("tag.add", map[string]any{"code": "AB1", "ref": "X-9"})
+		be := wantCode(t, err, perr.InvalidParams)
+		want := []runtime.Violation{{Path: "/ref", Reason: `is not valid: the page says "A reference starts with T-, as on the ticket"`}}
+		if diff := cmp.Diff(want, violations(t, be)); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		if got := eval[string](tb, `saved.textContent`); got != "" {
+			t.Errorf("saved %q: the form was submitted", got)
+		}
+	})
+	t.Run("a valid input is submitted", func(t *testing.T) {
+		tb := tb.on(t)
+		r := tb.mustInvoke("tag.add", map[string]any{"code": "AB12", "ref": "T-9"})
+		expectationsMet(t, r, "tag.saved")
+		if got := eval[string](tb, `saved.textContent`); got != "AB12|T-9" {
+			t.Errorf("saved %q, want AB12|T-9", got)
+		}
+	})
+}
+
+// violations reads a business failure's details.violations.
+func violations(t *testing.T, be *agent.BusinessError) []runtime.Violation {
+	t.Helper()
+	list, _ := be.Details["violations"].([]any)
+	var vs []runtime.Violation
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		p, _ := m["path"].(string)
+		r, _ := m["reason"].(string)
+		vs = append(vs, runtime.Violation{Path: p, Reason: r})
+	}
+	if len(vs) == 0 {
+		t.Errorf("no violations in %v", be.Details)
+	}
+	return vs
+}
