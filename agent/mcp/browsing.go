@@ -314,7 +314,39 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 			}
 		}
 	}
+	writeThrown(&t, sc, b.browser)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: sc}, nil
+}
+
+// thrower is a Browser that knows what the current page threw
+// (*cdp.Page: uncaught exceptions and unhandled rejections since it loaded).
+type thrower interface {
+	Thrown() (lines []string, total int)
+}
+
+// maxThrownShown bounds the exceptions browser.page quotes.
+const maxThrownShown = 2
+
+// writeThrown says that the page threw, when it did: the first
+// exceptions (message and place, no stack) and how many there were.
+func writeThrown(t *strings.Builder, sc map[string]any, br Browser) {
+	th, ok := br.(thrower)
+	if !ok {
+		return
+	}
+	lines, total := th.Thrown()
+	if total == 0 {
+		return
+	}
+	if len(lines) > maxThrownShown {
+		lines = lines[:maxThrownShown]
+	}
+	fmt.Fprintf(t, "\nThe page threw %d error(s): %s", total, strings.Join(lines, "; "))
+	if total > len(lines) {
+		t.WriteString("; …")
+	}
+	t.WriteString(". Some of its tools may be missing or broken.")
+	sc["threw"] = total
 }
 
 func stdcmpOr(a, b string) string {

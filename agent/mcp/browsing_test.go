@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -274,5 +275,68 @@ func TestSwitchTab(t *testing.T) {
 	bad := call(t, s, "browser.switch_tab", map[string]any{"tab": "nope"})
 	if !bad.IsError || !strings.HasPrefix(text(bad), "NO_SUCH_TAB: ") {
 		t.Errorf("switch to no tab: %s", text(bad))
+	}
+}
+
+// pagesSession serves pages (path → HTML, beside the built module at
+// /pling/) and starts a browsing session on start, bridged as pling mcp
+// bridges it. It skips as demoSession does.
+func pagesSession(t *testing.T, pages map[string]string, start string) (*session, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	d, _ := filepath.Abs("../../dist")
+	if env := os.Getenv("PLING_DIST"); env != "" {
+		d = env
+	}
+	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
+		t.Skip("pling.wasm is not built; run make wasm")
+	}
+	require.Chromium(t)
+	mux := http.NewServeMux()
+	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(d))))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		page, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(page))
+	})
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	p, err := cdp.Start(ctx, hs.URL+start, cdp.Options{Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return connect(t, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL))), hs.URL
+}
+
+// Item 15: browser.page says when the page threw (message and place, no
+// stack), from what the browser saw since the page loaded; a page that
+// did not throw says nothing of it.
+func TestBrowserPageSaysThePageThrew(t *testing.T) {
+	s, base := pagesSession(t, map[string]string{
+		"/throws/": `<!doctype html><title>Throws</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>pling.action({ id: "board.add", run: () => 1 }); boardz.render();</script>`,
+		"/clean/": `<!doctype html><title>Clean</title><script src="/pling/pling.js" data-expose="*"></script>`,
+	}, "/throws/")
+	waitTools(t, s, "board_add", true)
+	res := call(t, s, "browser.page", nil)
+	want := "The page threw 1 error(s): ReferenceError: boardz is not defined (at " + base + "/throws/:3). Some of its tools may be missing or broken."
+	if got := text(res); !strings.Contains(got, want) || strings.Contains(got, "    at ") {
+		t.Errorf("browser.page lacks %q (or has a stack):\n%s", want, got)
+	}
+	if sc, _ := toJSON(t, res.StructuredContent).(map[string]any); sc["threw"] != float64(1) {
+		t.Errorf("structuredContent.threw = %v, want 1", sc["threw"])
+	}
+	if got := text(call(t, s, "browser.open", map[string]any{"url": "/clean/"})); strings.Contains(got, "threw") {
+		t.Errorf("a page that did not throw: %s", got)
 	}
 }
