@@ -312,6 +312,10 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 				t.WriteString("\nLinks: " + strings.Join(links, "; "))
 				sc["links"] = len(links)
 			}
+			if marks := landmarks(out); len(marks) > 0 {
+				t.WriteString("\nLandmarks: " + strings.Join(marks, ", "))
+				sc["landmarks"] = len(marks)
+			}
 		}
 	}
 	writeThrown(&t, sc, b.browser)
@@ -493,6 +497,19 @@ func navLinks(outline string) []string {
 		out = append(out, l)
 		if len(out) == maxLinks {
 			break
+		}
+	}
+	return out
+}
+
+// landmarks are the landmarks of an outline ("landmark: navigation
+// \"Main\""), in document order, as "navigation \"Main\"" (the outline
+// lists at most 10).
+func landmarks(outline string) []string {
+	var out []string
+	for _, l := range strings.Split(outline, "\n") {
+		if l, ok := strings.CutPrefix(l, "landmark: "); ok {
+			out = append(out, l)
 		}
 	}
 	return out

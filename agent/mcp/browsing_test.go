@@ -317,6 +317,37 @@ func pagesSession(t *testing.T, pages map[string]string, start string) (*session
 	return connect(t, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL))), hs.URL
 }
 
+const landmarksPage = `<!doctype html><title>Board</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<header><strong>Acme</strong><nav aria-label="Main"><a href="/tickets/">Tickets</a> <a href="/admin/">Settings</a></nav></header>
+<form role="search" aria-label="Tickets"><input name="q"></form>
+<main><article><header>Not a landmark</header><p>Hi</p></article>
+<section>No name, no landmark</section><section aria-labelledby="h">
+<h2 id="h">Recent activity</h2></section></main>
+<aside aria-label="Filters">…</aside><div hidden><nav aria-label="Hidden">x</nav></div>
+<footer><a href="/help/">Help</a></footer>
+<script>pling.action({ id: "board.add", title: "Add", run: () => 1 });</script>`
+
+// Item 3: browser.page lists the page's landmarks (its navigation, main
+// part, search…, with their names) beside its links, on a page that
+// speaks Pling; a page without Pling has them in its outline.
+func TestBrowserPageLandmarks(t *testing.T) {
+	s, _ := pagesSession(t, map[string]string{
+		"/board/": landmarksPage,
+		"/plain/": strings.Replace(landmarksPage, `<script src="/pling/pling.js" data-expose="*"></script>`, "", 1),
+	}, "/board/")
+	waitTools(t, s, "board_add", true)
+	got := text(call(t, s, "browser.page", nil))
+	want := `Landmarks: header, navigation "Main", search "Tickets", main, region "Recent activity", aside "Filters", footer`
+	if !strings.Contains(got, want) || !strings.Contains(got, "Links: Tickets -> /tickets/") {
+		t.Errorf("browser.page lacks %q (or the links):\n%s", want, got)
+	}
+	plain := text(call(t, s, "browser.open", map[string]any{"url": "/plain/"}))
+	if !strings.Contains(plain, "does not speak Pling") || !strings.Contains(plain, "landmark: navigation \"Main\"\n") {
+		t.Errorf("the outline of a page without Pling lacks its landmarks:\n%s", plain)
+	}
+}
+
 // Item 15: browser.page says when the page threw (message and place, no
 // stack), from what the browser saw since the page loaded; a page that
 // did not throw says nothing of it.
@@ -325,7 +356,7 @@ func TestBrowserPageSaysThePageThrew(t *testing.T) {
 		"/throws/": `<!doctype html><title>Throws</title>
 <script src="/pling/pling.js" data-expose="*"></script>
 <script>pling.action({ id: "board.add", run: () => 1 }); boardz.render();</script>`,
-		"/clean/": `<!doctype html><title>Clean</title><script src="/pling/pling.js" data-expose="*"></script>`,
+		"/clean/": landmarksPage,
 	}, "/throws/")
 	waitTools(t, s, "board_add", true)
 	res := call(t, s, "browser.page", nil)
