@@ -472,6 +472,13 @@ export interface Unavailable {
   reason?: string;
   /** Code is set when a registry code explains it (DUPLICATE_ACTION_ID). */
   code?: string;
+  /**
+   * InputSchema is the capability's input schema, as it would be listed
+   * when available (not for an entry with a code), so that an agent can
+   * offer it with its real parameters before it becomes available. A
+   * description over its size bound leaves it out.
+   */
+  inputSchema?: JsonSchema;
 }
 
 /**

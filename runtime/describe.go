@@ -225,7 +225,8 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 			}
 		}
 		if reason != "" {
-			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen)})
+			in := inputSchema(c.action.Params)
+			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen), InputSchema: &in})
 			continue
 		}
 		listed = append(listed, c)
@@ -516,10 +517,21 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	return b, reasons, nil
 }
 
-// shrinkContext halves the longest list of the context (states count as a
-// list of keys, record items across kinds); it reports false when nothing
-// is left to cut.
+// shrinkContext drops the input schemas of the unavailable capabilities
+// first (an agent can do without them until they are available), then
+// halves the longest list of the context (states count as a list of keys,
+// record items across kinds); it reports false when nothing is left to
+// cut.
 func shrinkContext(sc *schema.SurfaceContext) bool {
+	dropped := false
+	for i := range sc.Unavailable {
+		if sc.Unavailable[i].InputSchema != nil {
+			sc.Unavailable[i].InputSchema, dropped = nil, true
+		}
+	}
+	if dropped {
+		return true
+	}
 	items := 0
 	for _, rs := range sc.Records {
 		items += len(rs.Items)

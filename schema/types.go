@@ -255,6 +255,11 @@ type Unavailable struct {
 	Reason string `json:"reason,omitempty"`
 	// Code is set when a registry code explains it (DUPLICATE_ACTION_ID).
 	Code string `json:"code,omitempty"`
+	// InputSchema is the capability's input schema, as it would be listed
+	// when available (not for an entry with a code), so that an agent can
+	// offer it with its real parameters before it becomes available. A
+	// description over its size bound leaves it out.
+	InputSchema *JsonSchema `json:"inputSchema,omitempty"`
 }
 
 // Guide is an element an agent can point a person at.
