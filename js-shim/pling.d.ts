@@ -224,6 +224,12 @@ export interface RecordTemplate {
   allowOffscreen?: boolean;
   /** Truncated is true when Visible was cut. */
   truncated?: boolean;
+  /**
+   * Available counts the rows in view (not offscreen; the first 200 of
+   * them) on which the action's availability check says it can run;
+   * absent when the action has no availability check.
+   */
+  available?: number;
 }
 
 /** Region is a part of the page; a modal region hides the rest while active. */

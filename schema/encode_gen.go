@@ -401,6 +401,10 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 		dst = append(dst, `,"truncated":`...)
 		dst = strconv.AppendBool(dst, v.Truncated)
 	}
+	if v.Available != nil {
+		dst = append(dst, `,"available":`...)
+		dst = strconv.AppendInt(dst, int64((*v.Available)), 10)
+	}
 	return append(dst, '}'), nil
 }
 

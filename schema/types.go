@@ -175,6 +175,10 @@ type RecordTemplate struct {
 	AllowOffscreen bool `json:"allowOffscreen,omitempty"`
 	// Truncated is true when Visible was cut.
 	Truncated bool `json:"truncated,omitempty"`
+	// Available counts the rows in view (not offscreen; the first 200 of
+	// them) on which the action's availability check says it can run;
+	// absent when the action has no availability check.
+	Available *int `json:"available,omitempty" pling:"min=0"`
 }
 
 // JsonSchema is the small input schema of a capability (docs/protocol.md): an

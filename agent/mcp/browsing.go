@@ -250,8 +250,10 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	_, err := b.refreshLocked(ctx)
 	info, allowed, d := b.page, b.allowed, b.desc
 	names := make([]string, 0, len(b.tools))
-	for n := range b.tools {
+	toolOf := make(map[string]string, len(b.tools)) // capability → tool name
+	for n, e := range b.tools {
 		names = append(names, n)
+		toolOf[e.capability] = n
 	}
 	b.mu.Unlock()
 	if err != nil && info.URL == "" {
@@ -303,6 +305,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 			if len(records) > 0 {
 				sc["records"] = records
 			}
+			writeRowsAvailable(&t, d, toolOf)
 			writeContext(&t, sc, d)
 		}
 		// The site's other pages: a page that speaks Pling has links too,
@@ -320,6 +323,22 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	}
 	writeThrown(&t, sc, b.browser)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: sc}, nil
+}
+
+// writeRowsAvailable says, for each row action checked row by row, on
+// how many rows it can run ("Row tools: close__ticket available for 3 of
+// 25 rows"): the list keeps the tool while any row can, and a call on
+// another row answers ACTION_UNAVAILABLE with the page's reason.
+func writeRowsAvailable(t *strings.Builder, d *schema.SurfaceDescription, toolOf map[string]string) {
+	var rows []string
+	for _, c := range d.Capabilities {
+		if n, name := c.Record.RowsAvailable(), toolOf[c.ID]; n != "" && name != "" {
+			rows = append(rows, name+" "+n)
+		}
+	}
+	if len(rows) > 0 {
+		t.WriteString("\nRow tools: " + strings.Join(rows, "; "))
+	}
 }
 
 // thrower is a Browser that knows what the current page threw

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -369,5 +370,33 @@ func TestBrowserPageSaysThePageThrew(t *testing.T) {
 	}
 	if got := text(call(t, s, "browser.open", map[string]any{"url": "/clean/"})); strings.Contains(got, "threw") {
 		t.Errorf("a page that did not throw: %s", got)
+	}
+}
+
+// Item 2: browser.page says on how many rows in view a row action with
+// an availability check can run, and the count follows the page: the
+// help desk's close@ticket on one open ticket, then on the same ticket
+// closed (the tool stays listed: other rows may be open).
+func TestBrowserPageRowsAvailable(t *testing.T) {
+	s, _ := helpdeskSession(t, "/tickets/")
+	waitTools(t, s, "close__ticket", true)
+	rows := regexp.MustCompile(`\nRow tools: close__ticket available for (\d+) of the (\d+) rows in view\n`)
+	m := rows.FindStringSubmatch(text(call(t, s, "browser.page", nil)))
+	if m == nil || m[2] != "25" || m[1] == "0" || m[1] == "25" {
+		t.Fatalf("browser.page on the ticket list: %q, want close__ticket available for some of the 25 rows in view", m)
+	}
+	if r := call(t, s, "tickets_search", map[string]any{"query": "T-1042"}); r.IsError {
+		t.Fatalf("search: %s", text(r))
+	}
+	for _, want := range []string{"1 of the 1", "0 of the 1"} {
+		got := text(call(t, s, "browser.page", nil))
+		if !strings.Contains(got, "Row tools: close__ticket available for "+want+" rows in view") || strings.Contains(got, "open__ticket available") {
+			t.Errorf("browser.page: want close__ticket available for %s rows in view (and no count for open__ticket, which has no check):\n%s", want, got)
+		}
+		if want == "1 of the 1" {
+			if r := call(t, s, "close__ticket", map[string]any{"record": "T-1042"}); r.IsError {
+				t.Fatalf("close: %s", text(r))
+			}
+		}
 	}
 }

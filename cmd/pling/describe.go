@@ -257,6 +257,9 @@ func recordLine(r *schema.RecordTemplate) string {
 			s += " (allowed)"
 		}
 	}
+	if n := r.RowsAvailable(); n != "" {
+		s += "; " + n
+	}
 	return s
 }
 
