@@ -97,3 +97,11 @@ func servePages(t *testing.T, pages fstest.MapFS) (context.Context, string) {
 	base, _ := serveDirForTest(t, ctx, dir, d)
 	return ctx, base
 }
+
+// TestMCPPageThrew: pling mcp's browser.page says the page threw, through
+// the browser the command starts.
+func TestMCPPageThrew(t *testing.T) {
+	_, base := servePages(t, fstest.MapFS{"throws.html": {Data: []byte(throwsPage)}})
+	m := startMCP(t, base+"/throws.html")
+	m.waitPage(t, "The page threw 1 error(s): ReferenceError: boardz is not defined (at "+base+"/throws.html:3)")
+}
