@@ -224,6 +224,12 @@ export interface RecordTemplate {
   allowOffscreen?: boolean;
   /** Truncated is true when Visible was cut. */
   truncated?: boolean;
+  /**
+   * Available counts the rows in view (not offscreen; the first 200 of
+   * them) on which the action's availability check says it can run;
+   * absent when the action has no availability check.
+   */
+  available?: number;
 }
 
 /** Region is a part of the page; a modal region hides the rest while active. */
@@ -472,6 +478,13 @@ export interface Unavailable {
   reason?: string;
   /** Code is set when a registry code explains it (DUPLICATE_ACTION_ID). */
   code?: string;
+  /**
+   * InputSchema is the capability's input schema, as it would be listed
+   * when available (not for an entry with a code), so that an agent can
+   * offer it with its real parameters before it becomes available. A
+   * description over its size bound leaves it out.
+   */
+  inputSchema?: JsonSchema;
 }
 
 /**

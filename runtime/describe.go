@@ -155,7 +155,8 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 		return rs, nil
 	}
 
-	listed, unavailable := rt.listing(ctx, snap, exp, regions)
+	rowsAvailable := map[*capEntry]int{}
+	listed, unavailable := rt.listing(ctx, snap, exp, regions, rowsAvailable)
 	foldMeta := make([][]byte, len(listed))
 	for i, c := range listed {
 		if c.fold == nil {
@@ -166,6 +167,9 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 			return nil, err
 		}
 		t := recordTemplate(c, foldRows(c.fold, rs), maxRecords)
+		if n, ok := rowsAvailable[c]; ok {
+			t.Available = &n
+		}
 		if foldMeta[i], err = schema.AppendRecordTemplate(nil, &t); err != nil {
 			return nil, err
 		}
@@ -201,8 +205,10 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 
 // listing returns the capabilities this exposure lists now, sorted by id,
 // and the exposed ones that cannot run now with their reasons. Actions
-// hidden by an open modal are in neither.
-func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, regions regionView) ([]*capEntry, []schema.Unavailable) {
+// hidden by an open modal are in neither. With rows, it also counts, for
+// each listed row action checked row by row, the rows it can run on
+// (capAvailable).
+func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, regions regionView, rows map[*capEntry]int) ([]*capEntry, []schema.Unavailable) {
 	lim := rt.cfg.limits
 	var listed []*capEntry
 	var unavailable []schema.Unavailable
@@ -217,7 +223,11 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 			continue
 		}
 		if reason == "" {
-			if av := rt.capAvailable(ctx, snap, c); !av.OK {
+			av, n := rt.capAvailable(ctx, snap, c, rows != nil)
+			if n >= 0 && av.OK {
+				rows[c] = n
+			}
+			if !av.OK {
 				reason = av.Reason
 				if reason == "" {
 					reason = "Not available now"
@@ -225,7 +235,8 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 			}
 		}
 		if reason != "" {
-			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen)})
+			in := inputSchema(c.action.Params)
+			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen), InputSchema: &in})
 			continue
 		}
 		listed = append(listed, c)
@@ -353,7 +364,7 @@ func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
 			return v.(string)
 		}
 	}
-	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
+	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), nil)
 	rev := rt.revision(key, snap.gen, listed)
 	if static && snap.nrevs.Add(1) <= 64 { // many distinct scopes: stop caching
 		snap.revs.Store(key, rev)
@@ -516,10 +527,21 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	return b, reasons, nil
 }
 
-// shrinkContext halves the longest list of the context (states count as a
-// list of keys, record items across kinds); it reports false when nothing
-// is left to cut.
+// shrinkContext drops the input schemas of the unavailable capabilities
+// first (an agent can do without them until they are available), then
+// halves the longest list of the context (states count as a list of keys,
+// record items across kinds); it reports false when nothing is left to
+// cut.
 func shrinkContext(sc *schema.SurfaceContext) bool {
+	dropped := false
+	for i := range sc.Unavailable {
+		if sc.Unavailable[i].InputSchema != nil {
+			sc.Unavailable[i].InputSchema, dropped = nil, true
+		}
+	}
+	if dropped {
+		return true
+	}
 	items := 0
 	for _, rs := range sc.Records {
 		items += len(rs.Items)
@@ -601,7 +623,7 @@ func readState(ctx context.Context, s State) (v any, err error) {
 }
 
 // maxAvailabilityRows bounds how many rows of a fold describe asks.
-const maxAvailabilityRows = 200
+const maxAvailabilityRows = schema.AvailabilityRows
 
 // capAvailable is whether a capability is listed as available. A row
 // action's check may be written per row (`(id) => byId(id).status ===
@@ -610,34 +632,61 @@ const maxAvailabilityRows = 200
 // maxAvailabilityRows of its known rows: it is available when any row is,
 // and invoke decides for the one row it is called on (RATIONALE "Why is a
 // row action available when any of its rows is?"). With no row available
-// the reason is the first row's.
-func (rt *Runtime) capAvailable(ctx context.Context, snap *snapshot, c *capEntry) Availability {
-	av := checkAvailable(ctx, &c.action, "")
-	if av.OK || c.fold == nil {
-		return av
+// the reason is the first row's. With count, a row action that is
+// available and has an availability check is also asked for each of its
+// rows in view (the first maxAvailabilityRows of them), and rows is how
+// many of them it can run on (schema.RecordTemplate.Available); else rows
+// is -1.
+func (rt *Runtime) capAvailable(ctx context.Context, snap *snapshot, c *capEntry, count bool) (av Availability, rows int) {
+	av = checkAvailable(ctx, &c.action, "")
+	count = count && c.fold != nil && c.fold.checked(&c.action)
+	if c.fold == nil || av.OK && !count {
+		return av, -1
 	}
 	rs, err := readRecords(ctx, snap.records[c.fold.kind])
 	if err != nil {
-		return av
+		return av, -1
 	}
-	first := av
-	for i, row := range foldRows(c.fold, rs) {
-		if i >= maxAvailabilityRows {
-			break
-		}
+	all := foldRows(c.fold, rs)
+	ask := func(row RecordItem) (Availability, bool) {
 		a, ok := c.fold.resolveRow(row.ID)
 		if !ok {
-			continue
+			return Availability{}, false
 		}
-		rav := checkAvailable(ctx, &a, row.ID)
-		if rav.OK {
-			return rav
+		return checkAvailable(ctx, &a, row.ID), true
+	}
+	if !av.OK {
+		first, found := av, false
+		for i, row := range all[:min(len(all), maxAvailabilityRows)] {
+			rav, ok := ask(row)
+			if ok && rav.OK {
+				av, found = rav, true
+				break
+			}
+			if ok && i == 0 {
+				first = rav
+			}
 		}
-		if i == 0 {
-			first = rav
+		if !found {
+			return first, -1
 		}
 	}
-	return first
+	if !count {
+		return av, -1
+	}
+	asked := 0
+	for _, row := range all {
+		if row.Offscreen {
+			continue
+		}
+		if asked++; asked > maxAvailabilityRows {
+			break
+		}
+		if rav, ok := ask(row); ok && rav.OK {
+			rows++
+		}
+	}
+	return av, rows
 }
 
 // checkAvailable asks an action's Available; a panic counts as unavailable.

@@ -34,6 +34,20 @@ type foldView struct {
 	rows map[string]Action
 }
 
+// checked reports whether the fold's action a, or any of its per-row
+// declarations, has an availability check.
+func (f *foldView) checked(a *Action) bool {
+	if a.Available != nil {
+		return true
+	}
+	for _, r := range f.rows {
+		if r.Available != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // snapshot is an immutable view of the registry at one generation.
 type snapshot struct {
 	gen            uint64

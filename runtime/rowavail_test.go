@@ -2,8 +2,12 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	perr "github.com/pling-go/pling/errors"
 )
@@ -60,4 +64,73 @@ func TestRowAvailability(t *testing.T) {
 	if u := unavailableByID(d, "close@ticket"); u == nil || u.Reason != "already closed" {
 		t.Errorf("unavailable %+v, want close@ticket: already closed", d.Context.Unavailable)
 	}
+}
+
+// TestRowAvailabilityCount: describe says on how many rows in view a
+// row action with an availability check can run ("available for N of the
+// M rows in view"), asking at most the first 200 rows in view; an action
+// without a check gives no count.
+func TestRowAvailabilityCount(t *testing.T) {
+	rows := func(n, from, to int) func(context.Context) ([]RecordItem, error) {
+		return func(context.Context) ([]RecordItem, error) {
+			out := make([]RecordItem, n)
+			for i := range out {
+				out[i] = RecordItem{ID: fmt.Sprintf("t%d", i), Offscreen: i < from || i >= to}
+			}
+			return out, nil
+		}
+	}
+	even := func(id string) bool { n, _ := strconv.Atoi(id[1:]); return n%2 == 0 }
+	perRow := func(open func(id string) bool) func(context.Context, string) Availability {
+		return func(_ context.Context, id string) Availability {
+			if id == "" {
+				panic("byId(undefined)")
+			}
+			if open(id) {
+				return Available
+			}
+			return Unavailable("already closed")
+		}
+	}
+	count := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		name           string
+		rows, from, to int
+		available      func(context.Context, string) Availability
+		want           *int
+		wantRowsShown  string
+	}{
+		{"per row: 2 of 3", 3, 0, 3, perRow(even), count(2), "available for 2 of the 3 rows in view"},
+		{"offscreen rows do not count", 4, 0, 2, perRow(even), count(1), "available for 1 of the 2 rows in view"},
+		{"the first 200 of 250", 250, 0, 250, perRow(func(string) bool { return true }), count(200), "available for 200 of the first 200 rows in view"},
+		{"rows in view past the first 200 known", 300, 250, 275, perRow(even), count(13), "available for 13 of the 25 rows in view"},
+		{"yes without a row, asked row by row", 3, 0, 3, func(_ context.Context, id string) Availability {
+			return Availability{OK: id == "" || even(id), Reason: "already closed"}
+		}, count(2), "available for 2 of the 3 rows in view"},
+		{"no check", 3, 0, 3, nil, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			if _, err := e.rt.DeclareRecords(Records{Kind: "ticket", Read: rows(tc.rows, tc.from, tc.to)}); err != nil {
+				t.Fatal(err)
+			}
+			mustDeclare(t, e.rt, Action{ID: "close", Title: "Close", Record: &RecordRef{Kind: "ticket", AllowOffscreen: true}, Available: tc.available,
+				Run: func(context.Context, *Call) (any, error) { return true, nil }})
+			d := e.describe("")
+			if len(d.Capabilities) != 1 || d.Capabilities[0].Record == nil {
+				t.Fatalf("capabilities %v, want close@ticket with its record template", capIDs(d))
+			}
+			r := d.Capabilities[0].Record
+			if !cmp.Equal(r.Available, tc.want) || r.RowsAvailable() != tc.wantRowsShown {
+				t.Errorf("record available %v (%q); want %v (%q)", countText(r.Available), r.RowsAvailable(), countText(tc.want), tc.wantRowsShown)
+			}
+		})
+	}
+}
+
+func countText(n *int) string {
+	if n == nil {
+		return "absent"
+	}
+	return strconv.Itoa(*n)
 }

@@ -111,7 +111,7 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 	}
 	exp := rt.gate.exposureOf(sess)
 	snap := rt.snapshot()
-	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap))
+	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), nil)
 	tools := make([]Tool, 0, len(listed))
 	ids := make([]string, len(listed))
 	for i, c := range listed {

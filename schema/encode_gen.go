@@ -401,6 +401,10 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 		dst = append(dst, `,"truncated":`...)
 		dst = strconv.AppendBool(dst, v.Truncated)
 	}
+	if v.Available != nil {
+		dst = append(dst, `,"available":`...)
+		dst = strconv.AppendInt(dst, int64((*v.Available)), 10)
+	}
 	return append(dst, '}'), nil
 }
 
@@ -752,6 +756,7 @@ func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
 
 // appendUnavailable appends the JSON of v as encoding/json writes it.
 func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
+	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
 	dst = AppendQuoted(dst, v.ID, false)
@@ -762,6 +767,12 @@ func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
 	if v.Code != "" {
 		dst = append(dst, `,"code":`...)
 		dst = AppendQuoted(dst, v.Code, false)
+	}
+	if v.InputSchema != nil {
+		dst = append(dst, `,"inputSchema":`...)
+		if dst, err = appendJsonSchema(dst, v.InputSchema); err != nil {
+			return nil, err
+		}
 	}
 	return append(dst, '}'), nil
 }

@@ -175,6 +175,10 @@ type RecordTemplate struct {
 	AllowOffscreen bool `json:"allowOffscreen,omitempty"`
 	// Truncated is true when Visible was cut.
 	Truncated bool `json:"truncated,omitempty"`
+	// Available counts the rows in view (not offscreen; the first 200 of
+	// them) on which the action's availability check says it can run;
+	// absent when the action has no availability check.
+	Available *int `json:"available,omitempty" pling:"min=0"`
 }
 
 // JsonSchema is the small input schema of a capability (docs/protocol.md): an
@@ -255,6 +259,11 @@ type Unavailable struct {
 	Reason string `json:"reason,omitempty"`
 	// Code is set when a registry code explains it (DUPLICATE_ACTION_ID).
 	Code string `json:"code,omitempty"`
+	// InputSchema is the capability's input schema, as it would be listed
+	// when available (not for an entry with a code), so that an agent can
+	// offer it with its real parameters before it becomes available. A
+	// description over its size bound leaves it out.
+	InputSchema *JsonSchema `json:"inputSchema,omitempty"`
 }
 
 // Guide is an element an agent can point a person at.

@@ -99,6 +99,7 @@ type Page struct {
 	waiters  map[string]chan agent.Waiting // by request id
 
 	contexts map[string]map[string]mainContext // by tab id, frame id (document.go)
+	thrown   map[string]*thrown                // by tab id (thrown.go)
 
 	// navSeq counts the main frame's navigations as they start (a
 	// script's location.href = … included), before they commit; mainFrame
@@ -492,6 +493,10 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			if string(e.FrameID) == tabID && !strings.HasPrefix(string(e.NavigationType), "same") {
 				p.navigated(tab)
 			}
+		case *cdpruntime.EventExceptionThrown:
+			p.noteThrown(tabID, e.ExceptionDetails)
+		case *cdpruntime.EventExceptionRevoked:
+			p.revokeThrown(tabID, e.ExceptionID)
 		case *cdpruntime.EventBindingCalled:
 			if e.Name == waitBinding {
 				p.noteWaiting(e.Payload)
@@ -503,6 +508,7 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			}
 		case *page.EventFrameNavigated:
 			if e.Frame != nil && e.Frame.ParentID == "" {
+				p.forgetThrown(tabID)
 				if tab == p.cur() {
 					p.mainFrame.Store(e.Frame.ID)
 					p.navPending.Store(false)

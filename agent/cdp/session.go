@@ -221,13 +221,32 @@ func (p *Page) SwitchTab(ctx context.Context, id string) (PageInfo, error) {
 	return p.Info(ctx)
 }
 
-// outlineJS lists the page's headings, links and buttons in document
-// order, each cut to 80 characters, at most max of them.
+// outlineJS lists the page's landmarks first (at most 10: "landmark:
+// navigation \"Main\"", by the word for their role — navigation, main,
+// header, footer, aside, search, form, region — and their accessible name
+// from aria-label or aria-labelledby; a header or footer inside a section
+// is none, nor is a section or form without a name), then its headings,
+// links and buttons in document order, each cut to 80 characters, at most
+// max lines in all.
 const outlineJS = `((max) => {
   const out = [], cut = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 80);
+  const hidden = (el) => el.closest("[hidden],[aria-hidden=true]") || (el.getClientRects && el.getClientRects().length === 0);
+  const words = { navigation: "navigation", main: "main", banner: "header", contentinfo: "footer", complementary: "aside", search: "search", form: "form", region: "region" };
+  const tags = { nav: "navigation", main: "main", header: "header", footer: "footer", aside: "aside", search: "search", form: "form", section: "region" };
+  const named = (el) => cut(el.getAttribute("aria-label") || (el.getAttribute("aria-labelledby") || "").split(/\s+/).map((id) => { const r = id && document.getElementById(id); return r ? r.textContent : ""; }).join(" "));
+  for (const el of document.querySelectorAll("nav,main,header,footer,aside,search,form,section,[role]")) {
+    if (out.length >= 10) break;
+    const tag = el.tagName.toLowerCase(), role = el.getAttribute("role");
+    let w = role ? words[role.trim().toLowerCase()] : tags[tag];
+    if (!w || hidden(el)) continue;
+    const name = named(el);
+    if (!role && (w === "header" || w === "footer") && el.parentElement && el.parentElement.closest("article,aside,main,nav,section")) continue;
+    if ((w === "form" || w === "region") && !name) continue;
+    out.push("landmark: " + w + (name ? " " + JSON.stringify(name) : ""));
+  }
   for (const el of document.querySelectorAll("h1,h2,h3,a[href],button,input[type=submit],input[type=button],[role=button]")) {
     if (out.length >= max) break;
-    if (el.closest("[hidden],[aria-hidden=true]") || (el.getClientRects && el.getClientRects().length === 0)) continue;
+    if (hidden(el)) continue;
     const t = cut(el.innerText || el.value || el.getAttribute("aria-label") || el.title);
     const tag = el.tagName.toLowerCase();
     if (/^h[1-3]$/.test(tag)) { if (t) out.push("#".repeat(+tag[1]) + " " + t); }
@@ -238,8 +257,8 @@ const outlineJS = `((max) => {
 })`
 
 // Outline is a bounded text outline of the current page for an agent that
-// cannot describe it (a page without Pling): its headings, links and
-// buttons, one a line, at most maxBytes bytes.
+// cannot describe it (a page without Pling): its landmarks, headings,
+// links and buttons, one a line, at most maxBytes bytes.
 func (p *Page) Outline(ctx context.Context, maxBytes int) (string, error) {
 	tctx, cancel := p.bounded(ctx, p.cur())
 	defer cancel()

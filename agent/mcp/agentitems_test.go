@@ -60,7 +60,7 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 	for _, tl := range res.Tools {
 		desc = append(desc, tl.Name+": "+tl.Description)
 	}
-	want := []string{"invoice_send: Could not run when listed: Add a customer first. A result says when it becomes available, and gives its parameters then (browser.page too)."}
+	want := []string{"invoice_send: Could not run when listed: Add a customer first. A result says when it becomes available (browser.page too)."}
 	if diff := cmp.Diff(want, desc); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -95,7 +95,7 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	first := s.toolNames(t)
 
 	_, txt := callText(t, s, "booking_pick", map[string]any{"slot": "10:00"})
-	for _, want := range []string{"Now unavailable: booking.pick (A slot is picked already)", "Now available: booking.confirm (From the page: \"Confirm the booking\" Parameters: {\"type\":\"object\"})"} {
+	for _, want := range []string{"Now unavailable: booking.pick (A slot is picked already)", "Now available: booking.confirm (From the page: \"Confirm the booking\")"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("pick result lacks %q:\n%s", want, txt)
 		}
@@ -263,5 +263,69 @@ func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("descriptions (-want +got):\n%s", diff)
+	}
+}
+
+// Items 2 and 12 together: a tool first listed while its capability
+// cannot run carries its real input schema (a row action's "record"
+// first), so when it becomes available the list stays as it was (no
+// tools/list_changed), the result does not repeat the parameters, and a
+// call with them runs.
+func TestToolListedUnavailableHasItsSchema(t *testing.T) {
+	declare := declarer(t)
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	var step atomic.Int64
+	declare(rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}))
+	declare(rt.DeclareRecords(runtime.Records{Kind: "slot", Read: func(context.Context) ([]runtime.RecordItem, error) {
+		return []runtime.RecordItem{{ID: "s1", Label: "10:00"}}, nil
+	}}))
+	later := func(context.Context, string) runtime.Availability {
+		if step.Load() == 1 {
+			return runtime.Available
+		}
+		return runtime.Unavailable("Start a booking first")
+	}
+	declare(rt.DeclareAction(runtime.Action{ID: "booking.start", Title: "Start a booking",
+		Run: func(context.Context, *runtime.Call) (any, error) { step.Store(1); return nil, nil }}))
+	declare(rt.DeclareAction(runtime.Action{ID: "booking.pay", Title: "Pay the deposit", Available: later,
+		Params: map[string]runtime.Param{"amount": {Type: "number", Required: true}},
+		Run:    func(context.Context, *runtime.Call) (any, error) { return "paid", nil }}))
+	declare(rt.DeclareAction(runtime.Action{ID: "hold", Title: "Hold a slot", Available: later, Record: &runtime.RecordRef{Kind: "slot"},
+		Params: map[string]runtime.Param{"note": {Type: "string"}},
+		Run:    func(context.Context, *runtime.Call) (any, error) { return "held", nil }}))
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := runtime.ToolNames([]string{"hold@slot"})[0]
+	got := map[string]any{}
+	for _, tl := range res.Tools {
+		got[tl.Name] = toJSON(t, tl.InputSchema)
+	}
+	want := map[string]any{
+		"booking_start": map[string]any{"type": "object"},
+		"booking_pay":   map[string]any{"type": "object", "properties": map[string]any{"amount": map[string]any{"type": "number"}}, "required": []any{"amount"}},
+		hold: map[string]any{"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string"},
+			"record": map[string]any{"type": "string", "description": "The slot's id or label"}}, "required": []any{"record"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("input schemas of the tools listed while unavailable (-want +got):\n%s", diff)
+	}
+
+	_, txt := callText(t, s, "booking_start", nil)
+	if !strings.Contains(txt, `Now available: booking.pay (From the page: "Pay the deposit")`) || strings.Contains(txt, "Parameters:") {
+		t.Errorf("start result: the parameters are in the list already, the result need not repeat them:\n%s", txt)
+	}
+	if r, txt := callText(t, s, "booking_pay", map[string]any{"amount": 20}); r.IsError || !strings.Contains(txt, "paid") {
+		t.Errorf("pay: %s", txt)
+	}
+	if r, txt := callText(t, s, hold, map[string]any{"record": "s1"}); r.IsError || !strings.Contains(txt, "held") {
+		t.Errorf("hold: %s", txt)
+	}
+	select {
+	case <-s.changed:
+		t.Error("tools/list_changed sent although only availability changed")
+	case <-time.After(200 * time.Millisecond):
 	}
 }

@@ -115,6 +115,7 @@ type toolEntry struct {
 	// run: it stays as listed when the capability becomes available
 	// (its parameters come in that result), so the list stays stable.
 	placeholder bool
+	openSchema  bool   // a placeholder listed without its input schema (parametersOf)
 	spec        []byte // the tool's JSON, to tell a changed tool from the same one
 }
 
@@ -370,18 +371,40 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		}
 		names[name] = true
 		if old, ok := b.tools[name]; ok && old.capability == u.ID && old.tool != nil {
-			out = append(out, Tool{Capability: u.ID, Tool: old.tool, placeholder: old.placeholder})
+			out = append(out, Tool{Capability: u.ID, Tool: old.tool, placeholder: old.placeholder, openSchema: old.openSchema})
 			continue
 		}
 		reason := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
-		out = append(out, Tool{Capability: u.ID, placeholder: true, Tool: &sdk.Tool{
-			Name: name,
-			Description: "Could not run when listed: " + reason + ". A result says when it becomes available, " +
-				"and gives its parameters then (browser.page too).",
-			InputSchema: json.RawMessage(`{"type":"object"}`),
+		in, open := placeholderSchema(u)
+		then := "A result says when it becomes available (browser.page too)."
+		if open {
+			then = "A result says when it becomes available, and gives its parameters then (browser.page too)."
+		}
+		out = append(out, Tool{Capability: u.ID, placeholder: true, openSchema: open, Tool: &sdk.Tool{
+			Name:        name,
+			Description: "Could not run when listed: " + reason + ". " + then,
+			InputSchema: in,
 		}})
 	}
 	return out
+}
+
+// placeholderSchema is the input schema of a capability listed while it
+// cannot run: its own, as the page described it (with the "record"
+// parameter of a row action, "base@kind"), else an open object (open).
+func placeholderSchema(u schema.Unavailable) (in json.RawMessage, open bool) {
+	if u.InputSchema == nil {
+		return json.RawMessage(`{"type":"object"}`), true
+	}
+	var record *schema.PropertySchema
+	if _, kind, ok := strings.Cut(u.ID, "@"); ok {
+		record = &schema.PropertySchema{Type: "string", Description: fmt.Sprintf("The %s's id or label", kind)}
+	}
+	b, err := schema.Encode(toolSchema(*u.InputSchema, record))
+	if err != nil {
+		return json.RawMessage(`{"type":"object"}`), true
+	}
+	return b, false
 }
 
 // unavailableNow is what the page said cannot run, by capability id, with
@@ -413,10 +436,10 @@ func (b *Bridge) availabilityText(before, after map[string]string) string {
 	}
 	b.mu.Lock()
 	listed := b.desc
-	placeholders := map[string]bool{}
+	placeholders := map[string]toolEntry{}
 	for _, e := range b.tools {
 		if e.placeholder {
-			placeholders[e.capability] = true
+			placeholders[e.capability] = e
 		}
 	}
 	b.mu.Unlock()
@@ -457,7 +480,7 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 			continue
 		}
 		spec, _ := json.Marshal(t.Tool)
-		next[t.Tool.Name] = toolEntry{capability: t.Capability, tool: t.Tool, spec: spec, placeholder: t.placeholder}
+		next[t.Tool.Name] = toolEntry{capability: t.Capability, tool: t.Tool, spec: spec, placeholder: t.placeholder, openSchema: t.openSchema}
 	}
 	for name := range b.tools {
 		if _, ok := next[name]; !ok {
@@ -524,6 +547,7 @@ type Tool struct {
 	handler sdk.ToolHandler
 
 	placeholder bool // listed while unavailable (unavailableTools)
+	openSchema  bool // … with an open input schema (placeholderSchema)
 }
 
 // Tools renders a description's capabilities as MCP tools, in capability
@@ -542,20 +566,9 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	for i, c := range d.Capabilities {
 		name := names[i]
 		desc := capabilityText(c.Title, c.Description)
-		params := c.InputSchema
-		params.Type = "object"
-		// Without "additionalProperties": false, written on every tool:
-		// the page checks the arguments against its own schema and answers
-		// an unknown one with INVALID_PARAMS, which the model reads.
-		params.AdditionalProperties = nil
+		params := toolSchema(c.InputSchema, nil)
 		if c.Record != nil {
-			props := make(map[string]*schema.PropertySchema, len(params.Properties)+1)
-			for k, v := range params.Properties {
-				props[k] = v
-			}
-			props["record"] = &schema.PropertySchema{Type: "string", Description: recordParam(d, c)}
-			params.Properties = props
-			params.Required = append([]string{"record"}, params.Required...)
+			params = toolSchema(c.InputSchema, &schema.PropertySchema{Type: "string", Description: recordParam(d, c)})
 			if !strings.HasSuffix(desc, ".") {
 				desc += "."
 			}
@@ -585,6 +598,26 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		}})
 	}
 	return out, nil
+}
+
+// toolSchema is a capability's input schema as its tool lists it: an
+// object, with a required "record" parameter first for a row action, and
+// without "additionalProperties": false, written on every tool: the page
+// checks the arguments against its own schema and answers an unknown one
+// with INVALID_PARAMS, which the model reads.
+func toolSchema(in schema.JsonSchema, record *schema.PropertySchema) schema.JsonSchema {
+	in.Type = "object"
+	in.AdditionalProperties = nil
+	if record != nil {
+		props := make(map[string]*schema.PropertySchema, len(in.Properties)+1)
+		for k, v := range in.Properties {
+			props[k] = v
+		}
+		props["record"] = record
+		in.Properties = props
+		in.Required = append([]string{"record"}, in.Required...)
+	}
+	return in
 }
 
 // handler is the tool handler of one capability: an invoke through the
@@ -855,15 +888,20 @@ func rpcError(err error) error {
 	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: err.Error(), Data: raw}
 }
 
-// parametersOf is " (parameters: {…})" for a capability whose listed
-// tool is a placeholder: the list does not change when it becomes
-// available, so the result gives what the list would.
-func parametersOf(specs []Tool, id string, placeholder bool) string {
-	if !placeholder {
+// parametersOf is " (DESCRIPTION Parameters: {…})" for a capability
+// whose listed tool is a placeholder: the list does not change when it
+// becomes available, so the result gives what the list would — its
+// description, and its parameters unless the placeholder has them
+// already.
+func parametersOf(specs []Tool, id string, listed toolEntry) string {
+	if !listed.placeholder {
 		return ""
 	}
 	for _, t := range specs {
 		if t.Capability == id {
+			if !listed.openSchema {
+				return " (" + t.Tool.Description + ")"
+			}
 			return " (" + t.Tool.Description + " Parameters: " + string(t.Tool.InputSchema.(json.RawMessage)) + ")"
 		}
 	}

@@ -250,8 +250,10 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	_, err := b.refreshLocked(ctx)
 	info, allowed, d := b.page, b.allowed, b.desc
 	names := make([]string, 0, len(b.tools))
-	for n := range b.tools {
+	toolOf := make(map[string]string, len(b.tools)) // capability → tool name
+	for n, e := range b.tools {
 		names = append(names, n)
+		toolOf[e.capability] = n
 	}
 	b.mu.Unlock()
 	if err != nil && info.URL == "" {
@@ -303,6 +305,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 			if len(records) > 0 {
 				sc["records"] = records
 			}
+			writeRowsAvailable(&t, d, toolOf)
 			writeContext(&t, sc, d)
 		}
 		// The site's other pages: a page that speaks Pling has links too,
@@ -312,9 +315,61 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 				t.WriteString("\nLinks: " + strings.Join(links, "; "))
 				sc["links"] = len(links)
 			}
+			if marks := landmarks(out); len(marks) > 0 {
+				t.WriteString("\nLandmarks: " + strings.Join(marks, ", "))
+				sc["landmarks"] = len(marks)
+			}
 		}
 	}
+	writeThrown(&t, sc, b.browser)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: sc}, nil
+}
+
+// writeRowsAvailable says, for each row action checked row by row, on
+// how many rows it can run ("Row tools: close__ticket available for 3 of
+// 25 rows"): the list keeps the tool while any row can, and a call on
+// another row answers ACTION_UNAVAILABLE with the page's reason.
+func writeRowsAvailable(t *strings.Builder, d *schema.SurfaceDescription, toolOf map[string]string) {
+	var rows []string
+	for _, c := range d.Capabilities {
+		if n, name := c.Record.RowsAvailable(), toolOf[c.ID]; n != "" && name != "" {
+			rows = append(rows, name+" "+n)
+		}
+	}
+	if len(rows) > 0 {
+		t.WriteString("\nRow tools: " + strings.Join(rows, "; "))
+	}
+}
+
+// thrower is a Browser that knows what the current page threw
+// (*cdp.Page: uncaught exceptions and unhandled rejections since it loaded).
+type thrower interface {
+	Thrown() (lines []string, total int)
+}
+
+// maxThrownShown bounds the exceptions browser.page quotes.
+const maxThrownShown = 2
+
+// writeThrown says that the page threw, when it did: the first
+// exceptions (message and place, no stack) and how many there were.
+func writeThrown(t *strings.Builder, sc map[string]any, br Browser) {
+	th, ok := br.(thrower)
+	if !ok {
+		return
+	}
+	lines, total := th.Thrown()
+	if total == 0 {
+		return
+	}
+	if len(lines) > maxThrownShown {
+		lines = lines[:maxThrownShown]
+	}
+	fmt.Fprintf(t, "\nThe page threw %d error(s): %s", total, strings.Join(lines, "; "))
+	if total > len(lines) {
+		t.WriteString("; …")
+	}
+	t.WriteString(". Some of its tools may be missing or broken.")
+	sc["threw"] = total
 }
 
 func stdcmpOr(a, b string) string {
@@ -461,6 +516,19 @@ func navLinks(outline string) []string {
 		out = append(out, l)
 		if len(out) == maxLinks {
 			break
+		}
+	}
+	return out
+}
+
+// landmarks are the landmarks of an outline ("landmark: navigation
+// \"Main\""), in document order, as "navigation \"Main\"" (the outline
+// lists at most 10).
+func landmarks(outline string) []string {
+	var out []string
+	for _, l := range strings.Split(outline, "\n") {
+		if l, ok := strings.CutPrefix(l, "landmark: "); ok {
+			out = append(out, l)
 		}
 	}
 	return out

@@ -2,6 +2,11 @@ package mcp_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -275,5 +280,127 @@ func TestSwitchTab(t *testing.T) {
 	bad := call(t, s, "browser.switch_tab", map[string]any{"tab": "nope"})
 	if !bad.IsError || !strings.HasPrefix(text(bad), "NO_SUCH_TAB: ") {
 		t.Errorf("switch to no tab: %s", text(bad))
+	}
+}
+
+// pagesSession serves pages (path → HTML, beside the built module at
+// /pling/) and starts a browsing session on start, bridged as pling mcp
+// bridges it. It skips as demoSession does.
+func pagesSession(t *testing.T, pages map[string]string, start string) (*session, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	d, _ := filepath.Abs("../../dist")
+	if env := os.Getenv("PLING_DIST"); env != "" {
+		d = env
+	}
+	if _, err := os.Stat(filepath.Join(d, "pling.wasm")); err != nil {
+		t.Skip("pling.wasm is not built; run make wasm")
+	}
+	require.Chromium(t)
+	mux := http.NewServeMux()
+	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(d))))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		page, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(page))
+	})
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	p, err := cdp.Start(ctx, hs.URL+start, cdp.Options{Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return connect(t, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL))), hs.URL
+}
+
+const landmarksPage = `<!doctype html><title>Board</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<header><strong>Acme</strong><nav aria-label="Main"><a href="/tickets/">Tickets</a> <a href="/admin/">Settings</a></nav></header>
+<form role="search" aria-label="Tickets"><input name="q"></form>
+<main><article><header>Not a landmark</header><p>Hi</p></article>
+<section>No name, no landmark</section><section aria-labelledby="h">
+<h2 id="h">Recent activity</h2></section></main>
+<aside aria-label="Filters">…</aside><div hidden><nav aria-label="Hidden">x</nav></div>
+<footer><a href="/help/">Help</a></footer>
+<script>pling.action({ id: "board.add", title: "Add", run: () => 1 });</script>`
+
+// Item 3: browser.page lists the page's landmarks (its navigation, main
+// part, search…, with their names) beside its links, on a page that
+// speaks Pling; a page without Pling has them in its outline.
+func TestBrowserPageLandmarks(t *testing.T) {
+	s, _ := pagesSession(t, map[string]string{
+		"/board/": landmarksPage,
+		"/plain/": strings.Replace(landmarksPage, `<script src="/pling/pling.js" data-expose="*"></script>`, "", 1),
+	}, "/board/")
+	waitTools(t, s, "board_add", true)
+	got := text(call(t, s, "browser.page", nil))
+	want := `Landmarks: header, navigation "Main", search "Tickets", main, region "Recent activity", aside "Filters", footer`
+	if !strings.Contains(got, want) || !strings.Contains(got, "Links: Tickets -> /tickets/") {
+		t.Errorf("browser.page lacks %q (or the links):\n%s", want, got)
+	}
+	plain := text(call(t, s, "browser.open", map[string]any{"url": "/plain/"}))
+	if !strings.Contains(plain, "does not speak Pling") || !strings.Contains(plain, "landmark: navigation \"Main\"\n") {
+		t.Errorf("the outline of a page without Pling lacks its landmarks:\n%s", plain)
+	}
+}
+
+// Item 15: browser.page says when the page threw (message and place, no
+// stack), from what the browser saw since the page loaded; a page that
+// did not throw says nothing of it.
+func TestBrowserPageSaysThePageThrew(t *testing.T) {
+	s, base := pagesSession(t, map[string]string{
+		"/throws/": `<!doctype html><title>Throws</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<script>pling.action({ id: "board.add", run: () => 1 }); boardz.render();</script>`,
+		"/clean/": landmarksPage,
+	}, "/throws/")
+	waitTools(t, s, "board_add", true)
+	res := call(t, s, "browser.page", nil)
+	want := "The page threw 1 error(s): ReferenceError: boardz is not defined (at " + base + "/throws/:3). Some of its tools may be missing or broken."
+	if got := text(res); !strings.Contains(got, want) || strings.Contains(got, "    at ") {
+		t.Errorf("browser.page lacks %q (or has a stack):\n%s", want, got)
+	}
+	if sc, _ := toJSON(t, res.StructuredContent).(map[string]any); sc["threw"] != float64(1) {
+		t.Errorf("structuredContent.threw = %v, want 1", sc["threw"])
+	}
+	if got := text(call(t, s, "browser.open", map[string]any{"url": "/clean/"})); strings.Contains(got, "threw") {
+		t.Errorf("a page that did not throw: %s", got)
+	}
+}
+
+// Item 2: browser.page says on how many rows in view a row action with
+// an availability check can run, and the count follows the page: the
+// help desk's close@ticket on one open ticket, then on the same ticket
+// closed (the tool stays listed: other rows may be open).
+func TestBrowserPageRowsAvailable(t *testing.T) {
+	s, _ := helpdeskSession(t, "/tickets/")
+	waitTools(t, s, "close__ticket", true)
+	rows := regexp.MustCompile(`\nRow tools: close__ticket available for (\d+) of the (\d+) rows in view\n`)
+	m := rows.FindStringSubmatch(text(call(t, s, "browser.page", nil)))
+	if m == nil || m[2] != "25" || m[1] == "0" || m[1] == "25" {
+		t.Fatalf("browser.page on the ticket list: %q, want close__ticket available for some of the 25 rows in view", m)
+	}
+	if r := call(t, s, "tickets_search", map[string]any{"query": "T-1042"}); r.IsError {
+		t.Fatalf("search: %s", text(r))
+	}
+	for _, want := range []string{"1 of the 1", "0 of the 1"} {
+		got := text(call(t, s, "browser.page", nil))
+		if !strings.Contains(got, "Row tools: close__ticket available for "+want+" rows in view") || strings.Contains(got, "open__ticket available") {
+			t.Errorf("browser.page: want close__ticket available for %s rows in view (and no count for open__ticket, which has no check):\n%s", want, got)
+		}
+		if want == "1 of the 1" {
+			if r := call(t, s, "close__ticket", map[string]any{"record": "T-1042"}); r.IsError {
+				t.Fatalf("close: %s", text(r))
+			}
+		}
 	}
 }

@@ -54,6 +54,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	problems, err := pageProblems(ctx, p, 30*time.Second)
 	if err != nil {
 		fmt.Fprintf(stderr, "pling check: %s: the page's check did not finish: %v\n", pos[0], err)
+		for _, m := range problems { // what the page threw
+			fmt.Fprintf(stderr, "  - %s\n", strings.TrimPrefix(m, "pling: "))
+		}
 		return 1
 	}
 	if len(problems) == 0 {
@@ -67,40 +70,54 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 1
 }
 
-// pageProblems asks the page in p for its mistakes (checkJS).
+// pageProblems asks the page in p for its mistakes (checkJS), then adds
+// what the page threw (cdp.Page.Thrown: uncaught exceptions and unhandled
+// rejections since it loaded, seen by the browser, not by pling.js).
 func pageProblems(ctx context.Context, p *cdp.Page, timeout time.Duration) ([]string, error) {
 	cctx, cancel := context.WithTimeout(p.Context(), timeout)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	return chromedp.Run(cctx, chromedp.Evaluate[[]string](checkJS, chromedp.EvalAwaitPromise))
+	ps, err := chromedp.Run(cctx, chromedp.Evaluate[[]string](checkJS, chromedp.EvalAwaitPromise))
+	return append(ps, thrownLines(p)...), err
+}
+
+// thrownPrefix starts each line of thrownLines.
+const thrownPrefix = "pling: the page threw: "
+
+// thrownLines are what the page threw, one line each (at most five, and
+// a count of the rest), each saying why it matters to the author.
+func thrownLines(p *cdp.Page) []string {
+	lines, total := p.Thrown()
+	var out []string
+	for _, l := range lines {
+		out = append(out, thrownPrefix+l+"; declarations after it may be missing: fix the script")
+	}
+	if more := total - len(lines); more > 0 {
+		out = append(out, fmt.Sprintf("%s%d more exception(s), not listed", thrownPrefix, more))
+	}
+	return out
 }
 
 // printPageProblems tells describe's reader, on w, that the page has
-// declaration mistakes or threw, and where to read them; nothing when it
-// has none or cannot say.
+// declaration mistakes (and where to read them), and what it threw;
+// nothing when it has none or cannot say.
 func printPageProblems(ctx context.Context, w io.Writer, t any, url string) {
 	p, ok := t.(*cdp.Page)
 	if !ok {
 		return
 	}
-	ps, err := pageProblems(ctx, p, 10*time.Second)
-	if err != nil || len(ps) == 0 {
-		return
-	}
-	threw := 0
+	ps, _ := pageProblems(ctx, p, 10*time.Second)
+	mistakes := 0
 	for _, m := range ps {
-		if strings.HasPrefix(m, "pling: the page threw: ") {
-			threw++
+		if strings.HasPrefix(m, thrownPrefix) {
+			fmt.Fprintf(w, "pling describe: %s\n", strings.TrimPrefix(m, "pling: "))
+		} else {
+			mistakes++
 		}
 	}
-	var parts []string
-	if n := len(ps) - threw; n > 0 {
-		parts = append(parts, fmt.Sprintf("has %d declaration mistake(s) (refused, conflicting or wrong declarations)", n))
+	if mistakes > 0 {
+		fmt.Fprintf(w, "pling describe: the page has %d declaration mistake(s) (refused, conflicting or wrong declarations)", mistakes)
+		fmt.Fprintf(w, "; pling check %s lists them with their fixes\n", url)
 	}
-	if threw > 0 {
-		parts = append(parts, fmt.Sprintf("threw %d script error(s)", threw))
-	}
-	fmt.Fprintf(w, "pling describe: the page %s", strings.Join(parts, " and "))
-	fmt.Fprintf(w, "; pling check %s lists them with their fixes\n", url)
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -54,6 +55,11 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			writeIndentedJSON(stdout, map[string]any{"error": failureJSON(err)})
 		} else {
 			printFailure(stderr, "describe", err)
+		}
+		if p, ok := t.(*cdp.Page); ok { // a page that threw may be why
+			for _, m := range thrownLines(p) {
+				fmt.Fprintf(stderr, "pling describe: %s\n", strings.TrimPrefix(m, "pling: "))
+			}
 		}
 		return 1
 	}
@@ -232,6 +238,9 @@ func recordLine(r *schema.RecordTemplate) string {
 		if r.AllowOffscreen {
 			s += " (allowed)"
 		}
+	}
+	if n := r.RowsAvailable(); n != "" {
+		s += "; " + n
 	}
 	return s
 }

@@ -123,6 +123,25 @@ func (l *lazyPage) started() *cdp.Page {
 	}
 }
 
+// Thrown is what the page threw (cdp.Page.Thrown; nothing before the
+// browser started), for browser.page.
+func (l *lazyPage) Thrown() ([]string, int) {
+	if p := l.started(); p != nil {
+		return p.Thrown()
+	}
+	return nil, 0
+}
+
+// started is the page once the browser started, else nil.
+func (l *lazyPage) started() *cdp.Page {
+	select {
+	case <-l.ready:
+		return l.p
+	default:
+		return nil
+	}
+}
+
 // NavigationSeq is the page's (0 before the browser started).
 func (l *lazyPage) NavigationSeq() uint64 {
 	if p := l.started(); p != nil {
