@@ -132,16 +132,6 @@ func (l *lazyPage) Thrown() ([]string, int) {
 	return nil, 0
 }
 
-// started is the page once the browser started, else nil.
-func (l *lazyPage) started() *cdp.Page {
-	select {
-	case <-l.ready:
-		return l.p
-	default:
-		return nil
-	}
-}
-
 // NavigationSeq is the page's (0 before the browser started).
 func (l *lazyPage) NavigationSeq() uint64 {
 	if p := l.started(); p != nil {

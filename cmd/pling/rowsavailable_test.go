@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // TestDescribeSaysRowsAvailable: pling describe says, on a row action's
@@ -19,7 +21,7 @@ func TestDescribeSaysRowsAvailable(t *testing.T) {
     available: (id) => tickets[id].length > 0 && tickets[id] === "open" || "already closed",
     run: ({ record }) => { tickets[record] = "closed"; return true; } });
 </script>`)}})
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	if code := run(ctx, []string{"describe", base + "/rows.html"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("pling describe: exit %d\n%s", code, stderr.String())
 	}

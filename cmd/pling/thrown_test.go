@@ -7,6 +7,9 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/pling-go/pling/internal/testing/demotest"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // Pages that throw (issue 23 item 15): in an inline script after a
@@ -53,7 +56,7 @@ func TestPageThrew(t *testing.T) {
 		{"clean.html", []string{"no declaration mistakes"}, nil, 0, "threw"},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			if code := run(ctx, []string{"check", base + "/" + tc.page}, &stdout, &stderr); code != tc.checkExit {
 				t.Errorf("pling check: exit %d, want %d\n%s%s", code, tc.checkExit, stdout.String(), stderr.String())
 			}
@@ -65,7 +68,7 @@ func TestPageThrew(t *testing.T) {
 			if strings.Contains(stdout.String(), "    at ") {
 				t.Errorf("pling check printed a stack:\n%s", stdout.String())
 			}
-			stdout, stderr = syncBuffer{}, syncBuffer{}
+			stdout, stderr = syncbuf.Buffer{}, syncbuf.Buffer{}
 			if code := run(ctx, []string{"describe", base + "/" + tc.page}, &stdout, &stderr); code != 0 {
 				t.Fatalf("pling describe: exit %d\n%s", code, stderr.String())
 			}
@@ -81,20 +84,20 @@ func TestPageThrew(t *testing.T) {
 	}
 }
 
-// servePages readies a browser test (browserTest, builtDist) and serves
+// servePages readies a browser test (browserTest, demotest.Dist) and serves
 // pages with pling serve --dir, for three minutes at most; it returns the
 // test's context and the server's base URL.
 func servePages(t *testing.T, pages fstest.MapFS) (context.Context, string) {
 	t.Helper()
 	browserTest(t)
-	d := builtDist(t)
+	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, pages); err != nil {
 		t.Fatal(err)
 	}
-	base, _ := serveDirForTest(t, ctx, dir, d)
+	base, _ := serveDirForTest(t, dir, d)
 	return ctx, base
 }
 
