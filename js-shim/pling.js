@@ -666,6 +666,9 @@
         attributeFilter: ["data-pling-action", "data-pling-state", "data-pling-guide", "data-pling-region", "data-pling-title", "data-pling-record", "data-pling-label", "data-pling-modal"]
       });
     }
-    if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start); else start();
+    // Read again at DOMContentLoaded, after the page's own deferred
+    // scripts: they prefill forms, and a control's value then is its
+    // param's default. A deferred pling.js runs before them.
+    if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start); else { start(); doc.addEventListener("DOMContentLoaded", function () { scan(doc.documentElement); }); }
   }
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -222,23 +222,11 @@ var helpdeskTasks = []agentTask{
 			if err := a.open(ctx, "/admin/", "settings_save"); err != nil {
 				return "", err
 			}
-			// The form's inputs are all required: the agent reads the
-			// current values (browser.page's states) and changes one.
-			r, err := a.cur.call(ctx, "browser.page", map[string]any{})
-			if err != nil {
-				return "", err
-			}
-			m := regexp.MustCompile(`settings=(\{[^\n]*\})`).FindStringSubmatch(r.Text)
-			if m == nil {
-				return "", fmt.Errorf("browser.page shows no settings state: %.1200s", r.Text)
-			}
-			var cur map[string]any
-			if err := json.Unmarshal([]byte(m[1]), &cur); err != nil {
-				return "", fmt.Errorf("settings state: %v", err)
-			}
+			// The form's inputs are all prefilled and required: the tool's
+			// schema has each current value as its default, so the agent
+			// sends the one it changes and the others keep the page's.
 			n, _ := strconv.Atoi(taskSLA)
-			cur["slaHours"] = n
-			if _, err := a.invoke(ctx, "settings_save", cur); err != nil {
+			if _, err := a.invoke(ctx, "settings_save", map[string]any{"slaHours": n}); err != nil {
 				return "", err
 			}
 			return "saved", nil
