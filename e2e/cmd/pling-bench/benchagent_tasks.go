@@ -75,7 +75,9 @@ var agentTasks = []agentTask{
 				return "", fmt.Errorf("checkout: no completed handoff in the evidence: %s", r.raw)
 			}
 			var v struct{ Total float64 }
-			_ = json.Unmarshal(r.Value, &v)
+			if err := json.Unmarshal(r.Value, &v); err != nil || v.Total <= 0 {
+				return "", fmt.Errorf("checkout: no total in the value: %s", r.Value)
+			}
 			return fmt.Sprintf("total €%.2f", v.Total), nil
 		},
 		pw: func(ctx context.Context, a *pwAgent) (string, error) {

@@ -33,7 +33,7 @@
     } catch (e) { /* private mode: the cart stays on this page */ }
   }
   var status = "idle"; // idle | awaiting-3ds | paid | cancelled
-  var lastOrder = null;
+  var lastOrder = null, lastPaid = 0;
   var orderSeq = 1041;
 
   var $ = function (id) { return document.getElementById(id); };
@@ -99,7 +99,7 @@
     }
     cart.forEach(function (l) { bySku[l.sku].stock -= l.qty; });
     lastOrder = "NW-" + ++orderSeq;
-    var paid = total();
+    var paid = lastPaid = total();
     cart = [];
     status = "paid";
     $("tds").close();
@@ -197,7 +197,7 @@
     // The call's value is read once the person is done: the order they
     // placed, not the total the handler saw before they confirmed.
     handoff: { prompt: "Your bank needs you to confirm this payment. Enter the code in the bank's window, confirm, then press Done.", timeoutMs: Number(new URLSearchParams(location.search).get("handoffTimeoutMs")) || 180000,
-      result: function () { return { order: lastOrder, status: status }; } },
+      result: function () { return { order: lastOrder, status: status, total: lastPaid / 100, currency: "EUR" }; } },
     run: startPayment,
     expect: { state: "checkout.status", equals: "paid" },
   });
