@@ -77,7 +77,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // (b) the tools are registered before the page's load event, and (c) the
 // first executeTool loads the module and is answered; then the registered
 // list (names, titles, descriptions, inputSchema, annotations) equals
-// pling.tools(), and the mirror found nothing to correct (drift 0).
+// pling.tools(), and the mirror found nothing to correct (drift 0); (d)
+// after a reload the tools are there at the load event again.
 func TestWebMCPLazy(t *testing.T) {
 	d := dist(t)
 	extra := http.NewServeMux()
@@ -184,5 +185,16 @@ func TestWebMCPLazy(t *testing.T) {
 	}
 	if got.Drift != 0 {
 		t.Errorf("the tools registered before the module differed from pling.tools() in %d tools (re-registered)", got.Drift)
+	}
+
+	// (d) After a reload the tools are there again at the load event,
+	// and the module waits for a call again.
+	tb.do(chromedp.Reload())
+	tb.waitJS(`Array.isArray(window.atLoad)`)
+	if diff := cmp.Diff(want, eval[[]string](tb, `window.atLoad`)); diff != "" {
+		t.Errorf("getTools() at the load event after a reload (-want +got):\n%s", diff)
+	}
+	if !eval[bool](tb, `pling._pending !== null`) {
+		t.Error("the module started after a reload without a tool call")
 	}
 }
