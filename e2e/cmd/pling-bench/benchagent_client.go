@@ -165,9 +165,15 @@ func unquoteYAML(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
 // cell named cell, in a snapshot: the lines after that cell up to the
 // next row.
 func rowHas(snapshot, first, cell string) bool {
+	return rowWith(snapshot, `cell "`+first+`"`, cell)
+}
+
+// rowWith says whether, in a snapshot, a line containing marker is
+// followed, before the next row, by a cell named cell.
+func rowWith(snapshot, marker, cell string) bool {
 	lines := strings.Split(snapshot, "\n")
 	for i, line := range lines {
-		if !strings.Contains(line, `cell "`+first+`"`) {
+		if !strings.Contains(line, marker) {
 			continue
 		}
 		for _, l := range lines[i+1:] {

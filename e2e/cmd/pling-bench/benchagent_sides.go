@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,13 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
 	plingcdp "github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
 // Site-session tools of pling mcp: when the server lists browser.open,
@@ -38,7 +37,7 @@ type plingAgent struct {
 	// sessions: the server offered browser.open; labels: a record was
 	// named by its label, not an id resolved outside MCP.
 	sessions, outsideIDs bool
-	stderr               syncBuffer
+	stderr               syncbuf.Buffer
 }
 
 // open gets a server on path whose tools include want: browser.open on
@@ -350,7 +349,7 @@ type agentRun struct {
 func (r *agentRig) runPling(ctx context.Context, t agentTask) (agentRun, error) {
 	var run agentRun
 	start := time.Now()
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	actx, acancel, err := plingcdp.NewAllocator(ctx, r.chromium, remote.WebSocket, chromedp.CombinedOutput(out))
 	if err != nil {
 		return run, err
@@ -412,11 +411,11 @@ func (r *agentRig) runPW(ctx context.Context, t agentTask, find bool) (agentRun,
 
 // spawnPW spawns @playwright/mcp with the rig's arguments and args, its
 // stderr kept for the error of a failed run.
-func (r *agentRig) spawnPW(ctx context.Context, m *agentMeter, args ...string) (*mcpServer, *syncBuffer, error) {
+func (r *agentRig) spawnPW(ctx context.Context, m *agentMeter, args ...string) (*mcpServer, *syncbuf.Buffer, error) {
 	argv := append(append([]string(nil), r.pwArgv...), args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = r.pwEnv
-	stderr := &syncBuffer{}
+	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr
 	s, err := spawnMCP(ctx, cmd, m)
 	if err != nil {
@@ -432,21 +431,4 @@ func devToolsURL(out string) string {
 		}
 	}
 	return ""
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

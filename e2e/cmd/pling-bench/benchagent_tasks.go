@@ -259,21 +259,7 @@ var helpdeskTasks = []agentTask{
 // desk's ticket number links to its page): the cell has no name of its
 // own, the link has the text.
 func rowNamed(snapshot, link, cell string) bool {
-	lines := strings.Split(snapshot, "\n")
-	for i, line := range lines {
-		if !strings.Contains(line, `link "`+link+`"`) {
-			continue
-		}
-		for _, l := range lines[i+1:] {
-			if strings.Contains(l, "- row") {
-				break
-			}
-			if strings.Contains(l, `cell "`+cell+`"`) {
-				return true
-			}
-		}
-	}
-	return false
+	return rowWith(snapshot, `link "`+link+`"`, cell)
 }
 
 // approve is the Pling script for "approve the order a person calls
