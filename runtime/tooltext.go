@@ -57,29 +57,7 @@ func ToolText(resp []byte) string {
 				b.WriteString(" on " + e.Record)
 			}
 			b.WriteString(" ran.")
-			var proof []string
-			for _, x := range e.Expectations {
-				met := "met"
-				if !x.Met {
-					met = "NOT met"
-				}
-				p := fmt.Sprintf("%s %s %s", x.State, x.Condition, met)
-				if bv, err := json.Marshal(x.Before); err == nil && x.Before != nil {
-					av, _ := json.Marshal(x.After)
-					p += fmt.Sprintf(" (%s → %s)", cut(string(bv), 80), cut(string(av), 80))
-				}
-				proof = append(proof, p)
-			}
-			if e.Approval != "" {
-				proof = append(proof, "approval "+e.Approval)
-			}
-			if e.Handoff != "" {
-				proof = append(proof, "handoff "+e.Handoff)
-			}
-			if e.Steps > 0 {
-				proof = append(proof, fmt.Sprintf("%d steps", e.Steps))
-			}
-			if len(proof) > 0 {
+			if proof := EvidenceProof(e, true); len(proof) > 0 {
 				b.WriteString("\nProof: " + strings.Join(proof, "; "))
 			}
 		} else {
@@ -125,4 +103,37 @@ func writeFailure(b *strings.Builder, code, msg string, details map[string]any, 
 	if resume != "" {
 		b.WriteString("\nResume token: " + resume)
 	}
+}
+
+// EvidenceProof says what proves an outcome, one part each, as the texts
+// for a model give it (ToolText here; pling mcp's results, agent/mcp):
+// each expectation ("cart.count increase met", with its values before and
+// after when values is set), then the approval, the handoff and the
+// number of steps.
+func EvidenceProof(e *schema.Evidence, values bool) []string {
+	var proof []string
+	for _, x := range e.Expectations {
+		met := "met"
+		if !x.Met {
+			met = "NOT met"
+		}
+		p := fmt.Sprintf("%s %s %s", x.State, x.Condition, met)
+		if values && x.Before != nil {
+			if bv, err := json.Marshal(x.Before); err == nil {
+				av, _ := json.Marshal(x.After)
+				p += fmt.Sprintf(" (%s → %s)", cut(string(bv), 80), cut(string(av), 80))
+			}
+		}
+		proof = append(proof, p)
+	}
+	if e.Approval != "" {
+		proof = append(proof, "approval "+e.Approval)
+	}
+	if e.Handoff != "" {
+		proof = append(proof, "handoff "+e.Handoff)
+	}
+	if e.Steps > 0 {
+		proof = append(proof, fmt.Sprintf("%d steps", e.Steps))
+	}
+	return proof
 }

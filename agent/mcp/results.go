@@ -1,12 +1,12 @@
 package mcp
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -48,23 +48,9 @@ func successText(r *agent.Result, note string) string {
 		b.WriteString("\nValue: " + v)
 	}
 	if e := r.Evidence; e != nil {
-		var ev []string
-		for _, x := range e.Expectations {
-			state := "met"
-			if !x.Met {
-				state = "NOT met"
-			}
-			ev = append(ev, fmt.Sprintf("%s %s %s", x.State, x.Condition, state))
-		}
-		if e.Approval != "" {
-			ev = append(ev, "approval "+e.Approval)
-		}
-		if e.Handoff != "" {
-			ev = append(ev, "handoff "+e.Handoff)
-		}
-		if e.Steps > 0 {
-			ev = append(ev, fmt.Sprintf("%d steps", e.Steps))
-		}
+		// The expectations without their values, which are in
+		// structuredContent.
+		ev := runtime.EvidenceProof(e, false)
 		if e.Summary != "" && !strings.HasSuffix(e.Summary, " ran") {
 			ev = append(ev, e.Summary)
 		}
