@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/testing/npmtest"
+	"github.com/pling-go/pling/internal/testing/require"
 	"github.com/pling-go/pling/internal/testing/scripted"
 )
 
@@ -119,17 +121,15 @@ process.stdout.write(JSON.stringify(out));
 `
 
 // npmPackage installs an npm package once into the user's cache dir (so
-// later runs reuse it) and returns the directory to run node in. It skips
-// when node or npm is missing or the registry cannot be reached, unless
+// later runs reuse it, internal/testing/npmtest) and returns node and the
+// directory to run it in (the one holding node_modules). It skips when
+// node or npm is missing or the registry cannot be reached, unless
 // PLING_REQUIRE_NPM=1.
 func npmPackage(t *testing.T, spec, version string) (node, dir string) {
 	t.Helper()
-	n := findNPM(t)
-	dir = n.cached(t, spec+"-"+version, func(dir string) bool {
-		b, err := os.ReadFile(filepath.Join(dir, "node_modules", spec, "package.json"))
-		return err == nil && strings.Contains(string(b), `"version": "`+version+`"`)
-	}, spec+"@"+version)
-	return n.node, dir
+	node, _ = require.NPM(t)
+	pkgDir := npmtest.Install(t, spec, version)
+	return node, strings.TrimSuffix(pkgDir, string(filepath.Separator)+filepath.Join("node_modules", filepath.FromSlash(spec)))
 }
 
 // TestGatewayJSClient runs the official JavaScript client against the

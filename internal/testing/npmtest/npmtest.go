@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,8 +23,8 @@ import (
 )
 
 // Install installs pkg at exactly version (without its install scripts,
-// with env added to npm's environment) and returns the package's
-// directory. A cached install of that version is reused.
+// with env added to npm's environment) into the user's cache and returns
+// the package's directory. A cached install of that version is reused.
 func Install(t testing.TB, pkg, version string, env ...string) string {
 	t.Helper()
 	_, npm := require.NPM(t)
@@ -31,24 +32,47 @@ func Install(t testing.TB, pkg, version string, env ...string) string {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	name := strings.NewReplacer("/", "+", "@", "").Replace(pkg) + "-" + version
-	dir := filepath.Join(cache, "pling", "npmtest", name)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
-	if installed(pkgDir) == version {
-		return pkgDir
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	pkgDir, err := Cached(ctx, filepath.Join(cache, "pling", "npmtest"), npm, pkg, version, env, nil)
+	if errors.Is(err, ErrInstall) {
+		require.Missing(t, require.PartNPM, err.Error())
 	}
-	// Into a fresh folder beside the cache entry, renamed into place once
-	// complete: tests of several packages may install at once.
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), name+".tmp")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pkgDir
+}
+
+// ErrInstall is the error of an npm install that failed (no registry, no
+// such version), as opposed to a broken cache.
+var ErrInstall = errors.New("npm install failed")
+
+// Cached installs pkg at exactly version into a folder of its own under
+// cacheDir with the npm command npm, once, and returns the package's
+// directory; later calls reuse the install. progress, when given, hears
+// of an install before it starts. It is the one installer of the tests
+// and the benchmarks (e2e/cmd/pling-bench), which have no testing.TB.
+func Cached(ctx context.Context, cacheDir, npm, pkg, version string, env []string, progress func(format string, args ...any)) (string, error) {
+	name := strings.NewReplacer("/", "+", "@", "").Replace(pkg) + "-" + version
+	dir := filepath.Join(cacheDir, name)
+	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
+	if installed(pkgDir) == version {
+		return pkgDir, nil
+	}
+	if progress != nil {
+		progress("npm install %s@%s into %s", pkg, version, dir)
+	}
+	// Into a fresh folder beside the cache entry, renamed into place once
+	// complete: tests of several packages may install at once.
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cacheDir, name+".tmp")
+	if err != nil {
+		return "", err
+	}
 	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
 	// Few, short retries: without the registry, npm's defaults wait over
 	// a minute before giving up.
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
@@ -57,19 +81,19 @@ func Install(t testing.TB, pkg, version string, env ...string) string {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		require.Missing(t, require.PartNPM, fmt.Sprintf("npm install %s@%s failed: %v: %s", pkg, version, err, LastLines(out.String(), 5)))
+		return "", fmt.Errorf("%w: %s@%s: %v: %s", ErrInstall, pkg, version, err, LastLines(out.String(), 5))
 	}
 	if got := installed(filepath.Join(tmp, "node_modules", filepath.FromSlash(pkg))); got != version {
-		t.Fatalf("npm installed %s %q, not %s", pkg, got, version)
+		return "", fmt.Errorf("npm installed %s %q, not %s", pkg, got, version)
 	}
 	if err := os.Rename(tmp, dir); err != nil && installed(pkgDir) != version {
-		// Another test put it there first, or an old entry is in the way.
+		// Another process put it there first, or an old entry is in the way.
 		os.RemoveAll(dir)
 		if err := os.Rename(tmp, dir); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
-	return pkgDir
+	return pkgDir, nil
 }
 
 // installed returns the version of the package in dir, "" when none.
