@@ -7,11 +7,10 @@ import (
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pling-go/pling/runtime"
 )
 
-// Agent-side bounds (docs/agent.md "Security"): a page is untrusted, and a
+// Agent-side bounds (docs/agent.md "Security"), the runtime's own
+// (TestBoundsAreTheRuntimes): a page is untrusted, and a
 // page that does not run the Pling runtime (or one that lies) is not held
 // to its limits, so the bridge applies them again before anything reaches
 // the model, and says when it cut something. And every text the page
@@ -33,7 +32,6 @@ const (
 	MaxResultBytes = 64 << 10
 )
 
-var _ = runtime.DefaultLimits // the bounds above are the runtime's
 
 // cutText is s cut to at most max characters, and how many were cut.
 func cutText(s string, max int) (string, int) {
@@ -110,8 +108,15 @@ func boundResult(r *sdk.CallToolResult) *sdk.CallToolResult {
 	for _, c := range r.Content {
 		if tc, ok := c.(*sdk.TextContent); ok && len(tc.Text) > MaxResultBytes {
 			cut := tc.Text[:MaxResultBytes]
-			for !utf8.ValidString(cut) {
-				cut = cut[:len(cut)-1]
+			// Drop only a rune the cut splits: an invalid byte earlier in
+			// the page's text is the page's, and stays.
+			for i := len(cut) - 1; i >= 0 && i >= len(cut)-utf8.UTFMax; i-- {
+				if utf8.RuneStart(cut[i]) {
+					if r, n := utf8.DecodeRuneInString(cut[i:]); r == utf8.RuneError && n == 1 && !utf8.FullRuneInString(cut[i:]) {
+						cut = cut[:i]
+					}
+					break
+				}
 			}
 			tc.Text = cut + fmt.Sprintf("\n(pling mcp cut this result: %d more bytes)", len(tc.Text)-len(cut))
 		}
