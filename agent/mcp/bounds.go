@@ -32,7 +32,6 @@ const (
 	MaxResultBytes = 64 << 10
 )
 
-
 // cutText is s cut to at most max characters, and how many were cut.
 func cutText(s string, max int) (string, int) {
 	n := utf8.RuneCountInString(s)
