@@ -115,6 +115,26 @@ func TestGatewayProxyOnlyForTheSite(t *testing.T) {
 			}
 		})
 	}
+	// A GET is not a state change, so http.CrossOriginProtection lets it
+	// through: the proxy's own Origin and Sec-Fetch-Site checks are what
+	// keep another site's page from reading the key's model list.
+	for _, tc := range []struct {
+		name   string
+		hdr    map[string]string
+		status int
+	}{
+		{"GET same-origin", map[string]string{"Origin": "http://shop.example", "Sec-Fetch-Site": "same-origin"}, 200},
+		{"GET typed in the address bar", map[string]string{"Sec-Fetch-Site": "none"}, 200},
+		{"GET cross-site", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"GET same-site", map[string]string{"Sec-Fetch-Site": "same-site"}, 403},
+		{"GET foreign Origin", map[string]string{"Origin": "https://evil.example"}, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := call("GET", "/gateway/v1/models", "192.0.2.2", tc.hdr); got != tc.status {
+				t.Errorf("HTTP %d, want %d", got, tc.status)
+			}
+		})
+	}
 	t.Run("each visitor is limited, not only the key", func(t *testing.T) {
 		got := 0
 		for range 100 {
