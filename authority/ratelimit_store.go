@@ -5,7 +5,6 @@ import (
 	"github.com/pling-go/pling/internal/ratelimit"
 	"math"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -78,8 +77,6 @@ func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
 	return ok
 }
 
-// memLimiter is the in-memory limiter behind RateLimiter.
-
 // newCreateLimiter is the limit of POST /v1/delegations: in the store when
 // it keeps buckets, else in memory; nil when off.
 func newCreateLimiter(cfg Config) RateLimiter {
@@ -92,18 +89,24 @@ func newCreateLimiter(cfg Config) RateLimiter {
 	return newCreateLimit(cfg) // this instance's memory (internal/ratelimit)
 }
 
-func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// takeTokenSQL takes one token of a bucket in one statement. The new
+// row's values are the bucket's burst less one and now, so an existing
+// row refills from excluded.tokens + 1 (the burst) and excluded.at_ms
+// (now); every number is bound, so the statement text never changes and
+// the database prepares it once.
+var takeTokenSQL = func() string {
+	perMs := `CAST(? AS DOUBLE PRECISION)`
+	elapsed := `(CASE WHEN excluded.at_ms > b.at_ms THEN excluded.at_ms - b.at_ms ELSE 0 END)`
+	refill := `(CASE WHEN b.tokens + ` + elapsed + ` * ` + perMs + ` >= excluded.tokens + 1 THEN excluded.tokens + 1 ELSE b.tokens + ` + elapsed + ` * ` + perMs + ` END)`
+	return `INSERT INTO rate_buckets AS b (bucket, tokens, at_ms) VALUES (?, CAST(? AS DOUBLE PRECISION), CAST(? AS BIGINT))
+		ON CONFLICT (bucket) DO UPDATE SET tokens = ` + refill + ` - 1,
+		at_ms = (CASE WHEN excluded.at_ms > b.at_ms THEN excluded.at_ms ELSE b.at_ms END)
+		WHERE ` + refill + ` >= 1`
+}()
 
 func (s *SQLStore) TakeToken(ctx context.Context, key string, burst, perSecond float64, nowMs int64) (bool, int64, error) {
-	// Numbers of the server's own (never input) are spelled into the
-	// statement; the key is bound.
-	now, b, perMs := strconv.FormatInt(nowMs, 10), num(burst), num(perSecond/1000)
-	elapsed := `(CASE WHEN ` + now + ` > b.at_ms THEN ` + now + ` - b.at_ms ELSE 0 END)`
-	refill := `(CASE WHEN b.tokens + ` + elapsed + ` * ` + perMs + ` >= ` + b + ` THEN ` + b + ` ELSE b.tokens + ` + elapsed + ` * ` + perMs + ` END)`
-	r, err := s.db.ExecContext(ctx, `INSERT INTO rate_buckets AS b (bucket, tokens, at_ms) VALUES (?, `+num(burst-1)+`, `+now+`)
-		ON CONFLICT (bucket) DO UPDATE SET tokens = `+refill+` - 1,
-		at_ms = (CASE WHEN `+now+` > b.at_ms THEN `+now+` ELSE b.at_ms END)
-		WHERE `+refill+` >= 1`, key)
+	perMs := perSecond / 1000
+	r, err := s.db.ExecContext(ctx, takeTokenSQL, key, burst-1, nowMs, perMs, perMs, perMs, perMs)
 	if err != nil {
 		return false, 0, err
 	}
