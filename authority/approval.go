@@ -16,8 +16,8 @@ import (
 	"github.com/pling-go/pling/runtime"
 )
 
-// Approvals given outside the page (docs/authority.md "Approvals"; issue
-// 21 finding 3): a page sends its approval challenge — the binding's
+// Approvals given outside the page (docs/authority.md "Approvals"): a
+// page sends its approval challenge — the binding's
 // digest and what the person is to be shown — to its authority; a person
 // approves on a screen the site's backend serves (with the operator key,
 // like the consent screen); the page collects, once, an approval the

@@ -45,7 +45,7 @@ func digest(c byte) string { return "sha256:" + strings.Repeat(string(c), 64) }
 // — an approval the authority signed for that exact binding, which the
 // page's verifier accepts once; a replay, an approval for other input, a
 // forged one and one used as a session token are refused; a denial and
-// an expiry give no approval (issue 21 finding 3). On both stores.
+// an expiry give no approval. On both stores.
 func TestApprovalBackend(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newFixture(t, open(), func(c *authority.Config) { c.MaxBodyBytes = 4096 })

@@ -16,12 +16,12 @@ import (
 	"github.com/pling-go/pling/authority"
 )
 
-// TestKeyRotationIsOneTransaction (issue 21, finding 10): rotating the
+// TestKeyRotationIsOneTransaction: rotating the
 // signing key retires the active one and adds the next in one
 // transaction, so a failure (injected: the new key's kid is taken, which
-// the insert refuses) leaves the old key active rather than none. On the
-// old code rotation was RetireKeys then AddKey: the failed insert left
-// the store with no active key and every token request failed.
+// the insert refuses) leaves the old key active rather than none. Were
+// rotation RetireKeys then AddKey, the failed insert would leave the
+// store with no active key and every token request would fail.
 func TestKeyRotationIsOneTransaction(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		ctx := context.Background()
@@ -50,13 +50,14 @@ func TestKeyRotationIsOneTransaction(t *testing.T) {
 	})
 }
 
-// TestSigningKeysEncryptedAtRest (issue 21, finding 10): with a KEK the
+// TestSigningKeysEncryptedAtRest: with a KEK the
 // private keys in the store are sealed (no copy of the database holds
 // one); a server without the KEK, or with another one, refuses to start;
 // rotating the KEK (the new one as KEK, the old one in OldKEKs) seals the
 // keys again under the new one, after which the old KEK alone opens
-// nothing. Keys stored plain before a KEK was set are sealed at start. On
-// the old code the private_key column held the 64 key bytes as they are.
+// nothing. Keys stored plain before a KEK was set are sealed at start;
+// unsealed, the private_key column would hold the 64 key bytes as they
+// are, for any copy of the database to sign with.
 func TestSigningKeysEncryptedAtRest(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a.db")

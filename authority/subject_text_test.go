@@ -8,12 +8,12 @@ import (
 	"github.com/pling-go/pling/runtime"
 )
 
-// TestSubjectIsThePerson (issue 21, finding 4; spec §9.1): approve names
+// TestSubjectIsThePerson (spec §9.1): approve names
 // the person who consented and is refused without one; the token's sub is
 // that person, never the agent's self-chosen name; so two people's agents
 // both named "Claude" own their tasks apart: neither reads nor leases the
-// other's. On the old code approve took no subject, both tokens said
-// sub "Claude" and Mallory read Alice's task (200).
+// other's. Were the subject the agent's name, both tokens would say
+// sub "Claude" and Mallory would read Alice's task (200).
 func TestSubjectIsThePerson(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newTaskFixture(t, open())
@@ -60,13 +60,14 @@ func tokenSubject(t *testing.T, tok string) string {
 	return c.Subject
 }
 
-// TestClientTextRefused (issue 21, finding 8): every client string that
+// TestClientTextRefused: every client string that
 // can reach the store — agent, subject, lease holder, lease id, task id,
 // path segments, query values, Idempotency-Key — with invalid UTF-8 or a
 // NUL (or, in names, another control character) is refused with 400,
-// the same on SQLite and PostgreSQL, before a store sees it. On the old
-// code agent "a\x00b" was 201 on SQLite and 500 on PostgreSQL, holder
-// "h\x00" 200 on SQLite and 503 on PostgreSQL, agent "\xff" 201 on both.
+// the same on SQLite and PostgreSQL, before a store sees it. Left to the
+// stores, agent "a\x00b" would be 201 on SQLite and 500 on PostgreSQL,
+// holder "h\x00" 200 on SQLite and 503 on PostgreSQL, agent "\xff" 201
+// on both.
 func TestClientTextRefused(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newTaskFixture(t, open())

@@ -128,7 +128,7 @@ func testApproval(t *testing.T, site *browserSite) {
   }
   return n;
 })()`},
-			// Issue 21 finding 3: it redefines the onclick setter and
+			// It redefines the onclick setter and
 			// addEventListener, captures every handler ui.js registers, and
 			// calls each with a made-up event that says isTrusted.
 			{"captured-handler", `(() => {
@@ -195,7 +195,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		}
 	})
 
-	// Issue 23 items 11 and 13: the dialog says an AI agent asks, lists
+	// The dialog says an AI agent asks, lists
 	// the input as declared, shows the page's summary (bound to the
 	// challenge) and the reason this input needs approval.
 	t.Run("says-who-asks-and-what", func(t *testing.T) {
@@ -223,7 +223,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		}
 	})
 
-	// Issue 23 item 11: the dialog does not cover the row it is about.
+	// The dialog does not cover the row it is about.
 	t.Run("keeps-clear-of-the-row", func(t *testing.T) {
 		tb := site.open(t, "/orders/")
 		orders := refundable(t, tb, 1)

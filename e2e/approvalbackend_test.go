@@ -15,7 +15,7 @@ import (
 )
 
 // TestApprovalBackendInBrowser: approvals outside the page, end to end
-// (issue 21 finding 3; docs/page-api.md §4.2). The demo orders page runs
+// (docs/page-api.md §4.2). The demo orders page runs
 // with approvals "authority" and follows a real authority; an agent with
 // a delegated session asks for refunds in Chromium. A page script that
 // forges clicks, replaces the approval UI and posts to the operator route

@@ -18,7 +18,7 @@ const devMistakesPage = `<!doctype html><html lang="en"><head><meta charset="utf
 
 // TestCheckPages: every page of the demo site passes pling.check() with no
 // mistake, and on a development origin a page's mistakes are reported on
-// the console at page load, before any agent calls (issue 23 item 15).
+// the console at page load, before any agent calls.
 func TestCheckPages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")

@@ -43,7 +43,7 @@ func plingPage(title, body string) string {
 // TestHandoffValueIsThePersons: the value an agent receives from a
 // handoff is read after the person acted (handoff.result), so it is the
 // code the person typed, not the empty one the handler saw before they
-// were asked (issue 23 item 13).
+// were asked.
 func TestHandoffValueIsThePersons(t *testing.T) {
 	tb := openHTML(t, "/test/handoff.html", handoffPage)
 	tb.describeUntil("pay", func(d *schema.SurfaceDescription) bool { return capability(d, "pay") != nil })

@@ -49,11 +49,11 @@ func openHTML(t *testing.T, path, page string) *tab {
 }
 
 // TestMarkupForms: a prefilled form changes one field in one call, and
-// the others keep the page's values (issue 23 item 1); a radio group is
+// the others keep the page's values; a radio group is
 // one param with an enum, described by its legend, and filling it checks
-// the radio without rewriting values (item 14); a <select>'s options show
+// the radio without rewriting values; a <select>'s options show
 // their texts and its <label> gives only its own words; minlength carries
-// over (item 18).
+// over.
 func TestMarkupForms(t *testing.T) {
 	tb := openHTML(t, "/test/forms.html", formsPage)
 	desc := tb.describeUntil("settings.save", func(d *schema.SurfaceDescription) bool { return capability(d, "settings.save") != nil })

@@ -27,7 +27,7 @@ var validityPage = plingPage("Tags", `<form id="f" data-pling-action="tag.add" d
 // TestMarkupFormValidation: a pattern violation names the pattern and
 // the control's title, its hint; a submit the page's own check blocks
 // answers INVALID_PARAMS at the param's path with the page's message,
-// and nothing is submitted (issue 23 item 13).
+// and nothing is submitted.
 func TestMarkupFormValidation(t *testing.T) {
 	tb := openHTML(t, "/test/validity.html", validityPage)
 	desc := tb.describeUntil("tag.add", func(d *schema.SurfaceDescription) bool { return capability(d, "tag.add") != nil })

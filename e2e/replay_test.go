@@ -31,7 +31,7 @@ pling.action({ id: "order.note", title: "Note the order", risk: "write", run: ()
 </script></head><body><h1>Replay</h1></body></html>`
 
 // testReplayReload: an id consumed in one tab stays consumed across that
-// tab's reload and in a second tab of the origin (the review's finding 4).
+// tab's reload and in a second tab of the origin.
 // The executions are counted by the test's own server, which survives
 // every reload.
 func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {

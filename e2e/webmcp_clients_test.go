@@ -20,7 +20,7 @@ import (
 )
 
 // The generic browser tools from npm that consume a page's WebMCP tools,
-// pinned to the versions issue 24 names.
+// pinned to the versions docs/page-api.md names.
 const (
 	chromeDevToolsMCPVersion = "1.11.0"
 	playwrightMCPVersion     = "0.0.86"
@@ -81,8 +81,8 @@ func TestWebMCPClients(t *testing.T) {
 			// The consumer's view of the page's tools, as its model sees it,
 			// on its first look right after the navigation: the orders
 			// page's declarations are all ones the mirror registers before
-			// the page's load event, without waiting for the module (issue
-			// 24 item 2; on this development origin the module then starts
+			// the page's load event, without waiting for the module (on
+			// this development origin the module then starts
 			// at load to list the page's mistakes, TestWebMCPLazy serves a
 			// public name where it does not).
 			// What the model is told about each: the refund that needs a

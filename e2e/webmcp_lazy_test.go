@@ -71,7 +71,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// TestWebMCPLazy (issue 24 item 2): in Chromium with native
+// TestWebMCPLazy: in Chromium with native
 // document.modelContext, on a page served from a non-development host,
 // (a) a visit without a tool call fetches no module and at most 60 KB,
 // (b) the tools are registered before the page's load event, and (c) the

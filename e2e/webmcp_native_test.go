@@ -12,7 +12,7 @@ import (
 )
 
 // nativeWebMCPPage declares a read, a write, a destructive row action and
-// one that needs a person's approval, the page of issue 24.
+// one that needs a person's approval.
 const nativeWebMCPPage = `<!doctype html><html lang="en"><head><title>Tickets</title>
 <script src="/pling/pling.js" data-expose="*"></script>
 <script>

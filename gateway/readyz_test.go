@@ -14,7 +14,7 @@ import (
 	"github.com/pling-go/pling/gateway"
 )
 
-// TestReadyzSaysFeedNotCurrent (issue 25, item 2): a gateway whose
+// TestReadyzSaysFeedNotCurrent: a gateway whose
 // revocation feed falls behind (the authority stops answering after the
 // gateway started) turns /readyz to 503 "revocation feed not current"
 // once the follower's view is older than the feed's long poll plus its

@@ -32,7 +32,7 @@ function requests(pling, prefix) {
 
 // The WebMCP mirror's tools built before the module starts (webmcp.js
 // preTools) are checked against the module's own pling.tools(): the two
-// lists must be equal (issue 24 item 2). loadModule starts one module per
+// lists must be equal. loadModule starts one module per
 // process, and a pling's configuration is fixed once it starts, so each
 // page is a test file of its own (test/webmcp-port*.test.js).
 // portCase declares a page (declare(pling, run)) on a pling whose

@@ -14,7 +14,7 @@ import (
 )
 
 // TestApprovalInputInDeclaredOrder: the dialog lists the params as the
-// page declared them, not sorted by name (issue 23 item 11); names the
+// page declared them, not sorted by name; names the
 // declaration does not order follow, sorted.
 func TestApprovalInputInDeclaredOrder(t *testing.T) {
 	tests := []struct {
@@ -50,7 +50,7 @@ func TestApprovalInputInDeclaredOrder(t *testing.T) {
 
 // TestApprovalNamesTheAgent: the challenge says which agent asks — the
 // session's agent name, escaped and bounded like any shown text — and
-// none without one (issue 23 item 11).
+// none without one.
 func TestApprovalNamesTheAgent(t *testing.T) {
 	tests := []struct{ name, agent, want string }{
 		{"named", "Claude (work laptop)", "Claude (work laptop)"},
@@ -78,8 +78,8 @@ func TestApprovalNamesTheAgent(t *testing.T) {
 }
 
 // TestApprovalDependsOnInput: approval may depend on the input and the
-// record, with a reason the person is shown (issue 23 item 13: a late
-// cancel that costs a fee needs approval, an early one does not); a
+// record, with a reason the person is shown (a late cancel that costs a
+// fee needs approval, an early one does not); a
 // check that fails asks for approval.
 func TestApprovalDependsOnInput(t *testing.T) {
 	check := func(_ context.Context, in map[string]any, record string) (bool, string, error) {
@@ -137,7 +137,7 @@ func TestApprovalDependsOnInput(t *testing.T) {
 // TestApprovalSummaryIsBound: the page's summary is what the person sees
 // and is part of the binding, so the same input with another summary is
 // another binding (a decision for one approves no other); a summary that
-// fails denies the invoke (issue 23 item 13).
+// fails denies the invoke.
 func TestApprovalSummaryIsBound(t *testing.T) {
 	summary := "Deposit €30 for a haircut on Friday 10:00"
 	run := func(t *testing.T, sum func(context.Context, map[string]any, string) (string, error)) (*scriptApprover, schema.SurfaceInvokeResult, int64) {

@@ -13,7 +13,7 @@ import (
 // TestHandoffValueIsReadAfterThePersonActs: a handoff's Result gives the
 // call's value once the person is done and the expectation is observed,
 // so the agent receives what the person entered, not what the handler
-// returned before they were asked (issue 23 item 13). Without Result the
+// returned before they were asked. Without Result the
 // value is the handler's; a Result that fails is EXECUTION_FAILED; a
 // person who cancels leaves Result unread.
 func TestHandoffValueIsReadAfterThePersonActs(t *testing.T) {

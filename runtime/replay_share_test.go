@@ -16,8 +16,8 @@ import (
 // TestReplayGuardOneSessionCannotFillIt: the anonymous session, inside the
 // default budget, sends new ids until the built-in guard refuses it. That
 // refusal must come from its own share, before the whole guard is full,
-// and a second session must still be served (the review's finding 11:
-// 100,000 anonymous ids made every session REPLAY_GUARD_UNAVAILABLE).
+// and a second session must still be served (with one shared budget,
+// 100,000 anonymous ids would make every session REPLAY_GUARD_UNAVAILABLE).
 func TestReplayGuardOneSessionCannotFillIt(t *testing.T) {
 	verifier := SessionVerifierFunc(func(context.Context, string, int64) (schema.SurfaceSession, error) {
 		return schema.SurfaceSession{Scope: []string{"*"}, ExpiresAtMs: 1 << 50}, nil

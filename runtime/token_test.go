@@ -195,10 +195,10 @@ func FuzzTokenVerify(f *testing.F) {
 }
 
 // A valid token has one spelling. encoding/base64 ignores '\r' and '\n'
-// even in Strict mode, so a CR or LF inserted into the signature used to
-// leave it verifying (found by FuzzTokenVerify, testdata/fuzz/
-// FuzzTokenVerify/c7857da06e7dd439) — and every spelling was a new session
-// key: a new rate-limit budget and a new set of replay ids.
+// even in Strict mode, so a CR or LF inserted into the signature would
+// leave it verifying unless refused (testdata/fuzz/FuzzTokenVerify/
+// c7857da06e7dd439 is such a token) — and every spelling would be a new
+// session key: a new rate-limit budget and a new set of replay ids.
 func TestTokenHasOneSpelling(t *testing.T) {
 	key := testKey(5)
 	v := verifierK1(t, key)

@@ -12,8 +12,8 @@ import (
 
 // TestUnavailableCarriesInputSchema: a capability that cannot run now is
 // described with its input schema, as it would be listed when available,
-// so an agent can offer it with its real parameters (issue 23, the tool
-// first listed while unavailable); a declaration mistake (an entry with a
+// so an agent can offer it with its real parameters (for a tool first
+// listed while unavailable); a declaration mistake (an entry with a
 // code) has none, and a context over its byte bound drops the schemas
 // before it drops any entry.
 func TestUnavailableCarriesInputSchema(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 // TestPatternViolationNamesPatternAndHint: a pattern violation names the
 // pattern and the parameter's own words (its description, where markup
 // puts the control's title), each quoted as a JSON string, so that the
-// page's words cannot pose as the runtime's, and cut (issue 23 item 13).
+// page's words cannot pose as the runtime's, and cut.
 func TestPatternViolationNamesPatternAndHint(t *testing.T) {
 	long := strings.Repeat("x", 500)
 	tests := []struct {

@@ -18,7 +18,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// The items of issue 23 on the agent's side, each on a small page of its
+// What the agent side tells a model, each on a small page of its
 // own (in process; the browsing ones are in browsing_test.go and the help
 // desk's task suite).
 
@@ -40,7 +40,7 @@ func callText(t *testing.T, s *session, name string, args map[string]any) (*sdk.
 	return res, res.Content[0].(*sdk.TextContent).Text
 }
 
-// Item 2: a capability that cannot run now is listed, saying why, and a
+// A capability that cannot run now is listed, saying why, and a
 // call answers ACTION_UNAVAILABLE with the page's reason — not the
 // JSON-RPC "unknown tool" that tells a model the site cannot do it.
 func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
@@ -70,7 +70,7 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 	}
 }
 
-// Item 12: while the page's capabilities only change availability, the
+// While the page's capabilities only change availability, the
 // list stays as it was (no tools/list_changed); the result says what
 // became unavailable or available, with the reason.
 func TestAvailabilityChangesKeepTheList(t *testing.T) {
@@ -113,7 +113,7 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	}
 }
 
-// Item 7: EXPECTATION_FAILED carries the page's own words (its role=alert)
+// EXPECTATION_FAILED carries the page's own words (its role=alert)
 // in the text a model reads, not only in structuredContent.
 func TestExpectationFailedTextHasThePagesFeedback(t *testing.T) {
 	declare := declarer(t)
@@ -131,7 +131,7 @@ func TestExpectationFailedTextHasThePagesFeedback(t *testing.T) {
 	}
 }
 
-// Items 9 and 10: an example names one row (a label that many rows share
+// An example names one row (a label that many rows share
 // names none); an unknown record says it is unknown, not "describe
 // again"; a handler that ran but whose value cannot be sent says not to
 // repeat it; the instructions do not give the demo's label.
@@ -187,7 +187,7 @@ func TestMessagesSayWhatHappenedAndTheNextStep(t *testing.T) {
 	}
 }
 
-// Item 8, the agent's part: a handler that never finishes ends the call
+// On the agent's side, a handler that never finishes ends the call
 // as a tool result with the Surface code in structuredContent, saying the
 // effect is unknown — not a JSON-RPC -32001, which an SDK also uses for
 // its own timeout. (The page's own deadline is the runtime's.)
@@ -241,7 +241,7 @@ func TestPageDeadlineSaysLookDoNotRepeat(t *testing.T) {
 	}
 }
 
-// Item 13: a tool that waits for a person says so in its description.
+// A tool that waits for a person says so in its description.
 func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 	d := &schema.SurfaceDescription{Capabilities: []schema.SurfaceCapability{
 		{ID: "refund", Title: "Refund the order", Risk: schema.RiskDestructive, Approval: true, InputSchema: schema.JsonSchema{Type: "object"}},
@@ -266,7 +266,7 @@ func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 	}
 }
 
-// Items 2 and 12 together: a tool first listed while its capability
+// A tool first listed while its capability
 // cannot run carries its real input schema (a row action's "record"
 // first), so when it becomes available the list stays as it was (no
 // tools/list_changed), the result does not repeat the parameters, and a

@@ -376,8 +376,8 @@ func TestProtocolFailureIsAnRPCError(t *testing.T) {
 			return resp, err
 		})
 		s := connect(t, plingmcp.NewBridge(agent.New(tr)))
-		// An unconfirmed call is a tool result a model reads (issue 23
-		// item 8), not a JSON-RPC error: the code, "unknown", "do not call
+		// An unconfirmed call is a tool result a model reads, not a
+		// JSON-RPC error: the code, "unknown", "do not call
 		// it again".
 		res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "cart_add", Arguments: map[string]any{"sku": "A"}})
 		if err != nil {

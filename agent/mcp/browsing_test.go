@@ -333,7 +333,7 @@ const landmarksPage = `<!doctype html><title>Board</title>
 <footer><a href="/help/">Help</a></footer>
 <script>pling.action({ id: "board.add", title: "Add", run: () => 1 });</script>`
 
-// Item 3: browser.page lists the page's landmarks (its navigation, main
+// browser.page lists the page's landmarks (its navigation, main
 // part, search…, with their names) beside its links, on a page that
 // speaks Pling; a page without Pling has them in its outline.
 func TestBrowserPageLandmarks(t *testing.T) {
@@ -353,7 +353,7 @@ func TestBrowserPageLandmarks(t *testing.T) {
 	}
 }
 
-// Item 15: browser.page says when the page threw (message and place, no
+// browser.page says when the page threw (message and place, no
 // stack), from what the browser saw since the page loaded; a page that
 // did not throw says nothing of it.
 func TestBrowserPageSaysThePageThrew(t *testing.T) {
@@ -377,7 +377,7 @@ func TestBrowserPageSaysThePageThrew(t *testing.T) {
 	}
 }
 
-// Item 2: browser.page says on how many rows in view a row action with
+// browser.page says on how many rows in view a row action with
 // an availability check can run, and the count follows the page: the
 // help desk's close@ticket on one open ticket, then on the same ticket
 // closed (the tool stays listed: other rows may be open).

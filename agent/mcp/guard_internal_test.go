@@ -30,9 +30,10 @@ func plToken(aud string) string {
 	return "pl1.k." + base64.RawURLEncoding.EncodeToString([]byte(`{"aud":"`+aud+`"}`)) + ".s"
 }
 
-// TestGuardSendsOnlyToThePinnedDocument is the guard's part of issue 21
-// findings 1 and 2, without a browser: nothing goes out unpinned or after
-// a navigation whose check failed; a token goes only to its audience.
+// TestGuardSendsOnlyToThePinnedDocument is the guard's part of keeping
+// tools and tokens on their origin, without a browser: nothing goes out
+// unpinned or after a navigation whose check failed; a token goes only to
+// its audience.
 func TestGuardSendsOnlyToThePinnedDocument(t *testing.T) {
 	a, b := "http://a.example", "http://b.example"
 	tokA := plToken(a)

@@ -96,8 +96,8 @@ func stateValue(t *testing.T, page, key string, v any) {
 // bridge pling mcp runs: each finishes on the first try — no call of a
 // task fails, and each ends with the evidence the page confirmed. The
 // agent starts on the ticket list and reaches the other pages by the
-// links browser.page lists (issue 23 item 3), reads states before acting
-// (item 4), and is told when an action navigated (item 5).
+// links browser.page lists, reads states before acting, and is told
+// when an action navigated.
 func TestHelpdeskTasks(t *testing.T) {
 	s, base := helpdeskSession(t, "/tickets/")
 	waitTools(t, s, "close__ticket", true)
@@ -138,7 +138,7 @@ func TestHelpdeskTasks(t *testing.T) {
 		a.t = t
 		admin := a.do("browser.open", map[string]any{"url": link(t, page, "Settings")}, "settings_save", "States: ", "settings=")
 		// A form whose inputs are all prefilled (by the page's script) and
-		// required (issue 23 item 1): the agent sees the current values
+		// required: the agent sees the current values
 		// and changes one field in one call, inventing none of the rest.
 		var before map[string]any
 		stateValue(t, admin, "settings", &before)

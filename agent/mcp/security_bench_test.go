@@ -17,7 +17,7 @@ import (
 // BenchmarkToolCall is the cost of the per-request origin check, side by
 // side: a tool call (cart_add on the demo shop, in Chromium) through
 // the bridge without a guard (the transport sends to whatever the tab
-// shows, as before issue 21) and with one (the document read from the
+// shows, with nothing checked) and with one (the document read from the
 // browser again before each request, and the request evaluated in that
 // document's context). make bench-origin-check runs it; compare the two
 // ns/op.

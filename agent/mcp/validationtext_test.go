@@ -10,7 +10,7 @@ import (
 	"github.com/pling-go/pling/runtime"
 )
 
-// Issue 23 item 13: a pattern violation reaches the model with the
+// A pattern violation reaches the model with the
 // pattern and the parameter's own hint, both quoted as the page's words,
 // under INVALID_PARAMS and its next step; nothing ran.
 func TestPatternViolationTextNamesTheHint(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // Approvals outside the page (docs/authority.md "Approvals outside the
-// page"; issue 21 finding 3). The page sends its approval challenge to
+// page"). The page sends its approval challenge to
 // the authority; a person approves on the site's screen; the page
 // collects the approval the authority signed and accepts it only when it
 // verifies with the keys the follower follows, for this page's origin,

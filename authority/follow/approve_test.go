@@ -50,7 +50,7 @@ func (s *swapTransport) Do(ctx context.Context, method, url, bearer string, body
 // after a person approved on the operator's side, with the approval the
 // authority signed for that binding; a denial, a replayed approval (one
 // collected for an earlier request), an approval the authority signed for
-// other input, and a forged one run nothing (issue 21 finding 3).
+// other input, and a forged one run nothing.
 func TestPageApprovalThroughAuthority(t *testing.T) {
 	if testing.Short() {
 		t.Skip("polls the authority once a second")

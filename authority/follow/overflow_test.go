@@ -12,8 +12,8 @@ import (
 	"github.com/pling-go/pling/authority/follow"
 )
 
-// TestFollowerPastMaxRevoked: a feed longer than MaxRevoked no longer
-// fails the follower closed for good. Entries whose session expired long
+// TestFollowerPastMaxRevoked: a feed longer than MaxRevoked does not
+// fail the follower closed for good. Entries whose session expired long
 // ago are forgotten and the follower stays current; live ones past the
 // bound make it start again from the feed's start (the authority serves
 // only live revocations there) and say it is not current, which the

@@ -228,7 +228,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 // person in a browser nobody can see (one it launched headless, or a
 // session's tab started without --headed), it says so and how to give
 // them a window; not for a fixture or a browser reached through
-// $PLING_CDP (issue 23 item 11).
+// $PLING_CDP.
 func TestInvokeSaysNobodyCanSeeTheBrowser(t *testing.T) {
 	t.Setenv("PLING_CDP", "")
 	tests := []struct {

@@ -120,11 +120,11 @@ func TestAuthorityStoreFlag(t *testing.T) {
 	}
 }
 
-// TestAuthorityKEK (issue 21, finding 10): pling authority refuses to
+// TestAuthorityKEK: pling authority refuses to
 // start on PostgreSQL without a key-encryption key; on SQLite without one
 // it makes PATH.kek beside the database, mode 0600, and uses it; a KEK
-// file others may read is refused. On the old code there was no KEK: the
-// PostgreSQL store started with its signing keys in plain form.
+// file others may read is refused. Without a KEK the PostgreSQL store
+// would start with its signing keys in plain form.
 func TestAuthorityKEK(t *testing.T) {
 	t.Setenv(kekEnv, "")
 	dir := t.TempDir()

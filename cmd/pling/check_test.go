@@ -14,7 +14,7 @@ import (
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
-// mistakesPage makes each declaration mistake of issue 23 item 15 once.
+// mistakesPage makes each declaration mistake pling check reports once.
 const mistakesPage = `<!doctype html><title>Mistakes</title>
 <script src="/pling/pling.js" data-expose="*"></script>
 <script>

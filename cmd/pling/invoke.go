@@ -183,7 +183,7 @@ func unseenBrowser(browserSession, target string) bool {
 }
 
 // unseenNote says that the person being waited for cannot see the
-// browser, and how to give them one (issue 23 item 11).
+// browser, and how to give them one.
 func unseenNote(target string) string {
 	return "nobody can see this browser (it runs without a window), so no person can answer; the wait ends in a denial or a timeout. " +
 		"To let a person answer, give them the window: pling session start --headed " + target +

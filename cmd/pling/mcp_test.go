@@ -30,8 +30,7 @@ func TestMCPCommand(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	// checkout cannot run ("Cart is empty"): it is listed, saying so
-	// (issue 23 item 2).
+	// checkout cannot run ("Cart is empty"): it is listed, saying so.
 	if diff := cmp.Diff([]string{"approve__order", "cart_add", "cart_clear", "checkout"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

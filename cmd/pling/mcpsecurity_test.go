@@ -187,8 +187,8 @@ func (r *mcpRun) waitPage(t *testing.T, want string) string {
 	return ""
 }
 
-// TestMCPTokenStaysOnItsOrigin is the acceptance of issue 21 findings 1
-// and 2 in Chromium: an allowed page A navigates to a page B on another
+// TestMCPTokenStaysOnItsOrigin keeps tools and tokens on their origin,
+// in Chromium: an allowed page A navigates to a page B on another
 // origin — by its own action, by a timer, by a redirect — and B breaks
 // page script (its document.readyState getter throws) and makes up
 // answers. Through pling mcp B never receives A's token or the agent's
@@ -196,8 +196,8 @@ func (r *mcpRun) waitPage(t *testing.T, want string) string {
 // is told the tab left the allowed site. With B allowed (--allow-origin),
 // B's tools are offered but B receives no token minted for A.
 //
-// On d4f77f3 it fails: the bridge kept A's tools after the navigation,
-// and B recorded {"session":"pl1…","capability":"note","input":{"text":"my card 4111…"}}.
+// Without the origin check, the bridge would keep A's tools after the
+// navigation, and B would record {"session":"pl1…","capability":"note","input":{"text":"my card 4111…"}}.
 func TestMCPTokenStaysOnItsOrigin(t *testing.T) {
 	browserTest(t)
 	t.Setenv(tokenDirEnv, t.TempDir()) // no stored tokens
@@ -333,8 +333,8 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 
 // TestDescribeUsesTheTokenOfTheOriginItEndsOn: pling describe URL on A,
 // which redirects to B, sends B the token stored for B and never the one
-// stored for A (issue 21 finding 2). On d4f77f3 it fails: the token was
-// picked for A's origin before the load, and B received it.
+// stored for A. Were the token picked for A's origin before the load, B
+// would receive it.
 func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
 	browserTest(t)
 	t.Setenv("PLING_CDP_TAB", "")

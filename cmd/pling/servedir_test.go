@@ -148,7 +148,7 @@ func TestServeDirAttacks(t *testing.T) {
 // TestServeDirPastedTag: the tag pling serve --dir prints, pasted into a
 // page with an inline script right after it that calls pling.action, is
 // described in headless Chromium with that action: the page never sees
-// "pling is not defined" (the tag used to carry defer).
+// "pling is not defined" (which a tag with defer would cause).
 func TestServeDirPastedTag(t *testing.T) {
 	browserTest(t)
 	d := demotest.Dist(t)
@@ -210,11 +210,10 @@ func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
 	return base, printed
 }
 
-// TestServeDirRefusesFraming (issue 21, finding 9): pling serve --dir
+// TestServeDirRefusesFraming: pling serve --dir
 // pages may not be framed by another site (an approval dialog under a
 // foreign overlay is clickjacking): every file it serves says
-// frame-ancestors 'none' and X-Frame-Options: DENY. The old code sent
-// neither.
+// frame-ancestors 'none' and X-Frame-Options: DENY.
 func TestServeDirRefusesFraming(t *testing.T) {
 	dir := writeTree(t, map[string]string{"index.html": `<!doctype html><title>home</title>`, "shop/page.html": `<!doctype html>`})
 	ts, _ := serveDirHandler(t, dir)

@@ -12,7 +12,7 @@ import (
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
-// Pages that throw (issue 23 item 15): in an inline script after a
+// Pages that throw: in an inline script after a
 // declaration, in a promise nobody catches, and in an availability check
 // (which the module catches: a declaration mistake, not a throw).
 const (

@@ -7,9 +7,9 @@ import (
 )
 
 // TestTokenFileNamesDoNotCollide: distinct origins get distinct token
-// files (issue 21 finding 7). On d4f77f3 it fails: localhost:8080 and
-// localhost_8080 both were http_localhost_8080.token, and [::1]:8080 and
-// [::1:8080] both http___1_8080.token.
+// files. A name that only replaced unsafe characters would collide:
+// localhost:8080 and localhost_8080 both http_localhost_8080.token, and
+// [::1]:8080 and [::1:8080] both http___1_8080.token.
 func TestTokenFileNamesDoNotCollide(t *testing.T) {
 	t.Setenv(tokenDirEnv, t.TempDir())
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestTokenFileNamesDoNotCollide(t *testing.T) {
 
 // TestOriginTokens: a command's token goes to its own origin only — a
 // given token to its audience (a pl1 token's aud, else the URL's origin),
-// a stored one to the origin it was stored for (issue 21 finding 2).
+// a stored one to the origin it was stored for.
 func TestOriginTokens(t *testing.T) {
 	t.Setenv(tokenDirEnv, t.TempDir())
 	a, b := "http://127.0.0.1:8080", "http://localhost:9090"

@@ -45,7 +45,7 @@ func (f *consentFixture) approvalStatus(id string) string {
 // TestApprovalScreenShowsEscaped: the approval screen shows the page's
 // challenge — capability, summary, input — as text, never markup, with no
 // script, a CSP that forbids framing and script, and no operator key in
-// the page (issue 21 finding 3).
+// the page.
 func TestApprovalScreenShowsEscaped(t *testing.T) {
 	f := newConsentFixture(t)
 	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`

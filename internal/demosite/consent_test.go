@@ -275,12 +275,12 @@ func TestFollowsAuthority(t *testing.T) {
 	}
 }
 
-// TestConsentApprovesAsThePerson (issue 21, finding 4): the consent screen
+// TestConsentApprovesAsThePerson: the consent screen
 // names the person who approves (here, with no login, the browser's
 // pseudonym) on approve, so two people's agents both called "Claude" get
-// tokens with different subjects, neither of them "Claude". On the old
-// code the screen sent no subject: the authority now refuses that (400),
-// and before it the token's sub was the agent's name for both.
+// tokens with different subjects, neither of them "Claude". A screen
+// that sent no subject would be refused (400); were the agent's name the
+// subject, both tokens would say "Claude".
 func TestConsentApprovesAsThePerson(t *testing.T) {
 	f := newConsentFixture(t)
 	subjects := map[string]bool{}

@@ -62,13 +62,14 @@ func TestGatewayProxy(t *testing.T) {
 	}
 }
 
-// TestGatewayProxyOnlyForTheSite (issue 21, finding 11): the proxy spends
+// TestGatewayProxyOnlyForTheSite: the proxy spends
 // the site key, so a request a browser marks as from another site, a POST
 // that is not JSON (a cross-site "simple request" is text/plain or a
 // form) and a visitor past its own budget are refused before the gateway
-// sees them; another visitor is not held up. On the old code the
-// cross-site text/plain POST was forwarded with the site key (200) and
-// one visitor's burst at the key's limit made everyone's requests 429.
+// sees them; another visitor is not held up. Without these checks the
+// cross-site text/plain POST would be forwarded with the site key (200)
+// and one visitor's burst at the key's limit would make everyone's
+// requests 429.
 func TestGatewayProxyOnlyForTheSite(t *testing.T) {
 	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hi"} })
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // scripts and the module (wasm-unsafe-eval) and forbids framing; the
 // module files may be fetched by any origin (CORS), which a page on
 // another origin needs to load pling.wasm; nothing is sniffed. Pages
-// also say X-Frame-Options: DENY (issue 21, finding 9).
+// also say X-Frame-Options: DENY.
 func TestServeSecurityHeaders(t *testing.T) {
 	// The policy, spelled out: a change to it is a change to this test.
 	const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +

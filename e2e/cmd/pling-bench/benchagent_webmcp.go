@@ -105,7 +105,7 @@ var webmcpOK = regexp.MustCompile(`(?m)^"OK: `)
 // webmcpDone says whether the mirror's answer, as Playwright prints it,
 // reports the call done with every expectation met, in either of the
 // mirror's formats: its text for a model ("OK: …", "… NOT met"), or,
-// before issue 24, the whole Surface envelope as the text
+// from a mirror without that text, the whole Surface envelope as the text
 // ({"ok":true,…,"met":true}, escaped inside Playwright's JSON).
 func webmcpDone(text string) bool {
 	if webmcpOK.MatchString(text) {

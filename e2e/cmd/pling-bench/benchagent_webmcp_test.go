@@ -192,7 +192,7 @@ func TestWebMCPAgentWaitsListsAndCounts(t *testing.T) {
 		{name: "never", late: 99, answer: ok, calls: maxToolWaits, waits: maxToolWaits, noTool: true},
 		{name: "record not found", late: 0, answer: `"ACTION_NOT_FOUND: no ticket T-0847"`, calls: 1, fails: true},
 		{name: "expectation not met", late: 0, answer: `"OK: settings.save ran.\nProof: settings change NOT met"`, calls: 1, fails: true},
-		// The mirror before issue 24: the Surface envelope as the text.
+		// A mirror without the text for a model: the Surface envelope as the text.
 		{name: "envelope", late: 0, answer: envelope(`{\"ok\":true,\"result\":{\"evidence\":{\"expectations\":[{\"met\":true}]}}}`), calls: 1},
 		{name: "envelope not met", late: 0, answer: envelope(`{\"ok\":true,\"result\":{\"evidence\":{\"expectations\":[{\"met\":false}]}}}`), calls: 1, fails: true},
 		{name: "envelope failed", late: 0, answer: envelope(`{\"ok\":false,\"error\":{\"code\":\"ACTION_NOT_FOUND\"}}`), calls: 1, fails: true},
@@ -227,8 +227,8 @@ func TestWebMCPAgentWaitsListsAndCounts(t *testing.T) {
 	}
 }
 
-// envelope is an answer of the mirror before issue 24 as Playwright
-// printed it: the tool result object, its text the Surface response.
+// envelope is an answer of a mirror without the text for a model, as
+// Playwright prints it: the tool result object, its text the Surface response.
 func envelope(surface string) string {
 	return "{\n  \"content\": [\n    {\n      \"type\": \"text\",\n      \"text\": \"" + surface + "\"\n    }\n  ]\n}"
 }

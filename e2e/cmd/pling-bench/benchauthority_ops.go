@@ -18,7 +18,7 @@ import (
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
-// The production figures of the authority (issue 25): client writes while
+// The production figures of the authority: client writes while
 // the background sweeper deletes a million expired rows, against an empty
 // store, and the sweep's rows per second; the delegation create limit's
 // accuracy with 1 and 3 instances sharing the store.

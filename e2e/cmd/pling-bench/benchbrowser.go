@@ -76,7 +76,7 @@ type bbReport struct {
 	Invoke   bbInvoke        `json:"invoke"`
 	Observer bbObserver      `json:"observer"`
 	Snapshot bbSnapshot      `json:"snapshot"`
-	// FirstCall is the first executeTool on native WebMCP (issue 24 item 2).
+	// FirstCall is the first executeTool on native WebMCP.
 	FirstCall *bbFirstCall `json:"firstCall,omitempty"`
 	Targets   []bbTarget   `json:"targets"`
 }

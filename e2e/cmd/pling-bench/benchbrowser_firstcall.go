@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// bbFirstCall is issue 24 item 2's first call: on a browser with native
+// bbFirstCall is the first call of a lazy page: on a browser with native
 // WebMCP, a page whose mirror registered its tools without the module,
 // timed from executeTool to the answer (the module fetched, compiled,
 // started and the call answered), beside a minimal GOOS=js module that
