@@ -101,8 +101,9 @@ func TestAgentSideBounds(t *testing.T) {
 }
 
 // TestResultBounded: a result over MaxResultBytes reaches the model cut,
-// with a note (issue 21 finding 5). On d4f77f3 the 200 KB value went
-// into structuredContent whole.
+// with a note (issue 21 finding 5); its structured content is bounded to
+// MaxStructuredBytes and says so. On d4f77f3 the 200 KB value went into
+// structuredContent whole.
 func TestResultBounded(t *testing.T) {
 	rt := runtime.New(runtime.WithExpose("*"))
 	big := strings.Repeat("x", 200<<10)
@@ -111,7 +112,7 @@ func TestResultBounded(t *testing.T) {
 	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
 	res := call(t, s, "big", nil)
 	raw, _ := json.Marshal(res.StructuredContent)
-	if len(raw) > plingmcp.MaxResultBytes || !strings.Contains(string(raw), "left out the structured content") {
+	if len(raw) > plingmcp.MaxStructuredBytes || !strings.Contains(string(raw), "cut the page's data here to its bound") {
 		t.Errorf("structured content of %d bytes: %.200s", len(raw), raw)
 	}
 }
