@@ -80,12 +80,15 @@ func (p *Page) navigated(tab context.Context) {
 
 // infoJS waits for the document to be parsed (deferred scripts, pling.js
 // among them, have run), gives a shim added later half a second, and says
-// what the page is.
+// what the page is. The title is the page's to say, up to 1,000
+// characters: a longer one (or one that is not a string) is left out
+// unread.
 const infoJS = `(async () => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   for (let i = 0; document.readyState === "loading" && i < 400; i++) await sleep(25);
   for (let i = 0; !(window.pling && window.pling.surface) && i < 20; i++) await sleep(25);
-  return {url: location.href, title: document.title, pling: !!(window.pling && window.pling.surface)};
+  const t = document.title;
+  return {url: location.href, title: typeof t === "string" && t.length <= 1000 ? t : "", pling: !!(window.pling && window.pling.surface)};
 })()`
 
 // Info says what the current tab shows, once its document is parsed.

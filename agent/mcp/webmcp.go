@@ -8,8 +8,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/internal/pagetext"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 )
 
 // The page's own WebMCP tools: on a browsing session, a page of an
