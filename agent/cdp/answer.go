@@ -63,9 +63,21 @@ func readBounded(raw []byte, limit int) (string, error) {
 		}
 		return "", &PageThrew{Message: m}
 	case "over":
-		return "", fmt.Errorf("the page's answer is %v characters, over the bound of %d: not read", why[1], limit)
+		n, _ := why[1].(float64)
+		return "", &AnswerTooLarge{Length: int64(n), Limit: limit}
 	}
 	return "", fmt.Errorf("the page answered a %v, not a string", why[1])
+}
+
+// AnswerTooLarge is a page answer over its bound, which was not read: the
+// page's code ran, its answer is unknown.
+type AnswerTooLarge struct {
+	Length int64 // in UTF-16 code units, as the page counted it
+	Limit  int
+}
+
+func (e *AnswerTooLarge) Error() string {
+	return fmt.Sprintf("the page's answer is %d characters, over the bound of %d: not read", e.Length, e.Limit)
 }
 
 // PageThrew is a page script's throw while it answered: its message as

@@ -47,6 +47,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/runtime"
@@ -1018,6 +1019,8 @@ func unconfirmedResult(ue *agent.UnconfirmedError) *sdk.CallToolResult {
 		}
 	} else if ue.Cause != nil && (errors.Is(ue.Cause, context.DeadlineExceeded) || strings.Contains(ue.Cause.Error(), "deadline")) {
 		why = "the page's code did not finish in time"
+	} else if big := (*cdp.AnswerTooLarge)(nil); errors.As(ue.Cause, &big) {
+		why = big.Error()
 	}
 	msg := fmt.Sprintf("%s: whether %s ran is unknown (%s).", code, ue.Capability, why)
 	failure := map[string]any{"code": string(code), "message": why}
