@@ -563,7 +563,7 @@ const (
 	maxURLText    = 500
 	maxLabelText  = 80
 	maxThrownText = 300
-	maxStateValue = 200
+	maxStateValue = maxStatesText
 )
 
 // quoteCut is s cut to max characters and quoted as the page's words
