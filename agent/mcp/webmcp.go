@@ -105,12 +105,3 @@ func toolNameChars(s string) bool {
 	}
 	return s != ""
 }
-
-// cutShort is s cut to at most n characters, with "…" where it was cut.
-func cutShort(s string, n int) string {
-	t, cut := cutText(s, n)
-	if cut > 0 {
-		t += "…"
-	}
-	return t
-}
