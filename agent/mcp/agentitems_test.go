@@ -65,7 +65,7 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	got, txt := callText(t, s, "invoice_send", nil)
-	if !got.IsError || !strings.HasPrefix(txt, "ACTION_UNAVAILABLE: Add a customer first.") || strings.Contains(txt, "gate") {
+	if !got.IsError || !strings.HasPrefix(txt, `ACTION_UNAVAILABLE: From the page: "Add a customer first".`) || strings.Contains(txt, "gate") {
 		t.Errorf("call of an unavailable tool: %s", txt)
 	}
 }

@@ -167,7 +167,7 @@ func TestHelpdeskFailuresSayWhy(t *testing.T) {
 	waitTools(t, s, "close__ticket", true)
 	call(t, s, "tickets_search", map[string]any{"query": "T-1001"})
 	res := call(t, s, "close__ticket", map[string]any{"record": "T-1001"})
-	if txt := text(res); !res.IsError || !strings.HasPrefix(txt, "ACTION_UNAVAILABLE: The ticket is already closed.") || strings.Contains(txt, "gate") {
+	if txt := text(res); !res.IsError || !strings.HasPrefix(txt, `ACTION_UNAVAILABLE: From the page: "The ticket is already closed".`) || strings.Contains(txt, "gate") {
 		t.Errorf("close of a closed ticket: %s", txt)
 	}
 	call(t, s, "tickets_search", map[string]any{"query": "T-1003"})

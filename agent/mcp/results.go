@@ -117,7 +117,15 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 func failureText(e *agent.BusinessError) string {
 	var text strings.Builder
 	msg := strings.TrimSpace(e.Message)
-	if msg != "" && !strings.HasSuffix(msg, ".") {
+	switch {
+	case pageMessage[e.Code]:
+		// The page's reason, or what its handler threw: the page's words.
+		m, _ := pagetext.Cut(msg, MaxDescriptionLen)
+		msg = pagetext.Words(m)
+		if !strings.HasSuffix(m, ".") {
+			msg += "."
+		}
+	case msg != "" && !strings.HasSuffix(msg, "."):
 		msg += "."
 	}
 	text.WriteString(string(e.Code) + ": " + msg)
@@ -158,6 +166,10 @@ func failureText(e *agent.BusinessError) string {
 	}
 	return text.String()
 }
+
+// pageMessage are the codes whose message is the page's own words: why it
+// cannot run now, what its handler threw.
+var pageMessage = map[perr.Code]bool{perr.ActionUnavailable: true, perr.ExecutionFailed: true}
 
 // nextSteps are the next steps of the codes whose registry text speaks to
 // a page's author or a protocol client rather than to a model calling a
