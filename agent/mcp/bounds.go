@@ -65,11 +65,22 @@ func capabilityText(title, description string) string {
 	return out
 }
 
-// boundTools keeps at most MaxTools tools and MaxListBytes of their JSON;
-// when it drops some, the last tool kept says so.
+// boundTools keeps at most MaxTools tools and MaxListBytes of their JSON,
+// each description and title escaped (pagetext.EscapeText); when it
+// drops some, the last tool kept says so.
 func boundTools(tools []Tool) ([]Tool, int) {
 	size := 0
 	for i, t := range tools {
+		// What a reader cannot see is escaped in everything a tool says,
+		// whatever put it there (a record kind, a label in an example).
+		// Only a tool that needs it is changed: a tool kept from an
+		// earlier list may be read by the server meanwhile.
+		if d, ti := pagetext.EscapeText(t.Tool.Description), pagetext.EscapeText(t.Tool.Title); d != t.Tool.Description || ti != t.Tool.Title {
+			c := *t.Tool
+			c.Description, c.Title = d, ti
+			tools[i].Tool = &c
+			t = tools[i]
+		}
 		spec, _ := json.Marshal(t.Tool)
 		size += len(spec)
 		if i >= MaxTools || size > MaxListBytes {

@@ -739,7 +739,7 @@ func WaitingMessage(w agent.Waiting) string {
 	if w.Kind == "handoff" {
 		what = "finish their part of"
 	}
-	return fmt.Sprintf("Waiting for a person to %s %s (up to %v)", what, w.Capability, w.Timeout)
+	return fmt.Sprintf("Waiting for a person to %s %s (up to %v)", what, pagetext.Line(w.Capability, 200), w.Timeout)
 }
 
 // follow refreshes the tool list when an invoke says the page changed.
@@ -912,7 +912,7 @@ func rpcError(err error) error {
 		}
 	case errors.As(err, &pe):
 		data["code"] = string(pe.Code)
-		data["message"] = pe.Message
+		data["message"], _ = cutText(pagetext.EscapeText(pe.Message), MaxDescriptionLen)
 		if pe.RetryAfterMs > 0 {
 			data["retryAfterMs"] = pe.RetryAfterMs
 		}
@@ -923,10 +923,18 @@ func rpcError(err error) error {
 			data["requestId"] = pe.RequestID
 		}
 	default:
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errorText(err)}
 	}
 	raw, _ := schema.Encode(data)
-	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: err.Error(), Data: raw}
+	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: errorText(err), Data: raw}
+}
+
+// errorText is an error's text as a JSON-RPC error's message, which may
+// carry the page's words (a protocol failure's message): escaped
+// (pagetext.EscapeText) and cut to MaxDescriptionLen characters.
+func errorText(err error) string {
+	t, _ := cutText(pagetext.EscapeText(err.Error()), MaxDescriptionLen)
+	return t
 }
 
 // parametersOf is " (DESCRIPTION Parameters: {…})" for a capability
