@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -153,7 +154,9 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 			waits = rt.cfg.approvalTTLMs
 			desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to "+minutes(waits))
 		}
-		tools = append(tools, Tool{Name: name, Title: a.Title, Description: desc, Parameters: params, Capability: c.id, Annotations: ann, WaitsMs: waits})
+		// The title and description are the page's words; what a reader
+		// cannot see in them is escaped for every consumer of the list.
+		tools = append(tools, Tool{Name: name, Title: pagetext.EscapeText(a.Title), Description: pagetext.EscapeText(desc), Parameters: params, Capability: c.id, Annotations: ann, WaitsMs: waits})
 	}
 	return tools, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -20,8 +21,13 @@ const maxToolValue = 600
 // consumer reads (webmcp.js returns it once, with the response as the
 // structured part where the consumer keeps one apart), so the next steps
 // and recovery hints live in the page, not in one bridge. A response it
-// cannot read is said so in one line.
-func ToolText(resp []byte) string {
+// cannot read is said so in one line. Every character a reader cannot
+// see (zero-width, bidi, tag characters, controls) is escaped in it
+// (pagetext.EscapeText): the value and the feedback are the page's data,
+// which its users may have written.
+func ToolText(resp []byte) string { return pagetext.EscapeText(toolText(resp)) }
+
+func toolText(resp []byte) string {
 	var r struct {
 		OK     bool `json:"ok"`
 		Result *struct {

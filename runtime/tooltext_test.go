@@ -54,3 +54,33 @@ func TestToolText(t *testing.T) {
 		t.Errorf("unreadable answer text %q", got)
 	}
 }
+
+// What a WebMCP consumer reads of a result and of the tool list carries
+// no character it cannot see: the page's value, feedback, title and
+// description are its users' text as much as its own. On main the value
+// passed them raw.
+func TestToolTextEscapesHidden(t *testing.T) {
+	const hostile = "ok\u200b\u202eevil\u202c\U000E0041\x1b[2K"
+	const escaped = `ok\u200b\u202eevil\u202c\udb40\udc41\u001b[2K`
+	for _, tc := range []struct{ name, resp, want string }{
+		{"value", `{"ok":true,"result":{"value":"` + hostile + `","evidence":{"capability":"x"}}}`, "Value: \"" + `ok\u200b\u202eevil\u202c\udb40\udc41\u001b[2K` + "\""},
+		{"feedback", `{"ok":true,"result":{"value":null,"observation":{"feedback":[{"level":"success","message":"` + hostile + `"}]}}}`, "The page says (success): " + escaped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ToolText([]byte(strings.ReplaceAll(tc.resp, "\x1b", `\u001b`)))
+			if !strings.Contains(got, tc.want) || strings.ContainsAny(got, "\u200b\u202e\U000E0041\x1b") {
+				t.Errorf("ToolText:\n%s\nwant it to contain %s and no hidden character", got, tc.want)
+			}
+		})
+	}
+	e := newEnv(t)
+	mustDeclare(t, e.rt, Action{ID: "x.read", Title: "Read" + hostile, Description: "Reads" + hostile, Risk: "read",
+		Run: func(context.Context, *Call) (any, error) { return nil, nil }})
+	tools, err := e.rt.Tools(context.Background(), "")
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("tools %v, %v", tools, err)
+	}
+	if strings.ContainsAny(tools[0].Title+tools[0].Description, "\u200b\u202e\U000E0041\x1b") || !strings.Contains(tools[0].Description, escaped) {
+		t.Errorf("tool title %q, description %q", tools[0].Title, tools[0].Description)
+	}
+}

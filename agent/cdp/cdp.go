@@ -374,16 +374,17 @@ func (p *Page) roundTrip(ctx context.Context, request []byte, doc *Document) ([]
 	}
 	// A page that just navigated may not have run its scripts yet: wait
 	// for window.pling a little (the shim defines it as the document
-	// loads), then say the page does not speak Pling.
-	expr := `(async () => {
+	// loads), then say the page does not speak Pling. The answer is
+	// bounded in the page (boundedJS): a page that answers 50 MB costs
+	// this side its length, not its bytes.
+	body := `
   for (let i = 0; !(window.pling && window.pling.surface) && i < 120; i++) await new Promise((r) => setTimeout(r, 25));
-  if (!window.pling) throw new Error("no window.pling on this page (it navigated away?)");
-  return JSON.stringify(await window.pling.surface.handle(` + string(lit) + `));
-})()`
+  if (!window.pling) throw "no window.pling on this page (it navigated away?)";
+  return JSON.stringify(await window.pling.surface.handle(` + string(lit) + `));`
 	waits := p.watch(env.ID)
 	defer p.unwatch(env.ID, waits)
 	tab := p.cur()
-	var eopts []chromedp.EvaluateOption
+	unique := ""
 	if doc != nil {
 		// Right before the request goes out: the tab still shows doc,
 		// read from the browser; and the request is evaluated in doc's
@@ -391,13 +392,13 @@ func (p *Page) roundTrip(ctx context.Context, request []byte, doc *Document) ([]
 		if err := p.checkDocument(ctx, tab, doc); err != nil {
 			return nil, err
 		}
-		eopts = append(eopts, inContext(doc.Context))
+		unique = doc.Context
 	}
 	ectx, ecancel := context.WithCancel(tab)
 	defer ecancel()
 	done := make(chan answer, 1)
 	go func() {
-		s, err := chromedp.Run(ectx, chromedp.Evaluate[string](expr, append(eopts, chromedp.EvalAwaitPromise)...))
+		s, err := evalBounded(ectx, body, MaxAnswer, unique)
 		done <- answer{s, err}
 	}()
 	limit := p.opts.timeout()

@@ -149,8 +149,3 @@ func (p *Page) checkDocument(ctx, tab context.Context, doc *Document) error {
 	}
 	return nil
 }
-
-// inContext evaluates in the context with the system-unique id.
-func inContext(unique string) chromedp.EvaluateOption {
-	return func(p *cdpruntime.EvaluateParams) { p.UniqueContextID = unique }
-}

@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,9 +10,11 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
-
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/pling-go/pling/internal/pagetext"
 )
 
 // The browsing session: a Page is one browser tab the agent drives, and
@@ -77,12 +80,15 @@ func (p *Page) navigated(tab context.Context) {
 
 // infoJS waits for the document to be parsed (deferred scripts, pling.js
 // among them, have run), gives a shim added later half a second, and says
-// what the page is.
+// what the page is. The title is the page's to say, up to 1,000
+// characters: a longer one (or one that is not a string) is left out
+// unread.
 const infoJS = `(async () => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   for (let i = 0; document.readyState === "loading" && i < 400; i++) await sleep(25);
   for (let i = 0; !(window.pling && window.pling.surface) && i < 20; i++) await sleep(25);
-  return {url: location.href, title: document.title, pling: !!(window.pling && window.pling.surface)};
+  const t = document.title;
+  return {url: location.href, title: typeof t === "string" && t.length <= 1000 ? t : "", pling: !!(window.pling && window.pling.surface)};
 })()`
 
 // Info says what the current tab shows, once its document is parsed.
@@ -221,19 +227,22 @@ func (p *Page) SwitchTab(ctx context.Context, id string) (PageInfo, error) {
 	return p.Info(ctx)
 }
 
-// outlineJS lists the page's landmarks first (at most 10: "landmark:
-// navigation \"Main\"", by the word for their role — navigation, main,
-// header, footer, aside, search, form, region — and their accessible name
-// from aria-label or aria-labelledby; a header or footer inside a section
-// is none, nor is a section or form without a name), then its headings,
-// links and buttons in document order, each cut to 80 characters, at most
-// max lines in all.
+// outlineJS lists the page's landmarks first (at most 10, by the word
+// for their role — navigation, main, header, footer, aside, search,
+// form, region — and their accessible name from aria-label or
+// aria-labelledby; a header or footer inside a section is none, nor is a
+// section or form without a name), then its headings, links and buttons
+// in document order, at most max items in all, each as [kind, text, href]
+// with kind "landmark:WORD", "h1"…"h3", "link" or "button". It runs in an
+// isolated world (Outline), where the page's script cannot reach the
+// functions it calls, and cuts each text to 400 characters there; Go cuts
+// again and quotes (outlineLines).
 const outlineJS = `((max) => {
-  const out = [], cut = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 80);
+  const out = [], cut = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 400);
   const hidden = (el) => el.closest("[hidden],[aria-hidden=true]") || (el.getClientRects && el.getClientRects().length === 0);
   const words = { navigation: "navigation", main: "main", banner: "header", contentinfo: "footer", complementary: "aside", search: "search", form: "form", region: "region" };
   const tags = { nav: "navigation", main: "main", header: "header", footer: "footer", aside: "aside", search: "search", form: "form", section: "region" };
-  const named = (el) => cut(el.getAttribute("aria-label") || (el.getAttribute("aria-labelledby") || "").split(/\s+/).map((id) => { const r = id && document.getElementById(id); return r ? r.textContent : ""; }).join(" "));
+  const named = (el) => cut(el.getAttribute("aria-label") || (el.getAttribute("aria-labelledby") || "").split(/\s+/).slice(0, 10).map((id) => { const r = id && document.getElementById(id); return r ? cut(r.textContent) : ""; }).join(" "));
   for (const el of document.querySelectorAll("nav,main,header,footer,aside,search,form,section,[role]")) {
     if (out.length >= 10) break;
     const tag = el.tagName.toLowerCase(), role = el.getAttribute("role");
@@ -242,32 +251,44 @@ const outlineJS = `((max) => {
     const name = named(el);
     if (!role && (w === "header" || w === "footer") && el.parentElement && el.parentElement.closest("article,aside,main,nav,section")) continue;
     if ((w === "form" || w === "region") && !name) continue;
-    out.push("landmark: " + w + (name ? " " + JSON.stringify(name) : ""));
+    out.push(["landmark:" + w, name, ""]);
   }
   for (const el of document.querySelectorAll("h1,h2,h3,a[href],button,input[type=submit],input[type=button],[role=button]")) {
     if (out.length >= max) break;
     if (hidden(el)) continue;
     const t = cut(el.innerText || el.value || el.getAttribute("aria-label") || el.title);
     const tag = el.tagName.toLowerCase();
-    if (/^h[1-3]$/.test(tag)) { if (t) out.push("#".repeat(+tag[1]) + " " + t); }
-    else if (tag === "a") out.push("link: " + (t || "(no text)") + " -> " + cut(el.getAttribute("href")));
-    else out.push("button: " + (t || "(no text)"));
+    if (/^h[1-3]$/.test(tag)) { if (t) out.push([tag, t, ""]); }
+    else if (tag === "a") out.push(["link", t, cut(el.getAttribute("href"))]);
+    else out.push(["button", t, ""]);
   }
   return out;
 })`
 
+// outlineWorld names the isolated world the outline runs in.
+const outlineWorld = "pling-outline"
+
+// maxOutlineText bounds each text of an outline line, in characters.
+const maxOutlineText = 80
+
 // Outline is a bounded text outline of the current page for an agent that
 // cannot describe it (a page without Pling): its landmarks, headings,
-// links and buttons, one a line, at most maxBytes bytes.
+// links and buttons, one a line, at most maxBytes bytes, every text the
+// page wrote quoted as a JSON string ("link: \"Text\" -> \"/href\"",
+// "landmark: navigation \"Main\"", "## \"Heading\"", "button:
+// \"Buy\"") and cut here, in Go. The script runs in an isolated world of
+// the tab's main frame: the page's script can change the DOM it reads,
+// not the functions that read it (a page that replaced
+// String.prototype.slice would otherwise decide the cut).
 func (p *Page) Outline(ctx context.Context, maxBytes int) (string, error) {
 	tctx, cancel := p.bounded(ctx, p.cur())
 	defer cancel()
-	lines, err := chromedp.Run(tctx, chromedp.Evaluate[[]string](outlineJS+`(200)`))
+	items, err := outlineItems(tctx)
 	if err != nil {
 		return "", fmt.Errorf("cdp: reading the page: %w", err)
 	}
 	var b strings.Builder
-	for _, l := range lines {
+	for _, l := range outlineLines(items) {
 		if b.Len()+len(l)+1 > maxBytes {
 			b.WriteString("…")
 			break
@@ -275,6 +296,64 @@ func (p *Page) Outline(ctx context.Context, maxBytes int) (string, error) {
 		b.WriteString(l + "\n")
 	}
 	return b.String(), nil
+}
+
+// outlineItems runs outlineJS in a new isolated world of the tab's main
+// frame.
+func outlineItems(ctx context.Context) ([][3]string, error) {
+	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil, errors.New("the tab has no main frame")
+	}
+	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: outlineWorld})
+	if err != nil {
+		return nil, err
+	}
+	byValue := true
+	res, err := chromedp.Call(ctx, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: outlineJS + `(200)`,
+		ContextID: world.ExecutionContextID, ReturnByValue: &byValue})
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil || res.Result == nil {
+		return nil, errors.New("the outline script failed")
+	}
+	var items [][3]string
+	if err := json.Unmarshal(res.Result.Value, &items); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// outlineLines writes the outline's items as lines, each text cut to
+// maxOutlineText characters and quoted (pagetext.Quote).
+func outlineLines(items [][3]string) []string {
+	q := func(s string) string {
+		t, _ := pagetext.Cut(strings.Join(strings.Fields(s), " "), maxOutlineText)
+		return pagetext.Quote(t)
+	}
+	var out []string
+	for _, it := range items {
+		kind, text, href := it[0], it[1], it[2]
+		switch {
+		case strings.HasPrefix(kind, "landmark:"):
+			l := "landmark: " + pagetext.Line(strings.TrimPrefix(kind, "landmark:"), 20)
+			if text != "" {
+				l += " " + q(text)
+			}
+			out = append(out, l)
+		case kind == "h1" || kind == "h2" || kind == "h3":
+			out = append(out, strings.Repeat("#", int(kind[1]-'0'))+" "+q(text))
+		case kind == "link":
+			out = append(out, "link: "+q(text)+" -> "+q(href))
+		case kind == "button":
+			out = append(out, "button: "+q(text))
+		}
+	}
+	return out
 }
 
 // BrowserPID is the process id of the browser Start launched (0 when it

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/chromedp/chromedp"
 )
 
 // WebMCPTool is a tool the current page registered with WebMCP
@@ -25,7 +23,11 @@ type WebMCPTool struct {
 // maxWebMCPTools bounds the tools read from one page.
 const maxWebMCPTools = 128
 
-const webmcpToolsJS = `(async () => {
+// maxWebMCPAnswer bounds what is read of the page's tool list and of a
+// tool's answer (boundedJS), in UTF-16 code units.
+const maxWebMCPAnswer = 1 << 20
+
+const webmcpToolsJS = `
   const mc = document.modelContext || navigator.modelContext;
   if (!mc || typeof mc.getTools !== "function") return "[]";
   const mine = window.pling && window.pling._webmcp ? window.pling._webmcp.tools : new Map();
@@ -33,15 +35,14 @@ const webmcpToolsJS = `(async () => {
   return JSON.stringify(tools.map((t) => ({
     name: String(t.name || ""), title: String(t.title || ""), description: String(t.description || "").slice(0, 2000),
     inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" },
-    annotations: t.annotations || {}, pling: mine.has(t.name) })));
-})()`
+    annotations: t.annotations || {}, pling: mine.has(t.name) })));`
 
 // WebMCPTools lists the tools the current page registered with WebMCP;
 // none where the page has no model context.
 func (p *Page) WebMCPTools(ctx context.Context) ([]WebMCPTool, error) {
 	tctx, cancel := p.bounded(ctx, p.cur())
 	defer cancel()
-	text, err := chromedp.Run(tctx, chromedp.Evaluate[string](webmcpToolsJS, chromedp.EvalAwaitPromise))
+	text, err := evalBounded(tctx, webmcpToolsJS, maxWebMCPAnswer, "")
 	if err != nil {
 		return nil, fmt.Errorf("cdp: reading the page's WebMCP tools: %w", err)
 	}
@@ -68,22 +69,21 @@ func (p *Page) ExecuteWebMCP(ctx context.Context, name string, args json.RawMess
 	}
 	n, _ := json.Marshal(name)
 	a, _ := json.Marshal(obj)
-	js := `(async () => {
+	js := `
   const mc = document.modelContext || navigator.modelContext;
-  if (!mc || typeof mc.executeTool !== "function") throw new Error("the page has no WebMCP model context");
+  if (!mc || typeof mc.executeTool !== "function") throw "the page has no WebMCP model context";
   const tool = (await mc.getTools()).find((t) => t.name === ` + string(n) + `);
-  if (!tool) throw new Error("the page has no such WebMCP tool");
+  if (!tool) throw "the page has no such WebMCP tool";
   // Chromium's own executeTool takes the arguments as an object and
   // refuses a string; the WebMCP polyfill takes their JSON text and
   // JSON.parse refuses an object. An object whose toString gives its
   // JSON (not enumerable, so not an argument) serves both.
   const args = Object.defineProperty(` + string(a) + `, "toString", { value() { return JSON.stringify(this); } });
   const r = await mc.executeTool(tool, args);
-  return typeof r === "string" ? r : JSON.stringify(r);
-})()`
+  return typeof r === "string" ? r : JSON.stringify(r);`
 	tctx, cancel := p.bounded(ctx, p.cur())
 	defer cancel()
-	out, err := chromedp.Run(tctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+	out, err := evalBounded(tctx, js, maxWebMCPAnswer, "")
 	if err != nil {
 		return "", fmt.Errorf("cdp: the page's WebMCP tool %s: %w", name, err)
 	}

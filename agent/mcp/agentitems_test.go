@@ -60,12 +60,12 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 	for _, tl := range res.Tools {
 		desc = append(desc, tl.Name+": "+tl.Description)
 	}
-	want := []string{"invoice_send: Could not run when listed: Add a customer first. A result says when it becomes available (browser.page too)."}
+	want := []string{"invoice_send: Could not run when listed (the page's reason: \"Add a customer first\"). A result says when it becomes available (browser.page too)."}
 	if diff := cmp.Diff(want, desc); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	got, txt := callText(t, s, "invoice_send", nil)
-	if !got.IsError || !strings.HasPrefix(txt, "ACTION_UNAVAILABLE: Add a customer first.") || strings.Contains(txt, "gate") {
+	if !got.IsError || !strings.HasPrefix(txt, `ACTION_UNAVAILABLE: From the page: "Add a customer first".`) || strings.Contains(txt, "gate") {
 		t.Errorf("call of an unavailable tool: %s", txt)
 	}
 }
@@ -95,7 +95,7 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	first := s.toolNames(t)
 
 	_, txt := callText(t, s, "booking_pick", map[string]any{"slot": "10:00"})
-	for _, want := range []string{"Now unavailable: booking.pick (A slot is picked already)", "Now available: booking.confirm (From the page: \"Confirm the booking\")"} {
+	for _, want := range []string{"Now unavailable: booking.pick (the page's reason: \"A slot is picked already\")", "Now available: booking.confirm (From the page: \"Confirm the booking\")"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("pick result lacks %q:\n%s", want, txt)
 		}
@@ -126,7 +126,7 @@ func TestExpectationFailedTextHasThePagesFeedback(t *testing.T) {
 		Expect: &runtime.Expectation{State: "boards.count", Change: "increase", TimeoutMs: 50}}))
 	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
 	got, txt := callText(t, s, "board_create", nil)
-	if !got.IsError || !strings.HasPrefix(txt, "EXPECTATION_FAILED: ") || !strings.Contains(txt, "The page says (error): Board name is too short.") {
+	if !got.IsError || !strings.HasPrefix(txt, "EXPECTATION_FAILED: ") || !strings.Contains(txt, `The page says (error): "Board name is too short."`) {
 		t.Errorf("expectation failure text:\n%s", txt)
 	}
 }

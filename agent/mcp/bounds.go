@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+	"sort"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/internal/pagetext"
 )
 
 // Agent-side bounds (docs/agent.md "Security"), the runtime's own
@@ -27,37 +29,23 @@ const (
 	// description, in characters (the runtime's declaration limits).
 	MaxTitleLen       = 200
 	MaxDescriptionLen = 2000
-	// MaxResultBytes bounds one tool result: its text and its structured
-	// content, each.
+	// MaxResultBytes bounds one tool result's text.
 	MaxResultBytes = 64 << 10
+	// MaxStructuredBytes bounds one tool result's structured content (its
+	// JSON), and MaxStructuredString each string in it, in characters
+	// (a description's bound): a model may read structuredContent as it
+	// reads the text, so the page's data there is bounded as tightly.
+	MaxStructuredBytes  = 16 << 10
+	MaxStructuredString = MaxDescriptionLen
 )
 
 // cutText is s cut to at most max characters, and how many were cut.
-func cutText(s string, max int) (string, int) {
-	n := utf8.RuneCountInString(s)
-	if n <= max {
-		return s, 0
-	}
-	i, k := 0, 0
-	for i = range s {
-		if k == max {
-			break
-		}
-		k++
-	}
-	return s[:i], n - max
-}
+func cutText(s string, max int) (string, int) { return pagetext.Cut(s, max) }
 
 // pageWords marks text as the page's: quoted as a JSON string (so the page
-// cannot close the quote and go on in the bridge's voice) after the
-// bridge's "From the page:".
-func pageWords(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return "From the page: " + string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-}
+// cannot close the quote and go on in the bridge's voice), every character
+// a reader cannot see escaped, after the bridge's "From the page:".
+func pageWords(s string) string { return pagetext.Words(s) }
 
 // capabilityText is a capability's title and description as a tool's
 // description: bounded and marked as the page's.
@@ -75,11 +63,22 @@ func capabilityText(title, description string) string {
 	return out
 }
 
-// boundTools keeps at most MaxTools tools and MaxListBytes of their JSON;
-// when it drops some, the last tool kept says so.
+// boundTools keeps at most MaxTools tools and MaxListBytes of their JSON,
+// each description and title escaped (pagetext.EscapeText); when it
+// drops some, the last tool kept says so.
 func boundTools(tools []Tool) ([]Tool, int) {
 	size := 0
 	for i, t := range tools {
+		// What a reader cannot see is escaped in everything a tool says,
+		// whatever put it there (a record kind, a label in an example).
+		// Only a tool that needs it is changed: a tool kept from an
+		// earlier list may be read by the server meanwhile.
+		if d, ti := pagetext.EscapeText(t.Tool.Description), pagetext.EscapeText(t.Tool.Title); d != t.Tool.Description || ti != t.Tool.Title {
+			c := *t.Tool
+			c.Description, c.Title = d, ti
+			tools[i].Tool = &c
+			t = tools[i]
+		}
 		spec, _ := json.Marshal(t.Tool)
 		size += len(spec)
 		if i >= MaxTools || size > MaxListBytes {
@@ -98,32 +97,127 @@ func boundTools(tools []Tool) ([]Tool, int) {
 	return tools, 0
 }
 
-// boundResult cuts a tool result's text and structured content to
-// MaxResultBytes each, saying so.
+// boundResult is what every tool result goes through on its way to the
+// client (the bridge's middleware): each character a reader cannot see is
+// escaped in its text and in every string of its structured content
+// (pagetext.EscapeText), the text is cut to MaxResultBytes and the structured
+// content to MaxStructuredBytes, each saying so where it was cut.
 func boundResult(r *sdk.CallToolResult) *sdk.CallToolResult {
 	if r == nil {
 		return r
 	}
 	for _, c := range r.Content {
-		if tc, ok := c.(*sdk.TextContent); ok && len(tc.Text) > MaxResultBytes {
-			cut := tc.Text[:MaxResultBytes]
-			// Drop only a rune the cut splits: an invalid byte earlier in
-			// the page's text is the page's, and stays.
-			for i := len(cut) - 1; i >= 0 && i >= len(cut)-utf8.UTFMax; i-- {
-				if utf8.RuneStart(cut[i]) {
-					if r, n := utf8.DecodeRuneInString(cut[i:]); r == utf8.RuneError && n == 1 && !utf8.FullRuneInString(cut[i:]) {
-						cut = cut[:i]
-					}
-					break
-				}
-			}
-			tc.Text = cut + fmt.Sprintf("\n(pling mcp cut this result: %d more bytes)", len(tc.Text)-len(cut))
+		tc, ok := c.(*sdk.TextContent)
+		if !ok {
+			continue
+		}
+		if len(tc.Text) > MaxResultBytes {
+			cut := pagetext.CutBytes(tc.Text, MaxResultBytes)
+			tc.Text = pagetext.EscapeText(cut) + fmt.Sprintf("\n(pling mcp cut this result: %d more bytes)", len(tc.Text)-len(cut))
+		} else {
+			tc.Text = pagetext.EscapeText(tc.Text)
 		}
 	}
 	if r.StructuredContent != nil {
-		if raw, err := json.Marshal(r.StructuredContent); err == nil && len(raw) > MaxResultBytes {
-			r.StructuredContent = map[string]any{"cut": fmt.Sprintf("pling mcp left out the structured content: %d bytes, over the bound of %d", len(raw), MaxResultBytes)}
-		}
+		r.StructuredContent = boundStructured(r.StructuredContent)
 	}
 	return r
+}
+
+// boundStructured is a result's structured content with every string
+// (keys too) escaped and cut to MaxStructuredString characters, and, when
+// its JSON would pass MaxStructuredBytes, members and items left out
+// (the small members kept first, so the value is what gives way). What
+// was cut is said in its "cut" member.
+func boundStructured(sc any) any {
+	raw, err := json.Marshal(sc)
+	if err != nil {
+		return map[string]any{"cut": "pling mcp left out the structured content: it is not JSON"}
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return map[string]any{"cut": "pling mcp left out the structured content: it is not JSON"}
+	}
+	jb := &jsonBound{budget: MaxStructuredBytes - 300} // room for the note
+	out := jb.value(v)
+	if jb.strings+jb.dropped == 0 {
+		return out
+	}
+	note := fmt.Sprintf("pling mcp cut the page's data here to its bound (each string at most %d characters, the whole at most %d bytes): %d string(s) cut, %d item(s) left out of %d bytes",
+		MaxStructuredString, MaxStructuredBytes, jb.strings, jb.dropped, len(raw))
+	if m, ok := out.(map[string]any); ok {
+		m["cut"] = note
+		return m
+	}
+	return map[string]any{"cut": note, "content": out}
+}
+
+// jsonBound walks decoded JSON within a byte budget.
+type jsonBound struct {
+	budget           int
+	strings, dropped int
+}
+
+func (jb *jsonBound) str(s string) string {
+	e := pagetext.EscapeText(s)
+	c, n := pagetext.Cut(e, MaxStructuredString)
+	if lim := max(jb.budget-2, 0); len(c) > lim {
+		c, n = pagetext.CutBytes(c, lim), 1
+	}
+	if n > 0 {
+		jb.strings++
+		c += "…"
+	}
+	jb.budget -= len(c) + 2
+	return c
+}
+
+func (jb *jsonBound) value(v any) any {
+	switch x := v.(type) {
+	case string:
+		return jb.str(x)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		size := make(map[string]int, len(x))
+		for k, e := range x {
+			keys = append(keys, k)
+			b, _ := json.Marshal(e)
+			size[k] = len(b)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if size[keys[i]] != size[keys[j]] {
+				return size[keys[i]] < size[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		out := make(map[string]any, len(x))
+		for _, k := range keys {
+			if jb.budget <= len(k)+8 {
+				jb.dropped++
+				continue
+			}
+			jb.budget -= 2
+			out[jb.str(k)] = jb.value(x[k])
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			if jb.budget <= 8 {
+				jb.dropped++
+				continue
+			}
+			jb.budget--
+			out = append(out, jb.value(e))
+		}
+		return out
+	case json.Number:
+		jb.budget -= len(x)
+		return x
+	default: // bool, null
+		jb.budget -= 5
+		return x
+	}
 }

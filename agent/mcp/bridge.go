@@ -47,7 +47,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -174,8 +176,21 @@ func (b *Bridge) Revision() string {
 }
 
 // middleware describes the page before tools/list (on-demand refresh), and
-// before the first tools/call of a client that did not list.
+// before the first tools/call of a client that did not list; every tool
+// result — the page's tools, the browsing tools, the page's own WebMCP
+// tools, the bridge's own answers — leaves through boundResult.
 func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	inner := b.refreshing(next)
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := inner(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok && method == "tools/call" {
+			boundResult(r)
+		}
+		return res, err
+	}
+}
+
+func (b *Bridge) refreshing(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
 		case "tools/list":
@@ -374,7 +389,6 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 			out = append(out, Tool{Capability: u.ID, Tool: old.tool, placeholder: old.placeholder, openSchema: old.openSchema})
 			continue
 		}
-		reason := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
 		in, open := placeholderSchema(u)
 		then := "A result says when it becomes available (browser.page too)."
 		if open {
@@ -382,11 +396,21 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		}
 		out = append(out, Tool{Capability: u.ID, placeholder: true, openSchema: open, Tool: &sdk.Tool{
 			Name:        name,
-			Description: "Could not run when listed: " + reason + ". " + then,
+			Description: "Could not run when listed (" + reasonText(u.Reason) + "). " + then,
 			InputSchema: in,
 		}})
 	}
 	return out
+}
+
+// reasonText says why a capability cannot run: the page's reason,
+// bounded and quoted as the page's.
+func reasonText(reason string) string {
+	if reason == "" {
+		return "not available now; the page gave no reason"
+	}
+	r, _ := cutText(strings.TrimSuffix(reason, "."), MaxDescriptionLen)
+	return "the page's reason: " + pagetext.Quote(r)
 }
 
 // placeholderSchema is the input schema of a capability listed while it
@@ -418,7 +442,7 @@ func (b *Bridge) unavailableNow() map[string]string {
 	}
 	for _, u := range b.desc.Context.Unavailable {
 		if u.Code == "" {
-			out[u.ID] = stdcmpOr(u.Reason, "Not available now")
+			out[u.ID] = u.Reason
 		}
 	}
 	return out
@@ -431,7 +455,7 @@ func (b *Bridge) availabilityText(before, after map[string]string) string {
 	var gone, back []string
 	for id, reason := range after {
 		if _, ok := before[id]; !ok {
-			gone = append(gone, id+" ("+strings.TrimSuffix(reason, ".")+")")
+			gone = append(gone, id+" ("+reasonText(reason)+")")
 		}
 	}
 	b.mu.Lock()
@@ -550,6 +574,11 @@ type Tool struct {
 	openSchema  bool // … with an open input schema (placeholderSchema)
 }
 
+// MetaUntrusted is the _meta key of a tool whose output carries the page's
+// data, which its users may have written (a read): WebMCP's
+// untrustedContentHint, which MCP's annotations lack.
+const MetaUntrusted = "pling/untrustedContentHint"
+
 // Tools renders a description's capabilities as MCP tools, in capability
 // order, named and shaped as runtime.Tools renders them in the page.
 func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
@@ -583,15 +612,27 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		// as true, so a write that is not destructive says false, and a
 		// read-only tool (where the hint means nothing) says nothing.
 		ann := &sdk.ToolAnnotations{ReadOnlyHint: c.Risk == schema.RiskRead}
+		var meta sdk.Meta
 		if !ann.ReadOnlyHint {
 			destructive := c.Risk == schema.RiskDestructive
 			ann.DestructiveHint = &destructive
+		} else {
+			// A read's output is the page's data, which its users may
+			// have written: MCP has no untrusted-content hint, so the
+			// nearest it has (openWorldHint: the tool reaches entities
+			// outside the client's closed world) and WebMCP's own hint
+			// under the bridge's _meta prefix (RATIONALE.md).
+			open := true
+			ann.OpenWorldHint = &open
+			meta = sdk.Meta{MetaUntrusted: true}
 		}
 		// The title too, for a client's display (MCP Tool.title); the
 		// model still reads it first in the description.
+		title, _ := cutText(c.Title, MaxTitleLen)
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
+			Meta:        meta,
 			Name:        name,
-			Title:       c.Title,
+			Title:       pagetext.Escape(title),
 			Description: desc,
 			InputSchema: json.RawMessage(in),
 			Annotations: ann,
@@ -665,13 +706,13 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			r.Content[0].(*sdk.TextContent).Text += avail
 			b.markToolsChanged(r, mark.names, to)
 			navigationText(r, to, tools)
-			return boundResult(r), nil
+			return r, nil
 		}
 		var ue *agent.UnconfirmedError
 		if errors.As(err, &ue) {
 			r := unconfirmedResult(ue)
 			navigationText(r, to, tools)
-			return boundResult(r), nil
+			return r, nil
 		}
 		var be *agent.BusinessError
 		if errors.As(err, &be) {
@@ -685,7 +726,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 				// the registry's "describe again".
 				r.Content[0].(*sdk.TextContent).Text = string(be.Code) + ": " + note
 			}
-			return boundResult(r), nil
+			return r, nil
 		}
 		return nil, rpcError(err)
 	}
@@ -698,7 +739,7 @@ func WaitingMessage(w agent.Waiting) string {
 	if w.Kind == "handoff" {
 		what = "finish their part of"
 	}
-	return fmt.Sprintf("Waiting for a person to %s %s (up to %v)", what, w.Capability, w.Timeout)
+	return fmt.Sprintf("Waiting for a person to %s %s (up to %v)", what, pagetext.Line(w.Capability, 200), w.Timeout)
 }
 
 // follow refreshes the tool list when an invoke says the page changed.
@@ -871,7 +912,7 @@ func rpcError(err error) error {
 		}
 	case errors.As(err, &pe):
 		data["code"] = string(pe.Code)
-		data["message"] = pe.Message
+		data["message"], _ = cutText(pagetext.EscapeText(pe.Message), MaxDescriptionLen)
 		if pe.RetryAfterMs > 0 {
 			data["retryAfterMs"] = pe.RetryAfterMs
 		}
@@ -882,10 +923,18 @@ func rpcError(err error) error {
 			data["requestId"] = pe.RequestID
 		}
 	default:
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errorText(err)}
 	}
 	raw, _ := schema.Encode(data)
-	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: err.Error(), Data: raw}
+	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: errorText(err), Data: raw}
+}
+
+// errorText is an error's text as a JSON-RPC error's message, which may
+// carry the page's words (a protocol failure's message): escaped
+// (pagetext.EscapeText) and cut to MaxDescriptionLen characters.
+func errorText(err error) string {
+	t, _ := cutText(pagetext.EscapeText(err.Error()), MaxDescriptionLen)
+	return t
 }
 
 // parametersOf is " (DESCRIPTION Parameters: {…})" for a capability
@@ -978,6 +1027,8 @@ func unconfirmedResult(ue *agent.UnconfirmedError) *sdk.CallToolResult {
 		}
 	} else if ue.Cause != nil && (errors.Is(ue.Cause, context.DeadlineExceeded) || strings.Contains(ue.Cause.Error(), "deadline")) {
 		why = "the page's code did not finish in time"
+	} else if big := (*cdp.AnswerTooLarge)(nil); errors.As(ue.Cause, &big) {
+		why = big.Error()
 	}
 	msg := fmt.Sprintf("%s: whether %s ran is unknown (%s).", code, ue.Capability, why)
 	failure := map[string]any{"code": string(code), "message": why}

@@ -8,13 +8,13 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -152,7 +152,7 @@ func (b *Bridge) addBrowserTools() {
 				if tab.Current {
 					mark = "*"
 				}
-				fmt.Fprintf(&t, "%s %s %q %s\n", mark, tab.ID, tab.Title, tab.URL)
+				fmt.Fprintf(&t, "%s %s %s %s\n", mark, pagetext.Line(tab.ID, 64), quoteCut(tab.Title, MaxTitleLen), pagetext.Line(tab.URL, maxURLText))
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSuffix(t.String(), "\n")}},
 				StructuredContent: map[string]any{"tabs": tabs}}, nil
@@ -262,7 +262,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	sort.Strings(names)
 	sc := map[string]any{"page": map[string]any{"url": info.URL, "title": info.Title, "pling": info.Pling, "allowed": allowed}}
 	var t strings.Builder
-	fmt.Fprintf(&t, "Page: %q %s", info.Title, info.URL)
+	fmt.Fprintf(&t, "Page: %s %s", quoteCut(info.Title, MaxTitleLen), pagetext.Line(info.URL, maxURLText))
 	switch {
 	case !allowed && err != nil && b.allowedURL(info.URL):
 		// On an allowed site, but the check failed: fail closed.
@@ -296,10 +296,10 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 				var inView []string
 				for _, it := range set.Items {
 					if !it.Offscreen && len(inView) < maxInView {
-						inView = append(inView, strconv.Quote(stdcmpOr(it.Label, it.ID)))
+						inView = append(inView, quoteCut(stdcmpOr(it.Label, it.ID), maxLabelText))
 					}
 				}
-				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", k, set.Total, strings.Join(inView, ", "))
+				fmt.Fprintf(&t, "\nRecords %s: %d; in view: %s", pagetext.Line(k, 64), set.Total, strings.Join(inView, ", "))
 				records[k] = map[string]any{"total": set.Total, "inView": len(inView)}
 			}
 			if len(records) > 0 {
@@ -364,7 +364,11 @@ func writeThrown(t *strings.Builder, sc map[string]any, br Browser) {
 	if len(lines) > maxThrownShown {
 		lines = lines[:maxThrownShown]
 	}
-	fmt.Fprintf(t, "\nThe page threw %d error(s): %s", total, strings.Join(lines, "; "))
+	quoted := make([]string, len(lines))
+	for i, l := range lines {
+		quoted[i] = quoteCut(l, maxThrownText)
+	}
+	fmt.Fprintf(t, "\nThe page threw %d error(s): %s", total, strings.Join(quoted, "; "))
 	if total > len(lines) {
 		t.WriteString("; …")
 	}
@@ -497,9 +501,10 @@ const (
 	maxStatesText = 800
 )
 
-// navLinks are the distinct links of an outline ("link: Text -> /href"),
-// in document order (a page's navigation comes first), at most maxLinks,
-// as "Text -> /href".
+// navLinks are the distinct links of an outline ("link: \"Text\" ->
+// \"/href\"", each text a JSON string: cdp.Page.Outline), in document
+// order (a page's navigation comes first), at most maxLinks, as
+// "\"Text\" -> \"/href\"".
 func navLinks(outline string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -508,8 +513,16 @@ func navLinks(outline string) []string {
 		if !ok {
 			continue
 		}
-		_, href, _ := strings.Cut(l, " -> ")
-		if href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(strings.ToLower(href), "javascript:") || seen[href] {
+		_, rest, ok := readQuoted(l)
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(rest, " -> ")
+		if !ok {
+			continue
+		}
+		href, _, ok := readQuoted(rest)
+		if !ok || href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(strings.ToLower(strings.TrimSpace(href)), "javascript:") || seen[href] {
 			continue
 		}
 		seen[href] = true
@@ -519,6 +532,17 @@ func navLinks(outline string) []string {
 		}
 	}
 	return out
+}
+
+// readQuoted reads the JSON string s starts with: its value and what
+// follows it.
+func readQuoted(s string) (string, string, bool) {
+	d := json.NewDecoder(strings.NewReader(s))
+	var v string
+	if !strings.HasPrefix(s, `"`) || d.Decode(&v) != nil {
+		return "", "", false
+	}
+	return v, s[d.InputOffset():], true
 }
 
 // landmarks are the landmarks of an outline ("landmark: navigation
@@ -534,6 +558,40 @@ func landmarks(outline string) []string {
 	return out
 }
 
+// Bounds of what browser.page quotes of the page, in characters.
+const (
+	maxURLText    = 500
+	maxLabelText  = 80
+	maxThrownText = 300
+	maxStateValue = maxStatesText
+)
+
+// quoteCut is s cut to max characters and quoted as the page's words
+// (pagetext.Quote), "…" after the quote where it was cut.
+func quoteCut(s string, max int) string {
+	t, cut := pagetext.Cut(s, max)
+	if cut > 0 {
+		return pagetext.Quote(t) + "…"
+	}
+	return pagetext.Quote(t)
+}
+
+// stateValue is a state's value as browser.page shows it: its JSON,
+// whose strings are the page's, quoted; a value over maxStateValue
+// characters is cut, and then quoted whole, so that no string is left
+// open.
+func stateValue(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "(not JSON)"
+	}
+	t, cut := pagetext.Cut(string(raw), maxStateValue)
+	if cut > 0 {
+		return pagetext.Quote(t) + "…"
+	}
+	return pagetext.Escape(t)
+}
+
 // writeContext says what a model reads before acting: the page's states
 // and their values now, what cannot run now and why, and the guides it
 // may point a person at.
@@ -546,8 +604,7 @@ func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescri
 		sort.Strings(keys)
 		var st strings.Builder
 		for i, k := range keys {
-			v, _ := json.Marshal(d.Context.States[k])
-			item := k + "=" + string(v)
+			item := pagetext.Quote(k) + "=" + stateValue(d.Context.States[k])
 			if st.Len()+len(item) > maxStatesText {
 				st.WriteString(fmt.Sprintf(" … (%d more)", len(keys)-i))
 				break
@@ -563,7 +620,7 @@ func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescri
 	var unavailable []string
 	for _, u := range d.Context.Unavailable {
 		if u.Code == "" {
-			unavailable = append(unavailable, u.ID+" ("+strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")+")")
+			unavailable = append(unavailable, pagetext.Line(u.ID, 100)+" ("+reasonText(u.Reason)+")")
 		}
 	}
 	if len(unavailable) > 0 {
@@ -572,7 +629,7 @@ func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescri
 	if len(d.Context.Guides) > 0 {
 		var g []string
 		for _, x := range d.Context.Guides {
-			g = append(g, fmt.Sprintf("%q (%s)", stdcmpOr(x.Label, x.Target), x.Target))
+			g = append(g, quoteCut(stdcmpOr(x.Label, x.Target), maxLabelText)+" ("+quoteCut(x.Target, maxURLText)+")")
 		}
 		t.WriteString("\nGuides (point the person at them): " + strings.Join(g, ", "))
 		sc["guides"] = d.Context.Guides

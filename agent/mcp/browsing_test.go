@@ -162,7 +162,7 @@ func TestTwoPageTask(t *testing.T) {
 	if place.IsError {
 		t.Fatalf("order_place: %s", text(place))
 	}
-	if got := text(place); !strings.Contains(got, `"total":28`) || !strings.Contains(got, "checkout.status equal \"placed\" met") {
+	if got := text(place); !strings.Contains(got, `\"total\":28`) || !strings.Contains(got, "checkout.status equal \"placed\" met") {
 		t.Errorf("order_place text lacks the total or the evidence:\n%s", got)
 	}
 
@@ -175,8 +175,8 @@ func TestTwoPageTask(t *testing.T) {
 			break
 		}
 	}
-	if got := text(page); !strings.Contains(got, "does not speak Pling") || !strings.Contains(got, "# Thank you: order NW-") ||
-		!strings.Contains(got, "link: Continue shopping -> /shop/") {
+	if got := text(page); !strings.Contains(got, "does not speak Pling") || !strings.Contains(got, `# "Thank you: order NW-`) ||
+		!strings.Contains(got, `link: "Continue shopping" -> "/shop/"`) {
 		t.Errorf("browser.page on the confirmation:\n%s", got)
 	}
 
@@ -344,7 +344,7 @@ func TestBrowserPageLandmarks(t *testing.T) {
 	waitTools(t, s, "board_add", true)
 	got := text(call(t, s, "browser.page", nil))
 	want := `Landmarks: header, navigation "Main", search "Tickets", main, region "Recent activity", aside "Filters", footer`
-	if !strings.Contains(got, want) || !strings.Contains(got, "Links: Tickets -> /tickets/") {
+	if !strings.Contains(got, want) || !strings.Contains(got, `Links: "Tickets" -> "/tickets/"`) {
 		t.Errorf("browser.page lacks %q (or the links):\n%s", want, got)
 	}
 	plain := text(call(t, s, "browser.open", map[string]any{"url": "/plain/"}))
@@ -365,7 +365,7 @@ func TestBrowserPageSaysThePageThrew(t *testing.T) {
 	}, "/throws/")
 	waitTools(t, s, "board_add", true)
 	res := call(t, s, "browser.page", nil)
-	want := "The page threw 1 error(s): ReferenceError: boardz is not defined (at " + base + "/throws/:3). Some of its tools may be missing or broken."
+	want := `The page threw 1 error(s): "ReferenceError: boardz is not defined (at ` + base + `/throws/:3)". Some of its tools may be missing or broken.`
 	if got := text(res); !strings.Contains(got, want) || strings.Contains(got, "    at ") {
 		t.Errorf("browser.page lacks %q (or has a stack):\n%s", want, got)
 	}

@@ -63,7 +63,7 @@ func (a *agentRun) do(name string, args map[string]any, want ...string) string {
 // an agent reads it: "Customers -> /customers/".
 func link(t *testing.T, page, name string) string {
 	t.Helper()
-	m := regexp.MustCompile(regexp.QuoteMeta(name) + ` -> (\S+?)[;\n]`).FindStringSubmatch(page + "\n")
+	m := regexp.MustCompile(regexp.QuoteMeta(`"`+name+`"`) + ` -> "([^"]+)"`).FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("no link %q on the page:\n%s", name, page)
 	}
@@ -79,11 +79,11 @@ func stateValue(t *testing.T, page, key string, v any) {
 		if !ok {
 			continue
 		}
-		i := strings.Index(rest, key+"=")
+		i := strings.Index(rest, `"`+key+`"=`)
 		if i < 0 {
 			break
 		}
-		d := json.NewDecoder(strings.NewReader(rest[i+len(key)+1:]))
+		d := json.NewDecoder(strings.NewReader(rest[i+len(key)+3:]))
 		if err := d.Decode(v); err != nil {
 			t.Fatalf("state %s: %v in %q", key, err, rest)
 		}
@@ -104,7 +104,7 @@ func TestHelpdeskTasks(t *testing.T) {
 	a := &agentRun{t: t, s: s}
 	start := time.Now()
 
-	page := a.do("browser.page", nil, "Speaks Pling", "States: ", "tickets.open=", `"T-1001 · `, "Links: ", "Customers -> /customers/")
+	page := a.do("browser.page", nil, "Speaks Pling", "States: ", `"tickets.open"=`, `"T-1001 · `, "Links: ", `"Customers" -> "/customers/"`)
 	var open int
 	stateValue(t, page, "tickets.open", &open)
 
@@ -121,7 +121,7 @@ func TestHelpdeskTasks(t *testing.T) {
 			t.Errorf("the ticket list's tools are still listed after the navigation:\n%s", txt)
 		}
 		// The ticket's page: its states and its guide, before acting.
-		a.do("browser.page", nil, "ticket.status=\"open\"", `Guides (point the person at them): "The reply box" (ticket.reply)`, "Links: Tickets -> /tickets/")
+		a.do("browser.page", nil, `"ticket.status"="open"`, `Guides (point the person at them): "The reply box" ("ticket.reply")`, `Links: "Tickets" -> "/tickets/"`)
 		a.do("ticket_reply", map[string]any{"message": "We are on it; expect news today."}, "ticket.replies increase met")
 	})
 	t.Run("escalate through the dialog", func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestHelpdeskTasks(t *testing.T) {
 	})
 	t.Run("change one setting", func(t *testing.T) {
 		a.t = t
-		admin := a.do("browser.open", map[string]any{"url": link(t, page, "Settings")}, "settings_save", "States: ", "settings=")
+		admin := a.do("browser.open", map[string]any{"url": link(t, page, "Settings")}, "settings_save", "States: ", `"settings"=`)
 		// A form whose inputs are all prefilled (by the page's script) and
 		// required: the agent sees the current values
 		// and changes one field in one call, inventing none of the rest.
@@ -167,7 +167,7 @@ func TestHelpdeskFailuresSayWhy(t *testing.T) {
 	waitTools(t, s, "close__ticket", true)
 	call(t, s, "tickets_search", map[string]any{"query": "T-1001"})
 	res := call(t, s, "close__ticket", map[string]any{"record": "T-1001"})
-	if txt := text(res); !res.IsError || !strings.HasPrefix(txt, "ACTION_UNAVAILABLE: The ticket is already closed.") || strings.Contains(txt, "gate") {
+	if txt := text(res); !res.IsError || !strings.HasPrefix(txt, `ACTION_UNAVAILABLE: From the page: "The ticket is already closed".`) || strings.Contains(txt, "gate") {
 		t.Errorf("close of a closed ticket: %s", txt)
 	}
 	call(t, s, "tickets_search", map[string]any{"query": "T-1003"})

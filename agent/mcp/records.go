@@ -10,6 +10,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -193,7 +194,7 @@ func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map
 	case len(found) > 1:
 		var labels []string
 		for _, it := range found[:min(len(found), 5)] {
-			labels = append(labels, fmt.Sprintf("%s (%s)", it.ID, it.Label))
+			labels = append(labels, fmt.Sprintf("%s (%s)", pagetext.Quote(it.ID), pagetext.Quote(it.Label)))
 		}
 		return fail(perr.InvalidArgs, fmt.Sprintf("%d %ss match %q: %s.", len(found), kind, rec, strings.Join(labels, "; ")),
 			"pass the id of the one you mean.")

@@ -1,11 +1,14 @@
 package mcp
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -23,9 +26,35 @@ const Instructions = `These tools are the web page's own actions; a call runs it
 const BrowsingInstructions = Instructions + ` ` +
 	`browser.* tools drive the tab (browser.open a URL); the page tools follow the page (tools/list_changed).`
 
-// maxValueText bounds the value as it appears in a result's text; the
-// whole value is in structuredContent.
+// maxValueText bounds the value as it appears in a result's text, in
+// characters; structuredContent has more of it (MaxStructuredBytes).
 const maxValueText = 600
+
+// valueText is a result's value as the page's words: a string value as
+// itself, any other value as its JSON text, quoted after "From the page:"
+// (pagetext.Words) — the page's data, which its users may have written,
+// never reads as the bridge's — and cut to maxValueText characters, the
+// cut said outside the quotes.
+func valueText(v json.RawMessage) string {
+	text := string(v)
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		text = s
+	}
+	t, cut := pagetext.Cut(text, maxValueText)
+	out := pagetext.Words(t)
+	if cut > 0 {
+		out += fmt.Sprintf(" (pling mcp cut %d more characters; structuredContent.value has more)", cut)
+	}
+	return out
+}
+
+// feedbackLine is one message of the page's feedback (a role=alert, a
+// toast), quoted as the page's.
+func feedbackLine(f schema.Feedback) string {
+	msg, _ := pagetext.Cut(f.Message, MaxDescriptionLen)
+	return "\nThe page says (" + pagetext.Line(f.Level, 20) + "): " + pagetext.Quote(msg)
+}
 
 // successText is a success for a model: what ran, the value, the evidence
 // and which states changed, in a few short lines — a faithful summary of
@@ -41,11 +70,7 @@ func successText(r *agent.Result, note string) string {
 	}
 	b.WriteString(".")
 	if len(r.Value) > 0 && string(r.Value) != "null" {
-		v := string(r.Value)
-		if len(v) > maxValueText {
-			v = v[:maxValueText] + "…"
-		}
-		b.WriteString("\nValue: " + v)
+		b.WriteString("\nValue: " + valueText(r.Value))
 	}
 	if e := r.Evidence; e != nil {
 		// The expectations without their values, which are in
@@ -77,7 +102,7 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 		b.WriteString("\nChanged: " + strings.Join(keys, ", "))
 	}
 	for _, f := range o.Feedback {
-		b.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
+		b.WriteString(feedbackLine(f))
 	}
 	if n := o.Navigation; n != nil && n.To != "" {
 		b.WriteString("\nThe page went to " + n.To)
@@ -92,7 +117,15 @@ func writeObservation(b *strings.Builder, o *schema.SurfaceObservation) {
 func failureText(e *agent.BusinessError) string {
 	var text strings.Builder
 	msg := strings.TrimSpace(e.Message)
-	if msg != "" && !strings.HasSuffix(msg, ".") {
+	switch {
+	case pageMessage[e.Code]:
+		// The page's reason, or what its handler threw: the page's words.
+		m, _ := pagetext.Cut(msg, MaxDescriptionLen)
+		msg = pagetext.Words(m)
+		if !strings.HasSuffix(m, ".") {
+			msg += "."
+		}
+	case msg != "" && !strings.HasSuffix(msg, "."):
 		msg += "."
 	}
 	text.WriteString(string(e.Code) + ": " + msg)
@@ -114,7 +147,7 @@ func failureText(e *agent.BusinessError) string {
 	for _, f := range feedback {
 		if !seen[f] {
 			seen[f] = true
-			text.WriteString("\nThe page says (" + f.Level + "): " + f.Message)
+			text.WriteString(feedbackLine(f))
 		}
 	}
 	if len(e.Details) > 0 {
@@ -133,6 +166,10 @@ func failureText(e *agent.BusinessError) string {
 	}
 	return text.String()
 }
+
+// pageMessage are the codes whose message is the page's own words: why it
+// cannot run now, what its handler threw.
+var pageMessage = map[perr.Code]bool{perr.ActionUnavailable: true, perr.ExecutionFailed: true}
 
 // nextSteps are the next steps of the codes whose registry text speaks to
 // a page's author or a protocol client rather than to a model calling a

@@ -100,7 +100,8 @@ func TestAgentSideBounds(t *testing.T) {
 }
 
 // TestResultBounded: a result over MaxResultBytes reaches the model cut,
-// with a note. Unbounded, the 200 KB value would go into
+// with a note; its structured content is bounded to MaxStructuredBytes
+// and says so. Unbounded, the 200 KB value would go into
 // structuredContent whole.
 func TestResultBounded(t *testing.T) {
 	rt := runtime.New(runtime.WithExpose("*"))
@@ -110,7 +111,7 @@ func TestResultBounded(t *testing.T) {
 	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
 	res := call(t, s, "big", nil)
 	raw, _ := json.Marshal(res.StructuredContent)
-	if len(raw) > plingmcp.MaxResultBytes || !strings.Contains(string(raw), "left out the structured content") {
+	if len(raw) > plingmcp.MaxStructuredBytes || !strings.Contains(string(raw), "cut the page's data here to its bound") {
 		t.Errorf("structured content of %d bytes: %.200s", len(raw), raw)
 	}
 }

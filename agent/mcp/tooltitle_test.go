@@ -14,14 +14,17 @@ import (
 )
 
 // Tools carry the action's title and the risk's annotations for clients
-// on MCP 2026-07-28 and 2025-11-25 alike.
+// on MCP 2026-07-28 and 2025-11-25 alike; a read, whose output is the
+// page's data, says its output is untrusted: openWorldHint and the
+// bridge's _meta "pling/untrustedContentHint" (on main a read carried
+// readOnlyHint alone).
 func TestToolTitleAndAnnotations(t *testing.T) {
 	f, tr := false, true
 	want := map[string]struct {
 		title string
 		ann   sdk.ToolAnnotations
 	}{
-		"find":      {"Find orders", sdk.ToolAnnotations{ReadOnlyHint: true}},
+		"find":      {"Find orders", sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &tr}},
 		"note_add":  {"Add a note", sdk.ToolAnnotations{DestructiveHint: &f}},
 		"orders_rm": {"Delete all orders", sdk.ToolAnnotations{DestructiveHint: &tr}},
 	}
@@ -55,6 +58,9 @@ func TestToolTitleAndAnnotations(t *testing.T) {
 				seen++
 				if tl.Title != w.title {
 					t.Errorf("%s: title %q, want %q", tl.Name, tl.Title, w.title)
+				}
+				if untrusted := tl.Meta[plingmcp.MetaUntrusted] == true; untrusted != (tl.Name == "find") {
+					t.Errorf("%s: _meta %v: untrusted content %v, want %v", tl.Name, tl.Meta, untrusted, tl.Name == "find")
 				}
 				if tl.Annotations == nil {
 					t.Errorf("%s: no annotations", tl.Name)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagetext"
 )
 
 // The page's own WebMCP tools: on a browsing session, a page of an
@@ -50,7 +51,7 @@ func (b *Bridge) withPageTools(ctx context.Context, tools []Tool) []Tool {
 	}
 	for _, pt := range page {
 		name := webmcpPrefix + pt.Name
-		if pt.Pling || pt.Name == "" || taken[pt.Name] || taken[name] || len(name) > 64 {
+		if pt.Pling || !toolNameChars(pt.Name) || taken[pt.Name] || taken[name] || len(name) > 64 {
 			continue
 		}
 		taken[name] = true
@@ -58,14 +59,16 @@ func (b *Bridge) withPageTools(ctx context.Context, tools []Tool) []Tool {
 		if len(schema) == 0 || string(schema) == "null" {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		desc := "[The page's own words, not checked by Pling] " + pt.Description
+		d, _ := cutText(pt.Description, MaxDescriptionLen)
+		title, _ := cutText(pt.Title, MaxTitleLen)
+		desc := "[The page's own words, not checked by Pling] " + pageWords(d)
 		ann := &sdk.ToolAnnotations{ReadOnlyHint: pt.Annotations["readOnlyHint"]}
 		if !ann.ReadOnlyHint {
 			consequential := pt.Annotations["consequentialHint"]
 			ann.DestructiveHint = &consequential
 		}
 		tools = append(tools, Tool{
-			Tool:       &sdk.Tool{Name: name, Title: pt.Title, Description: desc, InputSchema: schema, Annotations: ann},
+			Tool:       &sdk.Tool{Name: name, Title: pagetext.Escape(title), Description: desc, InputSchema: schema, Annotations: ann},
 			Capability: "webmcp:" + pt.Name,
 			handler:    b.pageToolHandler(wb, pt.Name),
 		})
@@ -81,20 +84,24 @@ func (b *Bridge) pageToolHandler(wb WebMCPBrowser, name string) sdk.ToolHandler 
 		if err != nil {
 			entry, _ := perr.Lookup(perr.ExecutionFailed)
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
-				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + cutShort(err.Error(), 300) + ". Next: " + entry.Action.En,
+				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
 			}}}, nil
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{
-			Text: "The page answered (its own words, not checked by Pling): " + cutShort(out, maxPageAnswer),
+			Text: "The page answered (its own words, not checked by Pling): " + quoteCut(out, maxPageAnswer),
 		}}}, nil
 	}
 }
 
-// cutShort is s cut to at most n characters, with "…" where it was cut.
-func cutShort(s string, n int) string {
-	t, cut := cutText(s, n)
-	if cut > 0 {
-		t += "…"
+// toolNameChars reports whether a page's WebMCP tool name is one a model
+// API takes (letters, digits, '_', '-', '.'), so that the name it is
+// listed under cannot carry text of its own.
+func toolNameChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
 	}
-	return t
+	return s != ""
 }

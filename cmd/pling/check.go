@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/pagetext"
 )
 
 func init() {
@@ -18,15 +23,52 @@ func init() {
 
 // checkJS asks the page for its mistakes (pling.check(),
 // docs/page-api.md §2.10) once its load event has fired, so that
-// declarations made by scripts that run at load are in.
+// declarations made by scripts that run at load are in. What the page
+// answers is bounded in the page before it is sent: at most maxProblems
+// lines of at most maxProblemRead UTF-16 code units each (a longer line
+// leaves only its length), a throw as a bounded message. The page's
+// script may have replaced any function it calls, and so decides what
+// the lines say; the bound itself uses only typeof, the length of a
+// primitive string, comparisons and literals, which no script can
+// redefine, so a page that answers 50 MB costs this side a few numbers.
 const checkJS = `(async () => {
-  if (document.readyState !== "complete") await new Promise((ok) => addEventListener("load", ok, { once: true }));
-  await new Promise((ok) => setTimeout(ok, 50));
-  if (!window.pling || typeof window.pling.check !== "function") return ["pling: this page's pling.js has no check(): serve a current pling.js"];
-  return await window.pling.check();
+  let a;
+  try {
+    if (document.readyState !== "complete") await new Promise((ok) => addEventListener("load", ok, { once: true }));
+    await new Promise((ok) => setTimeout(ok, 50));
+    if (!window.pling || typeof window.pling.check !== "function") return { lines: ["pling: this page's pling.js has no check(): serve a current pling.js"] };
+    a = await window.pling.check();
+  } catch (e) {
+    let m = typeof e === "string" ? e : "";
+    try { const x = e && e.message; if (typeof x === "string") m = x; } catch (_) {}
+    return { threw: m.length <= 1000 ? m : "" };
+  }
+  const lines = [], long = [];
+  let n = 0, more = 0;
+  try { n = a.length; } catch (_) {}
+  for (let i = 0; i < n && i < 100000; i++) {
+    let x = null;
+    try { x = a[i]; } catch (_) {}
+    if (typeof x !== "string") continue;
+    if (lines.length + long.length >= MAX_LINES) { more++; continue; }
+    if (x.length > MAX_LINE) long[long.length] = x.length; else lines[lines.length] = x;
+  }
+  return { lines, long, more };
 })()`
 
+// Bounds of what pling check reads of the page's answer (checkJS) and
+// prints of it.
+const (
+	maxProblems     = 200
+	maxProblemRead  = 4000
+	maxProblemShown = 1000
+)
+
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	out, errs := newTerminal(stdout), newTerminal(stderr)
+	defer out.Flush()
+	defer errs.Flush()
+	stdout, stderr = out, errs
 	fl := newFlags("check", stderr,
 		"Usage: pling check URL",
 		"Loads the page in headless Chromium and lists every declaration the module refused or",
@@ -55,7 +97,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintf(stderr, "pling check: %s: the page's check did not finish: %v\n", pos[0], err)
 		for _, m := range problems { // what the page threw
-			fmt.Fprintf(stderr, "  - %s\n", strings.TrimPrefix(m, "pling: "))
+			fmt.Fprintf(stderr, "  - %s\n", problemLine(m))
 		}
 		return 1
 	}
@@ -65,7 +107,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "pling check: %s: %d mistake(s)\n", pos[0], len(problems))
 	for _, m := range problems {
-		fmt.Fprintf(stdout, "  - %s\n", strings.TrimPrefix(m, "pling: "))
+		fmt.Fprintf(stdout, "  - %s\n", problemLine(m))
 	}
 	return 1
 }
@@ -78,8 +120,51 @@ func pageProblems(ctx context.Context, p *cdp.Page, timeout time.Duration) ([]st
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	ps, err := chromedp.Run(cctx, chromedp.Evaluate[[]string](checkJS, chromedp.EvalAwaitPromise))
+	ps, err := readProblems(cctx)
 	return append(ps, thrownLines(p)...), err
+}
+
+// readProblems runs checkJS in the tab of ctx and reads its bounded
+// answer: the lines, one line for each that was too long to read, and
+// one for those over maxProblems.
+func readProblems(ctx context.Context) ([]string, error) {
+	js := strings.NewReplacer("MAX_LINES", strconv.Itoa(maxProblems), "MAX_LINE", strconv.Itoa(maxProblemRead)).Replace(checkJS)
+	yes := true
+	res, err := chromedp.Call(ctx, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: js, AwaitPromise: &yes, ReturnByValue: &yes})
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil || res.Result == nil {
+		return nil, errors.New("the page's answer could not be read")
+	}
+	var a struct {
+		Lines []string `json:"lines"`
+		Long  []int    `json:"long"`
+		More  int      `json:"more"`
+		Threw *string  `json:"threw"`
+	}
+	if err := json.Unmarshal(res.Result.Value, &a); err != nil {
+		return nil, errors.New("the page's answer could not be read")
+	}
+	if a.Threw != nil {
+		return nil, fmt.Errorf("pling.check() threw %s", pagetext.Quote(pagetext.Line(*a.Threw, maxProblemShown)))
+	}
+	out := a.Lines
+	for _, n := range a.Long {
+		out = append(out, fmt.Sprintf("pling: the page gave a line of %d characters, over the bound of %d: not read", n, maxProblemRead))
+	}
+	if a.More > 0 {
+		out = append(out, fmt.Sprintf("pling: the page gave %d more line(s), over the bound of %d lines: not read", a.More, maxProblems))
+	}
+	return out, nil
+}
+
+// problemLine is one of the page's mistakes as pling check prints it:
+// on one line, every character a terminal would act on escaped (ESC and
+// CSI, OSC 52 and OSC 8 start with one; a newline could fake a line of
+// pling's own), cut to maxProblemShown characters.
+func problemLine(m string) string {
+	return pagetext.Line(strings.TrimPrefix(m, "pling: "), maxProblemShown)
 }
 
 // thrownPrefix starts each line of thrownLines.
@@ -111,7 +196,7 @@ func printPageProblems(ctx context.Context, w io.Writer, t any, url string) {
 	mistakes := 0
 	for _, m := range ps {
 		if strings.HasPrefix(m, thrownPrefix) {
-			fmt.Fprintf(w, "pling describe: %s\n", strings.TrimPrefix(m, "pling: "))
+			fmt.Fprintf(w, "pling describe: %s\n", problemLine(m))
 		} else {
 			mistakes++
 		}

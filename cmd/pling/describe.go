@@ -11,6 +11,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -19,6 +20,10 @@ func init() {
 }
 
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	out, errs := newTerminal(stdout), newTerminal(stderr)
+	defer out.Flush()
+	defer errs.Flush()
+	stdout, stderr = out, errs
 	fl := newFlags("describe", stderr,
 		"Usage: pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]",
 		"       pling describe --session-name NAME [URL] …  (the tab of pling session start)",
@@ -58,7 +63,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		if p, ok := t.(*cdp.Page); ok { // a page that threw may be why
 			for _, m := range thrownLines(p) {
-				fmt.Fprintf(stderr, "pling describe: %s\n", strings.TrimPrefix(m, "pling: "))
+				fmt.Fprintf(stderr, "pling describe: %s\n", problemLine(m))
 			}
 		}
 		return 1
@@ -87,7 +92,7 @@ func printNothingExposed(w io.Writer, d *schema.SurfaceDescription) {
 	said := false
 	for _, f := range d.Context.Feedback {
 		if strings.Contains(f.Message, "not exposed by the site allowlist") {
-			fmt.Fprintf(w, "  why: %s\n", f.Message)
+			fmt.Fprintf(w, "  why: %s\n", ln(f.Message, 2000))
 			fmt.Fprintln(w, "  fix: widen data-expose on the pling.js tag (or configure({expose})), e.g. data-expose=\"*\"")
 			said = true
 		}
@@ -110,14 +115,19 @@ func writeIndentedJSON(w io.Writer, v any) {
 	_ = enc.Encode(v)
 }
 
+// ln is a string the page wrote as describe prints it: on one line, every
+// character a terminal acts on escaped, cut to max characters
+// (pagetext.Line).
+func ln(s string, max int) string { return pagetext.Line(s, max) }
+
 // printDescription renders a description for people: the page, the
 // capabilities with their inputs, then the context.
 func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 	cx := d.Context
 	if p := cx.Page; p != nil && (p.Title != "" || p.URL != "") {
-		fmt.Fprintln(w, strings.TrimSpace(p.Title+"  "+p.URL))
+		fmt.Fprintln(w, strings.TrimSpace(ln(p.Title, 200)+"  "+ln(p.URL, 500)))
 	}
-	fmt.Fprintf(w, "revision %s\n", d.Revision)
+	fmt.Fprintf(w, "revision %s\n", ln(d.Revision, 100))
 
 	fmt.Fprintf(w, "\nCapabilities (%d)\n", len(d.Capabilities))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -132,19 +142,19 @@ func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 		if c.Steps > 0 {
 			flags = append(flags, fmt.Sprintf("%d steps", c.Steps))
 		}
-		title := c.Title
+		title := ln(c.Title, 200)
 		if len(flags) > 0 {
 			title += " (" + strings.Join(flags, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.ID, c.Risk, title)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", ln(c.ID, 200), ln(string(c.Risk), 20), title)
 		if c.Description != "" {
-			fmt.Fprintf(tw, "  \t\t%s\n", c.Description)
+			fmt.Fprintf(tw, "  \t\t%s\n", ln(c.Description, 2000))
 		}
 		if r := c.Record; r != nil {
-			fmt.Fprintf(tw, "  \t\trecord: %s\n", recordLine(r))
+			fmt.Fprintf(tw, "  \t\trecord: %s\n", ln(recordLine(r), 2000))
 		}
 		if in := inputLine(c.InputSchema); in != "" {
-			fmt.Fprintf(tw, "  \t\tinput: %s\n", in)
+			fmt.Fprintf(tw, "  \t\tinput: %s\n", ln(in, 2000))
 		}
 	}
 	tw.Flush()
@@ -157,7 +167,7 @@ func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 			if u.Code != "" {
 				why = strings.TrimSpace(u.Code + " " + why)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", u.ID, why)
+			fmt.Fprintf(tw, "  %s\t%s\n", ln(u.ID, 200), ln(why, 2000))
 		}
 		tw.Flush()
 	}
@@ -165,7 +175,7 @@ func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 		fmt.Fprintln(w, "\nStates")
 		for _, k := range keysSorted(cx.States) {
 			b, _ := schema.Encode(cx.States[k])
-			fmt.Fprintf(w, "  %s = %s\n", k, b)
+			fmt.Fprintf(w, "  %s = %s\n", ln(k, 200), ln(string(b), 1000))
 		}
 	}
 	if len(cx.Records) > 0 {
@@ -174,9 +184,9 @@ func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 			rs := cx.Records[k]
 			var items []string
 			for _, it := range rs.Items {
-				s := it.ID
+				s := ln(it.ID, 200)
 				if it.Label != "" {
-					s += " " + fmt.Sprintf("%q", it.Label)
+					s += " " + pagetext.Quote(pagetext.Line(it.Label, 200))
 				}
 				if it.Offscreen {
 					s += " (offscreen)"
@@ -187,7 +197,7 @@ func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 			if rs.Truncated {
 				more = ", …"
 			}
-			fmt.Fprintf(w, "  %s: %d total: %s%s\n", k, rs.Total, strings.Join(items, ", "), more)
+			fmt.Fprintf(w, "  %s: %d total: %s%s\n", ln(k, 200), rs.Total, strings.Join(items, ", "), more)
 		}
 	}
 	if len(cx.Regions) > 0 {
@@ -200,19 +210,19 @@ func printDescription(w io.Writer, d *schema.SurfaceDescription) {
 			if r.Modal {
 				state += ", modal"
 			}
-			fmt.Fprintf(w, "  %s %s (%s)\n", r.ID, r.Title, state)
+			fmt.Fprintf(w, "  %s %s (%s)\n", ln(r.ID, 200), ln(r.Title, 200), state)
 		}
 	}
 	if len(cx.Feedback) > 0 {
 		fmt.Fprintln(w, "\nFeedback")
 		for _, f := range cx.Feedback {
-			fmt.Fprintf(w, "  %s: %s\n", f.Level, f.Message)
+			fmt.Fprintf(w, "  %s: %s\n", ln(f.Level, 20), ln(f.Message, 2000))
 		}
 	}
 	if len(cx.Guides) > 0 {
 		fmt.Fprintln(w, "\nGuides")
 		for _, g := range cx.Guides {
-			fmt.Fprintf(w, "  %s %s\n", g.Target, g.Label)
+			fmt.Fprintf(w, "  %s %s\n", ln(g.Target, 500), ln(g.Label, 200))
 		}
 	}
 	if t := d.Truncated; t != nil {

@@ -18,6 +18,10 @@ func init() {
 }
 
 func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	out, errs := newTerminal(stdout), newTerminal(stderr)
+	defer out.Flush()
+	defer errs.Flush()
+	stdout, stderr = out, errs
 	fl := newFlags("invoke", stderr,
 		"Usage: pling invoke TARGET CAPABILITY [--input JSON] [--record ID] [--session TOKEN | --session-file PATH | --token-file PATH] [--json]",
 		"       pling invoke --session-name NAME [URL] CAPABILITY …  (the tab of pling session start)",

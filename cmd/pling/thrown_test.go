@@ -106,5 +106,5 @@ func servePages(t *testing.T, pages fstest.MapFS) (context.Context, string) {
 func TestMCPPageThrew(t *testing.T) {
 	_, base := servePages(t, fstest.MapFS{"throws.html": {Data: []byte(throwsPage)}})
 	m := startMCP(t, base+"/throws.html")
-	m.waitPage(t, "The page threw 1 error(s): ReferenceError: boardz is not defined (at "+base+"/throws.html:3)")
+	m.waitPage(t, `The page threw 1 error(s): "ReferenceError: boardz is not defined (at `+base+`/throws.html:3)"`)
 }
