@@ -94,11 +94,11 @@ deps: ## install what the tests need when it is missing, as root with apt-get: C
 test: deps vet tidy-check wasm test-go test-race test-node ## the whole suite: Go tests, every host, Node tests, the race detector (what CI runs)
 
 test-go: wasm ## Go tests, including the conformance suite on every host
-	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 ./...
+	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 -timeout 30m ./...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/
 
 test-race: wasm ## the race detector on every package (-short: the slowest tests skip, saying why)
-	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 ./...
+	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 -timeout 30m ./...
 
 startup: wasm ## measure pling mcp from spawn to the first tools/list on the demo site (fresh browser, then attached to a pling session): BenchmarkMCPStartup
 	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -count=1 -run '^$$' -bench '^BenchmarkMCPStartup$$' -benchtime 3x ./cmd/pling/
