@@ -31,6 +31,7 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 	for _, k := range snap.stateConflicts {
 		states[k] = true
 	}
+	rows := newRowReader(snap, 0)
 	var out []string
 	add := func(format string, args ...any) {
 		if len(out) < maxLint {
@@ -70,7 +71,7 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 			a := c.fold.rows[rec]
 			check(c.id, &a)
 		}
-		if av, _ := rt.capAvailable(ctx, snap, c, false); !av.OK && av.Reason == AvailabilityCheckFailed {
+		if av, _ := rt.capAvailable(ctx, rows, c, false); !av.OK && av.Reason == AvailabilityCheckFailed {
 			add("pling: action %q: its availability check throws for every known row, so it is unavailable; make available(record) return true, false or a reason for each record id", c.id)
 		}
 	}
