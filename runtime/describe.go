@@ -212,6 +212,11 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 		if hidden {
 			continue
 		}
+		if reason == "" && c.fold != nil {
+			if _, err := records.read(ctx, c.fold.kind); err != nil {
+				reason = fmt.Sprintf("Its records (%s) could not be read: the records reader failed", c.fold.kind)
+			}
+		}
 		if reason == "" {
 			av, n := rt.capAvailable(ctx, records, c, rows != nil)
 			if n >= 0 && av.OK {
@@ -363,7 +368,8 @@ func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
 }
 
 // listingStatic reports whether listing s asks no page code: no region has
-// an Active check and no capability an Available one. Its listing for an
+// an Active check, no capability an Available one, and no row action a
+// records reader. Its listing for an
 // exposure is then the same for the whole generation, and so is its
 // revision.
 func (s *snapshot) listingStatic() bool {
@@ -375,7 +381,9 @@ func (s *snapshot) listingStatic() bool {
 			}
 		}
 		for _, c := range s.caps {
-			if c.action.Available != nil {
+			// A row action is unavailable while its records cannot be
+			// read, so its listing asks the page's records reader.
+			if c.action.Available != nil || c.fold != nil && len(s.records[c.fold.kind]) > 0 {
 				s.static = false
 			}
 		}
@@ -433,12 +441,14 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 		sc.Regions = sc.Regions[:lim.MaxRegions]
 		truncated("regions")
 	}
+	var mistakes []schema.Unavailable // declarations whose reader failed
 	if len(snap.records) > 0 {
 		sc.Records = map[string]schema.RecordSet{}
 		for _, kind := range slices.Sorted(maps.Keys(snap.records)) {
 			rs, err := records.read(ctx, kind)
 			if err != nil {
-				return nil, nil, err
+				mistakes = append(mistakes, schema.Unavailable{ID: kind, Reason: cut(recordsFailed(err), lim.MaxTextLen)})
+				continue
 			}
 			set := schema.RecordSet{Total: len(rs), Items: []schema.RecordItem{}}
 			// The rows in view first, then the offscreen ones, each in
@@ -466,9 +476,14 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 				truncated("states")
 				break
 			}
-			sc.States[s.Key] = rt.boundedState(ctx, s)
+			v, err := rt.boundedStateErr(ctx, s)
+			if err != nil {
+				mistakes = append(mistakes, schema.Unavailable{ID: s.Key, Reason: cut(stateFailed(err), lim.MaxTextLen)})
+			}
+			sc.States[s.Key] = v
 		}
 	}
+	unavailable = append(unavailable, mistakes...)
 	for i, f := range feedback {
 		if i >= lim.MaxFeedback {
 			truncated("feedback")
@@ -580,24 +595,32 @@ type stateTruncated struct {
 // boundedState reads a state for describe or an observation: a read that
 // fails is null, a value over MaxStateBytes is a marker.
 func (rt *Runtime) boundedState(ctx context.Context, s State) any {
+	v, _ := rt.boundedStateErr(ctx, s)
+	return v
+}
+
+// boundedStateErr is boundedState, with the error of a read that failed.
+// A value that does not encode (a Go reader's channel) is null, not a
+// failure of the page's reader.
+func (rt *Runtime) boundedStateErr(ctx context.Context, s State) (any, error) {
 	v, err := readState(ctx, s)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	b, err := schema.AppendValue(nil, v)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	if len(b) > rt.cfg.limits.MaxStateBytes {
-		return stateTruncated{Truncated: true, Bytes: len(b)}
+		return stateTruncated{Truncated: true, Bytes: len(b)}, nil
 	}
-	return v
+	return v, nil
 }
 
 func readState(ctx context.Context, s State) (v any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("state %s: reader panicked", s.Key)
+			v, err = nil, panicError(r)
 		}
 	}()
 	return s.Read(ctx)
@@ -761,7 +784,7 @@ func checkAvailable(ctx context.Context, a *Action, record string) (av Availabil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			av = Unavailable(AvailabilityCheckFailed)
+			av = CheckFailed(panicError(r))
 		}
 	}()
 	return a.Available(ctx, record)

@@ -175,7 +175,7 @@ func readRecords(ctx context.Context, decls []Records) ([]RecordItem, error) {
 // order already (ascending).
 func readRows(ctx context.Context, decls []Records) ([]RecordItem, bool, error) {
 	if len(decls) == 1 {
-		items, err := decls[0].Read(ctx)
+		items, err := readOne(ctx, decls[0])
 		if err != nil {
 			return nil, false, err
 		}
@@ -184,7 +184,7 @@ func readRows(ctx context.Context, decls []Records) ([]RecordItem, bool, error) 
 	}
 	var all []RecordItem
 	for _, d := range decls {
-		items, err := d.Read(ctx)
+		items, err := readOne(ctx, d)
 		if err != nil {
 			return nil, false, err
 		}
@@ -192,6 +192,16 @@ func readRows(ctx context.Context, decls []Records) ([]RecordItem, bool, error) 
 	}
 	rs, asc := uniqueRecords(all, len(all))
 	return rs, asc, nil
+}
+
+// readOne runs one records reader; a panic is a failed read.
+func readOne(ctx context.Context, d Records) (items []RecordItem, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			items, err = nil, panicError(r)
+		}
+	}()
+	return d.Read(ctx)
 }
 
 // foldRows returns the rows a fold applies to, in id order, each with
