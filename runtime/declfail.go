@@ -10,8 +10,8 @@ import (
 
 // A page's reader (records, state) or availability check that fails costs
 // only its own declaration: describe lists the rest and names the failure
-// in its context's unavailable list with the page's own error text, and
-// Lint tells the author (docs/page-api.md §2.10; RATIONALE "Why does a
+// with the page's own error text (a reader's in the context's feedback, a
+// check's as the action's unavailable reason), and Lint tells the author (docs/page-api.md §2.10; RATIONALE "Why does a
 // failing reader cost only its own declaration?").
 
 // maxPageSays bounds the page's error text quoted in a reason or a lint
@@ -47,16 +47,15 @@ func panicError(r any) error {
 	return errors.New("panicked")
 }
 
-// recordsFailed is the unavailable reason of a records kind whose reader
-// failed.
-func recordsFailed(err error) string {
-	return fmt.Sprintf("Declaration mistake: the records reader failed: %s", pageSays(err))
+// recordsFailed is the feedback of a records kind whose reader failed.
+func recordsFailed(kind string, err error) string {
+	return fmt.Sprintf("Declaration mistake: the records reader of %q failed, so its rows are not listed: %s", kind, pageSays(err))
 }
 
-// stateFailed is the unavailable reason of a state whose reader failed; the
-// state reads null.
-func stateFailed(err error) string {
-	return fmt.Sprintf("Declaration mistake: the state reader failed, so the state reads null: %s", pageSays(err))
+// stateFailed is the feedback of a state whose reader failed; the state
+// reads null.
+func stateFailed(key string, err error) string {
+	return fmt.Sprintf("Declaration mistake: the reader of the state %q failed, so it reads null: %s", key, pageSays(err))
 }
 
 // availabilityFailed is the reason of an availability check that threw or

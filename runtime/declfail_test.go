@@ -14,9 +14,10 @@ import (
 
 // TestFailingDeclaration: a records reader, a state reader or an
 // availability check that fails costs only its own declaration. Describe
-// answers with the rest of the page, names the failure in the context's
-// unavailable list as a declaration mistake with the page's own text
-// (first line, bounded), the model tools are the rest, and Lint tells the
+// answers with the rest of the page and names the failure with the
+// page's own text (first line, bounded): a reader's as a declaration
+// mistake in the context's feedback, a check's as its action's
+// unavailable reason; the model tools are the rest, and Lint tells the
 // author (pling check, pling.check(), the development console).
 func TestFailingDeclaration(t *testing.T) {
 	long := "orders not loaded yet " + strings.Repeat("x", 5000) + "\n    at load (orders.js:12)"
@@ -24,6 +25,7 @@ func TestFailingDeclaration(t *testing.T) {
 		name            string
 		declare         func(t *testing.T, rt *Runtime)
 		wantUnavailable []schema.Unavailable
+		wantFeedback    []schema.Feedback
 		wantLint        []string
 		wantRecords     []string // record kinds listed in the context
 	}{
@@ -31,7 +33,8 @@ func TestFailingDeclaration(t *testing.T) {
 			rt.DeclareRecords(Records{Kind: "order", Read: func(context.Context) ([]RecordItem, error) { return nil, errors.New("orders not loaded yet") }})
 		}, []schema.Unavailable{
 			{ID: "pay@order", Reason: "Its records (order) could not be read: the records reader failed"},
-			{ID: "order", Reason: "Declaration mistake: the records reader failed: orders not loaded yet"},
+		}, []schema.Feedback{
+			{Level: "error", Message: `Declaration mistake: the records reader of "order" failed, so its rows are not listed: orders not loaded yet`},
 		}, []string{
 			`pling: records "order": the reader failed (the page says: orders not loaded yet), so its rows are not listed and its row actions are unavailable; make it return [{id, label, visible}] by exactly those names`,
 		}, []string{"customer"}},
@@ -39,15 +42,16 @@ func TestFailingDeclaration(t *testing.T) {
 			rt.DeclareRecords(Records{Kind: "order", Read: func(context.Context) ([]RecordItem, error) { panic(errors.New(long)) }})
 		}, []schema.Unavailable{
 			{ID: "pay@order", Reason: "Its records (order) could not be read: the records reader failed"},
-			{ID: "order", Reason: "Declaration mistake: the records reader failed: panicked: orders not loaded yet " + strings.Repeat("x", 119) + "…"},
+		}, []schema.Feedback{
+			{Level: "error", Message: `Declaration mistake: the records reader of "order" failed, so its rows are not listed: panicked: orders not loaded yet ` + strings.Repeat("x", 80) + "…"},
 		}, []string{
 			`pling: records "order": the reader failed (the page says: panicked: orders not loaded yet ` + strings.Repeat("x", 167) + `…), so its rows are not listed and its row actions are unavailable; make it return [{id, label, visible}] by exactly those names`,
 		}, []string{"customer"}},
 		{"a state reader that fails", func(t *testing.T, rt *Runtime) {
 			rt.DeclareRecords(Records{Kind: "order", Read: rowsOf("ord_1")})
 			rt.DeclareState(State{Key: "total", Read: func(context.Context) (any, error) { return nil, errors.New("cart is undefined") }})
-		}, []schema.Unavailable{
-			{ID: "total", Reason: "Declaration mistake: the state reader failed, so the state reads null: cart is undefined"},
+		}, nil, []schema.Feedback{
+			{Level: "error", Message: `Declaration mistake: the reader of the state "total" failed, so it reads null: cart is undefined`},
 		}, []string{
 			`pling: state "total": the reader failed (the page says: cart is undefined), so it reads null; make read() return the state's JSON value`,
 		}, []string{"customer", "order"}},
@@ -58,7 +62,7 @@ func TestFailingDeclaration(t *testing.T) {
 				Run:       func(context.Context, *Call) (any, error) { return nil, nil }})
 		}, []schema.Unavailable{
 			{ID: "export", Reason: "The availability check failed: panicked: stock is not defined"},
-		}, []string{
+		}, nil, []string{
 			`pling: action "export": its availability check throws (the page says: panicked: stock is not defined), so it is unavailable; make available return true, false or a reason`,
 		}, []string{"customer", "order"}},
 	}
@@ -91,6 +95,9 @@ func TestFailingDeclaration(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantRecords, kinds, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("record kinds (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantFeedback, d.Context.Feedback); diff != "" {
+				t.Errorf("feedback (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantLint, e.rt.Lint(context.Background())); diff != "" {
 				t.Errorf("Lint (-want +got):\n%s", diff)

@@ -441,13 +441,13 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 		sc.Regions = sc.Regions[:lim.MaxRegions]
 		truncated("regions")
 	}
-	var mistakes []schema.Unavailable // declarations whose reader failed
+	var mistakes []schema.Feedback // declarations whose reader failed
 	if len(snap.records) > 0 {
 		sc.Records = map[string]schema.RecordSet{}
 		for _, kind := range slices.Sorted(maps.Keys(snap.records)) {
 			rs, err := records.read(ctx, kind)
 			if err != nil {
-				mistakes = append(mistakes, schema.Unavailable{ID: kind, Reason: cut(recordsFailed(err), lim.MaxTextLen)})
+				mistakes = append(mistakes, schema.Feedback{Level: "error", Message: recordsFailed(kind, err)})
 				continue
 			}
 			set := schema.RecordSet{Total: len(rs), Items: []schema.RecordItem{}}
@@ -478,12 +478,13 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 			}
 			v, err := rt.boundedStateErr(ctx, s)
 			if err != nil {
-				mistakes = append(mistakes, schema.Unavailable{ID: s.Key, Reason: cut(stateFailed(err), lim.MaxTextLen)})
+				mistakes = append(mistakes, schema.Feedback{Level: "error", Message: stateFailed(s.Key, err)})
 			}
 			sc.States[s.Key] = v
 		}
 	}
-	unavailable = append(unavailable, mistakes...)
+	// The page's own mistakes come first: the feedback list is bounded.
+	feedback = append(mistakes, feedback...)
 	for i, f := range feedback {
 		if i >= lim.MaxFeedback {
 			truncated("feedback")

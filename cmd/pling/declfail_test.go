@@ -86,9 +86,15 @@ func TestFailingDeclarationCommands(t *testing.T) {
 		for _, tl := range tools.Tools {
 			names = append(names, tl.Name)
 		}
+		list := " " + strings.Join(names, " ") + " "
 		for _, want := range []string{"refresh", "browser.page"} {
-			if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+			if !strings.Contains(list, " "+want+" ") {
 				t.Errorf("tools %v, want %s among them", names, want)
+			}
+		}
+		for _, not := range []string{"order", "parcel", "total"} {
+			if strings.Contains(list, " "+not+" ") {
+				t.Errorf("tools %v: a failed declaration %q is listed as a tool", names, not)
 			}
 		}
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser.page", Arguments: map[string]any{}})

@@ -1,8 +1,9 @@
 // One failing declaration never takes the page down (docs/page-api.md
 // §2.10): a records reader that throws or returns rows spelled {ID: …}, a
 // state reader that throws, an availability check that throws. Describe
-// answers with the rest and names each failure in the context's
-// unavailable list with the page's own text; pling.check() names them.
+// answers with the rest and names each failure with the page's own text
+// (a reader's in the context's feedback, a check's as its action's
+// unavailable reason); pling.check() names them.
 "use strict";
 
 const test = require("node:test");
@@ -38,10 +39,12 @@ test("a failing reader or check costs only its own declaration", async () => {
     "export": "The availability check failed: stock is not defined",
     "pay@order": "Its records (order) could not be read: the records reader failed",
     "ship@parcel": "Its records (parcel) could not be read: the records reader failed",
-    "order": "Declaration mistake: the records reader failed: orders not loaded yet",
-    "parcel": 'Declaration mistake: the records reader failed: Row: member "ID" is spelled "id"',
-    "total": "Declaration mistake: the state reader failed, so the state reads null: cart is undefined",
   });
+  assert.deepEqual(d.result.context.feedback, [
+    { level: "error", message: 'Declaration mistake: the records reader of "order" failed, so its rows are not listed: orders not loaded yet' },
+    { level: "error", message: 'Declaration mistake: the records reader of "parcel" failed, so its rows are not listed: Row: member "ID" is spelled "id"' },
+    { level: "error", message: 'Declaration mistake: the reader of the state "total" failed, so it reads null: cart is undefined' },
+  ]);
 
   const lines = await pling.check();
   for (const want of [
