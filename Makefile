@@ -26,20 +26,25 @@ demo: wasm build deps ## the main job: serve the demo site, open it in headless 
 all: wasm build ## build the module and the pling command (which embeds it)
 
 build: ## build every package and the pling command into bin/
+	@echo "build: go build ./... and bin/pling (a minute or more on a cold cache)"
 	$(GO) build ./...
 	$(GO) build -o bin/pling ./cmd/pling
 
-wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them (pling.js, ui.js and webmcp.js without their comments, internal/jsstrip) and into the pling serve and plinghttp embeds, write their Subresource Integrity hashes to dist/sri.json
+wasm: ## build dist/pling.wasm (shipped) and dist/pling-conform.wasm (with the conformance entry, for tests) reproducibly, copy the loader files beside them (pling.js, ui.js and webmcp.js without their comments, internal/jsstrip), write each file's brotli and gzip forms beside it (NAME.br, NAME.gz, which the servers serve instead of compressing at start), copy them into the pling serve and plinghttp embeds, write their Subresource Integrity hashes to dist/sri.json
 	@mkdir -p $(DIST)
+	@echo "wasm: building $(DIST)/pling.wasm (GOOS=js; a minute or more)"
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling.wasm ./wasm
+	@echo "wasm: building $(DIST)/pling-conform.wasm (the same with the conformance entry; a minute or more)"
 	GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -tags plingfixture -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(DIST)/pling-conform.wasm ./wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
 	cp js-shim/pling.mjs js-shim/stub.js $(DIST)/
 	$(GO) run ./internal/cmd/jsstrip $(DIST) js-shim/pling.js js-shim/ui.js js-shim/webmcp.js
-	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/ui.js $(DIST)/webmcp.js $(SITEDIST)/
-	cp $(DIST)/pling.wasm $(DIST)/wasm_exec.js $(DIST)/pling.js $(DIST)/pling.mjs $(DIST)/stub.js $(DIST)/ui.js $(DIST)/webmcp.js plinghttp/dist/
+	@echo "wasm: compressing the served files once, brotli 11 and gzip 9 (NAME.br, NAME.gz; the module takes tens of seconds)"
+	@$(NODE) -e 'const z=require("zlib"),fs=require("fs");for(const f of ["pling.wasm","pling.js","pling.mjs","stub.js","ui.js","webmcp.js","wasm_exec.js"]){const p="$(DIST)/"+f,b=fs.readFileSync(p),w=Math.min(Math.max(b.length.toString(2).length,10),24),g=z.gzipSync(b,{level:9}),r=z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11,[z.constants.BROTLI_PARAM_LGWIN]:w,[z.constants.BROTLI_PARAM_SIZE_HINT]:b.length}});fs.writeFileSync(p+".gz",g);fs.writeFileSync(p+".br",r);if(["pling.wasm","pling.js","ui.js","webmcp.js"].includes(f))console.log(f.padEnd(11),"raw",b.length,"gzip",g.length,"brotli",r.length)}'
+	rm -f $(SITEDIST)/*.br $(SITEDIST)/*.gz plinghttp/dist/*.br plinghttp/dist/*.gz
+	for f in pling.wasm wasm_exec.js pling.js ui.js webmcp.js; do cp $(DIST)/$$f $(DIST)/$$f.br $(DIST)/$$f.gz $(SITEDIST)/ || exit 1; done
+	for f in pling.wasm wasm_exec.js pling.js pling.mjs stub.js ui.js webmcp.js; do cp $(DIST)/$$f $(DIST)/$$f.br $(DIST)/$$f.gz plinghttp/dist/ || exit 1; done
 	@$(NODE) -e 'const c=require("crypto"),fs=require("fs"),o={};for(const f of ["pling.js","pling.mjs","stub.js","ui.js","webmcp.js","wasm_exec.js","pling.wasm"])o[f]="sha384-"+c.createHash("sha384").update(fs.readFileSync("$(DIST)/"+f)).digest("base64");fs.writeFileSync("$(DIST)/sri.json",JSON.stringify(o,null,2)+"\n");for(const f in o)console.log("integrity",f.padEnd(12),o[f])'
-	@$(NODE) -e 'const z=require("zlib"),fs=require("fs");for(const f of ["pling.wasm","pling.js","ui.js","webmcp.js"]){const b=fs.readFileSync("$(DIST)/"+f);console.log(f.padEnd(11),"raw",b.length,"gzip",z.gzipSync(b,{level:9}).length,"brotli",z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)}'
 
 npm: wasm ## stage the npm package @pling/page (js-shim/package.json) with the module into dist/npm/ and npm pack it there
 	rm -rf $(DIST)/npm && mkdir -p $(DIST)/npm/dist
@@ -94,10 +99,12 @@ deps: ## install what the tests need when it is missing, as root with apt-get: C
 test: deps vet tidy-check wasm test-go test-race test-node ## the whole suite: Go tests, every host, Node tests, the race detector (what CI runs)
 
 test-go: wasm ## Go tests, including the conformance suite on every host
+	@echo "test-go: go test ./... (every package, browsers and every conformance host; several minutes)"
 	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 -timeout 30m ./...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/
 
 test-race: wasm ## the race detector on every package (-short: the slowest tests skip, saying why)
+	@echo "test-race: go test -race -short ./... (several minutes)"
 	PLING_DIST=$(CURDIR)/$(DIST) $(GO) test -race -short -count=1 -timeout 30m ./...
 
 startup: wasm ## measure pling mcp from spawn to the first tools/list on the demo site (fresh browser, then attached to a pling session): BenchmarkMCPStartup

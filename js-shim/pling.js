@@ -460,10 +460,16 @@
   if (data.markup !== "off") markup(pling, document);
   if (data.eager !== undefined) pling.load();
   // A development origin (or data-pling-dev) lists the page's mistakes
-  // on the console once it has loaded (docs/page-api.md §2.10).
+  // on the console (docs/page-api.md §2.10) once the page is idle 10 s
+  // after its load: a visit fetches no module for it before then, and a
+  // module an agent's call started is not fetched again.
   if (data.plingDev !== "off" && (data.plingDev !== undefined || /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname))) {
     root.addEventListener("load", function () {
-      pling.check().then(function (ps) { if (ps.length) console.warn("pling: mistakes:\n" + ps.join("\n")); });
+      setTimeout(function () {
+        (root.requestIdleCallback || setTimeout)(function () {
+          pling.check().then(function (ps) { if (ps.length) console.warn("pling: mistakes:\n" + ps.join("\n")); });
+        });
+      }, 1e4);
     });
   }
 

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// embedded is the module as make wasm copies it into plinghttp/dist/. The
-// directory holds only a committed .keep in git (the built files are
+// embedded is the module as make wasm copies it into plinghttp/dist/,
+// with its brotli and gzip forms (NAME.br, NAME.gz). The directory holds
+// only a committed .keep in git (the built files are
 // ignored), so a fresh clone builds; Handler then answers 503 for the
 // module until make wasm runs (RATIONALE "Why is the module embedded from
 // a directory that holds only `.keep` in git?").
@@ -30,7 +31,8 @@ func Embedded() fs.FS {
 //
 //	mux.Handle("/pling/", plinghttp.Handler())
 //
-// It compresses the files when called, so call it once, at start.
+// It reads the files and the compressed forms make wasm built beside them
+// when called, so call it once, at start; it compresses nothing then.
 //
 // A build of this package without the module (a module fetched with go
 // get, or a checkout where make wasm has not run: plinghttp/dist holds

@@ -5,8 +5,9 @@
 //
 //	mux.Handle("/pling/", plinghttp.Handler())
 //
-// Each file is read and compressed (brotli, gzip) once, when the handler is
-// built; requests only pick bytes. Every answer has its Content-Type
+// Each file is read once, when the handler is built, with the brotli and
+// gzip forms make wasm built beside it (NAME.br, NAME.gz; a file without
+// them is compressed then); requests only pick bytes. Every answer has its Content-Type
 // (application/wasm for the module), a strong ETag per encoding (a matching
 // If-None-Match gets 304), Cache-Control (immutable for the content-hashed
 // names of Hashed, revalidate for the plain ones), and CORS and
@@ -139,8 +140,16 @@ func New(dir fs.FS, opts ...Option) (*Server, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f.gz = precompress.Smaller(precompress.Gzip(f.raw), f.raw)
-			f.br = precompress.Smaller(precompress.Brotli(context.Background(), f.raw, q), f.raw)
+			// Only a form make wasm did not build beside the file (or
+			// built for other bytes) is compressed here: a directory of
+			// another origin, an npm package's files.
+			f.br, f.gz = precompress.Built(dir, f.name, f.raw)
+			if f.gz == nil {
+				f.gz = precompress.Smaller(precompress.Gzip(f.raw), f.raw)
+			}
+			if f.br == nil {
+				f.br = precompress.Smaller(precompress.Brotli(context.Background(), f.raw, q), f.raw)
+			}
 		}()
 	}
 	wg.Wait()

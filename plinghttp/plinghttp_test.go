@@ -6,6 +6,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/precompress"
 	"github.com/pling-go/pling/plinghttp"
 )
 
@@ -303,5 +305,90 @@ func TestNoModuleFailsLoudly(t *testing.T) {
 	h := plinghttp.Handler(plinghttp.WithLogger(l))
 	if got := strings.Contains(logged.String(), "not embedded"); got != (len(h.Missing()) > 0) {
 		t.Errorf("Handler with missing %v logged %q", h.Missing(), logged.String())
+	}
+}
+
+// TestBuiltForms: a handler over a directory where make wasm built the
+// brotli and gzip forms beside the files (NAME.br, NAME.gz) compresses
+// nothing when it starts, and its first answer for pling.wasm is those
+// brotli bytes; a form left from other bytes is never served. Handler()
+// over the embedded build (plinghttp/dist, when make wasm ran) does the
+// same.
+func TestBuiltForms(t *testing.T) {
+	br := func(b []byte) []byte {
+		var out bytes.Buffer
+		w := brotli.NewWriterLevel(&out, 5)
+		w.Write(b)
+		w.Close()
+		return out.Bytes()
+	}
+	gz := func(b []byte) []byte {
+		var out bytes.Buffer
+		w := gzip.NewWriter(&out)
+		w.Write(b)
+		w.Close()
+		return out.Bytes()
+	}
+	built := fstest.MapFS{}
+	for name, f := range dir {
+		built[name] = f
+		built[name+".br"] = &fstest.MapFile{Data: br(f.Data)}
+		built[name+".gz"] = &fstest.MapFile{Data: gz(f.Data)}
+	}
+	stale := fstest.MapFS{}
+	for name, f := range built {
+		stale[name] = f
+	}
+	stale["pling.wasm.br"] = &fstest.MapFile{Data: br([]byte("an earlier module"))}
+
+	tests := []struct {
+		name            string
+		handler         func(t *testing.T) http.Handler
+		wantCompressed  bool
+		wantBody        []byte // the brotli body of the first answer, when known
+		wantContentType string
+	}{
+		{"forms built beside the files", func(t *testing.T) http.Handler {
+			h, err := plinghttp.New(built)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}, false, built["pling.wasm.br"].Data, "application/wasm"},
+		{"a stale brotli form is compressed again, not served", func(t *testing.T) http.Handler {
+			h, err := plinghttp.New(stale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}, true, nil, "application/wasm"},
+		{"Handler() over the embedded build", func(t *testing.T) http.Handler {
+			if _, err := fs.Stat(plinghttp.Embedded(), "pling.wasm"); err != nil {
+				t.Skip("plinghttp/dist has no module: make wasm has not run")
+			}
+			return plinghttp.Handler()
+		}, false, nil, "application/wasm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := precompress.Compressions()
+			h := tt.handler(t)
+			if n := precompress.Compressions() - before; (n > 0) != tt.wantCompressed {
+				t.Errorf("compressed %d bodies at start, want any: %v", n, tt.wantCompressed)
+			}
+			resp := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": "gzip, br"})
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "br" || resp.Header.Get("Content-Type") != tt.wantContentType {
+				t.Fatalf("first answer for pling.wasm: %d, Content-Encoding %q, Content-Type %q; want 200 br %s",
+					resp.StatusCode, resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"), tt.wantContentType)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if tt.wantBody != nil && !bytes.Equal(body, tt.wantBody) {
+				t.Errorf("the brotli body is not the built form (%d bytes, want %d)", len(body), len(tt.wantBody))
+			}
+			raw, err := io.ReadAll(brotli.NewReader(bytes.NewReader(body)))
+			if err != nil || len(raw) < 8 || string(raw[:4]) != "\x00asm" {
+				t.Errorf("the brotli body does not decode to a module: %v", err)
+			}
+		})
 	}
 }

@@ -433,3 +433,57 @@ func BenchmarkGateOverhead(b *testing.B) {
 		timeRuns(func() { plain.Handle(ctx, plainReqs.fresh()) }),
 		guard.refresh)
 }
+
+// BenchmarkDescribeRows: a dashboard's describe at 10,000 rows, with five
+// row actions of the kind checked row by row and a cheap reader (the page
+// keeps its rows, docs/page-api.md §2.5), as a ratio to the same page at 100 rows
+// (x-100rows; the target is at most 5).
+func BenchmarkDescribeRows(b *testing.B) {
+	page := func(n int) (*runtime.Runtime, *benchGuard) {
+		rt, guard := benchRuntime()
+		status := make(map[string]string, n)
+		for i := range n {
+			status[fmt.Sprintf("ord_%d", i+1)] = []string{"pending", "paid", "shipped"}[i%3]
+		}
+		rows := make([]runtime.RecordItem, 0, n)
+		for i := range n {
+			rows = append(rows, runtime.RecordItem{ID: "ord_" + strconv.Itoa(i+1), Label: "#" + strconv.Itoa(1001+i), Offscreen: i >= 50})
+		}
+		if _, err := rt.DeclareRecords(runtime.Records{Kind: "order", Read: func(context.Context) ([]runtime.RecordItem, error) {
+			return rows, nil
+		}}); err != nil {
+			b.Fatal(err)
+		}
+		for _, a := range []struct{ id, from string }{{"pay", "pending"}, {"ship", "paid"}, {"deliver", "shipped"}, {"cancel", "pending"}, {"refund", "paid"}} {
+			if _, err := rt.DeclareAction(runtime.Action{ID: a.id, Title: a.id, Record: &runtime.RecordRef{Kind: "order"},
+				Available: func(_ context.Context, id string) runtime.Availability {
+					if id == "" || status[id] != a.from {
+						return runtime.Unavailable("not " + a.from)
+					}
+					return runtime.Available
+				},
+				Run: func(context.Context, *runtime.Call) (any, error) { return nil, nil }}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return rt, guard
+	}
+	ctx := context.Background()
+	big, bigGuard := page(10000)
+	small, smallGuard := page(100)
+	bigReqs, smallReqs := describeReqs(), describeReqs()
+	for _, c := range []struct {
+		rt   *runtime.Runtime
+		reqs *reqBuf
+		n    int
+	}{{big, bigReqs, 10000}, {small, smallReqs, 100}} {
+		d := decodeDescription(b, c.rt.Handle(ctx, c.reqs.fresh()))
+		if len(d.Capabilities) != 5 || d.Context.Records["order"].Total != c.n {
+			b.Fatalf("%d rows: capabilities %d, total %d", c.n, len(d.Capabilities), d.Context.Records["order"].Total)
+		}
+	}
+	sideBySide(b, "x-100rows",
+		func(int) { big.Handle(ctx, bigReqs.fresh()) },
+		timeRuns(func() { small.Handle(ctx, smallReqs.fresh()) }),
+		func() { bigGuard.refresh(); smallGuard.refresh() })
+}

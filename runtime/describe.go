@@ -142,31 +142,20 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 	}
 	snap := rt.snapshot()
 	regions := rt.regions(ctx, snap)
-	recCache := map[string][]RecordItem{}
-	records := func(kind string) ([]RecordItem, error) {
-		if rs, ok := recCache[kind]; ok {
-			return rs, nil
-		}
-		rs, err := readRecords(ctx, snap.records[kind])
-		if err != nil {
-			return nil, err
-		}
-		recCache[kind] = rs
-		return rs, nil
-	}
+	records := newRowReader(snap, maxRecords)
 
 	rowsAvailable := map[*capEntry]int{}
-	listed, unavailable := rt.listing(ctx, snap, exp, regions, rowsAvailable)
+	listed, unavailable := rt.listing(ctx, snap, exp, regions, records, rowsAvailable)
 	foldMeta := make([][]byte, len(listed))
 	for i, c := range listed {
 		if c.fold == nil {
 			continue
 		}
-		rs, err := records(c.fold.kind)
+		rows, err := records.fold(ctx, c.fold)
 		if err != nil {
 			return nil, err
 		}
-		t := recordTemplate(c, foldRows(c.fold, rs), maxRecords)
+		t := recordTemplate(c, rows, maxRecords)
 		if n, ok := rowsAvailable[c]; ok {
 			t.Available = &n
 		}
@@ -207,8 +196,9 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 // and the exposed ones that cannot run now with their reasons. Actions
 // hidden by an open modal are in neither. With rows, it also counts, for
 // each listed row action checked row by row, the rows it can run on
-// (capAvailable).
-func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, regions regionView, rows map[*capEntry]int) ([]*capEntry, []schema.Unavailable) {
+// (capAvailable). Records are read through records, so a request that
+// also lists the rows reads each kind once.
+func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, regions regionView, records *rowReader, rows map[*capEntry]int) ([]*capEntry, []schema.Unavailable) {
 	lim := rt.cfg.limits
 	var listed []*capEntry
 	var unavailable []schema.Unavailable
@@ -222,8 +212,13 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 		if hidden {
 			continue
 		}
+		if reason == "" && c.fold != nil {
+			if _, err := records.read(ctx, c.fold.kind); err != nil {
+				reason = fmt.Sprintf("Its records (%s) could not be read: the records reader failed", c.fold.kind)
+			}
+		}
 		if reason == "" {
-			av, n := rt.capAvailable(ctx, snap, c, rows != nil)
+			av, n := rt.capAvailable(ctx, records, c, rows != nil)
 			if n >= 0 && av.OK {
 				rows[c] = n
 			}
@@ -364,7 +359,7 @@ func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
 			return v.(string)
 		}
 	}
-	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), nil)
+	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), newRowReader(snap, 0), nil)
 	rev := rt.revision(key, snap.gen, listed)
 	if static && snap.nrevs.Add(1) <= 64 { // many distinct scopes: stop caching
 		snap.revs.Store(key, rev)
@@ -373,7 +368,8 @@ func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
 }
 
 // listingStatic reports whether listing s asks no page code: no region has
-// an Active check and no capability an Available one. Its listing for an
+// an Active check, no capability an Available one, and no row action a
+// records reader. Its listing for an
 // exposure is then the same for the whole generation, and so is its
 // revision.
 func (s *snapshot) listingStatic() bool {
@@ -385,7 +381,9 @@ func (s *snapshot) listingStatic() bool {
 			}
 		}
 		for _, c := range s.caps {
-			if c.action.Available != nil {
+			// A row action is unavailable while its records cannot be
+			// read, so its listing asks the page's records reader.
+			if c.action.Available != nil || c.fold != nil && len(s.records[c.fold.kind]) > 0 {
 				s.static = false
 			}
 		}
@@ -409,27 +407,21 @@ func encodeStatic(c *capEntry) []byte {
 	return b[:len(b)-1]
 }
 
-func recordTemplate(c *capEntry, rows []RecordItem, maxRecords int) schema.RecordTemplate {
+func recordTemplate(c *capEntry, rows *foldedRows, maxRecords int) schema.RecordTemplate {
 	rt := schema.RecordTemplate{
-		Kind: c.fold.kind, Template: c.fold.base + ":{record}", Total: len(rows),
+		Kind: c.fold.kind, Template: c.fold.base + ":{record}", Total: len(rows.all),
 		Visible: []string{}, AllowOffscreen: c.action.Record != nil && c.action.Record.AllowOffscreen,
+		Offscreen: rows.offscreen,
+		Truncated: len(rows.inView) > maxRecords || rows.moreInView,
 	}
-	for _, r := range rows {
-		if r.Offscreen {
-			rt.Offscreen++
-			continue
-		}
-		if len(rt.Visible) >= maxRecords {
-			rt.Truncated = true
-			continue
-		}
+	for _, r := range rows.inView[:min(len(rows.inView), maxRecords)] {
 		rt.Visible = append(rt.Visible, r.ID)
 	}
 	return rt
 }
 
 func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions regionView, unavailable []schema.Unavailable,
-	records func(string) ([]RecordItem, error), maxRecords int) ([]byte, []string, error) {
+	records *rowReader, maxRecords int) ([]byte, []string, error) {
 	lim := rt.cfg.limits
 	var reasons []string
 	truncated := func(r string) { reasons = append(reasons, r) }
@@ -449,31 +441,30 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 		sc.Regions = sc.Regions[:lim.MaxRegions]
 		truncated("regions")
 	}
+	var mistakes []schema.Feedback // declarations whose reader failed
 	if len(snap.records) > 0 {
 		sc.Records = map[string]schema.RecordSet{}
 		for _, kind := range slices.Sorted(maps.Keys(snap.records)) {
-			rs, err := records(kind)
+			rs, err := records.read(ctx, kind)
 			if err != nil {
-				return nil, nil, err
+				mistakes = append(mistakes, schema.Feedback{Level: "error", Message: recordsFailed(kind, err)})
+				continue
 			}
 			set := schema.RecordSet{Total: len(rs), Items: []schema.RecordItem{}}
-			ordered := make([]RecordItem, 0, len(rs))
-			for _, r := range rs {
-				if !r.Offscreen {
-					ordered = append(ordered, r)
+			// The rows in view first, then the offscreen ones, each in
+			// the page's order, up to maxRecords.
+		list:
+			for _, offscreen := range []bool{false, true} {
+				for _, r := range rs {
+					if r.Offscreen != offscreen {
+						continue
+					}
+					if len(set.Items) >= maxRecords {
+						set.Truncated = true
+						break list
+					}
+					set.Items = append(set.Items, schema.RecordItem{ID: r.ID, Label: cut(r.Label, lim.MaxTextLen), Offscreen: r.Offscreen})
 				}
-			}
-			for _, r := range rs {
-				if r.Offscreen {
-					ordered = append(ordered, r)
-				}
-			}
-			for _, r := range ordered {
-				if len(set.Items) >= maxRecords {
-					set.Truncated = true
-					break
-				}
-				set.Items = append(set.Items, schema.RecordItem{ID: r.ID, Label: cut(r.Label, lim.MaxTextLen), Offscreen: r.Offscreen})
 			}
 			sc.Records[kind] = set
 		}
@@ -485,9 +476,15 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 				truncated("states")
 				break
 			}
-			sc.States[s.Key] = rt.boundedState(ctx, s)
+			v, err := rt.boundedStateErr(ctx, s)
+			if err != nil {
+				mistakes = append(mistakes, schema.Feedback{Level: "error", Message: stateFailed(s.Key, err)})
+			}
+			sc.States[s.Key] = v
 		}
 	}
+	// The page's own mistakes come first: the feedback list is bounded.
+	feedback = append(mistakes, feedback...)
 	for i, f := range feedback {
 		if i >= lim.MaxFeedback {
 			truncated("feedback")
@@ -599,27 +596,126 @@ type stateTruncated struct {
 // boundedState reads a state for describe or an observation: a read that
 // fails is null, a value over MaxStateBytes is a marker.
 func (rt *Runtime) boundedState(ctx context.Context, s State) any {
+	v, _ := rt.boundedStateErr(ctx, s)
+	return v
+}
+
+// boundedStateErr is boundedState, with the error of a read that failed.
+// A value that does not encode (a Go reader's channel) is null, not a
+// failure of the page's reader.
+func (rt *Runtime) boundedStateErr(ctx context.Context, s State) (any, error) {
 	v, err := readState(ctx, s)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	b, err := schema.AppendValue(nil, v)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	if len(b) > rt.cfg.limits.MaxStateBytes {
-		return stateTruncated{Truncated: true, Bytes: len(b)}
+		return stateTruncated{Truncated: true, Bytes: len(b)}, nil
 	}
-	return v
+	return v, nil
 }
 
 func readState(ctx context.Context, s State) (v any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("state %s: reader panicked", s.Key)
+			v, err = nil, panicError(r)
 		}
 	}()
 	return s.Read(ctx)
+}
+
+// rowReader reads each kind's records at most once for one request: a
+// describe needs a kind's rows for every row action of the kind (its
+// availability, its record template) and for the context, and a page's
+// reader may build thousands of rows each time it runs (docs/page-api.md
+// §2.5). A failed read is kept too, so a reader that throws is asked once.
+type rowReader struct {
+	snap  *snapshot
+	limit int // rows in view a fold keeps (foldedRows.inView)
+	got   map[string]rowsRead
+	// shared holds, per kind, the folded rows of a template fold without
+	// rows of its own: the same for every such row action of the kind.
+	shared map[string]*foldedRows
+}
+
+type rowsRead struct {
+	rows      []RecordItem
+	ascending bool // in id order already (ascending)
+	err       error
+}
+
+// foldedRows are the rows a fold applies to (foldRows), with what a
+// describe reads off them: how many are offscreen, and the first limit
+// of those in view.
+type foldedRows struct {
+	all        []RecordItem // id order; callers must not change them
+	offscreen  int
+	inView     []RecordItem
+	moreInView bool // more rows are in view than inView holds
+}
+
+// newRowReader reads for one request listing up to maxRecords record ids
+// per fold (0: it lists none).
+func newRowReader(snap *snapshot, maxRecords int) *rowReader {
+	return &rowReader{snap: snap, limit: max(maxAvailabilityRows, maxRecords)}
+}
+
+// read returns the rows of kind, reading them on first use.
+func (r *rowReader) read(ctx context.Context, kind string) ([]RecordItem, error) {
+	if got, ok := r.got[kind]; ok {
+		return got.rows, got.err
+	}
+	rs, asc, err := readRows(ctx, r.snap.records[kind])
+	if r.got == nil {
+		r.got = map[string]rowsRead{}
+	}
+	r.got[kind] = rowsRead{rows: rs, ascending: asc, err: err}
+	return rs, err
+}
+
+// fold returns the rows f applies to. Those of a template fold without
+// rows of its own are the kind's rows in id order, folded once per
+// request for every row action of the kind (and not copied when the page
+// lists them in order).
+func (r *rowReader) fold(ctx context.Context, f *foldView) (*foldedRows, error) {
+	rs, err := r.read(ctx, f.kind)
+	if err != nil {
+		return nil, err
+	}
+	if !f.hasTemplate || len(f.rows) > 0 {
+		return r.view(foldRows(f, rs)), nil
+	}
+	if fr, ok := r.shared[f.kind]; ok {
+		return fr, nil
+	}
+	all := rs
+	if !r.got[f.kind].ascending {
+		all = foldRows(f, rs)
+	}
+	fr := r.view(all)
+	if r.shared == nil {
+		r.shared = map[string]*foldedRows{}
+	}
+	r.shared[f.kind] = fr
+	return fr, nil
+}
+
+func (r *rowReader) view(all []RecordItem) *foldedRows {
+	fr := &foldedRows{all: all}
+	for _, row := range all {
+		switch {
+		case row.Offscreen:
+			fr.offscreen++
+		case len(fr.inView) < r.limit:
+			fr.inView = append(fr.inView, row)
+		default:
+			fr.moreInView = true
+		}
+	}
+	return fr
 }
 
 // maxAvailabilityRows bounds how many rows of a fold describe asks.
@@ -637,17 +733,17 @@ const maxAvailabilityRows = schema.AvailabilityRows
 // rows in view (the first maxAvailabilityRows of them), and rows is how
 // many of them it can run on (schema.RecordTemplate.Available); else rows
 // is -1.
-func (rt *Runtime) capAvailable(ctx context.Context, snap *snapshot, c *capEntry, count bool) (av Availability, rows int) {
+func (rt *Runtime) capAvailable(ctx context.Context, records *rowReader, c *capEntry, count bool) (av Availability, rows int) {
 	av = checkAvailable(ctx, &c.action, "")
 	count = count && c.fold != nil && c.fold.checked(&c.action)
 	if c.fold == nil || av.OK && !count {
 		return av, -1
 	}
-	rs, err := readRecords(ctx, snap.records[c.fold.kind])
+	fr, err := records.fold(ctx, c.fold)
 	if err != nil {
 		return av, -1
 	}
-	all := foldRows(c.fold, rs)
+	all := fr.all
 	ask := func(row RecordItem) (Availability, bool) {
 		a, ok := c.fold.resolveRow(row.ID)
 		if !ok {
@@ -674,14 +770,7 @@ func (rt *Runtime) capAvailable(ctx context.Context, snap *snapshot, c *capEntry
 	if !count {
 		return av, -1
 	}
-	asked := 0
-	for _, row := range all {
-		if row.Offscreen {
-			continue
-		}
-		if asked++; asked > maxAvailabilityRows {
-			break
-		}
+	for _, row := range fr.inView[:min(len(fr.inView), maxAvailabilityRows)] {
 		if rav, ok := ask(row); ok && rav.OK {
 			rows++
 		}
@@ -696,7 +785,7 @@ func checkAvailable(ctx context.Context, a *Action, record string) (av Availabil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			av = Unavailable(AvailabilityCheckFailed)
+			av = CheckFailed(panicError(r))
 		}
 	}()
 	return a.Available(ctx, record)

@@ -167,22 +167,41 @@ func (rt *Runtime) snapshot() *snapshot {
 // occurrence of an id kept. Rows with an invalid id are skipped: a row id
 // must be usable in a concrete action id.
 func readRecords(ctx context.Context, decls []Records) ([]RecordItem, error) {
+	rs, _, err := readRows(ctx, decls)
+	return rs, err
+}
+
+// readRows is readRecords, also reporting whether the rows are in id
+// order already (ascending).
+func readRows(ctx context.Context, decls []Records) ([]RecordItem, bool, error) {
 	if len(decls) == 1 {
-		items, err := decls[0].Read(ctx)
+		items, err := readOne(ctx, decls[0])
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return uniqueRecords(items, len(items)), nil
+		rs, asc := uniqueRecords(items, len(items))
+		return rs, asc, nil
 	}
 	var all []RecordItem
 	for _, d := range decls {
-		items, err := d.Read(ctx)
+		items, err := readOne(ctx, d)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		all = append(all, items...)
 	}
-	return uniqueRecords(all, len(all)), nil
+	rs, asc := uniqueRecords(all, len(all))
+	return rs, asc, nil
+}
+
+// readOne runs one records reader; a panic is a failed read.
+func readOne(ctx context.Context, d Records) (items []RecordItem, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			items, err = nil, panicError(r)
+		}
+	}()
+	return d.Read(ctx)
 }
 
 // foldRows returns the rows a fold applies to, in id order, each with
@@ -225,16 +244,49 @@ func foldRows(f *foldView, records []RecordItem) []RecordItem {
 // sortRecords orders rows by id, numbers in numeric order (ord_2 before
 // ord_10), so a fold lists rows the way people count them.
 func sortRecords(rs []RecordItem) {
-	sort.Slice(rs, func(i, j int) bool { return naturalLess(rs[i].ID, rs[j].ID) })
+	// Pages usually list their rows in order already: one pass says so.
+	if !slices.IsSortedFunc(rs, compareRecords) {
+		slices.SortFunc(rs, compareRecords)
+	}
+}
+
+// compareRecords orders rows by id as naturalLess does.
+func compareRecords(a, b RecordItem) int {
+	if naturalLess(a.ID, b.ID) {
+		return -1
+	}
+	if naturalLess(b.ID, a.ID) {
+		return 1
+	}
+	return 0
 }
 
 func naturalLess(a, b string) bool {
+	// Skip the common prefix back to where a digit run starts: the tokens
+	// before it are the same in both, so the order is decided after it.
+	// Ids of one kind share long prefixes (ord_1041, ord_1042), and a
+	// describe compares thousands of them.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && isDigit(a[i-1]) {
+		i--
+	}
+	return naturalLessFrom(a[i:], b[i:])
+}
+
+// naturalLessFrom is naturalLess from the start of a token.
+func naturalLessFrom(a, b string) bool {
 	for a != "" && b != "" {
 		ca, cb := a[0], b[0]
 		if isDigit(ca) && isDigit(cb) {
 			na, ra := digitRun(a)
 			nb, rb := digitRun(b)
-			ta, tb := strings.TrimLeft(na, "0"), strings.TrimLeft(nb, "0")
+			ta, tb := na, nb
+			if ca == '0' || cb == '0' {
+				ta, tb = strings.TrimLeft(na, "0"), strings.TrimLeft(nb, "0")
+			}
 			if len(ta) != len(tb) {
 				return len(ta) < len(tb)
 			}
@@ -278,7 +330,10 @@ func (f *foldView) resolveRow(record string) (Action, bool) {
 }
 
 // uniqueRecords keeps the first occurrence of each valid row id.
-func uniqueRecords(items []RecordItem, n int) []RecordItem {
+func uniqueRecords(items []RecordItem, n int) ([]RecordItem, bool) {
+	if ascending(items) {
+		return items, true // valid, and no id twice: no copy, no set
+	}
 	out := make([]RecordItem, 0, n)
 	seen := make(map[string]struct{}, n)
 	for _, it := range items {
@@ -288,7 +343,19 @@ func uniqueRecords(items []RecordItem, n int) []RecordItem {
 		seen[it.ID] = struct{}{}
 		out = append(out, it)
 	}
-	return out
+	return out, false
+}
+
+// ascending reports whether every id is valid and each is after the one
+// before it in id order (naturalLess), as pages usually list their rows;
+// no id can then occur twice. It costs one pass.
+func ascending(items []RecordItem) bool {
+	for i, it := range items {
+		if !validRecordID(it.ID) || i > 0 && !naturalLess(items[i-1].ID, it.ID) {
+			return false
+		}
+	}
+	return true
 }
 
 // validRecordID is recordIDRe without the regexp: 1–128 chars of

@@ -12,13 +12,22 @@ import (
 // and Lint reports it to the page's author.
 const AvailabilityCheckFailed = "The availability check failed"
 
+// saying quotes the page's text of a failure in a lint line.
+func saying(text string) string {
+	if text == "" {
+		return ""
+	}
+	return " (the page says: " + text + ")"
+}
+
 // maxLint bounds the lines Lint returns.
 const maxLint = 100
 
 // Lint lists, for the page's author, the mistakes in what is declared now
 // that no single declaration shows: an expectation on a state nobody
 // declares (it can never be met), an availability check that throws, a
-// site allowlist that exposes nothing while actions are declared. Each
+// records or state reader that fails, a site allowlist that exposes
+// nothing while actions are declared. Each
 // line names the declaration and says how to fix it. It asks the page's
 // availability checks, so the page bridge runs it on development origins
 // and for pling check only (docs/page-api.md §2.10).
@@ -31,6 +40,7 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 	for _, k := range snap.stateConflicts {
 		states[k] = true
 	}
+	rows := newRowReader(snap, 0)
 	var out []string
 	add := func(format string, args ...any) {
 		if len(out) < maxLint {
@@ -58,8 +68,10 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 		}
 		if c.fold == nil {
 			check(c.id, &c.action)
-			if av := checkAvailable(ctx, &c.action, ""); !av.OK && av.Reason == AvailabilityCheckFailed {
-				add("pling: action %q: its availability check throws, so it is unavailable; make available return true, false or a reason", c.id)
+			if av := checkAvailable(ctx, &c.action, ""); !av.OK {
+				if text, ok := checkFailedText(av.Reason); ok {
+					add("pling: action %q: its availability check throws%s, so it is unavailable; make available return true, false or a reason", c.id, saying(text))
+				}
 			}
 			continue
 		}
@@ -70,8 +82,23 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 			a := c.fold.rows[rec]
 			check(c.id, &a)
 		}
-		if av, _ := rt.capAvailable(ctx, snap, c, false); !av.OK && av.Reason == AvailabilityCheckFailed {
-			add("pling: action %q: its availability check throws for every known row, so it is unavailable; make available(record) return true, false or a reason for each record id", c.id)
+		if _, err := rows.read(ctx, c.fold.kind); err != nil {
+			continue // named once, with the records below
+		}
+		if av, _ := rt.capAvailable(ctx, rows, c, false); !av.OK {
+			if text, ok := checkFailedText(av.Reason); ok {
+				add("pling: action %q: its availability check throws for every known row%s, so it is unavailable; make available(record) return true, false or a reason for each record id", c.id, saying(text))
+			}
+		}
+	}
+	for _, kind := range slices.Sorted(maps.Keys(snap.records)) {
+		if _, err := rows.read(ctx, kind); err != nil {
+			add("pling: records %q: the reader failed (the page says: %s), so its rows are not listed and its row actions are unavailable; make it return [{id, label, visible}] by exactly those names", kind, pageSays(err))
+		}
+	}
+	for _, s := range snap.states {
+		if _, err := readState(ctx, s); err != nil {
+			add("pling: state %q: the reader failed (the page says: %s), so it reads null; make read() return the state's JSON value", s.Key, pageSays(err))
 		}
 	}
 	if len(rt.cfg.gate.expose) == 0 && len(snap.caps) > 0 {

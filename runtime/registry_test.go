@@ -666,3 +666,29 @@ func TestDescribeDeterministicAndRevision(t *testing.T) {
 		t.Errorf("revision after removing the capability again = %s, want %s", got, rev)
 	}
 }
+
+// TestNaturalLessPrefix: skipping the common prefix (back to the start of
+// a digit run) orders every pair of ids as comparing them token by token
+// from the start does.
+func TestNaturalLessPrefix(t *testing.T) {
+	const alphabet = "a0_19"
+	var ids []string
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		ids = append(ids, prefix)
+		if n == 0 {
+			return
+		}
+		for i := range len(alphabet) {
+			gen(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	gen("", 4)
+	for _, a := range ids {
+		for _, b := range ids {
+			if got, want := naturalLess(a, b), naturalLessFrom(a, b); got != want {
+				t.Fatalf("naturalLess(%q, %q) = %v, token by token %v", a, b, got, want)
+			}
+		}
+	}
+}

@@ -112,7 +112,7 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 	}
 	exp := rt.gate.exposureOf(sess)
 	snap := rt.snapshot()
-	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), nil)
+	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), newRowReader(snap, 0), nil)
 	tools := make([]Tool, 0, len(listed))
 	ids := make([]string, len(listed))
 	for i, c := range listed {

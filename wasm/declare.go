@@ -84,7 +84,7 @@ func declare(args []safejs.Value) (any, error) {
 			}
 			v, err := callFn(read)
 			if err != nil {
-				return nil, err
+				return nil, pageError(err)
 			}
 			return toGo(v)
 		}})
@@ -128,7 +128,7 @@ func declare(args []safejs.Value) (any, error) {
 			}
 			v, err := callFn(read)
 			if err != nil {
-				return nil, err
+				return nil, pageError(err)
 			}
 			s, err := jsStringify.Invoke(v)
 			if err != nil {
@@ -268,7 +268,7 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 			}
 			v, err := callFn(av, args...)
 			if err != nil {
-				return runtime.Unavailable(runtime.AvailabilityCheckFailed)
+				return runtime.CheckFailed(pageError(err))
 			}
 			switch v.Type() {
 			case safejs.TypeString:

@@ -268,6 +268,17 @@ func describeJSError(v safejs.Value) string {
 	return "rejected"
 }
 
+// pageError is err, an exception the page's own function threw, with the
+// text the page wrote: syscall/js spells a thrown Error "JavaScript error:
+// <message>", and the runtime quotes the message (a declaration mistake's
+// reason, runtime.CheckFailed).
+func pageError(err error) error {
+	if s, ok := strings.CutPrefix(err.Error(), "JavaScript error: "); ok {
+		return errors.New(s)
+	}
+	return err
+}
+
 // errorValue makes a JS Error for a Go error (returned to JS, thrown by the
 // shim).
 func errorValue(err error) safejs.Value {

@@ -617,6 +617,17 @@ func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescri
 		t.WriteString("\nStates: " + st.String())
 		sc["states"] = d.Context.States
 	}
+	if len(d.Context.Feedback) > 0 {
+		// What the page shows as messages, and its declaration mistakes
+		// (a records or state reader that failed): bounded by describe,
+		// quoted here.
+		var f []string
+		for _, x := range d.Context.Feedback {
+			f = append(f, fmt.Sprintf("%s %q", x.Level, x.Message))
+		}
+		t.WriteString("\nThe page says: " + strings.Join(f, "; "))
+		sc["feedback"] = d.Context.Feedback
+	}
 	var unavailable []string
 	for _, u := range d.Context.Unavailable {
 		if u.Code == "" {

@@ -138,7 +138,15 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		// The module is meant to be loaded by other origins' pages too
 		// (an app's dev server pointing at pling serve), so it may be
 		// embedded cross-origin even by a cross-origin isolated page.
-		s.files["/pling/"+name] = &servedFile{name: name, raw: b, cache: "public, max-age=300", corp: "cross-origin"}
+		f := &servedFile{name: name, raw: b, cache: "public, max-age=300", corp: "cross-origin"}
+		// The forms make wasm built beside the file: the server answers
+		// at once instead of compressing the module when it starts.
+		br, gz := precompress.Built(module, name, b)
+		if br != nil {
+			f.br.Store(&encoded{br, "-brb"})
+		}
+		f.gz = gz
+		s.files["/pling/"+name] = f
 	}
 	err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -169,13 +177,19 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		if !f.compressible || len(f.raw) < 512 {
 			continue
 		}
+		if f.gz == nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); f.gz = precompress.Smaller(precompress.Gzip(f.raw), f.raw) }()
+		}
+		if f.br.Load() != nil {
+			continue
+		}
 		q := opt.Brotli
 		if len(f.raw) > precompress.BigFile && q > fastQuality {
 			q = fastQuality
 			s.late = append(s.late, f)
 		}
-		wg.Add(2)
-		go func() { defer wg.Done(); f.gz = precompress.Smaller(precompress.Gzip(f.raw), f.raw) }()
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if b := precompress.Smaller(precompress.Brotli(ctx, f.raw, q), f.raw); b != nil {

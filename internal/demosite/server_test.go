@@ -360,3 +360,46 @@ func TestServeBrotliUpgrade(t *testing.T) {
 		t.Errorf("a small file is compressed at the requested quality at once; tag %q", got)
 	}
 }
+
+// TestServeBuiltForms: pling serve's site server over a module directory
+// where make wasm built the brotli and gzip forms beside each file
+// compresses none of the module's files when it starts and upgrades none
+// in the background; its first answer for pling.wasm is the built brotli.
+func TestServeBuiltForms(t *testing.T) {
+	var big bytes.Buffer
+	for i := 0; big.Len() < precompress.BigFile+1024; i++ {
+		big.WriteString("func f" + strings.Repeat("x", i%97) + "() { return pling }\n")
+	}
+	module := fakeModule()
+	module["pling.wasm"] = &fstest.MapFile{Data: big.Bytes()}
+	for _, name := range ModuleFiles {
+		raw := module[name].Data
+		var br, gz bytes.Buffer
+		bw := brotli.NewWriterLevel(&br, 4)
+		bw.Write(raw)
+		bw.Close()
+		gw := gzip.NewWriter(&gz)
+		gw.Write(raw)
+		gw.Close()
+		module[name+".br"] = &fstest.MapFile{Data: br.Bytes()}
+		module[name+".gz"] = &fstest.MapFile{Data: gz.Bytes()}
+	}
+	before := precompress.Compressions()
+	s, err := New(t.Context(), module, fstest.MapFS{}, Options{Brotli: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := precompress.Compressions() - before; n != 0 {
+		t.Errorf("compressed %d bodies at start, want none", n)
+	}
+	if late := s.Upgrading(); len(late) != 0 {
+		t.Errorf("upgrading %v in the background, want nothing", late)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	res, body := get(t, ts, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": "br, gzip"})
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "br" || !bytes.Equal(body, module["pling.wasm.br"].Data) {
+		t.Errorf("first answer for pling.wasm: %d %q, %d bytes; want 200 br with the built form (%d bytes)",
+			res.StatusCode, res.Header.Get("Content-Encoding"), len(body), len(module["pling.wasm.br"].Data))
+	}
+}

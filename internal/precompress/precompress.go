@@ -10,14 +10,57 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"io"
+	"io/fs"
 	"math/bits"
 	"net/http"
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/andybalholm/brotli"
 )
+
+// compressions counts the bodies Gzip and Brotli compressed in this
+// process (Compressions).
+var compressions atomic.Int64
+
+// Compressions is how many bodies this process has compressed so far: a
+// server that starts from the forms make wasm built compresses none.
+func Compressions() int64 { return compressions.Load() }
+
+// Built returns the brotli and gzip forms of a file that dir holds beside
+// it, as make wasm writes them (NAME.br, NAME.gz), so that a server
+// answers at once instead of compressing the module when it starts. A
+// form is kept only when it decodes to raw exactly (a stale one, left
+// from an earlier build, is nil) and is smaller than raw. Decoding costs
+// a fraction of compressing: the module's brotli at quality 11 takes tens
+// of seconds, its decoding milliseconds.
+func Built(dir fs.FS, name string, raw []byte) (br, gz []byte) {
+	check := func(enc []byte, open func(io.Reader) (io.Reader, error)) []byte {
+		if enc == nil {
+			return nil
+		}
+		r, err := open(bytes.NewReader(enc))
+		if err != nil {
+			return nil
+		}
+		// One byte past raw's length shows a longer body.
+		dec, err := io.ReadAll(io.LimitReader(r, int64(len(raw))+1))
+		if err != nil || !bytes.Equal(dec, raw) {
+			return nil
+		}
+		return Smaller(enc, raw)
+	}
+	read := func(n string) []byte {
+		b, _ := fs.ReadFile(dir, n) // absent or unreadable: none
+		return b
+	}
+	br = check(read(name+".br"), func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil })
+	gz = check(read(name+".gz"), func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) })
+	return br, gz
+}
 
 // BigFile is the size above which a file counts as big: gzip uses its
 // default level and the servers pick a faster brotli quality.
@@ -56,6 +99,7 @@ func Compressible(ctype string) bool {
 // Gzip compresses b; level 9 gains under 1% over the default on
 // pling.wasm for twice the time, so big files get the default.
 func Gzip(b []byte) []byte {
+	compressions.Add(1)
 	var out bytes.Buffer
 	level := gzip.BestCompression
 	if len(b) > BigFile {
@@ -70,6 +114,7 @@ func Gzip(b []byte) []byte {
 // Brotli compresses b, in chunks so that a cancelled server stops a long
 // background compression; it returns nil when ctx ends first.
 func Brotli(ctx context.Context, b []byte, quality int) []byte {
+	compressions.Add(1)
 	var out bytes.Buffer
 	// The window need not be larger than the file; a small one makes
 	// quality 11 fast on small files.
