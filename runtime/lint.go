@@ -12,6 +12,17 @@ import (
 // and Lint reports it to the page's author.
 const AvailabilityCheckFailed = "The availability check failed"
 
+// keyWord names what identifies a declaration of the kind.
+func keyWord(kind string) string {
+	switch kind {
+	case "state":
+		return "key"
+	case "guide":
+		return "target"
+	}
+	return "id"
+}
+
 // maxLint bounds the lines Lint returns.
 const maxLint = 100
 
@@ -47,6 +58,9 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 		for i := range a.Steps {
 			expect(id, fmt.Sprintf("steps[%d].expect.state", i), a.Steps[i].Expect)
 		}
+	}
+	for _, sa := range snap.setAside {
+		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), keyWord(sa.kind), keyWord(sa.kind))
 	}
 	for _, c := range snap.caps {
 		if c.conflict {
