@@ -81,8 +81,8 @@ type State struct {
 
 // Guide is the data of pling.guide().
 type Guide struct {
-	Target   string `json:"target"`
-	Label    string `json:"label,omitempty"`
+	Target   string  `json:"target"`
+	Label    string  `json:"label,omitempty"`
 	Selector string  `json:"selector,omitempty"`
 	Identity any     `json:"identity,omitempty"`
 	Markup   *Markup `json:"markup,omitempty"`
@@ -90,8 +90,8 @@ type Guide struct {
 
 // Region is the data of pling.region().
 type Region struct {
-	ID       string `json:"id"`
-	Title    string `json:"title,omitempty"`
+	ID       string  `json:"id"`
+	Title    string  `json:"title,omitempty"`
 	Modal    bool    `json:"modal,omitempty"`
 	Identity any     `json:"identity,omitempty"`
 	Markup   *Markup `json:"markup,omitempty"`
