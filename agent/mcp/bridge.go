@@ -362,8 +362,8 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 	}
 	var out []Tool
 	for _, u := range d.Context.Unavailable {
-		if u.Code != "" || capabilityOf(d, u.ID) != nil {
-			continue // a declaration mistake, not a capability that waits
+		if !listedUnavailable(u) || capabilityOf(d, u.ID) != nil {
+			continue // a state's or guide's mistake, not a capability
 		}
 		name := runtime.ToolNames([]string{u.ID})[0]
 		if names[name] {
@@ -374,7 +374,7 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 			out = append(out, Tool{Capability: u.ID, Tool: old.tool, placeholder: old.placeholder, openSchema: old.openSchema})
 			continue
 		}
-		reason := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
+		reason := unavailableReason(u)
 		in, open := placeholderSchema(u)
 		then := "A result says when it becomes available (browser.page too)."
 		if open {
@@ -417,11 +417,29 @@ func (b *Bridge) unavailableNow() map[string]string {
 		return out
 	}
 	for _, u := range b.desc.Context.Unavailable {
-		if u.Code == "" {
-			out[u.ID] = stdcmpOr(u.Reason, "Not available now")
+		if listedUnavailable(u) {
+			out[u.ID] = unavailableReason(u)
 		}
 	}
 	return out
+}
+
+// listedUnavailable reports whether u is a capability that cannot run
+// now, which the tool list and browser.page keep with its reason: one
+// that waits (no code), or two declarations in conflict under its id
+// (DUPLICATE_ACTION_ID), so that a capability never vanishes silently.
+func listedUnavailable(u schema.Unavailable) bool {
+	return u.Code == "" || u.Code == string(perr.DuplicateActionID)
+}
+
+// unavailableReason is u's reason without its final period, with its
+// code when it has one.
+func unavailableReason(u schema.Unavailable) string {
+	r := strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")
+	if u.Code != "" {
+		r += " (" + u.Code + ")"
+	}
+	return r
 }
 
 // availabilityText says which tools became available or unavailable

@@ -562,8 +562,8 @@ func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescri
 	}
 	var unavailable []string
 	for _, u := range d.Context.Unavailable {
-		if u.Code == "" {
-			unavailable = append(unavailable, u.ID+" ("+strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".")+")")
+		if listedUnavailable(u) {
+			unavailable = append(unavailable, u.ID+" ("+unavailableReason(u)+")")
 		}
 	}
 	if len(unavailable) > 0 {
