@@ -18,7 +18,9 @@ type capEntry struct {
 	id       string
 	action   Action // the current declaration (a fold's template, else its first row)
 	conflict bool
-	fold     *foldView
+	// places names where the declarations in conflict sit, for Lint.
+	places []string
+	fold   *foldView
 	// static is the encoded static part of the capability (everything but
 	// a fold's record metadata), without the closing brace.
 	static []byte
@@ -109,7 +111,11 @@ func (rt *Runtime) snapshot() *snapshot {
 		if len(sl.insts) == 0 {
 			continue
 		}
-		s.caps = append(s.caps, &capEntry{id: id, action: sl.current(), conflict: sl.conflict(), shape: sl.shape()})
+		e := &capEntry{id: id, action: sl.current(), conflict: sl.conflict(), shape: sl.shape()}
+		if e.conflict {
+			e.places = places(sl.live())
+		}
+		s.caps = append(s.caps, e)
 		s.setAside = appendSetAside(s.setAside, "action", id, markupOf(sl.shadowed(), func(d Action) *MarkupRef { return d.Markup }))
 	}
 	for id, f := range r.folds {
@@ -119,6 +125,16 @@ func (rt *Runtime) snapshot() *snapshot {
 		fv := &foldView{base: f.base, kind: f.kind, rows: make(map[string]Action, len(f.rows))}
 		e := &capEntry{id: id, conflict: f.conflict(), fold: fv}
 		script := f.hasScript()
+		if e.conflict {
+			if counts(f.template, script) {
+				e.places = places(f.template.live())
+			}
+			for _, k := range slices.Sorted(maps.Keys(f.rows)) {
+				if counts(f.rows[k], script) {
+					e.places = append(e.places, places(f.rows[k].live())...)
+				}
+			}
+		}
 		if counts(f.template, script) {
 			fv.hasTemplate = true
 			fv.template = f.template.current()
@@ -302,6 +318,22 @@ func uniqueRecords(items []RecordItem, n int) []RecordItem {
 		}
 		seen[it.ID] = struct{}{}
 		out = append(out, it)
+	}
+	return out
+}
+
+// places names where each of ins sits: "markup at PATH", or "script".
+func places(ins []instance[Action]) []string {
+	var out []string
+	for _, in := range ins {
+		if len(out) == 8 {
+			break
+		}
+		if w := markupWhere(in.decl.Markup); w != "" {
+			out = append(out, strings.TrimSuffix(strings.TrimPrefix(w, " ("), ")"))
+		} else {
+			out = append(out, "script")
+		}
 	}
 	return out
 }

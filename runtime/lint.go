@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // AvailabilityCheckFailed is the reason of an availability check that
@@ -64,7 +65,7 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 	}
 	for _, c := range snap.caps {
 		if c.conflict {
-			add("pling: DUPLICATE_ACTION_ID: two different actions are declared under the id %q, so neither is available; give each its own id, or make them identical", c.id)
+			add("pling: DUPLICATE_ACTION_ID: two different actions are declared under the id %q (%s), so neither is available; give each its own id, or make them identical; one in content the site's users wrote is theirs, not the site's: mark that content data-pling-user-content (docs/markup.md)", c.id, strings.Join(c.places, "; "))
 			continue
 		}
 		if len(rt.cfg.gate.expose) > 0 && !MatchAny(rt.cfg.gate.expose, c.id) {

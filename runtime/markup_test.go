@@ -111,14 +111,12 @@ func TestMarkupNeverDisplacesScript(t *testing.T) {
 			}
 			_, err1 := e.rt.DeclareAction(first)
 			_, err2 := e.rt.DeclareAction(second)
-			errReview := err2
+			errScript, errReview := err1, err2
 			if order == "markup first" {
-				errReview, err2 = err1, err2
-				if err2 != nil {
-					t.Fatalf("script declaration: %v", err2)
-				}
-			} else if err1 != nil {
-				t.Fatalf("script declaration: %v", err1)
+				errScript, errReview = err2, err1
+			}
+			if errScript != nil {
+				t.Fatalf("script declaration: %v", errScript)
 			}
 			if order == "script first" {
 				var pe *perr.Error
@@ -164,6 +162,10 @@ func TestMarkupNeverDisplacesScript(t *testing.T) {
 		var pe *perr.Error
 		if !errors.As(err, &pe) || pe.Code() != perr.DuplicateActionID {
 			t.Fatalf("err = %v, want DUPLICATE_ACTION_ID", err)
+		}
+		lint := strings.Join(e.rt.Lint(context.Background()), "\n")
+		if !strings.Contains(lint, `DUPLICATE_ACTION_ID: two different actions are declared under the id "helpful" (markup at main > button; markup at #reviews button)`) {
+			t.Errorf("Lint = %q, want the conflict named with where each declaration sits", lint)
 		}
 		d := e.describe("")
 		u := unavailableByID(d, "helpful")
