@@ -518,13 +518,24 @@
       }
       return m;
     }
-    // leaves: a submission that would take the agent's input off the
-    // page's origin or window is never made (the module refused such a
-    // form when it was declared; this holds for one changed since).
-    function leaves(el) {
-      var m = where(el);
-      return m.submitTo && (new URL(m.submitTo).origin !== location.origin || m.submitTarget && !/^_self$/i.test(m.submitTarget)) &&
-        new Failure("PERMISSION_DENIED", "The form would send to another origin or window; nothing was sent");
+    // guard runs go (an agent's click or submit) and stops, before
+    // anything is sent, every form submission it causes that would leave
+    // the page's origin or window: the module refused such forms when
+    // they were declared, and this holds for one changed since, or one a
+    // click reaches another way (a label, a button's form attribute).
+    function guard(go) {
+      var no;
+      function on(e) {
+        var m = where(e.submitter || e.target);
+        if (m.submitTo && (new URL(m.submitTo).origin !== location.origin || m.submitTarget && !/^_self$/i.test(m.submitTarget))) {
+          e.preventDefault();
+          e.stopImmediatePropagation();
+          no = new Failure("PERMISSION_DENIED", "The form would send to another origin or window; nothing was sent");
+        }
+      }
+      doc.addEventListener("submit", on, true);
+      try { go(); } finally { doc.removeEventListener("submit", on, true); }
+      return no;
     }
     // text: a label's own words (not a <select>'s options); a control's
     // value when the form is declared is its param's default, and the
@@ -632,7 +643,7 @@
         description: desc || undefined, identity: "markup", params: params(el),
         approval: !el.hasAttribute("toolautosubmit"), markup: where(el),
         available: function () { return visible(el) || "It is not visible on the page"; },
-        run: function (input) { return leaves(el) || (fill(el, input), submitAsAgent(el)); }
+        run: function (input) { var r; return guard(function () { fill(el, input); r = submitAsAgent(el); }) || r; }
       });
     }
     function declare(el) {
@@ -658,9 +669,8 @@
           run: function (input) {
             // A submit the browser's own checks would block fails with
             // the form: the module reads each invalid field's message.
-            if (leaves(el)) return leaves(el);
-            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
-            return true;
+            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); }
+            return guard(function () { isForm ? el.requestSubmit ? el.requestSubmit() : el.submit() : el.click(); }) || true;
           }
         };
         // Defaults are applied before run: a value equal to its default

@@ -46,7 +46,7 @@ async function page(elements, dataset = { expose: "*" }, module, alerts = []) {
   const document = {
     currentScript: { src: "https://shop.example/pling/pling.js", dataset },
     readyState: "complete", documentElement: root, title: "t",
-    querySelectorAll: (sel) => (sel === "[role=alert]" ? alerts : []), addEventListener() {}, head: { appendChild() {} },
+    querySelectorAll: (sel) => (sel === "[role=alert]" ? alerts : []), addEventListener() {}, removeEventListener() {}, head: { appendChild() {} },
   };
   const ctx = {
     document, location: { origin: "https://shop.example", href: "https://shop.example/" }, navigator: {},
