@@ -529,6 +529,8 @@ export declare namespace Page {
      * source, by default).
      */
     identity?: unknown;
+    /** Markup is set by pling.js on what it read from the page's markup. */
+    markup?: Markup;
   }
 
   /** Bucket is one token bucket; a burst of 0 turns it off. */
@@ -608,6 +610,7 @@ export declare namespace Page {
     label?: string;
     selector?: string;
     identity?: unknown;
+    markup?: Markup;
   }
 
   /** Handoff hands the action over to a person. */
@@ -624,6 +627,30 @@ export declare namespace Page {
   export interface Loop {
     repeats?: number;
     windowMs?: number;
+  }
+
+  /**
+   * Markup says where a declaration pling.js read from the page's markup
+   * sits (docs/markup.md §"User content"). A declaration with it is the
+   * page's markup, not its script: it never displaces, hides or joins a
+   * declaration the site's script made under the same key.
+   */
+  export interface Markup {
+    /** Path is a short selector path to the element, for the page's author. */
+    path?: string;
+    /**
+     * UserContent: the element sits inside [data-pling-user-content]; the
+     * declaration is refused.
+     */
+    userContent?: boolean;
+    /**
+     * SubmitTo is the absolute URL a form sends its fields to (its
+     * action, or the form action of the button that submits it), and
+     * SubmitTarget the browsing context it names; a form whose submission
+     * leaves the page's origin or its window is refused.
+     */
+    submitTo?: string;
+    submitTarget?: string;
   }
 
   /** Param declares one input parameter. */
@@ -675,6 +702,7 @@ export declare namespace Page {
     title?: string;
     modal?: boolean;
     identity?: unknown;
+    markup?: Markup;
   }
 
   /** Row is one record a records reader returns. */
@@ -694,6 +722,8 @@ export declare namespace Page {
      * source, by default).
      */
     identity?: unknown;
+    /** Markup is set by pling.js on what it read from the page's markup. */
+    markup?: Markup;
   }
 
   /** Step is one step of a composite action. */

@@ -177,7 +177,7 @@
         return declare("guide", spec, {});
       },
       region: function (def) {
-        var spec = { id: def.id, title: def.title, modal: !!def.modal };
+        var spec = { id: def.id, title: def.title, modal: !!def.modal, markup: def.markup };
         var act = def.active;
         return declare("region", spec, { active: typeof act === "function" ? act : act === undefined ? undefined : function () { return act; } });
       },
@@ -311,7 +311,7 @@
   // Where one is missing (a test's stand-in document), the default UI
   // cannot load and an approval is denied.
   var apply = Reflect.apply, P = Promise, pthen = P.prototype.then, define = Object.defineProperty, own = Object.getOwnPropertyDescriptor;
-  var listen, createEl, append, headOf, currentOf, setSrc, isTrusted;
+  var listen, createEl, append, headOf, currentOf, setSrc, isTrusted, formAction;
   try {
     var DP = Document.prototype;
     listen = EventTarget.prototype.addEventListener; createEl = DP.createElement; append = Node.prototype.appendChild;
@@ -320,6 +320,8 @@
     // Event.prototype in Chromium); its getter refuses anything not a
     // real Event, so a made-up {isTrusted: true} reads as untrusted.
     isTrusted = (own(new Event("pling"), "isTrusted") || own(Event.prototype, "isTrusted")).get;
+    // A form's action, resolved (a field named "action" cannot stand in).
+    formAction = own(HTMLFormElement.prototype, "action").get;
   } catch (e) { /* no DOM built-ins here */ }
   var kit = {
     listen: function (el, type, f) { apply(listen, el, [type, f]); },
@@ -376,6 +378,9 @@
       return inst.then(function (r) { go.run(r.instance); return ready; });
     });
   }
+  // UC marks the site's user content: pling.js declares nothing from
+  // markup inside it, nor reads its role=alert (docs/markup.md).
+  var UC = "[data-pling-user-content]";
   function visible(el) { return !!(el.offsetParent || el.getClientRects().length); }
   // The default handoff and approval UI (ui.js) is loaded the first time
   // one is shown. If it cannot load, the answer is cancel / deny: a person
@@ -444,11 +449,12 @@
     waiting: function (w) { root.dispatchEvent(new CustomEvent("pling:waiting", { detail: w })); },
     page: function () { return { url: location.href, title: document.title }; },
     // Errors the page shows to the person (role=alert) are the agent's
-    // feedback too; data-pling-level overrides "error".
+    // feedback too; data-pling-level overrides "error". Never from the
+    // site's user content (UC): a user's words are not the page's.
     feedback: function () {
       var out = [];
       document.querySelectorAll("[role=alert]").forEach(function (el) {
-        var m = visible(el) && el.textContent.trim();
+        var m = !el.closest(UC) && visible(el) && el.textContent.trim();
         if (m) out.push({ level: el.getAttribute("data-pling-level") || "error", message: cut(m, 500) });
       });
       return out;
@@ -494,7 +500,49 @@
   function markup(pling, doc) {
     var SEL = "[data-pling-action],[data-pling-state],[data-pling-guide],[data-pling-region],form[toolname],form[data-pling-toolname]";
     var live = new Map();
+    // moved: the WebMCP forms whose toolname this file moved to
+    // data-pling-toolname; that attribute, written by anyone else, is
+    // not honoured.
+    var moved = new WeakMap();
     function attr(el, n) { return el.getAttribute("data-pling-" + n); }
+    // where: what the module needs to judge a markup declaration (a
+    // short selector path for the author, inside user content or not) and,
+    // for a form or the submit button of one, where it would send its
+    // fields: the button's formaction, else the form's action, read with
+    // HTMLFormElement's own getter (a field named "action" is not it).
+    function where(el) {
+      for (var p = [], n = el, i, x; n && n.nodeType === 1 && p.length < 5; n = n.parentElement) {
+        if (n.id) { p.unshift(n.localName + "#" + n.id); break; }
+        for (i = 1, x = n; (x = x.previousElementSibling);) if (x.localName === n.localName) i++;
+        p.unshift(n.localName + (i > 1 ? ":nth-of-type(" + i + ")" : ""));
+      }
+      var m = { path: p.join(" > "), userContent: !!el.closest(UC) || undefined };
+      var f = el.tagName === "FORM" ? el : el.type === "submit" && el.form;
+      if (f) {
+        m.submitTo = el !== f && el.getAttribute("formaction") ? el.formAction : formAction ? apply(formAction, f, []) : f.action;
+        m.submitTarget = el.getAttribute("formtarget") || f.getAttribute("target") || undefined;
+      }
+      return m;
+    }
+    // guard runs go (an agent's click or submit) and stops, before
+    // anything is sent, every form submission it causes that would leave
+    // the page's origin or window: the module refused such forms when
+    // they were declared, and this holds for one changed since, or one a
+    // click reaches another way (a label, a button's form attribute).
+    function guard(go) {
+      var no;
+      function on(e) {
+        var m = where(e.submitter || e.target);
+        if (m.submitTo && (new URL(m.submitTo).origin !== location.origin || m.submitTarget && !/^_self$/i.test(m.submitTarget))) {
+          e.preventDefault();
+          e.stopImmediatePropagation();
+          no = new Failure("PERMISSION_DENIED", "The form would send to another origin or window; nothing was sent");
+        }
+      }
+      doc.addEventListener("submit", on, true);
+      try { go(); } finally { doc.removeEventListener("submit", on, true); }
+      return no;
+    }
     // text: a label's own words (not a <select>'s options); a control's
     // value when the form is declared is its param's default, and the
     // param is then optional; radios of one name are one enum param
@@ -589,8 +637,9 @@
     // without toolautosubmit, which WebMCP leaves for the person to send,
     // needs the person's approval here.
     function toolForm(el) {
-      var name = el.getAttribute("toolname") || attr(el, "toolname");
+      var name = el.getAttribute("toolname") || moved.get(el);
       if (mirrorOn() && el.hasAttribute("toolname")) {
+        moved.set(el, name);
         el.setAttribute("data-pling-toolname", name);
         el.removeAttribute("toolname");
       }
@@ -598,14 +647,14 @@
       return pling.action({
         id: name, title: el.getAttribute("tooltitle") || desc.split(/\.\s/)[0].slice(0, 200) || name,
         description: desc || undefined, identity: "markup", params: params(el),
-        approval: !el.hasAttribute("toolautosubmit"),
+        approval: !el.hasAttribute("toolautosubmit"), markup: where(el),
         available: function () { return visible(el) || "It is not visible on the page"; },
-        run: function (input) { fill(el, input); return submitAsAgent(el); }
+        run: function (input) { var r; return guard(function () { fill(el, input); r = submitAsAgent(el); }) || r; }
       });
     }
     function declare(el) {
-      if (el.tagName === "FORM" && !el.hasAttribute("data-pling-action") && (el.hasAttribute("toolname") || el.hasAttribute("data-pling-toolname"))) return [toolForm(el)];
-      var hs = [], a = attr(el, "action"), s = attr(el, "state"), g = attr(el, "guide"), r = attr(el, "region");
+      if (el.tagName === "FORM" && !el.hasAttribute("data-pling-action") && (el.hasAttribute("toolname") || moved.has(el))) return [toolForm(el)];
+      var hs = [], a = attr(el, "action"), s = attr(el, "state"), g = attr(el, "guide"), r = attr(el, "region"), m = where(el);
       // data-pling-record is KIND:ID: kinds have no ':', ids may, so the
       // kind ends at the first ':'. Anything else declares no action (as a
       // plain capability it would fold every row into one).
@@ -621,13 +670,13 @@
           description: attr(el, "description") || undefined,
           risk: attr(el, "risk") || undefined,
           region: attr(el, "in-region") || undefined,
-          identity: "markup",
+          identity: "markup", markup: m,
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
             // A submit the browser's own checks would block fails with
             // the form: the module reads each invalid field's message.
-            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
-            return true;
+            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); }
+            return guard(function () { isForm ? el.requestSubmit ? el.requestSubmit() : el.submit() : el.click(); }) || true;
           }
         };
         // Defaults are applied before run: a value equal to its default
@@ -641,10 +690,10 @@
       }
       if (s) hs.push(pling.state(s, function () {
         return "value" in el && el.tagName !== "BUTTON" ? (el.type === "checkbox" ? el.checked : el.value) : (el.textContent || "").trim();
-      }, { identity: "markup" }));
-      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || cut((el.textContent || "").trim(), 200), identity: "markup" }));
+      }, { identity: "markup", markup: m }));
+      if (g) hs.push(pling.guide({ target: g, label: attr(el, "label") || el.getAttribute("aria-label") || cut((el.textContent || "").trim(), 200), identity: "markup", markup: m }));
       if (r) hs.push(pling.region({
-        id: r, title: attr(el, "title") || el.getAttribute("aria-label") || r, modal: el.hasAttribute("data-pling-modal"),
+        id: r, title: attr(el, "title") || el.getAttribute("aria-label") || r, modal: el.hasAttribute("data-pling-modal"), markup: m,
         active: function () { return el.tagName === "DIALOG" ? el.open : visible(el); }
       }));
       return hs;

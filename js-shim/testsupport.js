@@ -54,7 +54,7 @@ async function portCase(t, config, declare, wantNames) {
     },
   };
   const document = { modelContext: mc, addEventListener() {} };
-  const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, Set, JSON, Promise, Uint8Array, RegExp, Number, Math, crypto: globalThis.crypto });
+  const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, Set, JSON, Promise, Uint8Array, RegExp, Number, Math, URL, crypto: globalThis.crypto });
   ctx.globalThis = ctx;
   vm.runInContext(fs.readFileSync(path.join(__dirname, "webmcp.js"), "utf8"), ctx);
   await new Promise((r) => setTimeout(r, 50));

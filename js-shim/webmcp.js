@@ -73,22 +73,32 @@
         return new RegExp("^" + String(pt).split("*").map(function (x) { return x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"); }).join(".*") + "$").test(id);
       });
     }
+    // refused: what the module refuses to declare (runtime refuseMarkup):
+    // markup inside the site's user content, a form that would send
+    // elsewhere.
+    function refused(m) {
+      var t = m && m.submitTarget;
+      return m && (m.userContent || (t && !/^_self$/i.test(t)) || (m.submitTo && (function () {
+        try { return new URL(m.submitTo).origin !== cfg.origin; } catch (e) { return true; }
+      })()));
+    }
     // Regions first, as runtime regions does: which are active, and which
-    // active ones are modal (an open modal hides every action outside it).
-    var active = {}, modal = {}, modals = 0, i, d, a;
+    // active ones are modal (an open modal hides every action outside it;
+    // a modal read from markup, only the markup ones).
+    var active = {}, modal = {}, modals = 0, smodals = 0, i, d, a;
     for (i = 0; i < p.decls.length; i++) {
       d = p.decls[i];
-      if (d.disposed || d.kind !== "region") continue;
+      if (d.disposed || d.kind !== "region" || refused(d.spec.markup)) continue;
       a = d.spec;
       if (typeof a.id !== "string" || !KIND.test(a.id) || active.hasOwnProperty(a.id)) return null;
       var on = true;
       if (d.fns.active) { try { on = !!d.fns.active(); } catch (e) { on = false; } }
       active[a.id] = on;
-      if (on && a.modal) { modal[a.id] = true; modals++; }
+      if (on && a.modal) { modal[a.id] = true; modals++; if (!a.markup) smodals++; }
     }
     for (i = 0; i < p.decls.length; i++) {
       d = p.decls[i]; a = d.spec;
-      if (d.disposed || d.kind === "state" || d.kind === "guide" || d.kind === "records" || d.kind === "region") continue;
+      if (d.disposed || d.kind === "state" || d.kind === "guide" || d.kind === "records" || d.kind === "region" || refused(a.markup)) continue;
       if (d.kind !== "action") return null;
       if (typeof a.id !== "string" || !ID.test(a.id) || typeof a.title !== "string" || !a.title || (a.region !== undefined && typeof a.region !== "string") || (a.risk && ["read", "write", "destructive"].indexOf(a.risk) < 0)) return null;
       var h = a.handoff;
@@ -105,7 +115,7 @@
       byID[a.id] = byID[cap] = 1;
       if (!match(cfg.expose, cap) || !match(scope, cap)) continue;
       // Hidden by an open modal, or its region is not active: not listed.
-      if ((modals && !modal[a.region || ""]) || (a.region && active[a.region] === false)) continue;
+      if ((modals && !modal[a.region || ""] && (a.markup || smodals)) || (a.region && active[a.region] === false)) continue;
       if (d.fns.available) {
         var av;
         try { av = d.fns.available(); } catch (e) { return null; }

@@ -65,7 +65,16 @@ type Action struct {
 	// id are the same capability when all their data, Identity included,
 	// are equal; functions are not compared.
 	Identity any
+	// Markup is set on a declaration read from the page's markup (MarkupRef).
+	Markup *MarkupRef
 }
+
+// MarkupRef says where a declaration read from the page's markup sits: it
+// is the type pling.js sends (pagespec.Markup). A markup declaration never
+// displaces a script declaration under the same key, a markup modal region
+// hides only markup actions, and one inside user content, or a form that
+// would send to another origin or window, is refused (docs/markup.md).
+type MarkupRef = pagespec.Markup
 
 // RecordRef binds an action to records of a kind. With ID set, the
 // declaration is for that one row (concrete id ID:RecordID); with ID empty,
@@ -154,6 +163,7 @@ type State struct {
 	// Read returns the value; it must be JSON-encodable.
 	Read     func(ctx context.Context) (any, error)
 	Identity any
+	Markup   *MarkupRef
 }
 
 // Guide declares an element an agent can point a person at.
@@ -162,6 +172,7 @@ type Guide struct {
 	Label    string
 	Selector string
 	Identity any
+	Markup   *MarkupRef
 }
 
 // Region declares a part of the page. A modal region, while active, hides
@@ -173,6 +184,7 @@ type Region struct {
 	// Active reports whether the region is shown; nil means active.
 	Active   func(ctx context.Context) bool
 	Identity any
+	Markup   *MarkupRef
 }
 
 // Records declares the rows of a list.

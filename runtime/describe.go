@@ -89,7 +89,10 @@ type exposure interface {
 type regionView struct {
 	active map[string]bool
 	modal  map[string]bool // active modal regions
-	list   []schema.Region
+	// scriptModal: an active modal region is the site script's; a modal
+	// read from markup hides only markup actions (docs/markup.md).
+	scriptModal bool
+	list        []schema.Region
 }
 
 func (rt *Runtime) regions(ctx context.Context, s *snapshot) regionView {
@@ -102,6 +105,7 @@ func (rt *Runtime) regions(ctx context.Context, s *snapshot) regionView {
 		v.active[r.ID] = act
 		if act && r.Modal {
 			v.modal[r.ID] = true
+			v.scriptModal = v.scriptModal || r.Markup == nil
 		}
 		v.list = append(v.list, schema.Region{ID: r.ID, Title: r.Title, Active: act, Modal: r.Modal})
 	}
@@ -110,8 +114,10 @@ func (rt *Runtime) regions(ctx context.Context, s *snapshot) regionView {
 
 // blocked says why a region keeps an action from running: hidden by an open
 // modal (the action is not described at all), or its region is inactive.
-func (v regionView) blocked(region string) (hidden bool, reason string) {
-	if len(v.modal) > 0 && !v.modal[region] {
+// Only a modal the site's script declared hides a script action (markup
+// false).
+func (v regionView) blocked(region string, markup bool) (hidden bool, reason string) {
+	if len(v.modal) > 0 && !v.modal[region] && (markup || v.scriptModal) {
 		return true, "A modal dialog is open"
 	}
 	if region != "" {
@@ -208,7 +214,7 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 				Reason: "Two different actions are declared under this id"})
 			continue
 		}
-		hidden, reason := regions.blocked(c.action.Region)
+		hidden, reason := regions.blocked(c.action.Region, c.action.Markup != nil)
 		if hidden {
 			continue
 		}

@@ -18,7 +18,9 @@ type capEntry struct {
 	id       string
 	action   Action // the current declaration (a fold's template, else its first row)
 	conflict bool
-	fold     *foldView
+	// places names where the declarations in conflict sit, for Lint.
+	places []string
+	fold   *foldView
 	// static is the encoded static part of the capability (everything but
 	// a fold's record metadata), without the closing brace.
 	static []byte
@@ -60,6 +62,9 @@ type snapshot struct {
 	regions        []Region
 	records        map[string][]Records
 	hooks          []Hook
+	// setAside is the markup declarations a script declaration under the
+	// same key sets aside, for Lint (at most maxLint).
+	setAside []setAside
 
 	// exposed caches, per exposure key, the capabilities the exposure's
 	// patterns allow: patterns do not change within a generation.
@@ -106,7 +111,12 @@ func (rt *Runtime) snapshot() *snapshot {
 		if len(sl.insts) == 0 {
 			continue
 		}
-		s.caps = append(s.caps, &capEntry{id: id, action: sl.current(), conflict: sl.conflict(), shape: sl.insts[0].shape})
+		e := &capEntry{id: id, action: sl.current(), conflict: sl.conflict(), shape: sl.shape()}
+		if e.conflict {
+			e.places = places(sl.live())
+		}
+		s.caps = append(s.caps, e)
+		s.setAside = appendSetAside(s.setAside, "action", id, markupOf(sl.shadowed(), func(d Action) *MarkupRef { return d.Markup }))
 	}
 	for id, f := range r.folds {
 		if f.empty() {
@@ -114,21 +124,33 @@ func (rt *Runtime) snapshot() *snapshot {
 		}
 		fv := &foldView{base: f.base, kind: f.kind, rows: make(map[string]Action, len(f.rows))}
 		e := &capEntry{id: id, conflict: f.conflict(), fold: fv}
-		if len(f.template.insts) > 0 {
+		script := f.hasScript()
+		if e.conflict {
+			if counts(f.template, script) {
+				e.places = places(f.template.live())
+			}
+			for _, k := range slices.Sorted(maps.Keys(f.rows)) {
+				if counts(f.rows[k], script) {
+					e.places = append(e.places, places(f.rows[k].live())...)
+				}
+			}
+		}
+		if counts(f.template, script) {
 			fv.hasTemplate = true
 			fv.template = f.template.current()
 			e.action = fv.template
-			e.shape = f.template.insts[0].shape
+			e.shape = f.template.shape()
 		}
 		for rec, sl := range f.rows {
-			if len(sl.insts) > 0 {
+			if counts(sl, script) {
 				fv.rows[rec] = sl.current()
 			}
 		}
+		s.setAside = appendSetAside(s.setAside, "action", id, markupOf(f.setAside(), func(d Action) *MarkupRef { return d.Markup }))
 		if !fv.hasTemplate {
 			first := slices.Sorted(maps.Keys(fv.rows))[0]
 			e.action = fv.rows[first]
-			e.shape = f.rows[first].insts[0].shape
+			e.shape = f.rows[first].shape()
 		}
 		s.caps = append(s.caps, e)
 	}
@@ -138,6 +160,15 @@ func (rt *Runtime) snapshot() *snapshot {
 	}
 	s.states, s.stateConflicts = settled(r.states)
 	s.guides, s.guideConflicts = settled(r.guides)
+	for _, k := range slices.Sorted(maps.Keys(r.states)) {
+		s.setAside = appendSetAside(s.setAside, "state", k, markupOf(r.states[k].shadowed(), func(d State) *MarkupRef { return d.Markup }))
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.guides)) {
+		s.setAside = appendSetAside(s.setAside, "guide", k, markupOf(r.guides[k].shadowed(), func(d Guide) *MarkupRef { return d.Markup }))
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.regions)) {
+		s.setAside = appendSetAside(s.setAside, "region", k, markupOf(r.regions[k].shadowed(), func(d Region) *MarkupRef { return d.Markup }))
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.regions)) {
 		sl := r.regions[k]
 		if sl.conflict() {
@@ -356,6 +387,46 @@ func ascending(items []RecordItem) bool {
 		}
 	}
 	return true
+}
+
+// places names where each of ins sits: "markup at PATH", or "script".
+func places(ins []instance[Action]) []string {
+	var out []string
+	for _, in := range ins {
+		if len(out) == 8 {
+			break
+		}
+		if w := markupWhere(in.decl.Markup); w != "" {
+			out = append(out, strings.TrimSuffix(strings.TrimPrefix(w, " ("), ")"))
+		} else {
+			out = append(out, "script")
+		}
+	}
+	return out
+}
+
+// setAside is a markup declaration a script declaration under the same
+// key sets aside.
+type setAside struct {
+	kind, key string
+	markup    *MarkupRef
+}
+
+func markupOf[T any](ds []T, of func(T) *MarkupRef) []*MarkupRef {
+	var out []*MarkupRef
+	for _, d := range ds {
+		out = append(out, of(d))
+	}
+	return out
+}
+
+func appendSetAside(list []setAside, kind, key string, ms []*MarkupRef) []setAside {
+	for _, m := range ms {
+		if len(list) < maxLint {
+			list = append(list, setAside{kind: kind, key: key, markup: m})
+		}
+	}
+	return list
 }
 
 // validRecordID is recordIDRe without the regexp: 1–128 chars of

@@ -256,7 +256,7 @@ func (in *invocation) loopKey(ctx context.Context) (key, fp string, detect bool)
 
 func (in *invocation) available(ctx context.Context) *failure {
 	regions := in.rt.regions(ctx, in.snap)
-	if hidden, reason := regions.blocked(in.act.Region); hidden || reason != "" {
+	if hidden, reason := regions.blocked(in.act.Region, in.act.Markup != nil); hidden || reason != "" {
 		return fail(perr.ActionUnavailable, reason, nil)
 	}
 	if in.offscreen {

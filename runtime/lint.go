@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // AvailabilityCheckFailed is the reason of an availability check that
@@ -18,6 +19,17 @@ func saying(text string) string {
 		return ""
 	}
 	return " (the page says: " + text + ")"
+}
+
+// keyWord names what identifies a declaration of the kind.
+func keyWord(kind string) string {
+	switch kind {
+	case "state":
+		return "key"
+	case "guide":
+		return "target"
+	}
+	return "id"
 }
 
 // maxLint bounds the lines Lint returns.
@@ -58,9 +70,12 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 			expect(id, fmt.Sprintf("steps[%d].expect.state", i), a.Steps[i].Expect)
 		}
 	}
+	for _, sa := range snap.setAside {
+		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), keyWord(sa.kind), keyWord(sa.kind))
+	}
 	for _, c := range snap.caps {
 		if c.conflict {
-			add("pling: DUPLICATE_ACTION_ID: two different actions are declared under the id %q, so neither is available; give each its own id, or make them identical", c.id)
+			add("pling: DUPLICATE_ACTION_ID: two different actions are declared under the id %q (%s), so neither is available; give each its own id, or make them identical; one in content the site's users wrote is theirs, not the site's: mark that content data-pling-user-content (docs/markup.md)", c.id, strings.Join(c.places, "; "))
 			continue
 		}
 		if len(rt.cfg.gate.expose) > 0 && !MatchAny(rt.cfg.gate.expose, c.id) {

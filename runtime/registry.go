@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
@@ -11,21 +13,74 @@ import (
 
 // instance is one live declaration: identical declarations under one key
 // share a slot, and the slot is one capability while all its instances
-// have the same shape (docs/protocol.md §4.1 de-duplication).
+// have the same shape (docs/protocol.md §4.1 de-duplication). markup marks
+// a declaration pling.js read from the page's markup.
 type instance[T any] struct {
 	handle uint64
 	decl   T
 	shape  string
+	markup bool
 }
 
 type slot[T any] struct {
 	insts []instance[T]
 }
 
+// live is the instances that count: while the site's script declares
+// under the key, only its declarations; markup ones never displace them
+// nor put the key in conflict (docs/markup.md). Without a script
+// declaration, every instance counts.
+func (s *slot[T]) live() []instance[T] {
+	script, markup := 0, 0
+	for _, in := range s.insts {
+		if in.markup {
+			markup++
+		} else {
+			script++
+		}
+	}
+	if script == 0 || markup == 0 {
+		return s.insts
+	}
+	out := make([]instance[T], 0, script)
+	for _, in := range s.insts {
+		if !in.markup {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// hasScript reports whether the site's script declares under the key.
+func (s *slot[T]) hasScript() bool {
+	for _, in := range s.insts {
+		if !in.markup {
+			return true
+		}
+	}
+	return false
+}
+
+// shadowed is the markup declarations a script declaration under the same
+// key sets aside.
+func (s *slot[T]) shadowed() []T {
+	if !s.hasScript() {
+		return nil
+	}
+	var out []T
+	for _, in := range s.insts {
+		if in.markup {
+			out = append(out, in.decl)
+		}
+	}
+	return out
+}
+
 // conflict reports two different declarations under one key.
 func (s *slot[T]) conflict() bool {
-	for _, in := range s.insts[1:] {
-		if in.shape != s.insts[0].shape {
+	ins := s.live()
+	for _, in := range ins[1:] {
+		if in.shape != ins[0].shape {
 			return true
 		}
 	}
@@ -34,7 +89,10 @@ func (s *slot[T]) conflict() bool {
 
 // current is the newest live declaration; its functions are the ones run
 // (StrictMode remounts and HMR replace closures with equal ones).
-func (s *slot[T]) current() T { return s.insts[len(s.insts)-1].decl }
+func (s *slot[T]) current() T { ins := s.live(); return ins[len(ins)-1].decl }
+
+// shape is the shape of the live declarations.
+func (s *slot[T]) shape() string { return s.live()[0].shape }
 
 func (s *slot[T]) add(in instance[T]) (conflict bool) {
 	s.insts = append(s.insts, in)
@@ -63,22 +121,65 @@ func (f *fold) empty() bool {
 	return (f.template == nil || len(f.template.insts) == 0) && len(f.rows) == 0
 }
 
+// hasScript reports whether the site's script declares in the fold
+// (its template or any row).
+func (f *fold) hasScript() bool {
+	if f.template != nil && f.template.hasScript() {
+		return true
+	}
+	for _, r := range f.rows {
+		if r.hasScript() {
+			return true
+		}
+	}
+	return false
+}
+
+// setAside is the markup declarations of the fold that the script's set
+// aside: every one, while the script declares in the fold.
+func (f *fold) setAside() []Action {
+	if !f.hasScript() {
+		return nil
+	}
+	var out []Action
+	add := func(s *slot[Action]) {
+		for _, in := range s.insts {
+			if in.markup {
+				out = append(out, in.decl)
+			}
+		}
+	}
+	add(f.template)
+	for _, k := range slices.Sorted(maps.Keys(f.rows)) {
+		add(f.rows[k])
+	}
+	return out
+}
+
+// counts reports whether the slot s of the fold counts: while the site's
+// script declares in the fold (script), a slot of markup declarations
+// only does not (slot.live).
+func counts[T any](s *slot[T], script bool) bool {
+	return s != nil && len(s.insts) > 0 && (!script || s.hasScript())
+}
+
 // conflict reports declarations of the fold that differ: a slot in
 // conflict, or rows (and template) whose shapes differ.
 func (f *fold) conflict() bool {
 	shape := ""
+	script := f.hasScript()
 	check := func(s *slot[Action]) bool {
-		if s == nil || len(s.insts) == 0 {
+		if !counts(s, script) {
 			return false
 		}
 		if s.conflict() {
 			return true
 		}
 		if shape == "" {
-			shape = s.insts[0].shape
+			shape = s.shape()
 			return false
 		}
-		return s.insts[0].shape != shape
+		return s.shape() != shape
 	}
 	if check(f.template) {
 		return true
@@ -179,7 +280,7 @@ func paramsShape(ps map[string]Param) any {
 
 // declare adds a declaration and returns its handle and whether it
 // conflicts with a different declaration under the same key.
-func declare[T any](r *registry, m map[string]*slot[T], key string, decl T, shape string) (uint64, bool) {
+func declare[T any](r *registry, m map[string]*slot[T], key string, decl T, shape string, markup bool) (uint64, bool) {
 	r.nextHandle++
 	h := r.nextHandle
 	s := m[key]
@@ -187,7 +288,7 @@ func declare[T any](r *registry, m map[string]*slot[T], key string, decl T, shap
 		s = &slot[T]{}
 		m[key] = s
 	}
-	c := s.add(instance[T]{handle: h, decl: decl, shape: shape})
+	c := s.add(instance[T]{handle: h, decl: decl, shape: shape, markup: markup})
 	r.gen++
 	return h, c
 }
@@ -222,12 +323,19 @@ func (h *Handle) Dispose() {
 // *DeclarationError and changes nothing. A declaration that differs from
 // another under the same id is registered and returns the handle together
 // with a DUPLICATE_ACTION_ID *perr.Error: the id is unavailable until one of
-// them is disposed.
+// them is disposed. A markup declaration (Markup set) under an id the
+// site's script declares is registered and set aside while the script's
+// stands, and the error says so; one inside user content, or a form that
+// would send elsewhere, is refused (refuseMarkup).
 func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 	a = cloneAction(a)
 	if err := validateAction(&a); err != nil {
 		return nil, err
 	}
+	if err := refuseMarkup("action", a.ID, a.Markup, rt.cfg.gate.origin); err != nil {
+		return nil, err
+	}
+	markup := a.Markup != nil
 	if a.Title == "" {
 		a.Title = a.ID
 	}
@@ -239,10 +347,11 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var h uint64
-	var conflict bool
+	var conflict, shadowed bool
 	var dispose func()
 	if a.Record == nil {
-		h, conflict = declare(r, r.actions, a.ID, a, shape)
+		h, conflict = declare(r, r.actions, a.ID, a, shape, markup)
+		shadowed = markup && r.actions[a.ID].hasScript()
 		dispose = func() { r.mu.Lock(); undeclare(r, r.actions, a.ID, h); r.mu.Unlock() }
 	} else {
 		fid := FoldID(a.ID, a.Record.Kind)
@@ -254,12 +363,13 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 		if a.Record.ID == "" {
 			r.nextHandle++
 			h = r.nextHandle
-			f.template.add(instance[Action]{handle: h, decl: a, shape: shape})
+			f.template.add(instance[Action]{handle: h, decl: a, shape: shape, markup: markup})
 			r.gen++
 		} else {
-			h, _ = declare(r, f.rows, a.Record.ID, a, shape)
+			h, _ = declare(r, f.rows, a.Record.ID, a, shape, markup)
 		}
 		conflict = f.conflict()
+		shadowed = markup && f.hasScript()
 		rec := a.Record.ID
 		dispose = func() {
 			r.mu.Lock()
@@ -277,8 +387,11 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 		}
 	}
 	hd := &Handle{dispose: dispose}
+	if shadowed {
+		return hd, perr.New(perr.DuplicateActionID, fmt.Sprintf("The site's script declares the id %q; this markup declaration%s is ignored", capabilityIDOf(&a), markupWhere(a.Markup)), map[string]any{"id": capabilityIDOf(&a)})
+	}
 	if conflict {
-		return hd, perr.New(perr.DuplicateActionID, fmt.Sprintf("Another, different action is declared under the id %q; both are unavailable until one is disposed", capabilityIDOf(&a)), map[string]any{"id": capabilityIDOf(&a)})
+		return hd, perr.New(perr.DuplicateActionID, fmt.Sprintf("Another, different action is declared under the id %q%s; both are unavailable until one is disposed", capabilityIDOf(&a), markupWhere(a.Markup)), map[string]any{"id": capabilityIDOf(&a)})
 	}
 	return hd, nil
 }
@@ -296,8 +409,11 @@ func (rt *Runtime) DeclareState(s State) (*Handle, error) {
 	if err := validateState(&s); err != nil {
 		return nil, err
 	}
+	if err := refuseMarkup("state", s.Key, s.Markup, rt.cfg.gate.origin); err != nil {
+		return nil, err
+	}
 	shape, _ := shapeDigest(map[string]any{"key": s.Key, "description": s.Description, "identity": s.Identity})
-	return declareSimple(rt, rt.reg.states, s.Key, s, shape, perr.DuplicateStateKey, "Another, different state is declared under this key")
+	return declareSimple(rt, rt.reg.states, s.Key, s, shape, s.Markup != nil, perr.DuplicateStateKey, "Another, different state is declared under this key")
 }
 
 // DeclareGuide registers a guide target (DUPLICATE_GUIDE_TARGET).
@@ -305,8 +421,11 @@ func (rt *Runtime) DeclareGuide(g Guide) (*Handle, error) {
 	if err := validateGuide(&g); err != nil {
 		return nil, err
 	}
+	if err := refuseMarkup("guide", g.Target, g.Markup, rt.cfg.gate.origin); err != nil {
+		return nil, err
+	}
 	shape, _ := shapeDigest(map[string]any{"target": g.Target, "label": g.Label, "selector": g.Selector, "identity": g.Identity})
-	return declareSimple(rt, rt.reg.guides, g.Target, g, shape, perr.DuplicateGuideTarget, "Another, different guide is declared under this target")
+	return declareSimple(rt, rt.reg.guides, g.Target, g, shape, g.Markup != nil, perr.DuplicateGuideTarget, "Another, different guide is declared under this target")
 }
 
 // DeclareRegion registers a region. Two different regions under one id
@@ -315,15 +434,18 @@ func (rt *Runtime) DeclareRegion(g Region) (*Handle, error) {
 	if err := validateRegion(&g); err != nil {
 		return nil, err
 	}
+	if err := refuseMarkup("region", g.ID, g.Markup, rt.cfg.gate.origin); err != nil {
+		return nil, err
+	}
 	shape, _ := shapeDigest(map[string]any{"id": g.ID, "title": g.Title, "modal": g.Modal, "active": g.Active != nil, "identity": g.Identity})
-	h, err := declareSimple(rt, rt.reg.regions, g.ID, g, shape, "", "")
+	h, err := declareSimple(rt, rt.reg.regions, g.ID, g, shape, g.Markup != nil, "", "")
 	return h, err
 }
 
-func declareSimple[T any](rt *Runtime, m map[string]*slot[T], key string, decl T, shape string, code perr.Code, msg string) (*Handle, error) {
+func declareSimple[T any](rt *Runtime, m map[string]*slot[T], key string, decl T, shape string, markup bool, code perr.Code, msg string) (*Handle, error) {
 	r := rt.reg
 	r.mu.Lock()
-	h, conflict := declare(r, m, key, decl, shape)
+	h, conflict := declare(r, m, key, decl, shape, markup)
 	r.mu.Unlock()
 	hd := &Handle{dispose: func() { r.mu.Lock(); undeclare(r, m, key, h); r.mu.Unlock() }}
 	if conflict && code != "" {

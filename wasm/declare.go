@@ -78,7 +78,7 @@ func declare(args []safejs.Value) (any, error) {
 			return nil, fmt.Errorf("pling.state: %w", err)
 		}
 		read := fnField(fns, "read")
-		h, err = rt.DeclareState(runtime.State{Key: s.Key, Description: s.Description, Identity: s.Identity, Read: func(context.Context) (any, error) {
+		h, err = rt.DeclareState(runtime.State{Key: s.Key, Description: s.Description, Identity: s.Identity, Markup: s.Markup, Read: func(context.Context) (any, error) {
 			if read.IsUndefined() {
 				return nil, errors.New("no reader")
 			}
@@ -94,7 +94,7 @@ func declare(args []safejs.Value) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pling.guide: %w", err)
 		}
-		g := runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity}
+		g := runtime.Guide{Target: spec.Target, Label: spec.Label, Selector: spec.Selector, Identity: spec.Identity, Markup: spec.Markup}
 		h, err = rt.DeclareGuide(g)
 		return outcome(h, err)
 	case "region":
@@ -103,7 +103,7 @@ func declare(args []safejs.Value) (any, error) {
 			return nil, fmt.Errorf("pling.region: %w", err)
 		}
 		active := fnField(fns, "active")
-		r := runtime.Region{ID: spec.ID, Title: spec.Title, Modal: spec.Modal, Identity: spec.Identity}
+		r := runtime.Region{ID: spec.ID, Title: spec.Title, Modal: spec.Modal, Identity: spec.Identity, Markup: spec.Markup}
 		if !active.IsUndefined() {
 			r.Active = func(context.Context) bool {
 				v, err := callFn(active)
@@ -251,7 +251,7 @@ func toExpectation(e *pagespec.Expect, pred safejs.Value) (*runtime.Expectation,
 // array of run functions), stepPredicates and handoffResult.
 func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 	d := runtime.Action{ID: a.ID, Title: a.Title, Description: a.Description, Params: a.Params, Risk: schema.Risk(a.Risk),
-		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity, TimeoutMs: a.TimeoutMs}
+		Approval: a.Approval, Region: a.Region, Record: a.Record, Identity: a.Identity, TimeoutMs: a.TimeoutMs, Markup: a.Markup}
 	var err error
 	if d.Expect, err = toExpectation(a.Expect, fnField(fns, "predicate")); err != nil {
 		return d, err

@@ -377,8 +377,8 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 	}
 	var out []Tool
 	for _, u := range d.Context.Unavailable {
-		if u.Code != "" || capabilityOf(d, u.ID) != nil {
-			continue // a declaration mistake, not a capability that waits
+		if !listedUnavailable(u) || capabilityOf(d, u.ID) != nil {
+			continue // a state's or guide's mistake, not a capability
 		}
 		name := runtime.ToolNames([]string{u.ID})[0]
 		if names[name] {
@@ -396,7 +396,7 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		}
 		out = append(out, Tool{Capability: u.ID, placeholder: true, openSchema: open, Tool: &sdk.Tool{
 			Name:        name,
-			Description: "Could not run when listed (" + reasonText(u.Reason) + "). " + then,
+			Description: "Could not run when listed (" + unavailableReason(u) + "). " + then,
 			InputSchema: in,
 		}})
 	}
@@ -441,11 +441,30 @@ func (b *Bridge) unavailableNow() map[string]string {
 		return out
 	}
 	for _, u := range b.desc.Context.Unavailable {
-		if u.Code == "" {
-			out[u.ID] = u.Reason
+		if listedUnavailable(u) {
+			out[u.ID] = unavailableReason(u)
 		}
 	}
 	return out
+}
+
+// listedUnavailable reports whether u is a capability that cannot run
+// now, which the tool list and browser.page keep with its reason: one
+// that waits (no code), or two declarations in conflict under its id
+// (DUPLICATE_ACTION_ID), so that a capability never vanishes silently.
+func listedUnavailable(u schema.Unavailable) bool {
+	return u.Code == "" || u.Code == string(perr.DuplicateActionID)
+}
+
+// unavailableReason says why u cannot run: the page's reason, quoted as
+// the page's (reasonText), or, for a capability the runtime holds back
+// with a code (two declarations under one id), the runtime's own reason
+// and its code.
+func unavailableReason(u schema.Unavailable) string {
+	if u.Code == "" {
+		return reasonText(u.Reason)
+	}
+	return strings.TrimSuffix(stdcmpOr(u.Reason, "Not available now"), ".") + " (" + u.Code + ")"
 }
 
 // availabilityText says which tools became available or unavailable
@@ -455,7 +474,7 @@ func (b *Bridge) availabilityText(before, after map[string]string) string {
 	var gone, back []string
 	for id, reason := range after {
 		if _, ok := before[id]; !ok {
-			gone = append(gone, id+" ("+reasonText(reason)+")")
+			gone = append(gone, id+" ("+reason+")")
 		}
 	}
 	b.mu.Lock()

@@ -630,8 +630,8 @@ func writeContext(t *strings.Builder, sc map[string]any, d *schema.SurfaceDescri
 	}
 	var unavailable []string
 	for _, u := range d.Context.Unavailable {
-		if u.Code == "" {
-			unavailable = append(unavailable, pagetext.Line(u.ID, 100)+" ("+reasonText(u.Reason)+")")
+		if listedUnavailable(u) {
+			unavailable = append(unavailable, pagetext.Line(u.ID, 100)+" ("+unavailableReason(u)+")")
 		}
 	}
 	if len(unavailable) > 0 {

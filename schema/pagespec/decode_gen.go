@@ -114,7 +114,7 @@ func decodeAction(v any, out *Action) error {
 	if !ok {
 		return wrongType("Action", "an object")
 	}
-	if err := nearMiss("Action", m, "id", "title", "description", "params", "risk", "expect", "steps", "handoff", "approval", "region", "record", "timeoutMs", "identity"); err != nil {
+	if err := nearMiss("Action", m, "id", "title", "description", "params", "risk", "expect", "steps", "handoff", "approval", "region", "record", "timeoutMs", "identity", "markup"); err != nil {
 		return err
 	}
 	if x, ok := m["id"]; ok && x != nil {
@@ -225,6 +225,13 @@ func decodeAction(v any, out *Action) error {
 			return err
 		}
 		out.Identity = v0
+	}
+	if x, ok := m["markup"]; ok && x != nil {
+		v0 := new(Markup)
+		if err := decodeMarkup(x, v0); err != nil {
+			return err
+		}
+		out.Markup = v0
 	}
 	return nil
 }
@@ -441,7 +448,7 @@ func decodeGuide(v any, out *Guide) error {
 	if !ok {
 		return wrongType("Guide", "an object")
 	}
-	if err := nearMiss("Guide", m, "target", "label", "selector", "identity"); err != nil {
+	if err := nearMiss("Guide", m, "target", "label", "selector", "identity", "markup"); err != nil {
 		return err
 	}
 	if x, ok := m["target"]; ok && x != nil {
@@ -471,6 +478,13 @@ func decodeGuide(v any, out *Guide) error {
 			return err
 		}
 		out.Identity = v0
+	}
+	if x, ok := m["markup"]; ok && x != nil {
+		v0 := new(Markup)
+		if err := decodeMarkup(x, v0); err != nil {
+			return err
+		}
+		out.Markup = v0
 	}
 	return nil
 }
@@ -523,6 +537,46 @@ func decodeLoop(v any, out *Loop) error {
 			return err
 		}
 		out.WindowMs = v0
+	}
+	return nil
+}
+
+// decodeMarkup reads v into out by the json names of Markup.
+func decodeMarkup(v any, out *Markup) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return wrongType("Markup", "an object")
+	}
+	if err := nearMiss("Markup", m, "path", "userContent", "submitTo", "submitTarget"); err != nil {
+		return err
+	}
+	if x, ok := m["path"]; ok && x != nil {
+		v0, err := decString("Markup.path", x)
+		if err != nil {
+			return err
+		}
+		out.Path = v0
+	}
+	if x, ok := m["userContent"]; ok && x != nil {
+		v0, err := decBool("Markup.userContent", x)
+		if err != nil {
+			return err
+		}
+		out.UserContent = v0
+	}
+	if x, ok := m["submitTo"]; ok && x != nil {
+		v0, err := decString("Markup.submitTo", x)
+		if err != nil {
+			return err
+		}
+		out.SubmitTo = v0
+	}
+	if x, ok := m["submitTarget"]; ok && x != nil {
+		v0, err := decString("Markup.submitTarget", x)
+		if err != nil {
+			return err
+		}
+		out.SubmitTarget = v0
 	}
 	return nil
 }
@@ -732,7 +786,7 @@ func decodeRegion(v any, out *Region) error {
 	if !ok {
 		return wrongType("Region", "an object")
 	}
-	if err := nearMiss("Region", m, "id", "title", "modal", "identity"); err != nil {
+	if err := nearMiss("Region", m, "id", "title", "modal", "identity", "markup"); err != nil {
 		return err
 	}
 	if x, ok := m["id"]; ok && x != nil {
@@ -762,6 +816,13 @@ func decodeRegion(v any, out *Region) error {
 			return err
 		}
 		out.Identity = v0
+	}
+	if x, ok := m["markup"]; ok && x != nil {
+		v0 := new(Markup)
+		if err := decodeMarkup(x, v0); err != nil {
+			return err
+		}
+		out.Markup = v0
 	}
 	return nil
 }
@@ -807,7 +868,7 @@ func decodeState(v any, out *State) error {
 	if !ok {
 		return wrongType("State", "an object")
 	}
-	if err := nearMiss("State", m, "key", "description", "identity"); err != nil {
+	if err := nearMiss("State", m, "key", "description", "identity", "markup"); err != nil {
 		return err
 	}
 	if x, ok := m["key"]; ok && x != nil {
@@ -830,6 +891,13 @@ func decodeState(v any, out *State) error {
 			return err
 		}
 		out.Identity = v0
+	}
+	if x, ok := m["markup"]; ok && x != nil {
+		v0 := new(Markup)
+		if err := decodeMarkup(x, v0); err != nil {
+			return err
+		}
+		out.Markup = v0
 	}
 	return nil
 }

@@ -75,22 +75,26 @@ type State struct {
 	// Identity tells two declarations under one key apart (the reader's
 	// source, by default).
 	Identity any `json:"identity,omitempty"`
+	// Markup is set by pling.js on what it read from the page's markup.
+	Markup *Markup `json:"markup,omitempty"`
 }
 
 // Guide is the data of pling.guide().
 type Guide struct {
-	Target   string `json:"target"`
-	Label    string `json:"label,omitempty"`
-	Selector string `json:"selector,omitempty"`
-	Identity any    `json:"identity,omitempty"`
+	Target   string  `json:"target"`
+	Label    string  `json:"label,omitempty"`
+	Selector string  `json:"selector,omitempty"`
+	Identity any     `json:"identity,omitempty"`
+	Markup   *Markup `json:"markup,omitempty"`
 }
 
 // Region is the data of pling.region().
 type Region struct {
-	ID       string `json:"id"`
-	Title    string `json:"title,omitempty"`
-	Modal    bool   `json:"modal,omitempty"`
-	Identity any    `json:"identity,omitempty"`
+	ID       string  `json:"id"`
+	Title    string  `json:"title,omitempty"`
+	Modal    bool    `json:"modal,omitempty"`
+	Identity any     `json:"identity,omitempty"`
+	Markup   *Markup `json:"markup,omitempty"`
 }
 
 // Records is the data of pling.records().
@@ -135,6 +139,8 @@ type Action struct {
 	// Identity tells two declarations under one id apart (the handler's
 	// source, by default).
 	Identity any `json:"identity,omitempty"`
+	// Markup is set by pling.js on what it read from the page's markup.
+	Markup *Markup `json:"markup,omitempty"`
 }
 
 // Param declares one input parameter.
@@ -178,6 +184,24 @@ type Step struct {
 type Handoff struct {
 	Prompt    string `json:"prompt,omitempty"`
 	TimeoutMs int64  `json:"timeoutMs,omitempty"`
+}
+
+// Markup says where a declaration pling.js read from the page's markup
+// sits (docs/markup.md §"User content"). A declaration with it is the
+// page's markup, not its script: it never displaces, hides or joins a
+// declaration the site's script made under the same key.
+type Markup struct {
+	// Path is a short selector path to the element, for the page's author.
+	Path string `json:"path,omitempty"`
+	// UserContent: the element sits inside [data-pling-user-content]; the
+	// declaration is refused.
+	UserContent bool `json:"userContent,omitempty"`
+	// SubmitTo is the absolute URL a form sends its fields to (its
+	// action, or the form action of the button that submits it), and
+	// SubmitTarget the browsing context it names; a form whose submission
+	// leaves the page's origin or its window is refused.
+	SubmitTo     string `json:"submitTo,omitempty"`
+	SubmitTarget string `json:"submitTarget,omitempty"`
 }
 
 // RecordRef binds an action to records of a kind. With ID set, the

@@ -147,3 +147,17 @@ func WebMCPPolyfill(t testing.TB) []byte {
 	}
 	return bundle
 }
+
+// DOMPurify is the browser bundle of DOMPurify at the pinned version
+// (dompurify 3.5.0, dist/purify.min.js): it defines window.DOMPurify. The
+// tests sanitize user content with its default settings, which keep
+// data-*, role, aria-*, links, forms and buttons.
+func DOMPurify(t testing.TB) []byte {
+	t.Helper()
+	root := Install(t, "dompurify", "3.5.0")
+	b, err := os.ReadFile(filepath.Join(root, "dist", "purify.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
