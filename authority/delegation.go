@@ -103,8 +103,22 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": d.ID, "userCode": d.UserCode,
-		"verificationUri": s.cfg.VerificationURI, "pollSecret": secret,
+		"verificationUri": s.verificationURI(r), "pollSecret": secret,
 		"intervalSeconds": s.intervalSeconds(), "expiresAt": time.UnixMilli(d.ExpiresMs).UTC().Format(time.RFC3339)})
+}
+
+// verificationURI is Config.VerificationURI, or the authority's own
+// consent screen at the scheme and host the agent reached it by (an agent
+// that names another host only misleads itself).
+func (s *Server) verificationURI(r *http.Request) string {
+	if s.cfg.VerificationURI != "" {
+		return s.cfg.VerificationURI
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + ConsentPath
 }
 
 func (s *Server) intervalSeconds() int64 {

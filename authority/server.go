@@ -32,8 +32,16 @@ type Config struct {
 	// OperatorKeys are the operators' bearer keys; only their SHA-256
 	// digests are kept.
 	OperatorKeys []string
-	// VerificationURI is where a person enters the user code.
+	// VerificationURI is where a person enters the user code; "" is the
+	// authority's own consent screen (ConsentPath) at the address the
+	// agent asked.
 	VerificationURI string
+	// ScreenSubject names the signed-in person deciding on the consent
+	// screen (the token's subject, the owner of the agent's continuity
+	// tasks); ok false refuses the approval (not signed in). nil names
+	// the browser: "browser:" and a digest of its screen cookie, a stable
+	// pseudonym per browser.
+	ScreenSubject func(r *http.Request) (subject string, ok bool)
 	// Interval is the least time between two token polls (default 5s).
 	Interval time.Duration
 	// PendingTTL is how long a delegation waits for consent (default 10m).
@@ -105,6 +113,8 @@ type Server struct {
 	sweeps      sweepMetrics
 	feed        feedSlots
 	metricsReg  metricsRegistry
+	screenKey   []byte // the screens' CSRF tokens and pseudonyms (screen.go)
+	screenCOP   *http.CrossOriginProtection
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -170,6 +180,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
 	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()
+	s.screenKey, s.screenCOP = screenSecret(cfg.KEK), http.NewCrossOriginProtection()
 	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
 		Help: "Revocation feed long-polls parked on this instance now."}, func() float64 { return float64(s.waiters.Load()) })
 	for _, k := range cfg.OperatorKeys {
@@ -207,6 +218,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("GET /v1/revocations", s.revocations)
 	s.routeContinuity(m)
 	s.routeApprovals(m)
+	m.HandleFunc(ConsentPath, s.serveConsent)
+	m.HandleFunc(ApprovalPath, s.serveApproval)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m

@@ -41,10 +41,10 @@ func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 	}
 	t.Cleanup(func() { ln.Close() }) // when the site does not start
 	origin := "http://" + ln.Addr().String()
-	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}},
-		VerificationURI: origin + demosite.ConsentPath, Interval: time.Second}, nil)
-	ss := httptest.NewUnstartedServer(demoSite(t, ctx, d, demosite.Options{Brotli: 1, Authority: auth.URL,
-		Consent: &demosite.Consent{AuthorityURL: auth.URL, OperatorKey: auth.OperatorKey}}))
+	// The consent screen is the authority's own (VerificationURI ""),
+	// on its origin, not the site's.
+	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}}, Interval: time.Second}, nil)
+	ss := httptest.NewUnstartedServer(demoSite(t, ctx, d, demosite.Options{Brotli: 1, Authority: auth.URL}))
 	ss.Listener.Close()
 	ss.Listener = ln
 	ss.Start()

@@ -1,4 +1,4 @@
-package demosite
+package authority_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/authority"
 )
 
 // challenge posts an approval challenge as a page would; it returns the
@@ -50,7 +52,7 @@ func TestApprovalScreenShowsEscaped(t *testing.T) {
 	f := newConsentFixture(t)
 	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
 	id := f.challenge("Refund €12 "+evil, "IBAN "+evil)
-	res, err := http.Get(f.site + ApprovalPath + "?id=" + id)
+	res, err := http.Get(f.site + authority.ApprovalPath + "?id=" + id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +130,8 @@ func TestApprovalScreenDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := f.challenge("Refund €12", "shop")
-			c, csrf := openForm(t, f.site+ApprovalPath+"?id="+id, id, tt.noJar)
-			st, body := fetch(t, c, "POST", f.site+ApprovalPath, tt.form(id, csrf), tt.header)
+			c, csrf := openForm(t, f.site+authority.ApprovalPath+"?id="+id, id, tt.noJar)
+			st, body := fetch(t, c, "POST", f.site+authority.ApprovalPath, tt.form(id, csrf), tt.header)
 			if diff := cmp.Diff(tt.want, outcome{st, f.approvalStatus(id)}); diff != "" {
 				t.Errorf("(-want +got):\n%s\n%s", diff, body)
 			}
@@ -137,9 +139,9 @@ func TestApprovalScreenDecisions(t *testing.T) {
 	}
 	t.Run("decided once", func(t *testing.T) {
 		id := f.challenge("Refund €12", "shop")
-		c, csrf := openForm(t, f.site+ApprovalPath+"?id="+id, id, false)
-		fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}, nil)
-		st, _ := fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}, nil)
+		c, csrf := openForm(t, f.site+authority.ApprovalPath+"?id="+id, id, false)
+		fetch(t, c, "POST", f.site+authority.ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}, nil)
+		st, _ := fetch(t, c, "POST", f.site+authority.ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}, nil)
 		if st != 409 || f.approvalStatus(id) != "denied" {
 			t.Errorf("HTTP %d, status %s; want 409 and denied", st, f.approvalStatus(id))
 		}
