@@ -42,7 +42,7 @@ type SweepCutoffs struct {
 // SweepClasses are the retention classes in the order the sweeper runs
 // them: sessions before the delegations they came from, tasks before the
 // lease history they leave behind.
-var SweepClasses = []string{"idempotency_keys", "requests", "revocations", "sessions", "delegations", "tasks", "task_leases", "rate_buckets"}
+var SweepClasses = []string{"idempotency_keys", "requests", "revocations", "sessions", "delegations", "tasks", "task_leases", "rate_buckets", "approvals"}
 
 // sweepSQL is each class's batched delete: a key subquery with LIMIT, so
 // that one statement holds its locks for one batch only (SQLite and
@@ -77,6 +77,11 @@ var sweepSQL = map[string]func(c SweepCutoffs) (string, []any){
 			(SELECT id FROM tasks WHERE ((idle_ms IS NULL AND updated_ms <= ?) OR (idle_ms IS NOT NULL AND updated_ms + idle_ms <= ?))
 			 AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?) LIMIT ?)`,
 			[]any{c.TaskIdleMs, c.NowMs, c.NowMs}
+	},
+	"approvals": func(c SweepCutoffs) (string, []any) {
+		// An expired approval can be neither decided nor collected.
+		return `DELETE FROM approvals WHERE id IN
+			(SELECT id FROM approvals WHERE expires_ms <= ? LIMIT ?)`, []any{c.NowMs}
 	},
 	"rate_buckets": func(c SweepCutoffs) (string, []any) {
 		// A bucket untouched for an hour is full again (a full bucket is

@@ -16,23 +16,34 @@ import (
 // origin (screen.go): the approval's id is known to every script of the
 // page that asked, and is no credential.
 
+// approvalView is what the approval screen shows. Capability, Record and
+// the input's values are what runs: computed from the request the
+// binding was computed from. Title, Risk, Reason, Agent, RecordLabel and
+// the parameters' titles are the page's words and shown as such; Summary
+// is the page's words too, and bound.
 type approvalView struct {
-	ID, Audience, Capability, Title, Risk, Summary, Reason, Agent, Record, Expires, CSRF string
-	Input                                                                                []schema.ApprovalField
-	More                                                                                 int
+	ID, Audience, Capability, Record, Expires, CSRF              string
+	Title, Risk, Summary, Reason, Agent, RecordKind, RecordLabel string
+	Input                                                        []schema.ApprovalField
+	More                                                         int
 }
 
 func viewApproval(a Approval, csrf string) *approvalView {
-	var c schema.SurfaceApprovalChallenge
-	_ = json.Unmarshal([]byte(a.Challenge), &c)
-	v := &approvalView{ID: a.ID, Audience: a.Audience, Capability: c.Capability, Title: c.Title, Risk: string(c.Risk),
-		Summary: c.Summary, Reason: c.Reason, Agent: c.Agent, Input: c.Input, More: c.More, CSRF: csrf,
-		Expires: time.UnixMilli(a.ExpiresMs).UTC().Format("15:04:05 UTC")}
-	if r := c.Record; r != nil {
-		v.Record = r.Kind + " " + r.ID
-		if r.Label != "" {
-			v.Record += " (" + r.Label + ")"
-		}
+	var sh approvalShown
+	_ = json.Unmarshal([]byte(a.Challenge), &sh)
+	rq, pg := sh.Request, sh.Page
+	order := make([]string, 0, len(pg.Input))
+	titles := make(map[string]string, len(pg.Input))
+	for _, f := range pg.Input {
+		order = append(order, f.Name)
+		titles[f.Name] = f.Title
+	}
+	input, more := rq.Fields(order, titles)
+	v := &approvalView{ID: a.ID, Audience: a.Audience, Capability: rq.Capability, Record: rq.Record(), CSRF: csrf,
+		Title: pg.Title, Risk: string(pg.Risk), Summary: rq.Summary, Reason: pg.Reason, Agent: pg.Agent,
+		Input: input, More: more, Expires: time.UnixMilli(a.ExpiresMs).UTC().Format("15:04:05 UTC")}
+	if r := pg.Record; r != nil && r.ID == v.Record {
+		v.RecordKind, v.RecordLabel = r.Kind, r.Label
 	}
 	return v
 }
@@ -141,23 +152,31 @@ func renderApproval(w http.ResponseWriter, status int, p page) {
 }
 
 // approvalTemplate is the approval screen (screenTemplate): every string
-// the page sent (title, summary, reason, agent, input names and values) is
-// escaped for where it lands, and is marked as the page's words.
+// is escaped for where it lands; what runs (the capability, the record,
+// the input's values) is set apart from the page's words (class "page",
+// under "The page says").
 var approvalTemplate = screenTemplate("approval", `{{define "heading"}}Approve an action?{{end}}
-{{- define "style"}}.page{white-space:pre-wrap;word-break:break-word}code{background:#f2f2f2;padding:0 .25rem}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
+{{- define "style"}}.page{white-space:pre-wrap;word-break:break-word;font-style:italic}.run{white-space:pre-wrap;word-break:break-word}
+code{background:#f2f2f2;padding:0 .25rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
 .problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}{{end}}
 {{- define "body"}}{{with .Approval}}
-<p>{{if .Agent}}An AI agent that calls itself <span class="page" id="agent">{{.Agent}}</span>{{else}}A caller{{end}} asks to run, on <code id="audience">{{.Audience}}</code>:</p>
+<p>A page of <code id="audience">{{.Audience}}</code> asks you to let it run:</p>
 <dl id="challenge">
-<dt>Action</dt><dd><span class="page" id="title">{{.Title}}</span> (<code id="capability">{{.Capability}}</code>{{with .Risk}}, {{.}}{{end}})</dd>
-{{with .Record}}<dt>On</dt><dd class="page" id="record">{{.}}</dd>{{end}}
+<dt>Action</dt><dd><code id="capability">{{.Capability}}</code></dd>
+{{with .Record}}<dt>On</dt><dd><code id="record">{{.}}</code></dd>{{end}}
+{{range .Input}}<dt><code>{{.Name}}</code></dt><dd class="run input">{{.Value}}{{if .Redacted}} (hidden){{end}}{{if .Cut}} (cut, {{.Length}} characters){{end}}</dd>
+{{end}}{{if .More}}<dt>…</dt><dd>{{.More}} more parameters, not shown</dd>{{end}}
+</dl>
+<p>The page says (its words, not checked):</p>
+<dl id="page-words">
+{{if .Agent}}<dt>Agent</dt><dd class="page" id="agent">{{.Agent}}</dd>{{end}}
+<dt>Title</dt><dd class="page" id="title">{{.Title}}{{with .Risk}} ({{.}}){{end}}</dd>
+{{if .RecordLabel}}<dt>The row</dt><dd class="page" id="record-label">{{.RecordKind}} {{.RecordLabel}}</dd>{{end}}
 {{with .Summary}}<dt>What it does</dt><dd class="page" id="summary">{{.}}</dd>{{end}}
 {{with .Reason}}<dt>Why you are asked</dt><dd class="page" id="reason">{{.}}</dd>{{end}}
-{{range .Input}}<dt class="page">{{.Title}}</dt><dd class="page input">{{.Value}}</dd>
-{{end}}{{if .More}}<dt>…</dt><dd>{{.More}} more</dd>{{end}}
-</dl>
-<p>These words are the page's. The approval covers exactly this request of this page and lapses at {{.Expires}}.</p>
+{{range .Input}}{{if ne .Title .Name}}<dt><code>{{.Name}}</code></dt><dd class="page">{{.Title}}</dd>{{end}}
+{{end}}</dl>
+<p>The approval covers exactly this action, row and input for this one request, and lapses at {{.Expires}}.</p>
 {{if not $.Done}}<form method="post" action="`+ApprovalPath+`">
 {{template "decide" .}}
 </form>{{end}}{{end}}{{end}}`)

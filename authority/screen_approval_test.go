@@ -12,18 +12,24 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
-// challenge posts an approval challenge as a page would; it returns the
-// approval's id.
+// challenge posts an approval request as a delegated session's page
+// would; it returns the approval's id.
 func (f *consentFixture) challenge(summary, inputValue string) string {
 	f.t.Helper()
-	binding := "sha256:" + strings.Repeat("c", 64)
-	b, _ := json.Marshal(map[string]any{"audience": "http://shop.example", "binding": binding, "expiresAtMs": time.Now().UnixMilli() + 60_000,
-		"challenge": map[string]any{"binding": binding, "capability": "order.refund", "title": "Refund <b>order</b>", "risk": "destructive",
-			"summary": summary, "agent": "Claude", "expiresAtMs": time.Now().UnixMilli() + 60_000,
+	sess := authoritytest.DeviceGrant(f.t, f.api, consentOpKey, authoritytest.Grant{Audience: "http://shop.example", Scope: []string{"*"}})
+	exp := time.Now().UnixMilli() + 60_000
+	b, _ := json.Marshal(map[string]any{"sessionId": sess.SID, "audience": "http://shop.example",
+		"request": map[string]any{"capability": "order.refund", "input": map[string]any{"to": inputValue, "record": "ord_7"},
+			"session": "sha256:" + strings.Repeat("c", 64), "requestId": "r1", "expiresAtMs": exp, "summary": summary},
+		"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("c", 64), "capability": "order.refund", "title": "Refund <b>order</b>", "risk": "destructive",
+			"summary": summary, "agent": "Claude", "expiresAtMs": exp,
 			"input": []map[string]any{{"name": "to", "title": "Pay to", "value": inputValue}}}})
-	res, err := http.Post(f.api+"/v1/approvals", "application/json", bytes.NewReader(b))
+	req, _ := http.NewRequest("POST", f.api+"/v1/approvals", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+sess.Token)
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.t.Fatal(err)
 	}

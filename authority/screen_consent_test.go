@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-		"net/url"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"

@@ -77,6 +77,14 @@ type Config struct {
 	// DefaultCreatePerSecond; a negative value turns the limit off).
 	CreateBurst     int
 	CreatePerSecond float64
+	// ApprovalBurst and ApprovalPerSecond are the token bucket of POST
+	// /v1/approvals per client IP (defaults DefaultApprovalBurst and
+	// DefaultApprovalPerSecond; negative: off); MaxApprovalsPerSession
+	// bounds the unexpired approvals of one session (default
+	// DefaultMaxApprovalsPerSession).
+	ApprovalBurst          int
+	ApprovalPerSecond      float64
+	MaxApprovalsPerSession int64
 	// Retention is how long records are kept and how the background
 	// sweeper (RunSweeper) runs (sweeper.go).
 	Retention RetentionConfig
@@ -106,15 +114,17 @@ type Server struct {
 	storeErrors prometheus.Counter
 	cont        continuity
 	createLimit RateLimiter // nil: off
-	limited     prometheus.Counter
-	waiters     atomic.Int64 // long-polls parked on the feed now
-	waitersG    prometheus.GaugeFunc
-	instanceID  string // names this instance in the store's leases
-	sweeps      sweepMetrics
-	feed        feedSlots
-	metricsReg  metricsRegistry
-	screenKey   []byte // the screens' CSRF tokens and pseudonyms (screen.go)
-	screenCOP   *http.CrossOriginProtection
+	// approvalLimit is POST /v1/approvals' per-address limit (nil: off).
+	approvalLimit RateLimiter
+	limited       prometheus.Counter
+	waiters       atomic.Int64 // long-polls parked on the feed now
+	waitersG      prometheus.GaugeFunc
+	instanceID    string // names this instance in the store's leases
+	sweeps        sweepMetrics
+	feed          feedSlots
+	metricsReg    metricsRegistry
+	screenKey     []byte // the screens' CSRF tokens and pseudonyms (screen.go)
+	screenCOP     *http.CrossOriginProtection
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -167,6 +177,15 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.CreatePerSecond == 0 {
 		cfg.CreatePerSecond = DefaultCreatePerSecond
 	}
+	if cfg.ApprovalBurst == 0 {
+		cfg.ApprovalBurst = DefaultApprovalBurst
+	}
+	if cfg.ApprovalPerSecond == 0 {
+		cfg.ApprovalPerSecond = DefaultApprovalPerSecond
+	}
+	if cfg.MaxApprovalsPerSession <= 0 {
+		cfg.MaxApprovalsPerSession = DefaultMaxApprovalsPerSession
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -176,7 +195,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
-		createLimit: newCreateLimiter(cfg),
+		createLimit: newCreateLimiter(cfg), approvalLimit: newApprovalLimiter(cfg),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
 	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()

@@ -35,7 +35,8 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 		return out
 	}
 	// The agent's session: a delegation the operator approves.
-	token := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"}).Token
+	sess := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"})
+	token := sess.Token
 
 	// One browser: the agent's tab and the person's tab.
 	bctx, devTools := launchBrowser(t, ctx)
@@ -161,8 +162,9 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 
 	// An approval the authority signed for this origin but another
 	// binding (other input), made beside the page.
-	other := call("POST", "/v1/approvals", "", map[string]any{"audience": origin, "binding": "sha256:" + strings.Repeat("d", 64),
-		"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("d", 64)}, "expiresAtMs": time.Now().UnixMilli() + 120_000})
+	other := call("POST", "/v1/approvals", token, map[string]any{"sessionId": sess.SID, "audience": origin,
+		"request": map[string]any{"capability": "refund@order", "input": map[string]any{"record": orders[2].ID, "reason": "other"},
+			"session": "sha256:" + strings.Repeat("d", 64), "requestId": "other", "expiresAtMs": time.Now().UnixMilli() + 120_000}})
 	call("POST", "/v1/approvals/"+other["id"].(string)+"/approve", opKey, nil)
 	otherApproval := call("POST", "/v1/approvals/"+other["id"].(string)+"/token", "", map[string]any{"pollSecret": other["pollSecret"]})["approval"].(string)
 

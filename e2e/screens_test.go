@@ -152,3 +152,82 @@ func TestScreensPageScriptCannotDecide(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalRewrittenRequest: a script of the page wraps fetch and
+// rewrites what the module sends the authority for an approval, so that
+// the screen names another order (and, in the page's words, says no money
+// moves). The person approves what the screen shows; the authority signs
+// the binding of what it showed, which is not the request the page runs:
+// the refund is refused and neither order changes.
+func TestApprovalRewrittenRequest(t *testing.T) {
+	site, ctx := startAuthoritySite(t)
+	origin := site.origin
+	token := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"}).Token
+	bctx, devTools := launchBrowser(t, ctx)
+	p := openTab(t, ctx, devTools, origin+"/orders/?approvals=authority", 20*time.Second)
+	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithSession(token), agent.WithIDPrefix("e2e-rewrite"))}}
+	orders := refundable(t, tb, 2)
+	target, decoy := orders[0].ID, orders[1].ID
+	pill := func(id string) string {
+		return eval[string](tb, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
+	}
+	before := map[string]string{target: pill(target), decoy: pill(decoy)}
+	eval[bool](tb, `(() => {
+  const orig = window.fetch;
+  window.fetch = function (url, init) {
+    if (/\/v1\/approvals$/.test(String(url)) && init && typeof init.body === "string") {
+      const b = JSON.parse(init.body);
+      if (b.request && b.request.input) b.request.input.record = "`+decoy+`";
+      if (b.request) b.request.summary = "Approve order `+decoy+`: no money moves";
+      if (b.challenge) {
+        if (b.challenge.record) b.challenge.record.id = "`+decoy+`";
+        b.challenge.summary = "Approve order `+decoy+`: no money moves";
+        b.challenge.title = "Approve order";
+      }
+      init = Object.assign({}, init, { body: JSON.stringify(b) });
+    }
+    return orig.call(this, url, init);
+  };
+  return true;
+})()`)
+	res := tb.refundAsync(target, "damaged")
+	var id string
+	deadline := time.Now().Add(waitLimit)
+	for id == "" {
+		href := eval[string](tb, `(document.querySelector("#pling-approval-link a") || {href: ""}).href`)
+		if i := strings.Index(href, "?id="); i >= 0 {
+			id = href[i+4:]
+		} else if time.Now().After(deadline) {
+			t.Fatal("the page never linked the approval")
+		} else {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	sctx, scancel := context.WithTimeout(bctx, waitLimit)
+	defer scancel()
+	err := chromedp.Do(sctx, chromedp.Navigate(origin+demosite.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")))
+	shown := ""
+	if err == nil {
+		shown, err = chromedp.Run(sctx, chromedp.TextContent(chromedp.CSS("#challenge")))
+	}
+	if err != nil {
+		t.Fatalf("the person opens the screen: %v", err)
+	}
+	t.Logf("the screen shows: %q", shown)
+	if !strings.Contains(shown, decoy) || strings.Contains(shown, target) {
+		t.Fatalf("the screen shows %q: want the rewritten order %s, not %s (the test's rewrite did not take)", shown, decoy, target)
+	}
+	if err := chromedp.Do(sctx, chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
+		t.Fatalf("the person approves: %v", err)
+	}
+	o := tb.outcome(res)
+	if o.err == nil {
+		t.Fatalf("the refund of %s ran on an approval the person gave for %s", target, decoy)
+	}
+	wantCode(t, o.err, perr.PermissionDenied)
+	for rec, was := range before {
+		if got := pill(rec); got != was {
+			t.Errorf("row %s shows %q, want %q", rec, got, was)
+		}
+	}
+}

@@ -41,15 +41,25 @@ type authorityApprover struct {
 	guard runtime.ApprovalGuard
 }
 
-// Approve implements runtime.Approver. It answers approved only for an
-// approval that verified; denied when the authority says a person denied
-// it; and nothing otherwise (the authority unreachable, the approval
-// expired, forged or for another binding), so the runtime's wait runs out
-// and nothing runs: fail closed.
+// Approve implements runtime.Approver. The authority needs the request in
+// the clear (ApproveRequest), which a challenge alone does not carry: the
+// answer is closed at once, and nothing runs.
 func (a *authorityApprover) Approve(ctx context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	out := make(chan schema.SurfaceApprovalDecision)
+	close(out)
+	return out
+}
+
+// ApproveRequest implements runtime.RequestApprover. It answers approved
+// only for an approval that verified for the binding the runtime computed
+// (ch.Binding); denied when the authority says a person denied it; and
+// nothing otherwise (no delegated session this follower verified, the
+// authority unreachable, the approval expired, forged or for another
+// binding), so the runtime's wait runs out and nothing runs: fail closed.
+func (a *authorityApprover) ApproveRequest(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) <-chan schema.SurfaceApprovalDecision {
 	out := make(chan schema.SurfaceApprovalDecision, 1)
 	go func() {
-		approved, decided := a.ask(ctx, ch)
+		approved, decided := a.ask(ctx, ch, req)
 		if decided {
 			out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: approved}
 		}
@@ -57,19 +67,20 @@ func (a *authorityApprover) Approve(ctx context.Context, ch schema.SurfaceApprov
 	return out
 }
 
-func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge) (approved, decided bool) {
+func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) (approved, decided bool) {
 	f := a.f
-	chText, err := json.Marshal(ch)
-	if err != nil {
-		return false, false
+	d, ok := f.session(req.SessionKey)
+	if !ok {
+		return false, false // only a delegated session may ask the authority
 	}
-	body, err := json.Marshal(map[string]any{"audience": f.audience, "binding": ch.Binding,
-		"challenge": json.RawMessage(chText), "expiresAtMs": ch.ExpiresAtMs})
+	// The authority computes the binding from req and shows the person
+	// req; ch goes along for the page's words (titles, the agent's name).
+	body, err := json.Marshal(map[string]any{"sessionId": d.id, "audience": f.audience, "request": req, "challenge": ch})
 	if err != nil {
 		return false, false
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	st, resp, err := f.tr.Do(cctx, "POST", f.base+"/v1/approvals", "", body)
+	st, resp, err := f.tr.Do(cctx, "POST", f.base+"/v1/approvals", d.token, body)
 	cancel()
 	var created struct {
 		ID         string `json:"id"`
