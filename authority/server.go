@@ -97,6 +97,12 @@ type Config struct {
 	// under a previous KEK, which are sealed again under KEK at start.
 	KEK     []byte
 	OldKEKs [][]byte
+	// SealPlainKeys says that the signing keys stored plain are this
+	// authority's own, from before a KEK was set: they are sealed at
+	// start and each is logged. Without it a plain key beside a KEK
+	// refuses the start (ErrPlainKey), and one written later is never
+	// used nor published.
+	SealPlainKeys bool
 	Now     func() time.Time
 	Logger  *slog.Logger
 }
@@ -208,7 +214,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	sealed := newSealedStore(cfg.Store, cfg.KEK, cfg.OldKEKs)
-	if err := sealed.reseal(ctx, s.nowMs()); err != nil {
+	sealed.plain = func(kid string) {
+		cfg.Logger.Error("a signing key is stored plain although a KEK is set: not used", "kid", kid)
+	}
+	if err := sealed.reseal(ctx, s.nowMs(), cfg.SealPlainKeys, func(kid string) {
+		cfg.Logger.Warn("sealed a signing key that was stored plain", "kid", kid)
+	}); err != nil {
 		return nil, err
 	}
 	// The optional parts of a store (approvals, maintenance) are found on

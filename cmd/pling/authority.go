@@ -61,7 +61,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
 		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--metrics-addr HOST:PORT]",
 		"       pling authority migrate status|up|down [--store …]",
-		"                       [--kek-file FILE] [--old-kek-file FILE]",
+		"                       [--kek-file FILE] [--old-kek-file FILE] [--seal-plain-keys]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag. The signing keys are",
 		"encrypted in the store with the KEK of --kek-file or PLING_AUTHORITY_KEK (base64 of 32 bytes;",
@@ -80,6 +80,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9090)")
 	kekFile := fl.String("kek-file", "", "the key-encryption key the signing keys are sealed with (base64 of 32 bytes, mode 0600); or PLING_AUTHORITY_KEK")
 	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
+	sealPlain := fl.Bool("seal-plain-keys", false, "the signing keys stored plain are this authority's own, from before a KEK was set: seal them (without it, a plain key beside a KEK refuses the start)")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
@@ -127,7 +128,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec,
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
 			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != "",
-		KEK: kek, OldKEKs: oldKEKs})
+		KEK: kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
