@@ -103,8 +103,8 @@ type Config struct {
 	// refuses the start (ErrPlainKey), and one written later is never
 	// used nor published.
 	SealPlainKeys bool
-	Now     func() time.Time
-	Logger  *slog.Logger
+	Now           func() time.Time
+	Logger        *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
