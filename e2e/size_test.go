@@ -84,8 +84,9 @@ func TestModuleHeavyDeps(t *testing.T) {
 // shimBudget is what a page may load before an agent arrives: pling.js as
 // make wasm ships it (without its comments, internal/jsstrip) and the
 // inline stub (js-shim/stub.js), brotli at quality 11 and gzip at level 9
-// (docs/benchmarks.md: ≤ 7 KB brotli, the target; gzip held at 8 KB, RATIONALE "Why did the shim's gzip budget grow?").
-var shimBudget = struct{ brotli, gzip int }{brotli: 7_000, gzip: 8_000}
+// (docs/benchmarks.md: ≤ 7 KB brotli, the target, plus the 9 B of RATIONALE "Why may a WebMCP call's window cost the shim 9 B?";
+// gzip held at 8 KB, RATIONALE "Why did the shim's gzip budget grow?").
+var shimBudget = struct{ brotli, gzip int }{brotli: 7_009, gzip: 8_000}
 
 // TestShimBudget: the shipped pling.js plus the stub stay within
 // shimBudget, and dist/pling.js, when built, is that stripped copy.

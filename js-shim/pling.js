@@ -228,11 +228,13 @@
         return start().then(function () { return bridge.lint(); }).then(parse);
       },
       surface: {
-        handle: function (req) {
+        // w: how long the caller waits for the answer (ms; the WebMCP
+        // mirror's window): an approval the invoke asks for lapses with it.
+        handle: function (req, w) {
           // Text, or its exact bytes as a Uint8Array; anything else is a request object.
           var text = typeof req === "string" || req instanceof Uint8Array ? req : JSON.stringify(req);
           // Called without a this: one JS value less for Go to take in.
-          return start().then(function () { var h = bridge.handle; return h(text); }).then(parse).then(seen);
+          return start().then(function () { var h = bridge.handle; return h(text, w); }).then(parse).then(seen);
         },
         // cancel(id, session) → Promise<boolean>: stop the invoke in flight
         // under that id and session token, the call an agent gave up on.
@@ -260,9 +262,9 @@
     Object.defineProperty(api, "_pending", { get: function () { return loading ? null : { config: config, decls: queue.slice() }; } });
     // For the WebMCP mirror: an invoke under the caller's id (so that
     // surface.cancel can reach it), and its response written for a model.
-    Object.defineProperty(api, "_invoke", { value: function (capability, input, id) {
+    Object.defineProperty(api, "_invoke", { value: function (capability, input, id, w) {
       return start().then(function () {
-        return api.surface.handle({ protocol: bridge.version, id: id, method: "invoke", capability: capability, input: input || {} });
+        return api.surface.handle({ protocol: bridge.version, id: id, method: "invoke", capability: capability, input: input || {} }, w);
       });
     } });
     Object.defineProperty(api, "_toolText", { value: function (res) {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"strings"
+	"time"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime/internal/canon"
@@ -47,7 +48,7 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 		summary = bound
 	}
 	now := rt.cfg.clock.NowMs()
-	req, digest, err := in.binding(now+rt.cfg.approvalTTLMs, bound)
+	req, digest, err := in.binding(approvalExpiry(ctx, now, rt.cfg.approvalTTLMs), bound)
 	if err != nil {
 		return fail(perr.PermissionDenied, "The approval binding could not be built", nil)
 	}
@@ -177,6 +178,36 @@ func (r ApprovalRequest) Fields(order []string, titles map[string]string) (field
 type RequestApprover interface {
 	Approver
 	ApproveRequest(ctx context.Context, ch schema.SurfaceApprovalChallenge, req ApprovalRequest) <-chan schema.SurfaceApprovalDecision
+}
+
+// approvalWindowKey carries the time (ms on the runtime's clock) by which
+// the caller of an invoke stops waiting for its answer.
+type approvalWindowKey struct{}
+
+// WithCallWindow says that the caller of the invoke handled under ctx
+// stops waiting for its answer at deadlineMs (on the runtime's clock): an
+// approval the invoke asks for lapses then, so that a person who
+// approves after the caller gave up runs nothing. Only the approval is
+// bounded; a handler that runs is not cut short. (A deadline of ctx
+// bounds the approval too.)
+func WithCallWindow(ctx context.Context, deadlineMs int64) context.Context {
+	return context.WithValue(ctx, approvalWindowKey{}, deadlineMs)
+}
+
+// approvalExpiry is when an approval asked at nowMs lapses: after ttlMs,
+// or sooner when the call's window (WithCallWindow) or ctx's deadline
+// ends first. An approval ends with its call.
+func approvalExpiry(ctx context.Context, nowMs, ttlMs int64) int64 {
+	exp := nowMs + ttlMs
+	if w, ok := ctx.Value(approvalWindowKey{}).(int64); ok && w < exp {
+		exp = w
+	}
+	if d, ok := ctx.Deadline(); ok {
+		if dl := nowMs + time.Until(d).Milliseconds(); dl < exp {
+			exp = dl
+		}
+	}
+	return max(exp, nowMs)
 }
 
 func recordSuffix(rec string) string {
