@@ -19,13 +19,15 @@ import (
 
 // Each visitor (client address) of the proxy gets its own token bucket,
 // a small share of the site key's at the gateway (gateway.DefaultBurst,
-// DefaultRatePerSecond): a fifth of its burst and an eighth of its rate,
-// so one visitor cannot spend the key's budget for everyone
-// (docs/gateway.md "Behind a site"). With the visitor's burst equal to
-// the key's, one address emptied it and every other got 429.
+// DefaultRatePerSecond): a quarter of its burst and of its rate, so one
+// visitor cannot spend the key's budget for everyone (docs/gateway.md
+// "Behind a site"), while one question of the assistant (up to 8 model
+// turns, assets/assistant.js) mostly fits: 5 at once, then one every 2 s
+// as the model answers. With the visitor's burst equal to the key's, one
+// address emptied it and every other got 429.
 const (
-	visitorBurst     = gateway.DefaultBurst / 5
-	visitorPerSecond = gateway.DefaultRatePerSecond / 8
+	visitorBurst     = gateway.DefaultBurst / 4
+	visitorPerSecond = gateway.DefaultRatePerSecond / 4
 	maxVisitors      = 10_000 // buckets kept; a full table is cleared of idle ones
 )
 
