@@ -23,6 +23,9 @@ type MaintenanceStore interface {
 	// PendingDelegations counts the pending, unexpired delegations of an
 	// audience at nowMs.
 	PendingDelegations(ctx context.Context, audience string, nowMs int64) (int64, error)
+	// PendingDelegationsFrom counts the pending, unexpired delegations a
+	// client address asked for at nowMs.
+	PendingDelegationsFrom(ctx context.Context, client string, nowMs int64) (int64, error)
 }
 
 // SweepCutoffs are the times (Unix ms) before which each retention class
@@ -158,5 +161,12 @@ func (s *SQLStore) PendingDelegations(ctx context.Context, audience string, nowM
 	var n int64
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delegations WHERE audience = ? AND status = 'pending' AND expires_ms > ?`,
 		audience, nowMs).Scan(&n)
+	return n, err
+}
+
+func (s *SQLStore) PendingDelegationsFrom(ctx context.Context, client string, nowMs int64) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delegations WHERE client = ? AND status = 'pending' AND expires_ms > ?`,
+		client, nowMs).Scan(&n)
 	return n, err
 }

@@ -59,7 +59,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl := newFlags("authority", stderr,
 		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
-		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--metrics-addr HOST:PORT]",
+		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--max-pending-per-address N]",
+		"                       [--metrics-addr HOST:PORT]",
 		"       pling authority migrate status|up|down [--store …]",
 		"                       [--kek-file FILE] [--old-kek-file FILE] [--seal-plain-keys]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
@@ -77,6 +78,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	taskIdle := fl.Duration("task-idle", authority.DefaultTaskIdle, "how long a task nobody writes is kept")
 	sweepEvery := fl.Duration("sweep-every", authority.DefaultSweepEvery, "the time between two background sweeps (one instance at a time sweeps)")
 	maxPending := fl.Int64("max-pending", authority.DefaultMaxPendingPerAudience, "the most delegations one audience may have waiting for consent (0 or less: no bound)")
+	maxPendingAddr := fl.Int64("max-pending-per-address", authority.DefaultMaxPendingPerAddress, "the most delegations one client address may have waiting for consent (0 or less: no bound)")
 	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9090)")
 	kekFile := fl.String("kek-file", "", "the key-encryption key the signing keys are sealed with (base64 of 32 bytes, mode 0600); or PLING_AUTHORITY_KEK")
 	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
@@ -127,8 +129,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
 		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec,
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
-			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != "",
-		KEK: kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain})
+			MaxPendingPerAudience: int64(limitOff(int(*maxPending))), MaxPendingPerAddress: int64(limitOff(int(*maxPendingAddr)))},
+		SeparateMetrics: *metricsAddr != "",
+		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1
