@@ -19,8 +19,8 @@ import (
 // with approvals "authority" and follows a real authority; an agent with
 // a delegated session asks for refunds in Chromium. A page script that
 // forges clicks, replaces the approval UI and posts to the operator route
-// gets nothing through (a person then denies on the site's screen); a
-// person approves on the site's approval screen and the refund runs; a
+// gets nothing through (a person then denies on the authority's screen); a
+// person approves on the authority's approval screen and the refund runs; a
 // page script that wraps fetch and hands the module a replayed approval,
 // or one the authority signed for other input, gets nothing run.
 func TestApprovalBackendInBrowser(t *testing.T) {
@@ -46,7 +46,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 	pill := func(id string) string {
 		return eval[string](tb, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
 	}
-	// approvalID waits for the page's link to the site's screen (the
+	// approvalID waits for the page's link to the approval screen (the
 	// module fires pling:waiting with the approval's id) and returns it.
 	seenIDs := map[string]bool{}
 	approvalID := func() string {
@@ -64,7 +64,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	// person opens the site's screen for id and answers.
+	// person opens the authority's screen for id and answers.
 	person := func(id, answer string) {
 		t.Helper()
 		sctx, scancel := context.WithTimeout(bctx, waitLimit)
@@ -132,7 +132,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
   return true;
 })()`)
 
-	t.Run("a person approves on the site's screen and the page runs the action", func(t *testing.T) {
+	t.Run("a person approves on the authority's screen and the page runs the action", func(t *testing.T) {
 		tb := tb.on(t)
 		res := tb.refundAsync(orders[1].ID, "damaged")
 		id := approvalID()

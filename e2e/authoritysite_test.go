@@ -19,8 +19,8 @@ import (
 
 // authoritySite is the demo site as pling serve --authority runs it: a
 // real authority (SQLite, loopback) that issues for the site's origin and
-// sends people to the site's consent screen, and the site following it,
-// with its consent and approval screens. TestConsentScreen and
+// sends people to its own consent screen, and the site following it,
+// whose screen paths lead to the authority's. TestConsentScreen and
 // TestApprovalBackendInBrowser share it.
 type authoritySite struct {
 	origin string                   // the demo site, http://127.0.0.1:port

@@ -352,7 +352,7 @@
   // data-authority: the delegation authority the page follows (its keys,
   // revocations and shared replay guard; docs/authority.md).
   if (data.authority) defaults.authority = data.authority;
-  // data-approvals="authority": a person approves on the site's screen,
+  // data-approvals="authority": a person approves on the authority's screen,
   // not in the page; the module accepts only the approval the authority
   // signed (docs/page-api.md §4.2).
   if (data.approvals) defaults.approvals = data.approvals;

@@ -11,22 +11,24 @@ import (
 )
 
 // Approvals outside the page (docs/authority.md "Approvals outside the
-// page"; issue 21 finding 3). The page sends its approval challenge to
-// the authority; a person approves on the site's screen; the page
-// collects the approval the authority signed and accepts it only when it
-// verifies with the keys the follower follows, for this page's origin,
-// for exactly the binding the runtime built, unexpired, and once. Nothing
-// a script in the page can do — click, call a dialog, post a decision —
-// produces that signature.
+// page"). The page sends the request in the clear to the authority, which
+// computes its binding; a person approves on the authority's screen; the
+// page collects the approval the authority signed and accepts it only
+// when it verifies with the keys the follower follows, for this page's
+// origin, for exactly the binding the runtime built for what it is about
+// to run, unexpired, and once. Nothing a script in the page can do —
+// click, call a dialog, post a decision, rewrite the request — produces
+// that signature for the request the page runs.
 
 // PollEveryMs is how often the page asks the authority for the approval
 // while no one has decided (the authority's answer may ask for longer).
 const PollEveryMs = 1000
 
 // ApprovalSent is told an approval's id once the authority holds the
-// challenge, so the page can point the person at the site's screen. The
-// id is not a secret: reading or deciding needs the operator key,
-// collecting needs the poll secret only the page holds.
+// request, so the page can point the person at the authority's screen.
+// The id is no credential: the screen is on the authority's origin, where
+// no script of the page reads or posts it, and collecting needs the poll
+// secret only the page holds.
 type ApprovalSent func(ch schema.SurfaceApprovalChallenge, approvalID string)
 
 // Approver returns the runtime.Approver that asks the authority. sent,
