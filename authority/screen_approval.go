@@ -22,7 +22,11 @@ import (
 // the parameters' titles are the page's words and shown as such; Summary
 // is the page's words too, and bound.
 type approvalView struct {
-	ID, Audience, Capability, Record, Expires, CSRF              string
+	ID, Audience, Capability, Record, Expires, CSRF string
+	// Subject and SessionAgent are the asking session's, from the
+	// delegation the person consented to (not the page's words): whose
+	// session asks, and the agent's name as it was shown then.
+	Subject, SessionAgent                                        string
 	Title, Risk, Summary, Reason, Agent, RecordKind, RecordLabel string
 	Input                                                        []schema.ApprovalField
 	More                                                         int
@@ -75,6 +79,22 @@ func (s *Server) screenApproval(w http.ResponseWriter, r *http.Request, id strin
 	return st, a, true
 }
 
+// whoAsks fills in whose session asks for the approval: the subject the
+// person consented as, and the agent's name they were shown then. Left
+// empty when the session or its delegation is gone.
+func (s *Server) whoAsks(r *http.Request, a Approval, v *approvalView) *approvalView {
+	se, err := s.cfg.Store.Session(r.Context(), a.SessionID)
+	if err != nil {
+		return v
+	}
+	d, err := s.cfg.Store.Delegation(r.Context(), se.DelegationID)
+	if err != nil {
+		return v
+	}
+	v.Subject, v.SessionAgent = d.Subject, d.Agent
+	return v
+}
+
 func (s *Server) showApproval(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
 	if !validID(id) {
@@ -86,10 +106,10 @@ func (s *Server) showApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.Status != StatusPending {
-		renderApproval(w, http.StatusOK, page{Done: approvalStatusText(a.Status), Approval: viewApproval(a, "")})
+		renderApproval(w, http.StatusOK, page{Done: approvalStatusText(a.Status), Approval: s.whoAsks(r, a, viewApproval(a, ""))})
 		return
 	}
-	renderApproval(w, http.StatusOK, page{Approval: viewApproval(a, s.csrf(browserID(w, r), "approval\x00"+a.ID))})
+	renderApproval(w, http.StatusOK, page{Approval: s.whoAsks(r, a, viewApproval(a, s.csrf(browserID(w, r), "approval\x00"+a.ID)))})
 }
 
 func (s *Server) decideApprovalScreen(w http.ResponseWriter, r *http.Request) {
@@ -160,7 +180,8 @@ var approvalTemplate = screenTemplate("approval", `{{define "heading"}}Approve a
 code{background:#f2f2f2;padding:0 .25rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
 .problem{color:#a00}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}{{end}}
 {{- define "body"}}{{with .Approval}}
-<p>A page of <code id="audience">{{.Audience}}</code> asks you to let it run:</p>
+<p>A page of <code id="audience">{{.Audience}}</code> asks you to let it run{{if .Subject}}, for the session of
+<strong id="subject">{{.Subject}}</strong>{{with .SessionAgent}}, whose agent calls itself <span class="page" id="session-agent">{{.}}</span>{{end}}{{end}}:</p>
 <dl id="challenge">
 <dt>Action</dt><dd><code id="capability">{{.Capability}}</code></dd>
 {{with .Record}}<dt>On</dt><dd><code id="record">{{.}}</code></dd>{{end}}

@@ -50,10 +50,11 @@ func (f *consentFixture) approvalStatus(id string) string {
 	return out.Status
 }
 
-// TestApprovalScreenShowsEscaped: the approval screen shows the page's
-// challenge — capability, summary, input — as text, never markup, with no
-// script, a CSP that forbids framing and script, and no operator key in
-// the page (issue 21 finding 3).
+// TestApprovalScreenShowsEscaped: the approval screen names whose session
+// asks (the subject and agent of the delegation the person consented to),
+// and shows the request — capability, summary, input — as text, never
+// markup, with no script, a CSP that forbids framing and script, and no
+// operator key in the page.
 func TestApprovalScreenShowsEscaped(t *testing.T) {
 	f := newConsentFixture(t)
 	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
@@ -73,7 +74,10 @@ func TestApprovalScreenShowsEscaped(t *testing.T) {
 		t.Errorf("page markup or the operator key reached the screen:\n%s", page)
 	}
 	for _, want := range []string{"order.refund", "Refund &lt;b&gt;order&lt;/b&gt;", "Refund €12 &lt;script&gt;alert(1)&lt;/script&gt;",
-		"IBAN &lt;script&gt;", "Pay to", "http://shop.example", `id="approve"`, `id="deny"`} {
+		"IBAN &lt;script&gt;", "Pay to", "http://shop.example", `id="approve"`, `id="deny"`,
+		// Whose session asks: the subject the person consented as and
+		// the agent's name then, from the authority's own records.
+		`<strong id="subject">` + authoritytest.Subject + `</strong>`, `id="session-agent">test-agent<`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q:\n%s", want, page)
 		}
