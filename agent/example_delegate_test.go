@@ -38,7 +38,7 @@ func ExampleRequestDelegation() {
 	}
 	fmt.Println("show the person:", p.VerificationURI, "and a code of", len(p.UserCode), "characters")
 
-	// The person approves cart.* only, on the site's consent screen.
+	// The person approves cart.* only, on the authority's consent screen.
 	req, _ := http.NewRequest("POST", hs.URL+"/v1/delegations/"+p.ID+"/approve", strings.NewReader(`{"subject":"alice","scope":["cart.*"]}`))
 	req.Header.Set("Authorization", "Bearer op-key")
 	if res, err := http.DefaultClient.Do(req); err == nil {

@@ -14,34 +14,43 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/schema"
 )
 
 // Approvals given outside the page (docs/authority.md "Approvals"): a
-// page sends its approval challenge — the binding's
-// digest and what the person is to be shown — to its authority; a person
-// approves on a screen the site's backend serves (with the operator key,
-// like the consent screen); the page collects, once, an approval the
-// authority signed for that exact binding and checks it with the keys it
-// already follows (runtime.TokenVerifier.VerifyApproval). A page script
-// or an agent in the page can forge a click, but not a signature.
+// delegated session's page sends what it asks a person to approve — the
+// binding's fields in the clear (runtime.ApprovalRequest) and its own
+// words for them — to its authority, which computes the binding itself
+// and shows the person those same fields on its own screen
+// (screen_approval.go); the page collects, once, an approval the
+// authority signed for that binding and accepts it only for the binding
+// it computed for what it is about to run
+// (runtime.TokenVerifier.VerifyApproval). A page script or an agent in
+// the page can forge a click or rewrite what is sent, but not a
+// signature for the request the page runs.
 
 // Approval is one approval challenge at the authority.
 type Approval struct {
 	ID               string
 	PollSecretDigest []byte
 	Audience         string // the page's origin
-	Binding          string // the SurfaceApprovalBinding's digest
-	Challenge        string // the challenge as the page sent it (JSON), for the screen
-	Status           string // pending, approved, denied
-	CreatedMs        int64
-	ExpiresMs        int64
-	Collected        bool
+	SessionID        string // the delegated session that asks
+	Binding          string // the SurfaceApprovalBinding's digest, computed here
+	// Challenge is what the screen shows (JSON, approvalShown): the
+	// request the binding was computed from, and the page's words.
+	Challenge string
+	Status    string // pending, approved, denied
+	CreatedMs int64
+	ExpiresMs int64
+	Collected bool
 }
 
 // ApprovalStore keeps approvals. The SQL store (SQLite and PostgreSQL)
 // implements it; a Server whose Store does not refuses the routes.
 type ApprovalStore interface {
-	CreateApproval(ctx context.Context, a Approval) error
+	// CreateApproval stores a; ErrFull when a.SessionID holds
+	// maxPerSession unexpired approvals at a.CreatedMs.
+	CreateApproval(ctx context.Context, a Approval, maxPerSession int64) error
 	// Approval returns one; ErrNotFound when there is none.
 	Approval(ctx context.Context, id string) (Approval, error)
 	// DecideApproval moves a pending, unexpired approval to status;
@@ -52,27 +61,53 @@ type ApprovalStore interface {
 	CollectApproval(ctx context.Context, id string) error
 }
 
-// Bounds of an approval challenge.
+// Bounds of an approval request.
 const (
-	maxApprovalTTLMs     = 10 * 60 * 1000 // an approval waits at most 10 minutes
-	maxApprovalChallenge = 16 << 10       // bytes of the challenge's JSON
+	maxApprovalTTLMs = 10 * 60 * 1000 // an approval waits at most 10 minutes
+	maxSummaryChars  = 2000           // of the page's bound summary
+	// DefaultMaxApprovalsPerSession bounds the unexpired approvals one
+	// session holds.
+	DefaultMaxApprovalsPerSession = 20
+	// Defaults of the per-address limit on POST /v1/approvals.
+	DefaultApprovalBurst     = 20
+	DefaultApprovalPerSecond = 0.2
 )
 
 var bindingDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
-func (s *SQLStore) CreateApproval(ctx context.Context, a Approval) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO approvals
-		(id, poll_secret_digest, audience, binding, challenge, status, created_ms, expires_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.PollSecretDigest, a.Audience, a.Binding, a.Challenge, StatusPending, a.CreatedMs, a.ExpiresMs)
-	return err
+func (s *SQLStore) CreateApproval(ctx context.Context, a Approval, maxPerSession int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO approvals
+		(id, poll_secret_digest, audience, session_id, binding, challenge, status, created_ms, expires_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.PollSecretDigest, a.Audience, a.SessionID, a.Binding, a.Challenge, StatusPending, a.CreatedMs, a.ExpiresMs); err != nil {
+		return err
+	}
+	// Counted after the insert, in its transaction: a session over its
+	// bound rolls its own insert back. Concurrent creates of one session
+	// may each miss the other's row (read committed), so the bound holds
+	// up to the session's concurrency, which the per-address limit keeps
+	// small.
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM approvals WHERE session_id = ? AND expires_ms > ?`,
+		a.SessionID, a.CreatedMs).Scan(&n); err != nil {
+		return err
+	}
+	if n > maxPerSession {
+		return ErrFull
+	}
+	return tx.Commit()
 }
 
 func (s *SQLStore) Approval(ctx context.Context, id string) (Approval, error) {
 	var a Approval
 	var collected int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, poll_secret_digest, audience, binding, challenge, status, created_ms, expires_ms, collected
-		FROM approvals WHERE id = ?`, id).Scan(&a.ID, &a.PollSecretDigest, &a.Audience, &a.Binding, &a.Challenge, &a.Status,
+	err := s.db.QueryRowContext(ctx, `SELECT id, poll_secret_digest, audience, session_id, binding, challenge, status, created_ms, expires_ms, collected
+		FROM approvals WHERE id = ?`, id).Scan(&a.ID, &a.PollSecretDigest, &a.Audience, &a.SessionID, &a.Binding, &a.Challenge, &a.Status,
 		&a.CreatedMs, &a.ExpiresMs, &collected)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Approval{}, ErrNotFound
@@ -118,53 +153,89 @@ func (s *Server) approvalBody(w http.ResponseWriter, r *http.Request, req any) (
 	return st, ok && s.readBody(w, r, req, false)
 }
 
-// createApproval: POST /v1/approvals {audience, binding, challenge,
-// expiresAtMs} → 201 {id, pollSecret, expiresAtMs}. The audience must be
-// one the authority issues for; the challenge is kept as the page sent it
-// (the screen escapes it) and bounded.
+// approvalShown is what an approval's screen is rendered from: the
+// request the binding was computed from, and the page's own words for it
+// (its challenge: title, risk, reason, the agent's name, the record's
+// label, the parameters' titles and order), which are shown as the
+// page's, never as what runs.
+type approvalShown struct {
+	Request runtime.ApprovalRequest         `json:"request"`
+	Page    schema.SurfaceApprovalChallenge `json:"page"`
+}
+
+// createApproval: POST /v1/approvals {sessionId, audience, request,
+// challenge} with the session's own token as bearer → 201 {id,
+// pollSecret, binding, expiresAtMs}. The session must be live and for the
+// audience, and a browser's Origin must be the audience; the binding is
+// computed here from request, never taken from the page. Limited per
+// client address and per session.
 func (s *Server) createApproval(w http.ResponseWriter, r *http.Request) {
+	if !s.allowBy(w, r, s.approvalLimit, clientIP(r)) {
+		return
+	}
 	var req struct {
-		Audience    string          `json:"audience"`
-		Binding     string          `json:"binding"`
-		Challenge   json.RawMessage `json:"challenge"`
-		ExpiresAtMs int64           `json:"expiresAtMs"`
+		SessionID string                          `json:"sessionId"`
+		Audience  string                          `json:"audience"`
+		Request   runtime.ApprovalRequest         `json:"request"`
+		Challenge schema.SurfaceApprovalChallenge `json:"challenge"`
 	}
 	st, ok := s.approvalBody(w, r, &req)
 	if !ok {
 		return
 	}
+	if o := r.Header.Get("Origin"); o != "" && o != req.Audience {
+		// A page asks for its own origin only.
+		s.fail(w, perr.DelegationAudienceMismatch, "The approval is for another origin than the page that asks")
+		return
+	}
+	se, ok := s.sessionByBearer(w, r, req.SessionID)
+	if !ok {
+		return
+	}
 	now := s.nowMs()
-	var ch map[string]any
+	rq := req.Request
 	switch {
-	case !isOrigin(req.Audience):
-		s.fail(w, perr.DelegationRequestInvalid, "audience must be an origin")
+	case !isOrigin(req.Audience) || se.Audience != req.Audience:
+		s.fail(w, perr.DelegationAudienceMismatch, "The session is not for this audience")
 		return
-	case !bindingDigest.MatchString(req.Binding):
-		s.fail(w, perr.DelegationRequestInvalid, "binding must be sha256: and 64 lowercase hex digits")
+	case !validText(rq.Capability, 256) || !schema.ValidID(rq.RequestID) || !bindingDigest.MatchString(rq.Session) ||
+		rq.Input == nil || utf8.RuneCountInString(rq.Summary) > maxSummaryChars:
+		s.fail(w, perr.DelegationRequestInvalid, "request must name a capability, an input object, a session digest and a request id")
 		return
-	case len(req.Challenge) > maxApprovalChallenge || !utf8.Valid(req.Challenge) || json.Unmarshal(req.Challenge, &ch) != nil || ch == nil:
-		s.fail(w, perr.DelegationRequestInvalid, "challenge must be a JSON object of at most 16 KiB")
-		return
-	case ch["binding"] != req.Binding:
-		s.fail(w, perr.DelegationBindingMismatch, "The challenge is for another binding")
-		return
-	case req.ExpiresAtMs <= now || req.ExpiresAtMs > now+maxApprovalTTLMs:
-		s.fail(w, perr.DelegationRequestInvalid, "expiresAtMs must be in the next 10 minutes")
+	case rq.ExpiresAtMs <= now || rq.ExpiresAtMs > now+maxApprovalTTLMs || rq.ExpiresAtMs > se.ExpiresMs:
+		s.fail(w, perr.DelegationRequestInvalid, "request.expiresAtMs must be in the next 10 minutes, within the session")
 		return
 	}
 	if _, ok := s.cfg.Audiences[req.Audience]; !ok {
 		s.fail(w, perr.DelegationAudienceMismatch, "The authority does not issue for this origin")
 		return
 	}
+	binding, err := rq.Binding()
+	if err != nil {
+		s.fail(w, perr.DelegationRequestInvalid, "request.input is not JSON the binding can be computed over")
+		return
+	}
+	// The page's challenge is kept for its words only; what it says of
+	// the binding, the capability and the input is not used.
+	shown, err := json.Marshal(approvalShown{Request: rq, Page: req.Challenge})
+	if err != nil {
+		s.fail(w, perr.DelegationRequestInvalid, "The request could not be kept")
+		return
+	}
 	secret := randomID(32)
 	sd := sha256.Sum256([]byte(secret))
-	a := Approval{ID: randomID(16), PollSecretDigest: sd[:], Audience: req.Audience, Binding: req.Binding,
-		Challenge: string(req.Challenge), CreatedMs: now, ExpiresMs: req.ExpiresAtMs}
-	if err := st.CreateApproval(r.Context(), a); err != nil {
+	a := Approval{ID: randomID(16), PollSecretDigest: sd[:], Audience: req.Audience, SessionID: se.ID, Binding: binding,
+		Challenge: string(shown), CreatedMs: now, ExpiresMs: rq.ExpiresAtMs}
+	err = st.CreateApproval(r.Context(), a, s.cfg.MaxApprovalsPerSession)
+	if errors.Is(err, ErrFull) {
+		s.failStatus(w, http.StatusTooManyRequests, perr.RateLimited, "The session holds as many approvals as it may; wait for one to end")
+		return
+	}
+	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"id": a.ID, "pollSecret": secret, "expiresAtMs": a.ExpiresMs})
+	writeJSON(w, http.StatusCreated, map[string]any{"id": a.ID, "pollSecret": secret, "binding": binding, "expiresAtMs": a.ExpiresMs})
 }
 
 // getApproval: GET /v1/approvals/{id} (operator) → what the screen shows.
@@ -181,8 +252,10 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 	if status == StatusPending && s.nowMs() >= a.ExpiresMs {
 		status = StatusExpired
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "audience": a.Audience, "binding": a.Binding,
-		"challenge": json.RawMessage(a.Challenge), "status": status, "expiresAtMs": a.ExpiresMs})
+	var shown approvalShown
+	_ = json.Unmarshal([]byte(a.Challenge), &shown)
+	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "audience": a.Audience, "sessionId": a.SessionID, "binding": a.Binding,
+		"request": shown.Request, "page": shown.Page, "status": status, "expiresAtMs": a.ExpiresMs})
 }
 
 // decideApproval: POST /v1/approvals/{id}/approve|deny (operator), once.

@@ -4,10 +4,15 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
@@ -40,25 +45,50 @@ func approvalVerifier(t *testing.T, f *fixture) *runtime.TokenVerifier {
 
 func digest(c byte) string { return "sha256:" + strings.Repeat(string(c), 64) }
 
-// TestApprovalBackend: a page sends its challenge to the authority, a
-// person approves on the operator's screen, and the page collects — once
-// — an approval the authority signed for that exact binding, which the
-// page's verifier accepts once; a replay, an approval for other input, a
-// forged one and one used as a session token are refused; a denial and
-// an expiry give no approval. On both stores.
+// approvalRequest is a request of refund@order on record as a page
+// builds it.
+func approvalRequest(record string, expiresAtMs int64) runtime.ApprovalRequest {
+	return runtime.ApprovalRequest{Capability: "refund@order", Input: map[string]any{"record": record, "reason": "damaged", "amount": 12.5},
+		Session: digest('e'), RequestID: "r-" + record, ExpiresAtMs: expiresAtMs, Summary: "Refund " + record}
+}
+
+// approvalBody is what a page of session sid sends for rq, with its own
+// words (which claim another binding, capability and record: they are
+// not used).
+func approvalBody(sid string, rq runtime.ApprovalRequest) map[string]any {
+	return map[string]any{"sessionId": sid, "audience": origin, "request": rq,
+		"challenge": map[string]any{"binding": digest('0'), "capability": "view@order", "title": "Refund order",
+			"record": map[string]any{"kind": "order", "id": "ord_other", "label": "someone else's"}, "expiresAtMs": rq.ExpiresAtMs}}
+}
+
+func bindingOf(t *testing.T, rq runtime.ApprovalRequest) string {
+	t.Helper()
+	b, err := rq.Binding()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestApprovalBackend: a delegated session's page sends its request to
+// the authority, which computes the binding itself; a person approves on
+// the operator's side, and the page collects — once — an approval the
+// authority signed for that binding, which the page's verifier accepts
+// once; a replay, an approval for other input, a forged one and one used
+// as a session token are refused; a denial and an expiry give no
+// approval. On both stores.
 func TestApprovalBackend(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newFixture(t, open(), func(c *authority.Config) { c.MaxBodyBytes = 4096 })
-		now := f.clock.Load()
-		challenge := func(b string) map[string]any {
-			return map[string]any{"binding": b, "capability": "refund@order", "title": "Refund order", "summary": "Refund #1001, €12.00"}
-		}
-		create := func(b string) (string, string) {
+		sid, tok := f.session()
+		create := func(rq runtime.ApprovalRequest) (string, string) {
 			t.Helper()
-			st, body := f.call("POST", "/v1/approvals", "", map[string]any{"audience": origin, "binding": b,
-				"challenge": challenge(b), "expiresAtMs": f.clock.Load() + 300_000})
+			st, body := f.call("POST", "/v1/approvals", tok, approvalBody(sid, rq))
 			if st != 201 {
 				t.Fatalf("create: %d %v", st, body)
+			}
+			if body["binding"] != bindingOf(t, rq) {
+				t.Fatalf("the authority computed binding %v, the page %s", body["binding"], bindingOf(t, rq))
 			}
 			return body["id"].(string), body["pollSecret"].(string)
 		}
@@ -66,19 +96,20 @@ func TestApprovalBackend(t *testing.T) {
 			return f.call("POST", "/v1/approvals/"+id+"/token", "", map[string]any{"pollSecret": secret})
 		}
 
-		id, secret := create(digest('a'))
+		rqA := approvalRequest("ord_1", f.clock.Load()+300_000)
+		id, secret := create(rqA)
 		if st, b := collect(id, secret); st != 202 || b["status"] != "pending" {
 			t.Fatalf("collect before a decision: %d %v", st, b)
 		}
 		if st, b := f.call("GET", "/v1/approvals/"+id, "", nil); st != 401 && code(b) != string(perr.DelegationCredentialInvalid) {
-			t.Errorf("the screen's read without the operator key: %d %v", st, b)
+			t.Errorf("the read without the operator key: %d %v", st, b)
 		}
 		st, b := f.call("GET", "/v1/approvals/"+id, opKey, nil)
-		if st != 200 || b["binding"] != digest('a') || b["status"] != "pending" {
+		if st != 200 || b["binding"] != bindingOf(t, rqA) || b["status"] != "pending" || b["sessionId"] != sid {
 			t.Fatalf("operator read: %d %v", st, b)
 		}
-		if c, _ := b["challenge"].(map[string]any); c["summary"] != "Refund #1001, €12.00" {
-			t.Errorf("the screen is not shown the challenge: %v", b["challenge"])
+		if r, _ := b["request"].(map[string]any); r["summary"] != "Refund ord_1" {
+			t.Errorf("the request is not kept: %v", b["request"])
 		}
 		if st, b := f.call("POST", "/v1/approvals/"+id+"/approve", opKey, nil); st != 200 {
 			t.Fatalf("approve: %d %v", st, b)
@@ -100,7 +131,7 @@ func TestApprovalBackend(t *testing.T) {
 
 		v := approvalVerifier(t, f)
 		var guard runtime.ApprovalGuard
-		c, err := v.VerifyApproval(approval, digest('a'), f.clock.Load())
+		c, err := v.VerifyApproval(approval, bindingOf(t, rqA), f.clock.Load())
 		if err != nil {
 			t.Fatalf("the page refuses the authority's approval: %v", err)
 		}
@@ -111,11 +142,13 @@ func TestApprovalBackend(t *testing.T) {
 			t.Error("a replayed approval was accepted twice")
 		}
 		parts := strings.Split(approval, ".")
+		other := rqA
+		other.Input = map[string]any{"record": "ord_2", "reason": "damaged", "amount": 12.5}
 		refused := map[string]struct{ approval, binding string }{
-			"for other input":        {approval, digest('b')},
-			"a forged signature":     {strings.Join([]string{parts[0], parts[1], parts[2], base64.RawURLEncoding.EncodeToString(make([]byte, 64))}, "."), digest('a')},
-			"as a session token":     {"pl1." + strings.Join(parts[1:], "."), digest('a')},
-			"not an approval at all": {"pa1", digest('a')},
+			"for other input":        {approval, bindingOf(t, other)},
+			"a forged signature":     {strings.Join([]string{parts[0], parts[1], parts[2], base64.RawURLEncoding.EncodeToString(make([]byte, 64))}, "."), bindingOf(t, rqA)},
+			"as a session token":     {"pl1." + strings.Join(parts[1:], "."), bindingOf(t, rqA)},
+			"not an approval at all": {"pa1", bindingOf(t, rqA)},
 		}
 		for name, tc := range refused {
 			var pe *perr.Error
@@ -127,55 +160,145 @@ func TestApprovalBackend(t *testing.T) {
 			t.Error("an approval was accepted as a session token")
 		}
 		f.advance(6 * time.Minute)
-		if _, err := v.VerifyApproval(approval, digest('a'), f.clock.Load()); err == nil {
+		if _, err := v.VerifyApproval(approval, bindingOf(t, rqA), f.clock.Load()); err == nil {
 			t.Error("an expired approval was accepted")
 		}
 
-		// A denial gives no approval; neither does a challenge nobody
+		// A denial gives no approval; neither does a request nobody
 		// answered in time.
-		id, secret = create(digest('c'))
+		id, secret = create(approvalRequest("ord_3", f.clock.Load()+120_000))
 		f.call("POST", "/v1/approvals/"+id+"/deny", opKey, nil)
 		if st, b := collect(id, secret); st == 200 || code(b) != string(perr.DelegationRevoked) {
 			t.Errorf("collect after a denial: %d %v", st, b)
 		}
-		id, secret = create(digest('d'))
-		f.advance(6 * time.Minute)
+		id, secret = create(approvalRequest("ord_4", f.clock.Load()+120_000))
+		f.advance(3 * time.Minute)
 		if st, b := f.call("POST", "/v1/approvals/"+id+"/approve", opKey, nil); st == 200 {
 			t.Errorf("an expired approval was approved: %v", b)
 		}
 		if st, b := collect(id, secret); st == 200 || code(b) != string(perr.DelegationExpired) {
 			t.Errorf("collect after expiry: %d %v", st, b)
 		}
-		_ = now
 	})
 }
 
-// TestApprovalBackendRefusesBadChallenges: the page's challenge is
-// checked before it is stored.
-func TestApprovalBackendRefusesBadChallenges(t *testing.T) {
+// TestApprovalBackendRefusesBadRequests: the request is checked before it
+// is stored: a live session of the audience asks, by its own token, from
+// the audience's own origin when a browser sends it.
+func TestApprovalBackendRefusesBadRequests(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newFixture(t, open(), func(c *authority.Config) { c.MaxBodyBytes = 4096 })
+		sid, tok := f.session()
 		exp := f.clock.Load() + 60_000
+		with := func(mod func(b map[string]any, rq *runtime.ApprovalRequest)) map[string]any {
+			rq := approvalRequest("ord_1", exp)
+			b := approvalBody(sid, rq)
+			mod(b, &rq)
+			b["request"] = rq
+			return b
+		}
 		tests := []struct {
-			name string
-			body map[string]any
-			want perr.Code
+			name   string
+			bearer string
+			origin string
+			body   map[string]any
+			want   perr.Code
 		}{
-			{"another origin", map[string]any{"audience": "https://evil.example", "binding": digest('a'),
-				"challenge": map[string]any{"binding": digest('a')}, "expiresAtMs": exp}, perr.DelegationAudienceMismatch},
-			{"a challenge for another binding", map[string]any{"audience": origin, "binding": digest('a'),
-				"challenge": map[string]any{"binding": digest('b')}, "expiresAtMs": exp}, perr.DelegationBindingMismatch},
-			{"not a digest", map[string]any{"audience": origin, "binding": "sha256:XYZ",
-				"challenge": map[string]any{"binding": "sha256:XYZ"}, "expiresAtMs": exp}, perr.DelegationRequestInvalid},
-			{"too far ahead", map[string]any{"audience": origin, "binding": digest('a'),
-				"challenge": map[string]any{"binding": digest('a')}, "expiresAtMs": exp + time.Hour.Milliseconds()}, perr.DelegationRequestInvalid},
+			{"no session token", "", "", with(func(map[string]any, *runtime.ApprovalRequest) {}), perr.DelegationCredentialInvalid},
+			{"another session's id", tok, "", with(func(b map[string]any, _ *runtime.ApprovalRequest) { b["sessionId"] = "someone-else" }), perr.DelegationCredentialInvalid},
+			{"another audience", tok, "", with(func(b map[string]any, _ *runtime.ApprovalRequest) { b["audience"] = "https://evil.example" }), perr.DelegationAudienceMismatch},
+			{"sent from another origin", tok, "https://evil.example", with(func(map[string]any, *runtime.ApprovalRequest) {}), perr.DelegationAudienceMismatch},
+			{"not a session digest", tok, "", with(func(_ map[string]any, rq *runtime.ApprovalRequest) { rq.Session = "sha256:XYZ" }), perr.DelegationRequestInvalid},
+			{"no input", tok, "", with(func(_ map[string]any, rq *runtime.ApprovalRequest) { rq.Input = nil }), perr.DelegationRequestInvalid},
+			{"too far ahead", tok, "", with(func(_ map[string]any, rq *runtime.ApprovalRequest) { rq.ExpiresAtMs = exp + time.Hour.Milliseconds() }), perr.DelegationRequestInvalid},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				if st, b := f.call("POST", "/v1/approvals", "", tc.body); st < 400 || code(b) != string(tc.want) {
+				var hdr map[string]string
+				if tc.origin != "" {
+					hdr = map[string]string{"Origin": tc.origin}
+				}
+				if st, b := f.callWith("POST", "/v1/approvals", tc.bearer, hdr, tc.body); st < 400 || code(b) != string(tc.want) {
 					t.Errorf("%d %v, want %s", st, b, tc.want)
 				}
 			})
+		}
+	})
+}
+
+// callWith is call with extra request headers.
+func (f *fixture) callWith(method, path, auth string, header map[string]string, body any) (int, map[string]any) {
+	f.t.Helper()
+	req, _ := http.NewRequest(method, f.url+path, requestBody(body))
+	if auth != "" {
+		req.Header.Set("Authorization", "Bearer "+auth)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+// TestApprovalRequestsBounded: POST /v1/approvals is a resource like the
+// others: 2,000 requests from one address without a session store
+// nothing (401 until the address's burst is spent, then 429). On both
+// stores.
+func TestApprovalRequestsBounded(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newFixture(t, open(), func(c *authority.Config) { c.MaxBodyBytes = 4096 })
+		sid, tok := f.session()
+		exp := f.clock.Load() + 120_000
+		statuses := map[int]int{}
+		for i := range 2000 {
+			st, _ := f.call("POST", "/v1/approvals", "", approvalBody(sid, approvalRequest(fmt.Sprint("ord_", i), exp)))
+			statuses[st]++
+		}
+		if diff := cmp.Diff(map[int]int{401: authority.DefaultApprovalBurst, 429: 2000 - authority.DefaultApprovalBurst}, statuses); diff != "" {
+			t.Errorf("2,000 requests without a session (-want +got):\n%s", diff)
+		}
+		f.advance(11 * time.Minute)
+		if got := sweepRows(t, f.srv)["approvals"]; got != 0 {
+			t.Errorf("the requests without a session left %d approvals", got)
+		}
+
+		_ = tok
+	})
+}
+
+// TestApprovalSessionBound: one session holds at most its bound of
+// unexpired approvals (429 past it), and the sweeper deletes them once
+// they expired, after which the session may ask again. On both stores.
+func TestApprovalSessionBound(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		// The address limit out of the way.
+		g := newFixture(t, open(), func(c *authority.Config) { c.MaxBodyBytes = 4096; c.ApprovalBurst = -1 })
+		sid, tok := g.session()
+		exp := g.clock.Load() + 120_000
+		statuses := map[int]int{}
+		for i := range 100 {
+			st, _ := g.call("POST", "/v1/approvals", tok, approvalBody(sid, approvalRequest(fmt.Sprint("ord_", i), exp)))
+			statuses[st]++
+		}
+		bound := int(authority.DefaultMaxApprovalsPerSession)
+		if diff := cmp.Diff(map[int]int{201: bound, 429: 100 - bound}, statuses); diff != "" {
+			t.Errorf("100 requests of one session (-want +got):\n%s", diff)
+		}
+		if got := sweepRows(t, g.srv)["approvals"]; got != 0 {
+			t.Errorf("the sweeper deleted %d unexpired approvals", got)
+		}
+		g.advance(3 * time.Minute)
+		if got := sweepRows(t, g.srv)["approvals"]; got != int64(bound) {
+			t.Errorf("the sweeper deleted %d expired approvals, want %d", got, bound)
+		}
+		if st, b := g.call("POST", "/v1/approvals", tok, approvalBody(sid, approvalRequest("ord_x", g.clock.Load()+60_000))); st != 201 {
+			t.Errorf("after its approvals expired the session may not ask: %d %v", st, b)
 		}
 	})
 }

@@ -85,11 +85,19 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, perr.DelegationBindingMismatch, "The authority does not issue for this audience")
 		return
 	}
+	client := clientIP(r)
+	if full, err := s.pendingFromFull(r.Context(), client); err != nil {
+		s.internal(w, r, err)
+		return
+	} else if full {
+		s.pendingRefused(w, "Too many delegations asked from this address wait for consent")
+		return
+	}
 	if full, err := s.pendingFull(r.Context(), req.Audience); err != nil {
 		s.internal(w, r, err)
 		return
 	} else if full {
-		s.pendingRefused(w)
+		s.pendingRefused(w, "Too many delegations wait for consent for this audience")
 		return
 	}
 	secret := randomID(32)
@@ -97,14 +105,28 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	now := s.nowMs()
 	d := Delegation{ID: randomID(16), UserCode: userCode(), PollSecretDigest: sd[:], Audience: req.Audience,
 		Scope: req.Scope, Agent: req.Agent, TTLMs: req.TTLSeconds * 1000, CreatedMs: now,
-		ExpiresMs: now + s.cfg.PendingTTL.Milliseconds()}
+		ExpiresMs: now + s.cfg.PendingTTL.Milliseconds(), Client: client}
 	if err := s.cfg.Store.CreateDelegation(r.Context(), d); err != nil {
 		s.internal(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": d.ID, "userCode": d.UserCode,
-		"verificationUri": s.cfg.VerificationURI, "pollSecret": secret,
+		"verificationUri": s.verificationURI(r), "pollSecret": secret,
 		"intervalSeconds": s.intervalSeconds(), "expiresAt": time.UnixMilli(d.ExpiresMs).UTC().Format(time.RFC3339)})
+}
+
+// verificationURI is Config.VerificationURI, or the authority's own
+// consent screen at the scheme and host the agent reached it by (an agent
+// that names another host only misleads itself).
+func (s *Server) verificationURI(r *http.Request) string {
+	if s.cfg.VerificationURI != "" {
+		return s.cfg.VerificationURI
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + ConsentPath
 }
 
 func (s *Server) intervalSeconds() int64 {

@@ -48,12 +48,12 @@ func (s *Server) feedSlot(client string) (release func(), ok bool) {
 	}, true
 }
 
-// pendingRefused answers a delegation request when its audience holds
-// its bound of pending delegations: 429 with Retry-After, like the
-// per-address limit.
-func (s *Server) pendingRefused(w http.ResponseWriter) {
+// pendingRefused answers a delegation request when its audience or its
+// address holds its bound of pending delegations: 429 with Retry-After,
+// like the per-address rate limit.
+func (s *Server) pendingRefused(w http.ResponseWriter, msg string) {
 	s.limited.Inc()
 	w.Header().Set("Retry-After", "60")
 	writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": map[string]any{"code": string(perr.RateLimited),
-		"message": "Too many delegations wait for consent for this audience", "details": map[string]any{"retryAfterMs": 60_000}}})
+		"message": msg, "details": map[string]any{"retryAfterMs": 60_000}}})
 }

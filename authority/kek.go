@@ -109,12 +109,20 @@ func gcm(kek []byte) (cipher.AEAD, error) {
 }
 
 // sealedStore seals private keys on the way into the store and opens
-// them on the way out; everything else passes through.
+// them on the way out; everything else passes through. With a KEK, a key
+// stored plain is never used: anyone who can write the database could
+// have put it there, and would hold its private half (Keys leaves it out
+// and reports it to plain; NewServer refuses to start with one unless
+// the operator says they are theirs, Config.SealPlainKeys).
 type sealedStore struct {
 	Store
-	kek  []byte   // nil: keys are stored plain
-	keks [][]byte // kek first, then the old ones (to open)
+	kek   []byte   // nil: keys are stored plain
+	keks  [][]byte // kek first, then the old ones (to open)
+	plain func(kid string)
 }
+
+// isPlain reports a private key stored without a seal.
+func isPlain(stored []byte) bool { return !bytes.HasPrefix(stored, sealedMagic) }
 
 func newSealedStore(st Store, kek []byte, old [][]byte) *sealedStore {
 	s := &sealedStore{Store: st, kek: kek}
@@ -155,19 +163,33 @@ func (s *sealedStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, erro
 	if err != nil {
 		return nil, err
 	}
-	for i := range keys {
-		if keys[i].PrivateKey, err = open(s.keks, keys[i].Kid, keys[i].PrivateKey); err != nil {
+	out := keys[:0]
+	for _, k := range keys {
+		if s.kek != nil && isPlain(k.PrivateKey) {
+			if s.plain != nil {
+				s.plain(k.Kid)
+			}
+			continue
+		}
+		if k.PrivateKey, err = open(s.keks, k.Kid, k.PrivateKey); err != nil {
 			return nil, err
 		}
+		out = append(out, k)
 	}
-	return keys, nil
+	return out, nil
 }
 
+// ErrPlainKey is a start refused because the store holds a signing key
+// stored plain while a KEK is set.
+var ErrPlainKey = errors.New("authority: a signing key is stored plain although a KEK is set")
+
 // reseal stores every key the store still publishes sealed under the
-// current KEK: plain ones (from before a KEK was set) and ones sealed
-// under an old KEK. Run at start; a key another instance rewrote
-// meanwhile is only sealed once more.
-func (s *sealedStore) reseal(ctx context.Context, nowMs int64) error {
+// current KEK: ones sealed under an old KEK, and, when sealPlain (the
+// operator says they are theirs, from before a KEK was set), plain ones,
+// each reported to sealed. A plain key without sealPlain refuses the
+// start (ErrPlainKey, naming its kid). Run at start; a key another
+// instance rewrote meanwhile is only sealed once more.
+func (s *sealedStore) reseal(ctx context.Context, nowMs int64, sealPlain bool, sealed func(kid string)) error {
 	if s.kek == nil {
 		return nil
 	}
@@ -180,7 +202,11 @@ func (s *sealedStore) reseal(ctx context.Context, nowMs int64) error {
 		return err
 	}
 	for _, k := range raw {
-		if bytes.HasPrefix(k.PrivateKey, sealedMagic) {
+		if isPlain(k.PrivateKey) && !sealPlain {
+			return fmt.Errorf("%w: kid %s. Anyone who can write the database could have put it there; if it is this authority's own, "+
+				"from before the KEK was set, start once with --seal-plain-keys (Config.SealPlainKeys) to seal it, else delete it", ErrPlainKey, k.Kid)
+		}
+		if !isPlain(k.PrivateKey) {
 			body := k.PrivateKey[len(sealedMagic):]
 			if len(body) >= g.NonceSize() {
 				if _, err := g.Open(nil, body[:g.NonceSize()], body[g.NonceSize():], []byte(k.Kid)); err == nil {
@@ -192,12 +218,15 @@ func (s *sealedStore) reseal(ctx context.Context, nowMs int64) error {
 		if err != nil {
 			return err
 		}
-		sealed, err := seal(s.kek, k.Kid, priv)
+		material, err := seal(s.kek, k.Kid, priv)
 		if err != nil {
 			return err
 		}
-		if err := s.Store.SetKeyMaterial(ctx, k.Kid, sealed); err != nil {
+		if err := s.Store.SetKeyMaterial(ctx, k.Kid, material); err != nil {
 			return err
+		}
+		if isPlain(k.PrivateKey) && sealed != nil {
+			sealed(k.Kid)
 		}
 	}
 	return nil

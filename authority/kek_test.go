@@ -6,6 +6,10 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"database/sql"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +18,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // TestKeyRotationIsOneTransaction: rotating the
@@ -55,14 +60,16 @@ func TestKeyRotationIsOneTransaction(t *testing.T) {
 // one); a server without the KEK, or with another one, refuses to start;
 // rotating the KEK (the new one as KEK, the old one in OldKEKs) seals the
 // keys again under the new one, after which the old KEK alone opens
-// nothing. Keys stored plain before a KEK was set are sealed at start;
-// unsealed, the private_key column would hold the 64 key bytes as they
-// are, for any copy of the database to sign with.
+// nothing. Keys stored plain before a KEK was set are sealed at start
+// when the operator says they are theirs (SealPlainKeys); unsealed, the
+// private_key column would hold the 64 key bytes as they are, for any copy
+// of the database to sign with.
 func TestSigningKeysEncryptedAtRest(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a.db")
 	kek1, _ := authority.ParseKEK(authority.NewKEK())
 	kek2, _ := authority.ParseKEK(authority.NewKEK())
+	sealPlain := false
 	start := func(kek []byte, old ...[]byte) error {
 		st, err := authority.OpenSQLite(ctx, path)
 		if err != nil {
@@ -70,7 +77,7 @@ func TestSigningKeysEncryptedAtRest(t *testing.T) {
 		}
 		defer st.Close()
 		_, err = authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
-			KEK: kek, OldKEKs: old, Now: func() time.Time { return time.UnixMilli(1e12) }})
+			KEK: kek, OldKEKs: old, SealPlainKeys: sealPlain, Now: func() time.Time { return time.UnixMilli(1e12) }})
 		return err
 	}
 	stored := func() [][]byte {
@@ -100,10 +107,13 @@ func TestSigningKeysEncryptedAtRest(t *testing.T) {
 	if len(plain) != 1 || len(plain[0]) != ed25519.PrivateKeySize {
 		t.Fatalf("no plain key to start from: %d keys", len(plain))
 	}
-	// ... is sealed once a KEK is given.
+	// ... is sealed once a KEK is given, with the operator's word that
+	// it is theirs.
+	sealPlain = true
 	if err := start(kek1); err != nil {
 		t.Fatal(err)
 	}
+	sealPlain = false
 	for _, b := range stored() {
 		if len(b) == ed25519.PrivateKeySize || bytes.Contains(b, plain[0][:32]) {
 			t.Fatalf("a private key is stored in plain form")
@@ -130,4 +140,55 @@ func TestSigningKeysEncryptedAtRest(t *testing.T) {
 	if err := start(kek1); err == nil {
 		t.Errorf("after the KEK rotation the old KEK still opens the keys")
 	}
+}
+
+// TestPlainKeyBesideKEKNeverUsed: with a KEK set, a plain private key
+// written into the store (by anyone who can write the database, who then
+// holds it) refuses the start, naming its kid; one written while the
+// authority runs is neither published nor used to sign. On the old code
+// the plain key was used and its public key published.
+func TestPlainKeyBesideKEKNeverUsed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a.db")
+	kek, _ := authority.ParseKEK(authority.NewKEK())
+	now := func() time.Time { return time.UnixMilli(1e12) }
+	st, err := authority.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}}, KEK: kek,
+		OperatorKeys: []string{opKey}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The attacker's key, newer than the authority's: the active one if
+	// it were read.
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	if err := st.AddKey(ctx, authority.SigningKey{Kid: "attacker", PrivateKey: priv, CreatedMs: 1e12 - 1}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("a running authority neither publishes nor uses it", func(t *testing.T) {
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		res, err := http.Get(hs.URL + "/v1/keys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || strings.Contains(string(b), "attacker") || !strings.Contains(string(b), `"kid"`) {
+			t.Errorf("GET /v1/keys: %d %s", res.StatusCode, b)
+		}
+		tok := authoritytest.DeviceGrant(t, hs.URL, opKey, authoritytest.Grant{Audience: origin, Scope: []string{"*"}}).Token
+		if kid := strings.Split(tok, ".")[1]; kid == "attacker" {
+			t.Errorf("a token was signed with the plain key")
+		}
+	})
+	t.Run("a start refuses it", func(t *testing.T) {
+		_, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}}, KEK: kek, Now: now})
+		if !errors.Is(err, authority.ErrPlainKey) || !strings.Contains(err.Error(), "attacker") {
+			t.Errorf("start with a plain key beside the KEK: %v, want ErrPlainKey naming the kid", err)
+		}
+	})
 }

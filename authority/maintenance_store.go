@@ -23,6 +23,9 @@ type MaintenanceStore interface {
 	// PendingDelegations counts the pending, unexpired delegations of an
 	// audience at nowMs.
 	PendingDelegations(ctx context.Context, audience string, nowMs int64) (int64, error)
+	// PendingDelegationsFrom counts the pending, unexpired delegations a
+	// client address asked for at nowMs.
+	PendingDelegationsFrom(ctx context.Context, client string, nowMs int64) (int64, error)
 }
 
 // SweepCutoffs are the times (Unix ms) before which each retention class
@@ -42,7 +45,7 @@ type SweepCutoffs struct {
 // SweepClasses are the retention classes in the order the sweeper runs
 // them: sessions before the delegations they came from, tasks before the
 // lease history they leave behind.
-var SweepClasses = []string{"idempotency_keys", "requests", "revocations", "sessions", "delegations", "tasks", "task_leases", "rate_buckets"}
+var SweepClasses = []string{"idempotency_keys", "requests", "revocations", "sessions", "delegations", "tasks", "task_leases", "rate_buckets", "approvals"}
 
 // sweepSQL is each class's batched delete: a key subquery with LIMIT, so
 // that one statement holds its locks for one batch only (SQLite and
@@ -77,6 +80,11 @@ var sweepSQL = map[string]func(c SweepCutoffs) (string, []any){
 			(SELECT id FROM tasks WHERE ((idle_ms IS NULL AND updated_ms <= ?) OR (idle_ms IS NOT NULL AND updated_ms + idle_ms <= ?))
 			 AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?) LIMIT ?)`,
 			[]any{c.TaskIdleMs, c.NowMs, c.NowMs}
+	},
+	"approvals": func(c SweepCutoffs) (string, []any) {
+		// An expired approval can be neither decided nor collected.
+		return `DELETE FROM approvals WHERE id IN
+			(SELECT id FROM approvals WHERE expires_ms <= ? LIMIT ?)`, []any{c.NowMs}
 	},
 	"rate_buckets": func(c SweepCutoffs) (string, []any) {
 		// A bucket untouched for an hour is full again (a full bucket is
@@ -153,5 +161,12 @@ func (s *SQLStore) PendingDelegations(ctx context.Context, audience string, nowM
 	var n int64
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delegations WHERE audience = ? AND status = 'pending' AND expires_ms > ?`,
 		audience, nowMs).Scan(&n)
+	return n, err
+}
+
+func (s *SQLStore) PendingDelegationsFrom(ctx context.Context, client string, nowMs int64) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delegations WHERE client = ? AND status = 'pending' AND expires_ms > ?`,
+		client, nowMs).Scan(&n)
 	return n, err
 }

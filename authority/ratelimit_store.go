@@ -57,19 +57,24 @@ func (l *StoreLimiter) AllowErr(ctx context.Context, key string) (bool, time.Dur
 // allowCreate applies the create limit to r; false when it answered
 // (429, or 500 when the store could not say: refused either way).
 func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
-	if s.createLimit == nil {
+	return s.allowBy(w, r, s.createLimit, clientIP(r))
+}
+
+// allowBy applies limit (nil: off) to key; false when it answered.
+func (s *Server) allowBy(w http.ResponseWriter, r *http.Request, limit RateLimiter, key string) bool {
+	if limit == nil {
 		return true
 	}
 	var ok bool
 	var retry time.Duration
-	if sl, isStore := s.createLimit.(*StoreLimiter); isStore {
+	if sl, isStore := limit.(*StoreLimiter); isStore {
 		var err error
-		if ok, retry, err = sl.AllowErr(r.Context(), clientIP(r)); err != nil {
+		if ok, retry, err = sl.AllowErr(r.Context(), key); err != nil {
 			s.internal(w, r, err)
 			return false
 		}
 	} else {
-		ok, retry = s.createLimit.Allow(clientIP(r))
+		ok, retry = limit.Allow(key)
 	}
 	if !ok {
 		s.rateLimited(w, retry.Milliseconds())
@@ -103,6 +108,22 @@ var takeTokenSQL = func() string {
 		at_ms = (CASE WHEN excluded.at_ms > b.at_ms THEN excluded.at_ms ELSE b.at_ms END)
 		WHERE ` + refill + ` >= 1`
 }()
+
+// newApprovalLimiter is the per-address limit of POST /v1/approvals, kept
+// as the create limit is; nil when off.
+func newApprovalLimiter(cfg Config) RateLimiter {
+	if cfg.ApprovalBurst <= 0 || cfg.ApprovalPerSecond <= 0 {
+		return nil
+	}
+	if rs, ok := cfg.Store.(RateStore); ok {
+		return &StoreLimiter{Store: rs, Prefix: "approval:", Burst: float64(cfg.ApprovalBurst), PerSecond: cfg.ApprovalPerSecond, Now: cfg.Now}
+	}
+	k := ratelimit.New(cfg.ApprovalPerSecond, cfg.ApprovalBurst, ratelimit.WithClock(cfg.Now))
+	if k == nil {
+		return nil
+	}
+	return k
+}
 
 func (s *SQLStore) TakeToken(ctx context.Context, key string, burst, perSecond float64, nowMs int64) (bool, int64, error) {
 	perMs := perSecond / 1000

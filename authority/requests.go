@@ -38,6 +38,16 @@ func (s *Server) sessionBearer(w http.ResponseWriter, r *http.Request) (Session,
 		s.fail(w, perr.DelegationRequestInvalid, "The session id or request id is malformed")
 		return Session{}, false
 	}
+	return s.sessionByBearer(w, r, id)
+}
+
+// sessionByBearer is sessionBearer for the session id, from wherever the
+// route names it.
+func (s *Server) sessionByBearer(w http.ResponseWriter, r *http.Request, id string) (Session, bool) {
+	if !urlsafe.ID(id) {
+		s.fail(w, perr.DelegationCredentialInvalid, "The session's token is required")
+		return Session{}, false
+	}
 	b := bearer(r)
 	if b == "" {
 		s.fail(w, perr.DelegationCredentialInvalid, "The session's token is required")

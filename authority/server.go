@@ -32,8 +32,16 @@ type Config struct {
 	// OperatorKeys are the operators' bearer keys; only their SHA-256
 	// digests are kept.
 	OperatorKeys []string
-	// VerificationURI is where a person enters the user code.
+	// VerificationURI is where a person enters the user code; "" is the
+	// authority's own consent screen (ConsentPath) at the address the
+	// agent asked.
 	VerificationURI string
+	// ScreenSubject names the signed-in person deciding on the consent
+	// screen (the token's subject, the owner of the agent's continuity
+	// tasks); ok false refuses the approval (not signed in). nil names
+	// the browser: "browser:" and a digest of its screen cookie, a stable
+	// pseudonym per browser.
+	ScreenSubject func(r *http.Request) (subject string, ok bool)
 	// Interval is the least time between two token polls (default 5s).
 	Interval time.Duration
 	// PendingTTL is how long a delegation waits for consent (default 10m).
@@ -69,6 +77,14 @@ type Config struct {
 	// DefaultCreatePerSecond; a negative value turns the limit off).
 	CreateBurst     int
 	CreatePerSecond float64
+	// ApprovalBurst and ApprovalPerSecond are the token bucket of POST
+	// /v1/approvals per client IP (defaults DefaultApprovalBurst and
+	// DefaultApprovalPerSecond; negative: off); MaxApprovalsPerSession
+	// bounds the unexpired approvals of one session (default
+	// DefaultMaxApprovalsPerSession).
+	ApprovalBurst          int
+	ApprovalPerSecond      float64
+	MaxApprovalsPerSession int64
 	// Retention is how long records are kept and how the background
 	// sweeper (RunSweeper) runs (sweeper.go).
 	Retention RetentionConfig
@@ -81,8 +97,14 @@ type Config struct {
 	// under a previous KEK, which are sealed again under KEK at start.
 	KEK     []byte
 	OldKEKs [][]byte
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// SealPlainKeys says that the signing keys stored plain are this
+	// authority's own, from before a KEK was set: they are sealed at
+	// start and each is logged. Without it a plain key beside a KEK
+	// refuses the start (ErrPlainKey), and one written later is never
+	// used nor published.
+	SealPlainKeys bool
+	Now           func() time.Time
+	Logger        *slog.Logger
 }
 
 // Server is the authority's HTTP handler.
@@ -98,13 +120,17 @@ type Server struct {
 	storeErrors prometheus.Counter
 	cont        continuity
 	createLimit RateLimiter // nil: off
-	limited     prometheus.Counter
-	waiters     atomic.Int64 // long-polls parked on the feed now
-	waitersG    prometheus.GaugeFunc
-	instanceID  string // names this instance in the store's leases
-	sweeps      sweepMetrics
-	feed        feedSlots
-	metricsReg  metricsRegistry
+	// approvalLimit is POST /v1/approvals' per-address limit (nil: off).
+	approvalLimit RateLimiter
+	limited       prometheus.Counter
+	waiters       atomic.Int64 // long-polls parked on the feed now
+	waitersG      prometheus.GaugeFunc
+	instanceID    string // names this instance in the store's leases
+	sweeps        sweepMetrics
+	feed          feedSlots
+	metricsReg    metricsRegistry
+	screenKey     []byte // the screens' CSRF tokens and pseudonyms (screen.go)
+	screenCOP     *http.CrossOriginProtection
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -157,6 +183,15 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.CreatePerSecond == 0 {
 		cfg.CreatePerSecond = DefaultCreatePerSecond
 	}
+	if cfg.ApprovalBurst == 0 {
+		cfg.ApprovalBurst = DefaultApprovalBurst
+	}
+	if cfg.ApprovalPerSecond == 0 {
+		cfg.ApprovalPerSecond = DefaultApprovalPerSecond
+	}
+	if cfg.MaxApprovalsPerSession <= 0 {
+		cfg.MaxApprovalsPerSession = DefaultMaxApprovalsPerSession
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -166,10 +201,11 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
-		createLimit: newCreateLimiter(cfg),
+		createLimit: newCreateLimiter(cfg), approvalLimit: newApprovalLimiter(cfg),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
 	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()
+	s.screenKey, s.screenCOP = screenSecret(cfg.KEK), http.NewCrossOriginProtection()
 	s.waitersG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pling_authority_feed_waiters",
 		Help: "Revocation feed long-polls parked on this instance now."}, func() float64 { return float64(s.waiters.Load()) })
 	for _, k := range cfg.OperatorKeys {
@@ -178,7 +214,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	sealed := newSealedStore(cfg.Store, cfg.KEK, cfg.OldKEKs)
-	if err := sealed.reseal(ctx, s.nowMs()); err != nil {
+	sealed.plain = func(kid string) {
+		cfg.Logger.Error("a signing key is stored plain although a KEK is set: not used", "kid", kid)
+	}
+	if err := sealed.reseal(ctx, s.nowMs(), cfg.SealPlainKeys, func(kid string) {
+		cfg.Logger.Warn("sealed a signing key that was stored plain", "kid", kid)
+	}); err != nil {
 		return nil, err
 	}
 	// The optional parts of a store (approvals, maintenance) are found on
@@ -207,6 +248,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("GET /v1/revocations", s.revocations)
 	s.routeContinuity(m)
 	s.routeApprovals(m)
+	m.HandleFunc(ConsentPath, s.serveConsent)
+	m.HandleFunc(ApprovalPath, s.serveApproval)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m

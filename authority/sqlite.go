@@ -74,9 +74,9 @@ func dec(s sql.NullString) []string {
 
 func (s *SQLStore) CreateDelegation(ctx context.Context, d Delegation) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO delegations
-		(id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms, status, created_ms, expires_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.UserCode, d.PollSecretDigest, d.Audience, enc(d.Scope), d.Agent, d.TTLMs, StatusPending, d.CreatedMs, d.ExpiresMs)
+		(id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms, status, created_ms, expires_ms, client)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.UserCode, d.PollSecretDigest, d.Audience, enc(d.Scope), d.Agent, d.TTLMs, StatusPending, d.CreatedMs, d.ExpiresMs, d.Client)
 	return err
 }
 

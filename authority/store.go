@@ -46,6 +46,9 @@ type Delegation struct {
 	ExpiresMs  int64
 	LastPollMs int64
 	SessionID  string // set once the token was collected
+	// Client is the address that asked (clientIP), for the per-address
+	// bound of pending delegations.
+	Client string
 }
 
 // Session is an issued token, by the digest of the token.

@@ -38,6 +38,10 @@ const (
 	// DefaultMaxPendingPerAudience bounds the pending delegations of one
 	// audience.
 	DefaultMaxPendingPerAudience = 10_000
+	// DefaultMaxPendingPerAddress bounds the pending delegations one
+	// client address asked for (an agent waits for one consent at a
+	// time), so that a few addresses cannot fill an audience's bound.
+	DefaultMaxPendingPerAddress = 10
 	// sweepBatchTimeout bounds one batch's statement.
 	sweepBatchTimeout = 5 * time.Second
 	// sweepPause is the pause between two batches: the store's writers
@@ -58,6 +62,9 @@ type RetentionConfig struct {
 	// MaxPendingPerAudience bounds pending delegations per audience
 	// (negative: no bound).
 	MaxPendingPerAudience int64
+	// MaxPendingPerAddress bounds pending delegations per client address
+	// (default DefaultMaxPendingPerAddress; negative: no bound).
+	MaxPendingPerAddress int64
 }
 
 func (c *RetentionConfig) defaults() {
@@ -75,6 +82,9 @@ func (c *RetentionConfig) defaults() {
 	}
 	if c.SweepTimeout <= 0 {
 		c.SweepTimeout = DefaultSweepTimeout
+	}
+	if c.MaxPendingPerAddress == 0 {
+		c.MaxPendingPerAddress = DefaultMaxPendingPerAddress
 	}
 	if c.MaxPendingPerAudience == 0 {
 		c.MaxPendingPerAudience = DefaultMaxPendingPerAudience
@@ -214,6 +224,20 @@ func (s *Server) taskIdle(c *tcall, secs *int64) (int64, bool) {
 		return 0, false
 	}
 	return *secs * 1000, true
+}
+
+// pendingFromFull reports whether the client address holds its bound of
+// pending delegations (fail closed when the store cannot say).
+func (s *Server) pendingFromFull(ctx context.Context, client string) (bool, error) {
+	ms, ok := s.raw.(MaintenanceStore)
+	if !ok || s.cfg.Retention.MaxPendingPerAddress < 0 {
+		return false, nil
+	}
+	n, err := ms.PendingDelegationsFrom(ctx, client, s.nowMs())
+	if err != nil {
+		return true, err
+	}
+	return n >= s.cfg.Retention.MaxPendingPerAddress, nil
 }
 
 // pendingFull reports whether audience holds its bound of pending

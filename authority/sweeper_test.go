@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -240,6 +242,41 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 		}
 		if _, err := st.Task(context.Background(), "default"); err != nil {
 			t.Errorf("the task on the default idle time: %v", err)
+		}
+	})
+}
+
+// TestPendingBoundPerAddress: a few addresses cannot shut an audience.
+// Each address holds at most MaxPendingPerAddress delegations waiting for
+// consent, so 10 addresses asking 30 times each against an audience bound
+// of 300 leave room, and an agent from a fresh address is answered 201.
+// On the old code the 10 addresses filled the audience's 300 and the
+// fresh address got 429 for the audience.
+func TestPendingBoundPerAddress(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newFixture(t, open(), func(c *authority.Config) {
+			c.Retention.MaxPendingPerAudience = 300
+			c.CreateBurst = -1
+		})
+		body := map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
+		from := func(ip string) *http.Client {
+			d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+			return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		}
+		created := 0
+		for i := range 10 {
+			c := from(fmt.Sprintf("127.0.0.%d", i+2))
+			for range 30 {
+				if st, _ := sendAt(t, c, nil, "POST", f.url+"/v1/delegations", "", requestBody(body)); st == 201 {
+					created++
+				}
+			}
+		}
+		if created != 10*authority.DefaultMaxPendingPerAddress {
+			t.Errorf("10 addresses created %d pending delegations, want %d each", created, authority.DefaultMaxPendingPerAddress)
+		}
+		if st, b := sendAt(t, from("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", requestBody(body)); st != 201 {
+			t.Errorf("an agent from a fresh address: %d %v, want 201", st, b)
 		}
 	})
 }

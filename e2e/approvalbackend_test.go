@@ -19,8 +19,8 @@ import (
 // with approvals "authority" and follows a real authority; an agent with
 // a delegated session asks for refunds in Chromium. A page script that
 // forges clicks, replaces the approval UI and posts to the operator route
-// gets nothing through (a person then denies on the site's screen); a
-// person approves on the site's approval screen and the refund runs; a
+// gets nothing through (a person then denies on the authority's screen); a
+// person approves on the authority's approval screen and the refund runs; a
 // page script that wraps fetch and hands the module a replayed approval,
 // or one the authority signed for other input, gets nothing run.
 func TestApprovalBackendInBrowser(t *testing.T) {
@@ -35,7 +35,8 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 		return out
 	}
 	// The agent's session: a delegation the operator approves.
-	token := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"}).Token
+	sess := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"})
+	token := sess.Token
 
 	// One browser: the agent's tab and the person's tab.
 	bctx, devTools := launchBrowser(t, ctx)
@@ -45,7 +46,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 	pill := func(id string) string {
 		return eval[string](tb, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
 	}
-	// approvalID waits for the page's link to the site's screen (the
+	// approvalID waits for the page's link to the approval screen (the
 	// module fires pling:waiting with the approval's id) and returns it.
 	seenIDs := map[string]bool{}
 	approvalID := func() string {
@@ -63,7 +64,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	// person opens the site's screen for id and answers.
+	// person opens the authority's screen for id and answers.
 	person := func(id, answer string) {
 		t.Helper()
 		sctx, scancel := context.WithTimeout(bctx, waitLimit)
@@ -131,7 +132,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
   return true;
 })()`)
 
-	t.Run("a person approves on the site's screen and the page runs the action", func(t *testing.T) {
+	t.Run("a person approves on the authority's screen and the page runs the action", func(t *testing.T) {
 		tb := tb.on(t)
 		res := tb.refundAsync(orders[1].ID, "damaged")
 		id := approvalID()
@@ -161,8 +162,9 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 
 	// An approval the authority signed for this origin but another
 	// binding (other input), made beside the page.
-	other := call("POST", "/v1/approvals", "", map[string]any{"audience": origin, "binding": "sha256:" + strings.Repeat("d", 64),
-		"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("d", 64)}, "expiresAtMs": time.Now().UnixMilli() + 120_000})
+	other := call("POST", "/v1/approvals", token, map[string]any{"sessionId": sess.SID, "audience": origin,
+		"request": map[string]any{"capability": "refund@order", "input": map[string]any{"record": orders[2].ID, "reason": "other"},
+			"session": "sha256:" + strings.Repeat("d", 64), "requestId": "other", "expiresAtMs": time.Now().UnixMilli() + 120_000}})
 	call("POST", "/v1/approvals/"+other["id"].(string)+"/approve", opKey, nil)
 	otherApproval := call("POST", "/v1/approvals/"+other["id"].(string)+"/token", "", map[string]any{"pollSecret": other["pollSecret"]})["approval"].(string)
 

@@ -19,8 +19,8 @@ import (
 
 // authoritySite is the demo site as pling serve --authority runs it: a
 // real authority (SQLite, loopback) that issues for the site's origin and
-// sends people to the site's consent screen, and the site following it,
-// with its consent and approval screens. TestConsentScreen and
+// sends people to its own consent screen, and the site following it,
+// whose screen paths lead to the authority's. TestConsentScreen and
 // TestApprovalBackendInBrowser share it.
 type authoritySite struct {
 	origin string                   // the demo site, http://127.0.0.1:port
@@ -41,10 +41,10 @@ func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 	}
 	t.Cleanup(func() { ln.Close() }) // when the site does not start
 	origin := "http://" + ln.Addr().String()
-	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}},
-		VerificationURI: origin + demosite.ConsentPath, Interval: time.Second}, nil)
-	ss := httptest.NewUnstartedServer(demoSite(t, ctx, d, demosite.Options{Brotli: 1, Authority: auth.URL,
-		Consent: &demosite.Consent{AuthorityURL: auth.URL, OperatorKey: auth.OperatorKey}}))
+	// The consent screen is the authority's own (VerificationURI ""),
+	// on its origin, not the site's.
+	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}}, Interval: time.Second}, nil)
+	ss := httptest.NewUnstartedServer(demoSite(t, ctx, d, demosite.Options{Brotli: 1, Authority: auth.URL}))
 	ss.Listener.Close()
 	ss.Listener = ln
 	ss.Start()

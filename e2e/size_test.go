@@ -19,7 +19,7 @@ import (
 // few percent above the measured size, not the target: the target (3.5 MB
 // raw, 800 KB brotli) is out of reach while the module carries a Go
 // runtime, encoding/json, fmt and regexp.
-var moduleBudget = struct{ raw, brotli int }{raw: 6_450_000, brotli: 1_280_000}
+var moduleBudget = struct{ raw, brotli int }{raw: 6_700_000, brotli: 1_320_000}
 
 // TestModuleBudget: dist/pling.wasm, as make wasm builds it, stays within
 // moduleBudget raw and with brotli at quality 11 (what pling serve sends).
@@ -85,12 +85,15 @@ func TestModuleHeavyDeps(t *testing.T) {
 // make wasm ships it (without its comments, internal/jsstrip) and the
 // inline stub (js-shim/stub.js), brotli at quality 11 and gzip at level 9
 // (docs/benchmarks.md: ≤ 7 KB brotli, the target; gzip held at 8 KB, RATIONALE "Why did the shim's gzip budget grow?"),
-// plus what the development origin's idle check costs (28 B brotli:
-// RATIONALE "Why does a development origin check for mistakes only when
-// idle?") and what marking user content costs (483 B brotli, 404 B gzip:
-// RATIONALE "Why is markup read everywhere unless the site marks its user
-// content?").
-var shimBudget = struct{ brotli, gzip int }{brotli: 7_514, gzip: 8_441}
+// plus what three features cost, each with its RATIONALE entry: the
+// development origin's idle check (28 B brotli, "Why does a development
+// origin check for mistakes only when idle?"), marking user content
+// (483 B brotli, 404 B gzip, "Why is markup read everywhere unless the
+// site marks its user content?") and a WebMCP call's window (9 B, "Why
+// may a WebMCP call's window cost the shim 9 B?"). The figures are what
+// the merged file measures, so the sum differs from the parts by a few
+// bytes of compression.
+var shimBudget = struct{ brotli, gzip int }{brotli: 7_518, gzip: 8_448}
 
 // TestShimBudget: the shipped pling.js plus the stub stay within
 // shimBudget, and dist/pling.js, when built, is that stripped copy.

@@ -213,3 +213,43 @@ func TestWebMCPNativeDeclarativeForm(t *testing.T) {
 		t.Errorf("submits (agentInvoked) %s, want [true]", got)
 	}
 }
+
+// TestWebMCPApprovalWindow: a WebMCP call's approval lapses with the
+// mirror's window (45 s), shorter than the consumers' own time-outs, not
+// after the page's approvalTtlMs (5 min): a consumer that gives up above
+// the WebMCP layer without cancelling leaves no approval a person could
+// give later (runtime TestApprovalEndsWithItsCall: then nothing runs).
+// On the old code the dialog waited 300 000 ms.
+func TestWebMCPApprovalWindow(t *testing.T) {
+	tb := openTestPage(t, "/test/webmcp-window.html", nativeWebMCPPage, chromedp.Flag("enable-experimental-web-platform-features", true))
+	if !eval[bool](tb, `!!document.modelContext && typeof document.modelContext.executeTool === "function"`) {
+		t.Fatal("this Chromium has no native document.modelContext with the flag")
+	}
+	tb.waitJS(`(async () => (await document.modelContext.getTools()).some((t) => t.name === "wipe"))()`)
+	eval[bool](tb, `(async () => {
+  window.waited = [];
+  window.addEventListener("pling:waiting", (e) => window.waited.push(e.detail));
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === "wipe");
+  window.wipeCtl = new AbortController();
+  window.wipeOutcome = document.modelContext.executeTool(tool, {}, { signal: wipeCtl.signal }).catch(() => "");
+  return true;
+})()`)
+	tb.waitJS(`window.waited.length > 0`)
+	got := eval[string](tb, `JSON.stringify(window.waited[0])`)
+	var w struct {
+		Kind      string
+		TimeoutMs int64
+	}
+	if err := json.Unmarshal([]byte(got), &w); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the approval waits: %s", got)
+	if w.Kind != "approval" || w.TimeoutMs <= 0 || w.TimeoutMs > 45_000 {
+		t.Errorf("the WebMCP call's approval waits %d ms (%s), want at most the 45 000 ms window", w.TimeoutMs, got)
+	}
+	eval[bool](tb, `(wipeCtl.abort(), true)`)
+	tb.waitJS(`!document.querySelector("pling-ui[data-pling-ui=approve]")`)
+	if ran := eval[string](tb, `JSON.stringify(window.ran)`); ran != `[]` {
+		t.Errorf("ran %s", ran)
+	}
+}

@@ -228,11 +228,13 @@
         return start().then(function () { return bridge.lint(); }).then(parse);
       },
       surface: {
-        handle: function (req) {
+        // w: how long the caller waits for the answer (ms; the WebMCP
+        // mirror's window): an approval the invoke asks for lapses with it.
+        handle: function (req, w) {
           // Text, or its exact bytes as a Uint8Array; anything else is a request object.
           var text = typeof req === "string" || req instanceof Uint8Array ? req : JSON.stringify(req);
           // Called without a this: one JS value less for Go to take in.
-          return start().then(function () { var h = bridge.handle; return h(text); }).then(parse).then(seen);
+          return start().then(function () { var h = bridge.handle; return h(text, w); }).then(parse).then(seen);
         },
         // cancel(id, session) → Promise<boolean>: stop the invoke in flight
         // under that id and session token, the call an agent gave up on.
@@ -260,9 +262,9 @@
     Object.defineProperty(api, "_pending", { get: function () { return loading ? null : { config: config, decls: queue.slice() }; } });
     // For the WebMCP mirror: an invoke under the caller's id (so that
     // surface.cancel can reach it), and its response written for a model.
-    Object.defineProperty(api, "_invoke", { value: function (capability, input, id) {
+    Object.defineProperty(api, "_invoke", { value: function (capability, input, id, w) {
       return start().then(function () {
-        return api.surface.handle({ protocol: bridge.version, id: id, method: "invoke", capability: capability, input: input || {} });
+        return api.surface.handle({ protocol: bridge.version, id: id, method: "invoke", capability: capability, input: input || {} }, w);
       });
     } });
     Object.defineProperty(api, "_toolText", { value: function (res) {
@@ -352,7 +354,7 @@
   // data-authority: the delegation authority the page follows (its keys,
   // revocations and shared replay guard; docs/authority.md).
   if (data.authority) defaults.authority = data.authority;
-  // data-approvals="authority": a person approves on the site's screen,
+  // data-approvals="authority": a person approves on the authority's screen,
   // not in the page; the module accepts only the approval the authority
   // signed (docs/page-api.md §4.2).
   if (data.approvals) defaults.approvals = data.approvals;

@@ -28,6 +28,12 @@
   var pling = root.pling, doc = root.document;
   var mc = doc.modelContext || root.navigator.modelContext;
   if (!pling || !mc || typeof mc.registerTool !== "function" || pling._webmcp) return;
+  // WINDOW_MS is how long a WebMCP call waits for a person's approval:
+  // shorter than the MCP TypeScript SDK's default request time-out (60 s),
+  // which hosts of Chrome DevTools MCP or Playwright MCP use unless they
+  // set their own, so an approval does not outlive the agent that asked. A person
+  // who approves later runs nothing (docs/page-api.md §5).
+  var WINDOW_MS = 45000;
   var live = new Map(); // tool name → {key, ctl}
   var calls = new Map(); // tool name → Set of cancel functions of its calls in flight
   var revision = null, running = null, again = false, timer = 0, seq = 0;
@@ -205,7 +211,7 @@
       signal.addEventListener("abort", cancel);
     }
     set.add(cancel);
-    return pling._invoke(tool.capability, args || {}, id).then(result).finally(function () {
+    return pling._invoke(tool.capability, args || {}, id, WINDOW_MS).then(result).finally(function () {
       set.delete(cancel);
       if (signal) signal.removeEventListener("abort", cancel);
     });

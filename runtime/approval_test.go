@@ -195,3 +195,63 @@ func FuzzDisplayText(f *testing.F) {
 		}
 	})
 }
+
+// lateApprover approves every challenge it is shown, after a delay (a
+// person who approves after the agent gave up), and keeps them.
+type lateApprover struct {
+	after time.Duration
+	got   chan schema.SurfaceApprovalChallenge
+}
+
+func (a *lateApprover) Approve(_ context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	a.got <- ch
+	out := make(chan schema.SurfaceApprovalDecision, 1)
+	time.AfterFunc(a.after, func() { out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: true} })
+	return out
+}
+
+// TestApprovalEndsWithItsCall: an approval lapses when its call's window
+// ends (WithCallWindow) or its context's deadline passes, however long
+// the page lets approvals wait: the challenge's expiry is the window's,
+// and a person who approves after it runs nothing. Without a window the
+// same late approval runs. On the old code the challenge lapsed after the
+// page's approvalTtlMs (5 min) and the late approval ran.
+func TestApprovalEndsWithItsCall(t *testing.T) {
+	tests := []struct {
+		name    string
+		ctx     func(nowMs int64) (context.Context, context.CancelFunc)
+		wantRan bool
+	}{
+		{"no window: a late approval runs", func(int64) (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		}, true},
+		{"the call's window ended", func(now int64) (context.Context, context.CancelFunc) {
+			return context.WithCancel(WithCallWindow(context.Background(), now+150))
+		}, false},
+		{"the context's deadline passed", func(int64) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 150*time.Millisecond)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ap := &lateApprover{after: 400 * time.Millisecond, got: make(chan schema.SurfaceApprovalChallenge, 1)}
+			var ran atomic.Bool
+			rt := New(WithExpose("*"), WithApprover(ap, 5*time.Minute))
+			if _, err := rt.DeclareAction(Action{ID: "wipe", Title: "Wipe", Risk: "destructive", Approval: true,
+				Run: func(context.Context, *Call) (any, error) { ran.Store(true); return true, nil }}); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now().UnixMilli()
+			ctx, cancel := tt.ctx(now)
+			defer cancel()
+			out := rt.Handle(ctx, []byte(`{"protocol":"pling.surface/0.1","id":"w1","method":"invoke","capability":"wipe"}`))
+			ch := <-ap.got
+			if !tt.wantRan && ch.ExpiresAtMs > now+200 {
+				t.Errorf("the challenge lapses %d ms after the call began, want with its window (150 ms)", ch.ExpiresAtMs-now)
+			}
+			if ran.Load() != tt.wantRan {
+				t.Errorf("ran %v, want %v: %s", ran.Load(), tt.wantRan, out)
+			}
+		})
+	}
+}

@@ -36,13 +36,26 @@ func (in *invocation) approvalDisplay(ch *schema.SurfaceApprovalChallenge) {
 		label := displayText(perr.RedactValue("label", in.recordLabel), maxApprovalValue)
 		ch.Record = &schema.ApprovalRecord{Kind: kind, ID: in.call.Record, Label: label.text}
 	}
-	names := paramOrder(in.input, in.act.ParamOrder)
+	ch.Input, ch.More = displayFields(in.input, in.act.ParamOrder, func(name string) string {
+		if p, ok := in.act.Params[name]; ok && strings.TrimSpace(p.Description) != "" {
+			return strings.TrimSpace(p.Description)
+		}
+		return name
+	})
+}
+
+// displayFields renders every parameter of input (the record aside) by
+// name, in order (declared names first, then the rest sorted), with the
+// title title gives it and its value, redacted, escaped and bounded; more
+// counts those left out by the bound.
+func displayFields(input map[string]any, order []string, title func(name string) string) (fields []schema.ApprovalField, more int) {
+	names := paramOrder(input, order)
 	if len(names) > maxApprovalFields {
-		ch.More = len(names) - maxApprovalFields
+		more = len(names) - maxApprovalFields
 		names = names[:maxApprovalFields]
 	}
 	for _, name := range names {
-		v := in.input[name]
+		v := input[name]
 		red := perr.RedactValue(name, v)
 		shown := displayText(red, maxApprovalValue)
 		f := schema.ApprovalField{Value: shown.text, Escaped: shown.escaped, Cut: shown.cut, Redacted: !sameJSON(v, red)}
@@ -50,13 +63,10 @@ func (in *invocation) approvalDisplay(ch *schema.SurfaceApprovalChallenge) {
 			f.Length = shown.length
 		}
 		f.Name = displayText(name, maxApprovalName).text
-		title := name
-		if p, ok := in.act.Params[name]; ok && strings.TrimSpace(p.Description) != "" {
-			title = strings.TrimSpace(p.Description)
-		}
-		f.Title = displayText(title, maxApprovalTitle).text
-		ch.Input = append(ch.Input, f)
+		f.Title = displayText(title(name), maxApprovalTitle).text
+		fields = append(fields, f)
 	}
+	return fields, more
 }
 
 // sameJSON reports whether a and b have the same canonical JSON.

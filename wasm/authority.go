@@ -175,7 +175,7 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 // approvalSent tells the page, through its waiting hook, the id of an
 // approval its authority now holds: pling:waiting with {id, capability,
 // kind: "approval", approval}, so the page can point the person at the
-// site's approval screen. The id opens nothing by itself (the screen
+// authority's approval screen. The id opens nothing by itself (the screen
 // needs the operator key, collecting needs the poll secret).
 func approvalSent(hooks safejs.Value) follow.ApprovalSent {
 	if hooks.Type() != safejs.TypeObject {

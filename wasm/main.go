@@ -35,6 +35,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/hack-pad/safejs"
 
@@ -61,10 +62,19 @@ func main() {
 			}
 			return runtime.ToolText([]byte(resp)), nil
 		}).Value(),
+		// handle(text, windowMs?): windowMs, when a positive number, is
+		// how long the caller waits for the answer (the WebMCP mirror's
+		// window): an approval the invoke asks for lapses with it.
 		"handle": fnOf("handle", func(args []safejs.Value) (any, error) {
 			req, refused, err := argText(args, 0, schema.MaxRequestBytes)
 			if err != nil {
 				return nil, err
+			}
+			ctx := context.Background()
+			if len(args) > 1 && args[1].Type() == safejs.TypeNumber {
+				if w, err := args[1].Float(); err == nil && w > 0 && w < 1e9 {
+					ctx = runtime.WithCallWindow(ctx, time.Now().UnixMilli()+int64(w))
+				}
 			}
 			return promise(args[1:], func() (string, error) {
 				rt, err := pageRuntime()
@@ -74,7 +84,7 @@ func main() {
 				if refused != "" {
 					return string(rt.Refuse(refused)), nil
 				}
-				return handleGuarded(rt, req), nil
+				return handleGuarded(ctx, rt, req), nil
 			})
 		}).Value(),
 		"tools": fnOf("tools", func(args []safejs.Value) (any, error) {
@@ -153,7 +163,7 @@ func main() {
 // included) is an INTERNAL_ERROR response, and the module keeps serving.
 // globalThis.__plingTestPanic, when true, panics on purpose: the seam the
 // tests use to prove this.
-func handleGuarded(rt *runtime.Runtime, req []byte) (out string) {
+func handleGuarded(ctx context.Context, rt *runtime.Runtime, req []byte) (out string) {
 	defer func() {
 		if r := recover(); r != nil {
 			var id *string
@@ -169,7 +179,7 @@ func handleGuarded(rt *runtime.Runtime, req []byte) (out string) {
 			panic("pling: test panic in the bridge")
 		}
 	}
-	return string(rt.Handle(context.Background(), req))
+	return string(rt.Handle(ctx, req))
 }
 
 // newObject makes a JS object with the given properties.

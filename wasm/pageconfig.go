@@ -85,7 +85,7 @@ func initPage(args []safejs.Value) (any, error) {
 		}
 		follower, opts = f, append(opts, aopts...)
 		if c.Approvals == "authority" {
-			// The person approves on the site's screen; the in-page
+			// The person approves on the authority's screen; the in-page
 			// dialog and the page's approve hook are never asked, so
 			// nothing a page script clicks or calls approves
 			// (docs/page-api.md §4.2).

@@ -11,22 +11,24 @@ import (
 )
 
 // Approvals outside the page (docs/authority.md "Approvals outside the
-// page"). The page sends its approval challenge to
-// the authority; a person approves on the site's screen; the page
-// collects the approval the authority signed and accepts it only when it
-// verifies with the keys the follower follows, for this page's origin,
-// for exactly the binding the runtime built, unexpired, and once. Nothing
-// a script in the page can do — click, call a dialog, post a decision —
-// produces that signature.
+// page"). The page sends the request in the clear to the authority, which
+// computes its binding; a person approves on the authority's screen; the
+// page collects the approval the authority signed and accepts it only
+// when it verifies with the keys the follower follows, for this page's
+// origin, for exactly the binding the runtime built for what it is about
+// to run, unexpired, and once. Nothing a script in the page can do —
+// click, call a dialog, post a decision, rewrite the request — produces
+// that signature for the request the page runs.
 
 // PollEveryMs is how often the page asks the authority for the approval
 // while no one has decided (the authority's answer may ask for longer).
 const PollEveryMs = 1000
 
 // ApprovalSent is told an approval's id once the authority holds the
-// challenge, so the page can point the person at the site's screen. The
-// id is not a secret: reading or deciding needs the operator key,
-// collecting needs the poll secret only the page holds.
+// request, so the page can point the person at the authority's screen.
+// The id is no credential: the screen is on the authority's origin, where
+// no script of the page reads or posts it, and collecting needs the poll
+// secret only the page holds.
 type ApprovalSent func(ch schema.SurfaceApprovalChallenge, approvalID string)
 
 // Approver returns the runtime.Approver that asks the authority. sent,
@@ -41,15 +43,25 @@ type authorityApprover struct {
 	guard runtime.ApprovalGuard
 }
 
-// Approve implements runtime.Approver. It answers approved only for an
-// approval that verified; denied when the authority says a person denied
-// it; and nothing otherwise (the authority unreachable, the approval
-// expired, forged or for another binding), so the runtime's wait runs out
-// and nothing runs: fail closed.
+// Approve implements runtime.Approver. The authority needs the request in
+// the clear (ApproveRequest), which a challenge alone does not carry: the
+// answer is closed at once, and nothing runs.
 func (a *authorityApprover) Approve(ctx context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	out := make(chan schema.SurfaceApprovalDecision)
+	close(out)
+	return out
+}
+
+// ApproveRequest implements runtime.RequestApprover. It answers approved
+// only for an approval that verified for the binding the runtime computed
+// (ch.Binding); denied when the authority says a person denied it; and
+// nothing otherwise (no delegated session this follower verified, the
+// authority unreachable, the approval expired, forged or for another
+// binding), so the runtime's wait runs out and nothing runs: fail closed.
+func (a *authorityApprover) ApproveRequest(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) <-chan schema.SurfaceApprovalDecision {
 	out := make(chan schema.SurfaceApprovalDecision, 1)
 	go func() {
-		approved, decided := a.ask(ctx, ch)
+		approved, decided := a.ask(ctx, ch, req)
 		if decided {
 			out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: approved}
 		}
@@ -57,19 +69,20 @@ func (a *authorityApprover) Approve(ctx context.Context, ch schema.SurfaceApprov
 	return out
 }
 
-func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge) (approved, decided bool) {
+func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) (approved, decided bool) {
 	f := a.f
-	chText, err := json.Marshal(ch)
-	if err != nil {
-		return false, false
+	d, ok := f.session(req.SessionKey)
+	if !ok {
+		return false, false // only a delegated session may ask the authority
 	}
-	body, err := json.Marshal(map[string]any{"audience": f.audience, "binding": ch.Binding,
-		"challenge": json.RawMessage(chText), "expiresAtMs": ch.ExpiresAtMs})
+	// The authority computes the binding from req and shows the person
+	// req; ch goes along for the page's words (titles, the agent's name).
+	body, err := json.Marshal(map[string]any{"sessionId": d.id, "audience": f.audience, "request": req, "challenge": ch})
 	if err != nil {
 		return false, false
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	st, resp, err := f.tr.Do(cctx, "POST", f.base+"/v1/approvals", "", body)
+	st, resp, err := f.tr.Do(cctx, "POST", f.base+"/v1/approvals", d.token, body)
 	cancel()
 	var created struct {
 		ID         string `json:"id"`

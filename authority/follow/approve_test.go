@@ -22,9 +22,22 @@ type swapTransport struct {
 	mu   sync.Mutex
 	swap string
 	seen []string
+	// rewrite, when set, rewrites the body the page sends to POST
+	// /v1/approvals (a script that wraps fetch).
+	rewrite func(body map[string]any)
 }
 
 func (s *swapTransport) Do(ctx context.Context, method, url, bearer string, body []byte) (int, []byte, error) {
+	s.mu.Lock()
+	rewrite := s.rewrite
+	s.mu.Unlock()
+	if rewrite != nil && strings.HasSuffix(url, "/v1/approvals") {
+		var m map[string]any
+		if json.Unmarshal(body, &m) == nil {
+			rewrite(m)
+			body, _ = json.Marshal(m)
+		}
+	}
 	st, b, err := s.HTTPTransport.Do(ctx, method, url, bearer, body)
 	if err != nil || !strings.HasSuffix(url, "/token") || !strings.Contains(url, "/v1/approvals/") || st != 200 {
 		return st, b, err
@@ -73,7 +86,7 @@ func TestPageApprovalThroughAuthority(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-f.Ready()
-	_, tok := a.mint()
+	sid, tok := a.mint()
 	invoke := func(id string, decide func(approvalID string)) string {
 		t.Helper()
 		req, _ := json.Marshal(map[string]any{"protocol": "pling.surface/0.1", "id": id, "method": "invoke",
@@ -131,8 +144,9 @@ func TestPageApprovalThroughAuthority(t *testing.T) {
 
 	// An approval the authority signed for this origin but another binding
 	// (other input): created and approved beside the page.
-	st, b := a.call("POST", "/v1/approvals", "", map[string]any{"audience": origin, "binding": "sha256:" + strings.Repeat("b", 64),
-		"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("b", 64)}, "expiresAtMs": time.Now().UnixMilli() + 60_000})
+	st, b := a.call("POST", "/v1/approvals", tok, map[string]any{"sessionId": sid, "audience": origin,
+		"request": runtime.ApprovalRequest{Capability: "order.refund", Input: map[string]any{"amount": 1200}, Session: "sha256:" + strings.Repeat("b", 64),
+			RequestID: "other", ExpiresAtMs: time.Now().UnixMilli() + 60_000}})
 	if st != 201 {
 		t.Fatalf("other approval: %d %v", st, b)
 	}
@@ -155,4 +169,21 @@ func TestPageApprovalThroughAuthority(t *testing.T) {
 			}
 		})
 	}
+
+	// A script that wraps fetch rewrites the request the page sends: the
+	// person is shown, and approves, an amount of 1; the authority signs
+	// that binding, which is not the one of the request the page runs.
+	t.Run("a rewritten request", func(t *testing.T) {
+		tr.mu.Lock()
+		tr.rewrite = func(m map[string]any) {
+			if rq, ok := m["request"].(map[string]any); ok {
+				rq["input"] = map[string]any{"amount": 1}
+			}
+		}
+		tr.mu.Unlock()
+		defer func() { tr.mu.Lock(); tr.rewrite = nil; tr.mu.Unlock() }()
+		if got := invoke("r-rewritten", approve); got != "PERMISSION_DENIED" || runs.Load() != 1 {
+			t.Errorf("got %s, runs %d; want PERMISSION_DENIED and nothing run", got, runs.Load())
+		}
+	})
 }

@@ -59,9 +59,10 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl := newFlags("authority", stderr,
 		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
 		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
-		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--metrics-addr HOST:PORT]",
+		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--max-pending-per-address N]",
+		"                       [--metrics-addr HOST:PORT]",
 		"       pling authority migrate status|up|down [--store …]",
-		"                       [--kek-file FILE] [--old-kek-file FILE]",
+		"                       [--kek-file FILE] [--old-kek-file FILE] [--seal-plain-keys]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag. The signing keys are",
 		"encrypted in the store with the KEK of --kek-file or PLING_AUTHORITY_KEK (base64 of 32 bytes;",
@@ -70,16 +71,18 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	addr := fl.String("addr", "127.0.0.1:8090", "the address to listen on (port 0 picks a free port)")
 	store := fl.String("store", string(authority.DefaultStore), "the store: sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (shared by any number of instances)")
 	keysFile := fl.String("operator-keys", "", "a file of operator keys, one per line")
-	verify := fl.String("verification-uri", "", "where a person enters the user code (the site's consent page)")
+	verify := fl.String("verification-uri", "", "where a person enters the user code (default: this authority's own consent screen, /consent)")
 	burst := fl.Int("delegation-burst", authority.DefaultCreateBurst, "POST /v1/delegations per client address: the burst (0 or less: no limit)")
 	perSec := fl.Float64("delegation-rate", authority.DefaultCreatePerSecond, "POST /v1/delegations per client address: requests per second once the burst is spent")
 	retention := fl.Duration("retention", authority.DefaultRetention, "how long delegations, sessions and request records are kept past their expiry")
 	taskIdle := fl.Duration("task-idle", authority.DefaultTaskIdle, "how long a task nobody writes is kept")
 	sweepEvery := fl.Duration("sweep-every", authority.DefaultSweepEvery, "the time between two background sweeps (one instance at a time sweeps)")
 	maxPending := fl.Int64("max-pending", authority.DefaultMaxPendingPerAudience, "the most delegations one audience may have waiting for consent (0 or less: no bound)")
+	maxPendingAddr := fl.Int64("max-pending-per-address", authority.DefaultMaxPendingPerAddress, "the most delegations one client address may have waiting for consent (0 or less: no bound)")
 	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9090)")
 	kekFile := fl.String("kek-file", "", "the key-encryption key the signing keys are sealed with (base64 of 32 bytes, mode 0600); or PLING_AUTHORITY_KEK")
 	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
+	sealPlain := fl.Bool("seal-plain-keys", false, "the signing keys stored plain are this authority's own, from before a KEK was set: seal them (without it, a plain key beside a KEK refuses the start)")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
@@ -126,8 +129,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: aud, OperatorKeys: opKeys,
 		VerificationURI: *verify, Logger: log, CreateBurst: limitOff(*burst), CreatePerSecond: *perSec,
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
-			MaxPendingPerAudience: int64(limitOff(int(*maxPending)))}, SeparateMetrics: *metricsAddr != "",
-		KEK: kek, OldKEKs: oldKEKs})
+			MaxPendingPerAudience: int64(limitOff(int(*maxPending))), MaxPendingPerAddress: int64(limitOff(int(*maxPendingAddr)))},
+		SeparateMetrics: *metricsAddr != "",
+		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1

@@ -6,7 +6,7 @@
 //	        scripted agent session, printing a transcript
 //	pling serve [--addr HOST:PORT] [--dist DIR] [--brotli Q] [--dir DIR] [--authority URL|embedded] [--gateway URL]
 //	        serve the demo site (or with --dir your own pages) and the module over HTTP;
-//	        with --authority, also the site's consent screen for delegations
+//	        with --authority, the pages follow an authority (its consent screen for delegations)
 //	pling describe TARGET [--session TOKEN | --session-file PATH | --token-file PATH] [--json] [--max-records N] [--strict]
 //	        describe what a page lets an agent do
 //	pling check URL

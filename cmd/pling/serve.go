@@ -27,14 +27,14 @@ func init() {
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("serve", stderr,
-		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR] [--authority URL|embedded [--operator-key-file FILE]] [--gateway URL]",
+		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR] [--authority URL|embedded] [--gateway URL]",
 		"Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,",
 		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
 		"With --dir, serves your own pages from DIR instead, with Pling beside them at /pling/.",
-		"With --authority it also plays the site's backend for delegations: the pages verify the",
-		"authority's session tokens, and "+demosite.ConsentPath+" is the consent screen, which decides with the",
-		"operator key from $"+operatorKeyEnv+" or --operator-key-file (never a flag). --authority embedded",
-		"runs an authority in this process (in memory, on --authority-addr) issuing for this site.",
+		"With --authority the pages follow the authority: they verify its session tokens, and "+demosite.ConsentPath,
+		"and "+demosite.ApprovalPath+" lead to its consent and approval screens, which are the authority's, on its",
+		"own origin. --authority embedded runs an authority in this process (in memory, on --authority-addr)",
+		"issuing for this site.",
 	)
 	pages := fl.String("dir", "", "serve the pages in this directory (instead of the demo site), with Pling at /pling/")
 	addr := fl.String("addr", "127.0.0.1:8080", "the address to listen on (port 0 picks a free port)")
@@ -43,7 +43,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality 0–11 for the module; files over 1 MiB start at 5 and are upgraded in the background")
 	authFlag := fl.String("authority", "", "the delegation authority: its URL, or embedded to run one here")
 	authAddr := fl.String("authority-addr", "127.0.0.1:8090", "where --authority embedded listens")
-	opKeyFile := fl.String("operator-key-file", "", "a file holding the operator key for --authority URL (default $"+operatorKeyEnv+")")
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
 	}
@@ -64,7 +63,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if *pages != "" {
 		if *authFlag != "" {
-			fmt.Fprintln(stderr, "pling serve: --authority plays the demo site's backend; it does not combine with --dir (your site's backend holds the operator key)")
+			fmt.Fprintln(stderr, "pling serve: --authority plays the demo site's backend; it does not combine with --dir")
 			return 2
 		}
 		return serveDir(ctx, module, source, *pages, *addr, *quality, stdout, stderr)
@@ -77,12 +76,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer ln.Close()
 	opts := serveOptions{brotli: *quality}
 	if *authFlag != "" {
-		auth, exit := startSiteAuthority(ctx, *authFlag, *authAddr, *opKeyFile, "http://"+ln.Addr().String(), stdout, stderr)
+		auth, exit := startSiteAuthority(ctx, *authFlag, *authAddr, "http://"+ln.Addr().String(), stdout, stderr)
 		if auth == nil {
 			return exit
 		}
 		defer auth.close()
-		opts.authority, opts.consent = auth.url, auth.consent
+		opts.authority = auth.url
 	}
 	start := time.Now()
 	srv, err := newServer(ctx, module, site.Demo(), opts)
@@ -193,13 +192,12 @@ func newHTTPServer(h http.Handler) *http.Server {
 type serveOptions struct {
 	// brotli is the target brotli quality (0–11).
 	brotli int
-	// authority and consent: see demosite.Options.
+	// authority: see demosite.Options.
 	authority string
-	consent   *demosite.Consent
 }
 
 // newServer builds the handler of pling serve (package demosite, where
 // it lives so that the e2e browser tests run the same server in-process).
 func newServer(ctx context.Context, module, demo fs.FS, opt serveOptions) (*demosite.Server, error) {
-	return demosite.New(ctx, module, demo, demosite.Options{Brotli: opt.brotli, Authority: opt.authority, Consent: opt.consent})
+	return demosite.New(ctx, module, demo, demosite.Options{Brotli: opt.brotli, Authority: opt.authority})
 }

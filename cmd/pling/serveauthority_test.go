@@ -14,15 +14,14 @@ import (
 )
 
 func TestServeAuthorityUsage(t *testing.T) {
-	t.Setenv(operatorKeyEnv, "")
 	tests := []struct {
 		name    string
 		args    []string
 		wantErr string
 	}{
 		{"not a URL", []string{"--authority", "ftp://x"}, "--authority: want a URL or embedded"},
-		{"a key file for the embedded one", []string{"--authority", "embedded", "--operator-key-file", "k"}, "the embedded authority makes its own key"},
-		{"a missing key file", []string{"--authority", "http://127.0.0.1:1", "--operator-key-file", filepath.Join(t.TempDir(), "none")}, "--operator-key-file:"},
+		{"an operator key is no flag of serve", []string{"--authority", "embedded", "--operator-key-file", "k"}, "flag provided but not defined"},
+		{"the site's own origin", []string{"--addr", "127.0.0.1:18765", "--authority", "http://127.0.0.1:18765"}, "the site's own origin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +78,7 @@ func TestServeEmbeddedAuthority(t *testing.T) {
 		t.Fatalf("no pending line; stderr:\n%s", derr)
 	}
 	link := regexp.MustCompile(`"verificationUriComplete":"([^"]+)"`).FindSubmatch(lines.Bytes())
-	if link == nil || !strings.HasPrefix(string(link[1]), site+"/pling/consent?code=") {
+	if link == nil || !strings.HasPrefix(string(link[1]), auth+"/consent?code=") {
 		t.Fatalf("pending line %s", lines.Bytes())
 	}
 	go func() {
@@ -98,7 +97,7 @@ func TestServeEmbeddedAuthority(t *testing.T) {
 	for _, m := range regexp.MustCompile(`name="(id|csrf)" value="([^"]*)"`).FindAllSubmatch(form, -1) {
 		vals.Set(string(m[1]), string(m[2]))
 	}
-	res, err = person.PostForm(site+"/pling/consent", vals)
+	res, err = person.PostForm(auth+"/consent", vals)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,14 +14,20 @@ import (
 	"golang.org/x/time/rate"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/gateway"
 )
 
 // Each visitor (client address) of the proxy gets its own token bucket,
-// so one visitor cannot spend the site key's budget at the gateway for
-// everyone (docs/gateway.md "Behind a site").
+// a small share of the site key's at the gateway (gateway.DefaultBurst,
+// DefaultRatePerSecond): a quarter of its burst and of its rate, so one
+// visitor cannot spend the key's budget for everyone (docs/gateway.md
+// "Behind a site"), while one question of the assistant (up to 8 model
+// turns, assets/assistant.js) mostly fits: 5 at once, then one every 2 s
+// as the model answers. With the visitor's burst equal to the key's, one
+// address emptied it and every other got 429.
 const (
-	visitorBurst     = 20
-	visitorPerSecond = 0.5
+	visitorBurst     = gateway.DefaultBurst / 4
+	visitorPerSecond = gateway.DefaultRatePerSecond / 4
 	maxVisitors      = 10_000 // buckets kept; a full table is cleared of idle ones
 )
 

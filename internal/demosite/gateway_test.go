@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,4 +151,49 @@ func TestGatewayProxyOnlyForTheSite(t *testing.T) {
 			t.Errorf("another visitor after the first one's burst: HTTP %d, want 200", st)
 		}
 	})
+}
+
+// TestGatewayVisitorShare: behind a gateway with its default limits for
+// the site key, one visitor who sends as fast as it can spends only its
+// own small share of the key's burst: another address is answered right
+// after. On the old code the visitor's burst was the key's own (20), so
+// one address emptied the key's bucket and the next visitors got 429.
+func TestGatewayVisitorShare(t *testing.T) {
+	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hi"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: up.URL, UpstreamKey: "sk", Models: []string{"m"},
+		SiteKeys: []string{"the-site-key"}, Logger: slog.New(slog.DiscardHandler)}).Handler())
+	defer gw.Close()
+	target, _ := url.Parse(gw.URL)
+	h := demosite.GatewayProxy(target, "the-site-key")
+	call := func(from string) int {
+		req := httptest.NewRequest("POST", "http://shop.example/gateway/v1/chat/completions",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"x"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = from + ":5555"
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	spent := 0
+	for range 100 {
+		if call("198.51.100.7") == http.StatusOK {
+			spent++
+		}
+	}
+	if spent >= gateway.DefaultBurst/2 {
+		t.Errorf("one visitor got %d of the key's burst of %d", spent, gateway.DefaultBurst)
+	}
+	got := map[int]int{}
+	for i := range 3 {
+		for range 3 {
+			got[call("203.0.113." + strconv.Itoa(i+1))]++
+		}
+	}
+	if got[http.StatusOK] != 9 {
+		t.Errorf("three other visitors after the first one's flood: %v, want 9 × 200", got)
+	}
 }

@@ -10,7 +10,21 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/pling-go/pling/authority"
 )
+
+// The paths of the site that lead a person to the authority's screens
+// (authority.ConsentPath and authority.ApprovalPath, on the authority's
+// origin): the demo pages link ApprovalPath?id=… when the authority holds
+// an approval, and the authority's verification URI may be ConsentPath.
+const (
+	ConsentPath  = "/pling/consent"
+	ApprovalPath = "/pling/approve"
+)
+
+// screens maps each to the authority's screen it leads to.
+var screens = map[string]string{ConsentPath: authority.ConsentPath, ApprovalPath: authority.ApprovalPath}
 
 // moduleTag is how every demo page starts its pling.js script tag; with
 // Options.Authority the data-authority attribute is added right after it.

@@ -45,9 +45,6 @@ type Options struct {
 	// CSP is the Content-Security-Policy of the HTML pages; "" is
 	// DefaultCSP.
 	CSP string
-	// Consent, when set, serves the consent screen at ConsentPath and
-	// the approval screen at ApprovalPath (approvalscreen.go).
-	Consent *Consent
 	// Authority, when set, is the base URL of the delegation authority
 	// the demo pages follow (docs/authority.md "Pages that follow the
 	// authority"): each page's pling.js script tag carries it as
@@ -75,7 +72,9 @@ type Server struct {
 	late     []*servedFile
 	upgraded chan struct{}
 	csp      string // of the HTML pages
-	consent  *consent
+	// authority is the base URL of the authority the pages follow, whose
+	// screens ConsentPath and ApprovalPath lead to.
+	authority string
 }
 
 // servedFile is one file with its precompressed representations.
@@ -108,13 +107,6 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 	if s.csp == "" {
 		s.csp = DefaultCSP
 	}
-	if opt.Consent != nil {
-		c, err := newConsent(*opt.Consent)
-		if err != nil {
-			return nil, err
-		}
-		s.consent = c
-	}
 	var followAttr []byte
 	if opt.Authority != "" {
 		origin, err := authorityOrigin(opt.Authority)
@@ -124,6 +116,7 @@ func New(ctx context.Context, module, demo fs.FS, opt Options) (*Server, error) 
 		if opt.CSP == "" {
 			s.csp = strings.Replace(DefaultCSP, "connect-src 'self'", "connect-src 'self' "+origin, 1)
 		}
+		s.authority = strings.TrimRight(opt.Authority, "/")
 		followAttr = []byte(` data-authority="` + html.EscapeString(strings.TrimRight(opt.Authority, "/")) + `"`)
 	}
 	for _, name := range ModuleFiles {
@@ -257,12 +250,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if r.URL.Path == ConsentPath && s.consent != nil {
-		s.consent.ServeHTTP(w, r)
-		return
-	}
-	if r.URL.Path == ApprovalPath && s.consent != nil {
-		s.consent.serveApproval(w, r)
+	if to, ok := screens[r.URL.Path]; ok && s.authority != "" {
+		// The screens a person decides on are the authority's, on its
+		// own origin, where no script of these pages can read or post
+		// them (docs/authority.md "Who can decide"): the site only
+		// points there.
+		u := s.authority + to
+		if r.URL.RawQuery != "" {
+			u += "?" + r.URL.RawQuery
+		}
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		http.Redirect(w, r, u, http.StatusSeeOther)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -19,7 +19,7 @@
       var v = Number(q.get(k));
       if (v > 0) c[k] = v;
     });
-    // ?approvals=authority: a person approves on the site's screen
+    // ?approvals=authority: a person approves on the authority's screen
     // (/pling/approve), not in the page (docs/page-api.md §4.2); the page
     // links the screen once the authority holds the challenge.
     if (q.get("approvals") === "authority") c.approvals = "authority";
@@ -37,7 +37,7 @@
     a.href = "/pling/approve?id=" + id;
     a.target = "_blank";
     a.rel = "noopener";
-    a.textContent = "review it on the site's approval screen";
+    a.textContent = "review it on the approval screen";
     box.appendChild(a);
     document.body.appendChild(box);
   });

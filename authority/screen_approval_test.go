@@ -1,4 +1,4 @@
-package demosite
+package authority_test
 
 import (
 	"bytes"
@@ -10,18 +10,26 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
-// challenge posts an approval challenge as a page would; it returns the
-// approval's id.
+// challenge posts an approval request as a delegated session's page
+// would; it returns the approval's id.
 func (f *consentFixture) challenge(summary, inputValue string) string {
 	f.t.Helper()
-	binding := "sha256:" + strings.Repeat("c", 64)
-	b, _ := json.Marshal(map[string]any{"audience": "http://shop.example", "binding": binding, "expiresAtMs": time.Now().UnixMilli() + 60_000,
-		"challenge": map[string]any{"binding": binding, "capability": "order.refund", "title": "Refund <b>order</b>", "risk": "destructive",
-			"summary": summary, "agent": "Claude", "expiresAtMs": time.Now().UnixMilli() + 60_000,
+	sess := authoritytest.DeviceGrant(f.t, f.api, consentOpKey, authoritytest.Grant{Audience: "http://shop.example", Scope: []string{"*"}})
+	exp := time.Now().UnixMilli() + 60_000
+	b, _ := json.Marshal(map[string]any{"sessionId": sess.SID, "audience": "http://shop.example",
+		"request": map[string]any{"capability": "order.refund", "input": map[string]any{"to": inputValue, "record": "ord_7"},
+			"session": "sha256:" + strings.Repeat("c", 64), "requestId": "r1", "expiresAtMs": exp, "summary": summary},
+		"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("c", 64), "capability": "order.refund", "title": "Refund <b>order</b>", "risk": "destructive",
+			"summary": summary, "agent": "Claude", "expiresAtMs": exp,
 			"input": []map[string]any{{"name": "to", "title": "Pay to", "value": inputValue}}}})
-	res, err := http.Post(f.api+"/v1/approvals", "application/json", bytes.NewReader(b))
+	req, _ := http.NewRequest("POST", f.api+"/v1/approvals", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+sess.Token)
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -42,15 +50,16 @@ func (f *consentFixture) approvalStatus(id string) string {
 	return out.Status
 }
 
-// TestApprovalScreenShowsEscaped: the approval screen shows the page's
-// challenge — capability, summary, input — as text, never markup, with no
-// script, a CSP that forbids framing and script, and no operator key in
-// the page.
+// TestApprovalScreenShowsEscaped: the approval screen names whose session
+// asks (the subject and agent of the delegation the person consented to),
+// and shows the request — capability, summary, input — as text, never
+// markup, with no script, a CSP that forbids framing and script, and no
+// operator key in the page.
 func TestApprovalScreenShowsEscaped(t *testing.T) {
 	f := newConsentFixture(t)
 	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
 	id := f.challenge("Refund €12 "+evil, "IBAN "+evil)
-	res, err := http.Get(f.site + ApprovalPath + "?id=" + id)
+	res, err := http.Get(f.site + authority.ApprovalPath + "?id=" + id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +74,10 @@ func TestApprovalScreenShowsEscaped(t *testing.T) {
 		t.Errorf("page markup or the operator key reached the screen:\n%s", page)
 	}
 	for _, want := range []string{"order.refund", "Refund &lt;b&gt;order&lt;/b&gt;", "Refund €12 &lt;script&gt;alert(1)&lt;/script&gt;",
-		"IBAN &lt;script&gt;", "Pay to", "http://shop.example", `id="approve"`, `id="deny"`} {
+		"IBAN &lt;script&gt;", "Pay to", "http://shop.example", `id="approve"`, `id="deny"`,
+		// Whose session asks: the subject the person consented as and
+		// the agent's name then, from the authority's own records.
+		`<strong id="subject">` + authoritytest.Subject + `</strong>`, `id="session-agent">test-agent<`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q:\n%s", want, page)
 		}
@@ -128,8 +140,8 @@ func TestApprovalScreenDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := f.challenge("Refund €12", "shop")
-			c, csrf := openForm(t, f.site+ApprovalPath+"?id="+id, id, tt.noJar)
-			st, body := fetch(t, c, "POST", f.site+ApprovalPath, tt.form(id, csrf), tt.header)
+			c, csrf := openForm(t, f.site+authority.ApprovalPath+"?id="+id, id, tt.noJar)
+			st, body := fetch(t, c, "POST", f.site+authority.ApprovalPath, tt.form(id, csrf), tt.header)
 			if diff := cmp.Diff(tt.want, outcome{st, f.approvalStatus(id)}); diff != "" {
 				t.Errorf("(-want +got):\n%s\n%s", diff, body)
 			}
@@ -137,9 +149,9 @@ func TestApprovalScreenDecisions(t *testing.T) {
 	}
 	t.Run("decided once", func(t *testing.T) {
 		id := f.challenge("Refund €12", "shop")
-		c, csrf := openForm(t, f.site+ApprovalPath+"?id="+id, id, false)
-		fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}, nil)
-		st, _ := fetch(t, c, "POST", f.site+ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}, nil)
+		c, csrf := openForm(t, f.site+authority.ApprovalPath+"?id="+id, id, false)
+		fetch(t, c, "POST", f.site+authority.ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"deny"}}, nil)
+		st, _ := fetch(t, c, "POST", f.site+authority.ApprovalPath, url.Values{"id": {id}, "csrf": {csrf}, "decision": {"approve"}}, nil)
 		if st != 409 || f.approvalStatus(id) != "denied" {
 			t.Errorf("HTTP %d, status %s; want 409 and denied", st, f.approvalStatus(id))
 		}
