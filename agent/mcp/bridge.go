@@ -88,7 +88,8 @@ type Bridge struct {
 	server *sdk.Server
 	log    *slog.Logger
 
-	mu       sync.Mutex // serializes refreshes
+	mu       sync.Mutex // guards what follows; not held while a describe is out (refreshLocked)
+	epoch    uint64     // counts refreshes and drops: a describe started before another is not applied
 	loaded   bool
 	revision string
 	tools    map[string]toolEntry // by tool name
@@ -262,7 +263,19 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 			return b.setTools(ctx, nil, "", nil), err
 		}
 	}
+	// The describe runs without the lock (a page with thousands of rows
+	// takes a while): a call meanwhile is checked against the last list
+	// and sent at once instead of waiting. Of refreshes that overlap, the
+	// one that started last is applied; one a navigation overtook too
+	// (dropLocked) is dropped.
+	b.epoch++
+	epoch := b.epoch
+	b.mu.Unlock()
 	d, err := b.client.Describe(ctx, nil)
+	b.mu.Lock()
+	if b.epoch != epoch {
+		return false, err
+	}
 	if err != nil {
 		return false, err
 	}
@@ -343,6 +356,7 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 	if b.guard != nil {
 		b.guard.navigating()
 	}
+	b.epoch++ // a describe of the page that was is not applied
 	b.allowed = false
 	b.revision = ""
 	b.setTools(ctx, nil, "", nil)
