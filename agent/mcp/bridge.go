@@ -88,9 +88,12 @@ type Bridge struct {
 	server *sdk.Server
 	log    *slog.Logger
 
-	mu       sync.Mutex // guards what follows; not held while a describe is out (refreshLocked)
-	epoch    uint64     // counts refreshes and drops: a describe started before another is not applied
-	loaded   bool
+	// refreshing serializes refreshes, and is taken before mu; mu guards
+	// what follows, and is not held while a describe is out
+	// (refreshLocked), so a tool call does not wait for one.
+	refreshing sync.Mutex
+	mu         sync.Mutex
+	loaded     bool
 	revision string
 	tools    map[string]toolEntry // by tool name
 	desc     *schema.SurfaceDescription
@@ -244,11 +247,15 @@ func (b *Bridge) isLoaded() bool {
 // whether the list changed (the SDK then notifies clients with
 // notifications/tools/list_changed).
 func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
+	b.refreshing.Lock()
+	defer b.refreshing.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.refreshLocked(ctx)
 }
 
+// refreshLocked is Refresh for a caller that holds b.refreshing and b.mu;
+// it lets go of b.mu while the page answers the describe.
 func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if b.browser != nil {
 		allowed, err := b.checkPageLocked(ctx)
@@ -263,19 +270,13 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 			return b.setTools(ctx, nil, "", nil), err
 		}
 	}
-	// The describe runs without the lock (a page with thousands of rows
-	// takes a while): a call meanwhile is checked against the last list
-	// and sent at once instead of waiting. Of refreshes that overlap, the
-	// one that started last is applied; one a navigation overtook too
-	// (dropLocked) is dropped.
-	b.epoch++
-	epoch := b.epoch
+	// The describe runs without b.mu (a page with thousands of rows takes
+	// a while): a call meanwhile is checked against the last list and
+	// sent at once instead of waiting. Refreshes stay one at a time
+	// (b.refreshing, which every caller holds).
 	b.mu.Unlock()
 	d, err := b.client.Describe(ctx, nil)
 	b.mu.Lock()
-	if b.epoch != epoch {
-		return false, err
-	}
 	if err != nil {
 		return false, err
 	}
@@ -356,7 +357,6 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 	if b.guard != nil {
 		b.guard.navigating()
 	}
-	b.epoch++ // a describe of the page that was is not applied
 	b.allowed = false
 	b.revision = ""
 	b.setTools(ctx, nil, "", nil)
