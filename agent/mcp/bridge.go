@@ -94,11 +94,11 @@ type Bridge struct {
 	refreshing sync.Mutex
 	mu         sync.Mutex
 	loaded     bool
-	revision string
-	tools    map[string]toolEntry // by tool name
-	desc     *schema.SurfaceDescription
-	page     PageInfo
-	allowed  bool // the current page is in an allowed origin
+	revision   string
+	tools      map[string]toolEntry // by tool name
+	desc       *schema.SurfaceDescription
+	page       PageInfo
+	allowed    bool // the current page is in an allowed origin
 
 	browser Browser
 	origins []string
