@@ -88,17 +88,16 @@ type Bridge struct {
 	server *sdk.Server
 	log    *slog.Logger
 
-	// refreshing serializes refreshes, and is taken before mu; mu guards
-	// what follows, and is not held while a describe is out
-	// (refreshLocked), so a tool call does not wait for one.
+	// refreshing serializes refreshes, and is taken before mu.
 	refreshing sync.Mutex
-	mu         sync.Mutex
-	loaded     bool
-	revision   string
-	tools      map[string]toolEntry // by tool name
-	desc       *schema.SurfaceDescription
-	page       PageInfo
-	allowed    bool // the current page is in an allowed origin
+
+	mu       sync.Mutex // not held while a describe is out (refreshLocked): a call does not wait for one
+	loaded   bool
+	revision string
+	tools    map[string]toolEntry // by tool name
+	desc     *schema.SurfaceDescription
+	page     PageInfo
+	allowed  bool // the current page is in an allowed origin
 
 	browser Browser
 	origins []string
