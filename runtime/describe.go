@@ -375,9 +375,8 @@ func (rt *Runtime) revisionOf(ctx context.Context, exp exposure) string {
 
 // listingStatic reports whether listing s asks no page code: no region has
 // an Active check, no capability an Available one, and no row action a
-// records reader. Its listing for an
-// exposure is then the same for the whole generation, and so is its
-// revision.
+// records reader. Its listing for an exposure is then the same for the
+// whole generation, and so is its revision.
 func (s *snapshot) listingStatic() bool {
 	s.staticOnce.Do(func() {
 		s.static = true

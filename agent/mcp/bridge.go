@@ -90,7 +90,10 @@ type Bridge struct {
 	server *sdk.Server
 	log    *slog.Logger
 
-	mu       sync.Mutex // serializes refreshes
+	// refreshing serializes refreshes, and is taken before mu.
+	refreshing sync.Mutex
+
+	mu       sync.Mutex // not held while a describe is out (refreshLocked): a call does not wait for one
 	loaded   bool
 	revision string
 	tools    map[string]toolEntry // by tool name
@@ -258,11 +261,15 @@ func (b *Bridge) isLoaded() bool {
 // whether the list changed (the SDK then notifies clients with
 // notifications/tools/list_changed).
 func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
+	b.refreshing.Lock()
+	defer b.refreshing.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.refreshLocked(ctx)
 }
 
+// refreshLocked is Refresh for a caller that holds b.refreshing and b.mu;
+// it lets go of b.mu while the page answers the describe.
 func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	if b.browser != nil {
 		allowed, err := b.checkPageLocked(ctx)
@@ -277,7 +284,13 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 			return b.setTools(ctx, nil, "", nil), err
 		}
 	}
+	// The describe runs without b.mu (a page with thousands of rows takes
+	// a while): a call meanwhile is checked against the last list and
+	// sent at once instead of waiting. Refreshes stay one at a time
+	// (b.refreshing, which every caller holds).
+	b.mu.Unlock()
 	d, err := b.client.Describe(ctx, nil)
+	b.mu.Lock()
 	if err != nil {
 		return false, err
 	}

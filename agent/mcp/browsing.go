@@ -235,6 +235,8 @@ func (b *Bridge) navigated() {
 	if b.guard != nil {
 		b.guard.navigating() // first, without waiting for a refresh under way
 	}
+	b.refreshing.Lock()
+	defer b.refreshing.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.dropLocked(ctx) // at once: the tools of the page that was go with it
@@ -245,6 +247,7 @@ func (b *Bridge) navigated() {
 
 // pageResult refreshes the tools from the current page and says what it is.
 func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
+	b.refreshing.Lock()
 	b.mu.Lock()
 	b.revision = ""
 	_, err := b.refreshLocked(ctx)
@@ -256,6 +259,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 		toolOf[e.capability] = n
 	}
 	b.mu.Unlock()
+	b.refreshing.Unlock()
 	if err != nil && info.URL == "" {
 		return nil, err
 	}
@@ -453,12 +457,14 @@ func (b *Bridge) followNavigation(ctx context.Context, m navMark) (to string, to
 	if info.URL == m.url {
 		return "", nil
 	}
+	b.refreshing.Lock()
 	b.mu.Lock()
 	b.revision = ""
 	_, rerr := b.refreshLocked(ctx)
 	names := b.toolNamesLocked()
 	to = b.page.URL
 	b.mu.Unlock()
+	b.refreshing.Unlock()
 	if rerr != nil {
 		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describing the page after a navigation failed", slog.String("error", rerr.Error()))
 	}
