@@ -183,7 +183,7 @@ func (b *Bridge) Revision() string {
 // result — the page's tools, the browsing tools, the page's own WebMCP
 // tools, the bridge's own answers — leaves through boundResult.
 func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
-	inner := b.refreshing(next)
+	inner := b.refreshingMiddleware(next)
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := inner(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && method == "tools/call" {
@@ -193,7 +193,9 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-func (b *Bridge) refreshing(next sdk.MethodHandler) sdk.MethodHandler {
+// refreshingMiddleware describes the page before a tools/list, and before
+// the first tools/call of a client that did not list.
+func (b *Bridge) refreshingMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
 		case "tools/list":
