@@ -152,7 +152,7 @@ func checkRestored(t *testing.T, st authority.Store, sid string) {
 	if err != nil || se.RevokedMs == 0 {
 		t.Fatalf("restored session: %+v %v", se, err)
 	}
-	revs, err := st.Revocations(ctx, 0, 10)
+	revs, _, err := st.Revocations(ctx, 0, 0, 10)
 	if err != nil || len(revs) != 1 || revs[0].SessionID != sid {
 		t.Fatalf("restored feed: %+v %v", revs, err)
 	}

@@ -65,12 +65,12 @@ func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
 	var retry time.Duration
 	if sl, isStore := s.createLimit.(*StoreLimiter); isStore {
 		var err error
-		if ok, retry, err = sl.AllowErr(r.Context(), clientIP(r)); err != nil {
+		if ok, retry, err = sl.AllowErr(r.Context(), s.forwardedClient(r)); err != nil {
 			s.internal(w, r, err)
 			return false
 		}
 	} else {
-		ok, retry = s.createLimit.Allow(clientIP(r))
+		ok, retry = s.createLimit.Allow(s.forwardedClient(r))
 	}
 	if !ok {
 		s.rateLimited(w, retry.Milliseconds())

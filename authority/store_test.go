@@ -102,15 +102,15 @@ func TestRevocationFeedMissesNoneUnderConcurrentRevokes(t *testing.T) {
 		seen := map[string]int{}
 		var cursor int64
 		follow := func() {
-			list, err := st.Revocations(ctx, cursor, 1000)
+			list, next, err := st.Revocations(ctx, cursor, 0, 1000)
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			for _, r := range list {
 				seen[r.SessionID]++
-				cursor = r.Cursor
 			}
+			cursor = next
 		}
 		var wg sync.WaitGroup
 		for w := range writers {
