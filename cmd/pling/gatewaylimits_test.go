@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/gateway"
 	"github.com/pling-go/pling/internal/testing/scripted"
 )
@@ -55,5 +56,25 @@ func TestGatewayLimitsStoreBadSpec(t *testing.T) {
 				t.Errorf("the password was printed: %q", out+errOut)
 			}
 		})
+	}
+}
+
+// TestGatewayRateFlags: --burst and --rate set each caller's bucket, so
+// that N instances without a shared store can each be given the site's
+// rate ÷ N: with --burst 3 and a slow refill, the fourth call of a burst
+// is refused 429.
+func TestGatewayRateFlags(t *testing.T) {
+	up, keys := gatewayRig(t, func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
+	gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
+		"--site-keys", keys, "--burst", "3", "--rate", "0.01")
+	base := gw.url(t)
+	var got []int
+	for range 5 {
+		res := chatAsSite(t, base, `{"model":"m1","messages":[{"role":"user","content":"hi"}]}`)
+		res.Body.Close()
+		got = append(got, res.StatusCode)
+	}
+	if diff := cmp.Diff([]int{200, 200, 200, 429, 429}, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }
