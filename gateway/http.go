@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -64,6 +65,14 @@ func (s *Server) Handler() http.Handler {
 		if why := s.Misconfigured(); why != "" {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": why})
 			return
+		}
+		if p, ok := s.cfg.Limiter.(interface{ Ping(context.Context) error }); ok {
+			// Every completion takes a token from this store: while it
+			// does not answer, every call is refused 429.
+			if err := p.Ping(r.Context()); err != nil {
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "rate limit store unavailable"})
+				return
+			}
 		}
 		if s.cfg.Tokens != nil {
 			// What the followers wait for: the keys, the feed's first
