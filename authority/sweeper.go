@@ -241,3 +241,28 @@ func (s *Server) pendingFull(ctx context.Context, audience string) (bool, error)
 	}
 	return n >= s.cfg.Retention.MaxPendingPerAudience, nil
 }
+
+// SweepRateBuckets deletes the rate buckets untouched for an hour (full
+// again) from st, in batches, pausing twice a batch's time between two:
+// the sweep of a store that only keeps rate limits (pling gateway
+// --limits-store), where no authority's sweeper runs. It returns the
+// rows deleted.
+func SweepRateBuckets(ctx context.Context, st MaintenanceStore, now time.Time) (int64, error) {
+	var total int64
+	c := SweepCutoffs{NowMs: now.UnixMilli()}
+	for {
+		t0 := time.Now()
+		bctx, cancel := context.WithTimeout(ctx, sweepBatchTimeout)
+		n, err := st.SweepBatch(bctx, "rate_buckets", c, DefaultSweepBatch)
+		cancel()
+		total += n
+		if err != nil || n < DefaultSweepBatch {
+			return total, err
+		}
+		select {
+		case <-ctx.Done():
+			return total, ctx.Err()
+		case <-time.After(max(sweepPause, 2*time.Since(t0))):
+		}
+	}
+}
