@@ -170,7 +170,7 @@ type approvalShown struct {
 // computed here from request, never taken from the page. Limited per
 // client address and per session.
 func (s *Server) createApproval(w http.ResponseWriter, r *http.Request) {
-	if !s.allowBy(w, r, s.approvalLimit, clientIP(r)) {
+	if !s.allowBy(w, r, s.approvalLimit, s.forwardedClient(r)) {
 		return
 	}
 	var req struct {

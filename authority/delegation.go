@@ -85,7 +85,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, perr.DelegationBindingMismatch, "The authority does not issue for this audience")
 		return
 	}
-	client := clientIP(r)
+	client := s.forwardedClient(r)
 	if full, err := s.pendingFromFull(r.Context(), client); err != nil {
 		s.internal(w, r, err)
 		return

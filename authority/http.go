@@ -2,6 +2,7 @@ package authority
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -44,6 +45,20 @@ func (s *Server) buildHandler() http.Handler {
 			s.storeErrors.Inc()
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
 			return
+		}
+		if sq, ok := s.raw.(*SQLStore); ok {
+			have, want, err := sq.schemaVersions(ctx)
+			if err != nil {
+				s.storeErrors.Inc()
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
+				return
+			}
+			if have < want {
+				// migrate down ran under this release: its writes fail.
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": fmt.Sprintf(
+					"store migrated down to %05d; this release needs %05d (pling authority migrate up, or run the older release)", have, want)})
+				return
+			}
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})

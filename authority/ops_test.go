@@ -5,6 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -152,7 +155,7 @@ func checkRestored(t *testing.T, st authority.Store, sid string) {
 	if err != nil || se.RevokedMs == 0 {
 		t.Fatalf("restored session: %+v %v", se, err)
 	}
-	revs, err := st.Revocations(ctx, 0, 10)
+	revs, _, err := st.Revocations(ctx, 0, 0, 10)
 	if err != nil || len(revs) != 1 || revs[0].SessionID != sid {
 		t.Fatalf("restored feed: %+v %v", revs, err)
 	}
@@ -161,5 +164,60 @@ func checkRestored(t *testing.T, st authority.Store, sid string) {
 	}
 	if _, err := st.Session(ctx, "nope"); !errors.Is(err, authority.ErrNotFound) {
 		t.Fatal(err)
+	}
+}
+
+// TestReadyzSaysMigratedDown: `migrate down` under a running instance of
+// the newer release leaves it failing its writes; its /readyz says so
+// (503, naming both versions) until `migrate up`, on both stores.
+func TestReadyzSaysMigratedDown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec func(t *testing.T) authority.StoreSpec
+	}{
+		{"sqlite", func(t *testing.T) authority.StoreSpec {
+			return authority.StoreSpec("sqlite:" + filepath.Join(t.TempDir(), "a.db"))
+		}},
+		{"postgres", func(t *testing.T) authority.StoreSpec { return authority.StoreSpec(pgtest.DSN(t)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			spec := tc.spec(t)
+			st, err := authority.Open(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv.Handler())
+			t.Cleanup(hs.Close)
+			readyz := func() (int, string) {
+				res, err := http.Get(hs.URL + "/readyz")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				b, _ := io.ReadAll(res.Body)
+				return res.StatusCode, string(b)
+			}
+			if code, body := readyz(); code != 200 {
+				t.Fatalf("readyz on a current store: %d %s", code, body)
+			}
+			if err := authority.Migrate(ctx, spec, "down", io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if code, body := readyz(); code != 503 || !strings.Contains(body, "store migrated down") {
+				t.Errorf("readyz after migrate down: %d %s, want 503 store migrated down", code, body)
+			}
+			if err := authority.Migrate(ctx, spec, "up", io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if code, body := readyz(); code != 200 {
+				t.Errorf("readyz after migrate up again: %d %s", code, body)
+			}
+		})
 	}
 }

@@ -54,10 +54,22 @@ func (l *StoreLimiter) AllowErr(ctx context.Context, key string) (bool, time.Dur
 	return ok, time.Duration(retryMs) * time.Millisecond, err
 }
 
+// Ping reports whether the limiter's store answers within the time a
+// bucket update has (what a /readyz asks): a store without Ping answers.
+func (l *StoreLimiter) Ping(ctx context.Context) error {
+	p, ok := l.Store.(interface{ Ping(context.Context) error })
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeLimitTimeout)
+	defer cancel()
+	return p.Ping(ctx)
+}
+
 // allowCreate applies the create limit to r; false when it answered
 // (429, or 500 when the store could not say: refused either way).
 func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
-	return s.allowBy(w, r, s.createLimit, clientIP(r))
+	return s.allowBy(w, r, s.createLimit, s.forwardedClient(r))
 }
 
 // allowBy applies limit (nil: off) to key; false when it answered.

@@ -46,10 +46,18 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "revoked"})
 }
 
-// revocations is the feed: entries after the cursor, waiting up to
-// waitSeconds (capped by MaxWait) for one when there is none. A
+// FeedPageSize is the most entries one answer of the revocation feed
+// holds: a follower starting from the feed's start reads the live
+// revocations in pages of this size (at most about 400 KB each, under a
+// follower's 1 MiB bound on an answer).
+const FeedPageSize = 4000
+
+// revocations is the feed: the live entries after the cursor, waiting up
+// to waitSeconds (capped by MaxWait) for one when there is none. A
 // revocation on this instance wakes the wait at once; one on another
-// instance sharing the store is seen within a second.
+// instance sharing the store is seen within a second. Each answer names
+// the store's epoch; a poll naming another epoch (the store was restored
+// since) is answered at once, so the follower re-reads the feed.
 func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	after, wait := int64(0), int64(0)
@@ -68,8 +76,16 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 	}
 	d := time.Duration(min(wait, int64(s.cfg.MaxWait/time.Second)+1)) * time.Second // no overflow
 	d = min(d, s.cfg.MaxWait)
+	epoch, err := s.epoch(r.Context())
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	if v := q.Get("epoch"); v != "" && v != epoch {
+		d = 0
+	}
 	if d > 0 {
-		release, ok := s.feedSlot(clientIP(r))
+		release, ok := s.feedSlot(s.feedClient(r))
 		if !ok {
 			w.Header().Set("Retry-After", "1")
 			s.failStatus(w, http.StatusServiceUnavailable, perr.DelegationInternal, "Too many polls are waiting here; retry")
@@ -83,23 +99,30 @@ func (s *Server) revocations(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		ch := s.revoked
 		s.mu.Unlock()
-		list, err := s.cfg.Store.Revocations(r.Context(), after, 1000)
+		if e, err := s.epoch(r.Context()); err != nil {
+			s.internal(w, r, err)
+			return
+		} else if e != epoch {
+			epoch, d = e, 0 // restored while waiting: answer now
+		}
+		list, next, err := s.cfg.Store.Revocations(r.Context(), after, s.nowMs()-s.cfg.Retention.RevocationGrace.Milliseconds(), FeedPageSize)
 		if err != nil {
 			s.internal(w, r, err)
 			return
 		}
+		// Entries past their expiry are skipped, not served: the cursor
+		// moves over them, so the wait goes on from there.
+		after = next
 		if len(list) > 0 || d == 0 {
-			cursor := after
 			out := make([]map[string]any, 0, len(list))
 			for _, e := range list {
-				cursor = e.Cursor
 				entry := map[string]any{"sessionId": e.SessionID, "at": time.UnixMilli(e.AtMs).UTC().Format(time.RFC3339Nano)}
 				if e.ExpiresMs > 0 {
 					entry["expiresAt"] = time.UnixMilli(e.ExpiresMs).UTC().Format(time.RFC3339Nano)
 				}
 				out = append(out, entry)
 			}
-			writeJSON(w, http.StatusOK, map[string]any{"cursor": strconv.FormatInt(cursor, 10), "revoked": out})
+			writeJSON(w, http.StatusOK, map[string]any{"epoch": epoch, "cursor": strconv.FormatInt(next, 10), "revoked": out})
 			return
 		}
 		select {

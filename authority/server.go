@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -60,6 +61,11 @@ type Config struct {
 	// MaxFeedWaitersPerClient bounds those of one client address
 	// (default DefaultMaxFeedWaitersPerClient; feedslots.go).
 	MaxFeedWaitersPerClient int
+	// TrustedProxies are the load balancers in front of the authority: a
+	// request from one of them counts, for the feed's per-client bound
+	// and the per-address delegation limit, against the address its
+	// X-Forwarded-For names (feedslots.go), not the balancer's own.
+	TrustedProxies []netip.Prefix
 	// Continuity (continuity.go): MaxStateBytes caps a task's state
 	// (default 64 KiB); MaxLeaseTTL caps a lease's ttlSeconds (default
 	// 10m); MaxClockSkew is the most the clocks of instances sharing the
@@ -128,6 +134,7 @@ type Server struct {
 	instanceID    string // names this instance in the store's leases
 	sweeps        sweepMetrics
 	feed          feedSlots
+	epochC        epochCache
 	metricsReg    metricsRegistry
 	screenKey     []byte // the screens' CSRF tokens and pseudonyms (screen.go)
 	screenCOP     *http.CrossOriginProtection

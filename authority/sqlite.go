@@ -188,14 +188,32 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 	return tx.Commit()
 }
 
-func (s *SQLStore) Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error) {
-	return queryAll(ctx, s.db, func(rows *sql.Rows) (r Revocation, err error) {
+func (s *SQLStore) Revocations(ctx context.Context, after, liveFromMs int64, limit int) ([]Revocation, int64, error) {
+	// The head is read first and bounds the page: every cursor up to it
+	// is visible already (appends are serial, Revoke), so a page that is
+	// not full has seen everything up to the head.
+	var head int64
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(cursor), 0) FROM revocations`).Scan(&head); err != nil {
+		return nil, after, err
+	}
+	if head <= after {
+		return nil, after, nil
+	}
+	list, err := queryAll(ctx, s.db, func(rows *sql.Rows) (r Revocation, err error) {
 		var exp sql.NullInt64
 		err = rows.Scan(&r.Cursor, &r.SessionID, &r.AtMs, &exp)
 		r.ExpiresMs = exp.Int64
 		return r, err
 	}, `SELECT cursor, session_id, at_ms, expires_ms FROM revocations
-		WHERE cursor > ? ORDER BY cursor LIMIT ?`, after, limit)
+		WHERE cursor > ? AND cursor <= ? AND (expires_ms IS NULL OR expires_ms > ?) ORDER BY cursor LIMIT ?`,
+		after, head, liveFromMs, limit)
+	if err != nil {
+		return nil, after, err
+	}
+	if len(list) == limit {
+		return list, list[len(list)-1].Cursor, nil
+	}
+	return list, head, nil
 }
 
 // queryAll runs query and reads each of its rows with scan.

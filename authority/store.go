@@ -127,8 +127,22 @@ type Store interface {
 	// Revoke revokes a session once and appends it to the feed; revoking
 	// again is a no-op.
 	Revoke(ctx context.Context, sessionID string, nowMs int64) error
-	// Revocations returns up to limit entries with cursor > after.
-	Revocations(ctx context.Context, after int64, limit int) ([]Revocation, error)
+	// Revocations returns up to limit entries with cursor > after whose
+	// session expired after liveFromMs (or whose expiry is not known):
+	// the feed never serves an entry no token can need. next is where a
+	// reader continues: the last entry's cursor when the page is full,
+	// else the highest cursor the store held at the read (the entries
+	// skipped up to it are past their expiry), never less than after.
+	Revocations(ctx context.Context, after, liveFromMs int64, limit int) (list []Revocation, next int64, err error)
+	// Epoch names this store's history; a restore (Restored) changes it
+	// (restore.go). The first call on a store makes it.
+	Epoch(ctx context.Context) (string, error)
+	// Restored ends the past of a store that was restored from a backup,
+	// in one transaction: every signing key stops being published at
+	// nowMs and k signs from now on, the epoch becomes epoch, every
+	// session not expired is marked revoked and every delegation not
+	// collected ends (restore.go).
+	Restored(ctx context.Context, nowMs int64, epoch string, k SigningKey) (RestoreResult, error)
 
 	// ConsumeRequest records (r.SessionID, r.RequestID) once, atomically:
 	// of concurrent calls exactly one gets created true; the others get

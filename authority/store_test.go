@@ -102,15 +102,15 @@ func TestRevocationFeedMissesNoneUnderConcurrentRevokes(t *testing.T) {
 		seen := map[string]int{}
 		var cursor int64
 		follow := func() {
-			list, err := st.Revocations(ctx, cursor, 1000)
+			list, next, err := st.Revocations(ctx, cursor, 0, 1000)
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			for _, r := range list {
 				seen[r.SessionID]++
-				cursor = r.Cursor
 			}
+			cursor = next
 		}
 		var wg sync.WaitGroup
 		for w := range writers {
@@ -142,6 +142,76 @@ func TestRevocationFeedMissesNoneUnderConcurrentRevokes(t *testing.T) {
 			if k != 1 {
 				t.Errorf("%s seen %d times", sid, k)
 			}
+		}
+	})
+}
+
+// TestRevocationFeedSkipsExpired: the feed serves no entry whose session
+// expired before the cut-off, and the cursor it returns moves past the
+// expired entries it skipped (to the head when the page is not full), so
+// a follower never reads them and never asks for them again; a full page
+// stops at its last entry. Restored then changes the epoch. Both stores.
+func TestRevocationFeedSkipsExpired(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		ctx := context.Background()
+		st := open()
+		// Sessions expiring at 1000·i: i < 5 are past the cut-off 4500.
+		for i := range 8 {
+			id := fmt.Sprintf("d%d", i)
+			if err := st.CreateDelegation(ctx, authority.Delegation{ID: id, UserCode: id, PollSecretDigest: []byte{1},
+				Audience: origin, Scope: []string{"x"}, Agent: "a", TTLMs: 1, CreatedMs: 1, ExpiresMs: 1 << 50}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, "alice", 2); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Collect(ctx, id, authority.Session{ID: "s" + id, DelegationID: id, TokenDigest: []byte{2},
+				Audience: origin, ExpiresMs: int64(1000 * (i + 1))}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Revoke(ctx, "s"+id, 3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := func(list []authority.Revocation) []string {
+			var out []string
+			for _, r := range list {
+				out = append(out, r.SessionID)
+			}
+			return out
+		}
+		all, head, err := st.Revocations(ctx, 0, 0, 100)
+		if err != nil || len(all) != 8 {
+			t.Fatalf("the whole feed: %v %v", ids(all), err)
+		}
+		list, next, err := st.Revocations(ctx, 0, 4500, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"sd4", "sd5", "sd6", "sd7"}, ids(list)); diff != "" || next != head {
+			t.Errorf("live page (-want +got):\n%s cursor %d, want the head %d", diff, next, head)
+		}
+		list, next, err = st.Revocations(ctx, 0, 4500, 2)
+		if err != nil || len(list) != 2 || next != list[1].Cursor {
+			t.Errorf("a full page: %v cursor %d %v, want its last entry's cursor", ids(list), next, err)
+		}
+		if list, next, err = st.Revocations(ctx, head, 0, 100); err != nil || len(list) != 0 || next != head {
+			t.Errorf("after the head: %v %d %v", ids(list), next, err)
+		}
+		e1, err := st.Epoch(ctx)
+		if err != nil || e1 == "" {
+			t.Fatalf("epoch %q %v", e1, err)
+		}
+		if e, _ := st.Epoch(ctx); e != e1 {
+			t.Errorf("the epoch changed without a restore: %q then %q", e1, e)
+		}
+		res, err := st.Restored(ctx, 5000, "e-restored", authority.SigningKey{Kid: "knew", PrivateKey: make([]byte, 64), CreatedMs: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := st.Keys(ctx, 5000)
+		if e, _ := st.Epoch(ctx); e != "e-restored" || len(keys) != 1 || keys[0].Kid != "knew" {
+			t.Errorf("after Restored (%+v): epoch %q, keys %v", res, e, keys)
 		}
 	})
 }

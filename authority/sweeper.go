@@ -2,7 +2,6 @@ package authority
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -13,7 +12,8 @@ import (
 // "Retention"), outside any client request. One instance at a time runs
 // it (a lease row in the store, on the database's clock on PostgreSQL);
 // each run deletes in batches of SweepBatch rows, each batch its own
-// short statement, under the run's own deadline, so that a backlog of a
+// short statement, one batch of each table in turn, under the run's own
+// deadline, so that a backlog of a
 // million rows costs client writes a few milliseconds of waiting per
 // batch, never a client's whole budget.
 
@@ -156,17 +156,26 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 		RevokedMs: now - rc.RevocationGrace.Milliseconds(), TaskIdleMs: now - rc.TaskIdle.Milliseconds(),
 		LeaseHistoryMs: now - s.cfg.IdempotencyTTL.Milliseconds()}
 	defer func() { s.sweeps.duration.Observe(time.Since(start).Seconds()) }()
-	for _, class := range SweepClasses {
-		for {
+	// Round robin: one batch of each class that has rows left, then the
+	// next round, so that a backlog in one table (a million rows of lease
+	// history) never holds the others (rate buckets, replay records)
+	// back to a later sweep.
+	left := append([]string(nil), SweepClasses...)
+	for len(left) > 0 {
+		next := left[:0]
+		var took time.Duration
+		for _, class := range left {
 			bctx, bcancel := context.WithTimeout(ctx, sweepBatchTimeout)
 			t0 := time.Now()
 			n, err := ms.SweepBatch(bctx, class, c, batch)
-			took := time.Since(t0)
+			took += time.Since(t0)
 			bcancel()
 			res.Rows[class] += n
 			s.sweeps.rows.WithLabelValues(class).Add(float64(n))
 			if err != nil {
-				if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+				// The sweep's deadline came during the batch (a driver may
+				// say so as an interruption, not as the context's error).
+				if ctx.Err() != nil {
 					res.Partial = true
 					s.sweeps.runs.WithLabelValues("partial").Inc()
 					return res, nil
@@ -174,18 +183,22 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 				s.sweeps.runs.WithLabelValues("error").Inc()
 				return res, err
 			}
-			if n < int64(batch) {
-				break
+			if n == int64(batch) {
+				next = append(next, class)
 			}
-			select {
-			case <-ctx.Done():
-				res.Partial = true
-				s.sweeps.runs.WithLabelValues("partial").Inc()
-				return res, nil
-			case <-time.After(max(sweepPause, 2*took)):
-				// Twice the batch's time: the sweeper takes at most a
-				// third of the store's time from the clients.
-			}
+		}
+		left = next
+		if len(left) == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			res.Partial = true
+			s.sweeps.runs.WithLabelValues("partial").Inc()
+			return res, nil
+		case <-time.After(max(sweepPause, 2*took)):
+			// Twice the round's time: the sweeper takes at most a
+			// third of the store's time from the clients.
 		}
 	}
 	s.sweeps.runs.WithLabelValues("done").Inc()
@@ -252,4 +265,29 @@ func (s *Server) pendingFull(ctx context.Context, audience string) (bool, error)
 		return true, err
 	}
 	return n >= s.cfg.Retention.MaxPendingPerAudience, nil
+}
+
+// SweepRateBuckets deletes the rate buckets untouched for an hour (full
+// again) from st, in batches, pausing twice a batch's time between two:
+// the sweep of a store that only keeps rate limits (pling gateway
+// --limits-store), where no authority's sweeper runs. It returns the
+// rows deleted.
+func SweepRateBuckets(ctx context.Context, st MaintenanceStore, now time.Time) (int64, error) {
+	var total int64
+	c := SweepCutoffs{NowMs: now.UnixMilli()}
+	for {
+		t0 := time.Now()
+		bctx, cancel := context.WithTimeout(ctx, sweepBatchTimeout)
+		n, err := st.SweepBatch(bctx, "rate_buckets", c, DefaultSweepBatch)
+		cancel()
+		total += n
+		if err != nil || n < DefaultSweepBatch {
+			return total, err
+		}
+		select {
+		case <-ctx.Done():
+			return total, ctx.Err()
+		case <-time.After(max(sweepPause, 2*time.Since(t0))):
+		}
+	}
 }

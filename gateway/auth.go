@@ -172,6 +172,27 @@ func (a *TokenAuth) Current() bool {
 	return len(fs) > 0
 }
 
+// Waiting says what the first follower not current waits for ("" when
+// every one is current): what /readyz answers.
+func (a *TokenAuth) Waiting() string {
+	a.mu.Lock()
+	fs := a.followers
+	a.mu.Unlock()
+	if len(fs) == 0 {
+		return "authority keys not fetched"
+	}
+	now := time.Now().UnixMilli()
+	for _, f := range fs {
+		if why := f.Waiting(now); why != "" {
+			return why
+		}
+		if f.Current(now) != nil {
+			return "revocation feed not current"
+		}
+	}
+	return ""
+}
+
 // allows reports whether token verifies for one of the audiences and its
 // scope allows GatewayScope. Before the first sync it is refused at once
 // (not after the follower's wait for it).

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -65,13 +66,21 @@ func (s *Server) Handler() http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": why})
 			return
 		}
-		if s.cfg.Tokens != nil && !s.cfg.Tokens.Ready() {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "authority keys not fetched"})
-			return
+		if p, ok := s.cfg.Limiter.(interface{ Ping(context.Context) error }); ok {
+			// Every completion takes a token from this store: while it
+			// does not answer, every call is refused 429.
+			if err := p.Ping(r.Context()); err != nil {
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "rate limit store unavailable"})
+				return
+			}
 		}
-		if s.cfg.Tokens != nil && !s.cfg.Tokens.Current() {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "revocation feed not current"})
-			return
+		if s.cfg.Tokens != nil {
+			// What the followers wait for: the keys, the feed's first
+			// read (with its progress), a re-read, or an answer.
+			if why := s.cfg.Tokens.Waiting(); why != "" {
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": why})
+				return
+			}
 		}
 		writeJSON(w, 200, map[string]string{"status": "ready"})
 	})

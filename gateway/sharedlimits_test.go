@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -161,5 +162,16 @@ func TestGatewayLimitsStoreDownRefuses(t *testing.T) {
 	}
 	if calls := up.Calls(); calls != 1 {
 		t.Errorf("upstream saw %d calls, want 1: a call the store could not count must not reach it", calls)
+	}
+	// And /readyz says so, so that a balancer takes the instance out
+	// instead of sending it calls it can only refuse.
+	res, err := http.Get(gws[0].URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "rate limit store unavailable") {
+		t.Errorf("/readyz with the limits store down: %d %s, want 503 rate limit store unavailable", res.StatusCode, b)
 	}
 }

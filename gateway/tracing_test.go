@@ -18,7 +18,8 @@ import (
 // TestTraceparentPropagated: a caller's W3C traceparent is continued in
 // the gateway's server span (exported, with the caller's span as parent)
 // and passed on to the upstream in the same trace, with the gateway's span
-// as the upstream's parent.
+// as the upstream's parent. The caller's tracestate (vendor data of the
+// site's tracing) is not passed to the provider.
 func TestTraceparentPropagated(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -27,10 +28,10 @@ func TestTraceparentPropagated(t *testing.T) {
 	t.Cleanup(func() { otel.SetTracerProvider(prev); tp.Shutdown(context.Background()) })
 
 	var mu sync.Mutex
-	var upstreamTP string
+	var upstreamTP, upstreamTS string
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		upstreamTP = r.Header.Get("Traceparent")
+		upstreamTP, upstreamTS = r.Header.Get("Traceparent"), r.Header.Get("Tracestate")
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"id":"x","object":"chat.completion","created":1,"model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`))
@@ -45,6 +46,7 @@ func TestTraceparentPropagated(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+siteKey)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Traceparent", "00-"+traceID+"-"+callerSpan+"-01")
+	req.Header.Set("Tracestate", "site=user-4711,vendor=internal-tenant")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -62,12 +64,12 @@ func TestTraceparentPropagated(t *testing.T) {
 	}
 	s := spans[0]
 	mu.Lock()
-	gotUp := upstreamTP
+	gotUp, gotTS := upstreamTP, upstreamTS
 	mu.Unlock()
 	got := map[string]string{"name": s.Name(), "trace": s.SpanContext().TraceID().String(), "parent": s.Parent().SpanID().String(),
-		"upstream traceparent": gotUp}
+		"upstream traceparent": gotUp, "upstream tracestate": gotTS}
 	want := map[string]string{"name": "POST /v1/chat/completions", "trace": traceID, "parent": callerSpan,
-		"upstream traceparent": "00-" + traceID + "-" + s.SpanContext().SpanID().String() + "-01"}
+		"upstream traceparent": "00-" + traceID + "-" + s.SpanContext().SpanID().String() + "-01", "upstream tracestate": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}

@@ -66,8 +66,13 @@ const (
 	callTimeout  = 5 * time.Second
 	maxBackoffMs = 30_000
 	// minPollGap is the least time between the starts of two polls of the
-	// feed that both succeeded.
-	minPollGap = 250 * time.Millisecond
+	// feed that both succeeded; catchUpGap replaces it after an answer
+	// that held entries (reading the live revocations at a start, in
+	// pages of thousands), so a start costs the pages' transfer, not a
+	// quarter second each.
+	minPollGap     = 250 * time.Millisecond
+	catchUpGap     = 10 * time.Millisecond
+	catchUpEntries = 100
 )
 
 // Option configures a Follower.
@@ -107,8 +112,10 @@ type Follower struct {
 	tvUntilMs  int64                  // the first notAfter among them
 	keyFetchMs int64                  // the last key fetch made for an unknown kid, by the clock
 	cursor     string
+	epoch      string           // the authority's store's, from the feed ("" until the first answer)
 	revoked    map[string]int64 // session id → its expiry (Unix ms; 0: not given)
-	overflow   bool             // the set passed MaxRevoked: re-reading the feed from its start
+	overflow   bool             // re-reading the feed from its start: the set passed MaxRevoked, or the store was restored
+	restored   bool             // the re-read is for a restored store
 	feedOKMs   int64            // the last answer of the feed, by the clock; 0: none
 	synced     bool
 	sessions   map[string]delegated // session key → the token it stands for
@@ -174,13 +181,18 @@ func (f *Follower) run() {
 	backoff := int64(0)
 	for f.ctx.Err() == nil {
 		start := time.Now()
-		err := f.sync()
+		more, err := f.sync()
 		if err == nil {
 			backoff = 0
 			// An authority that answers at once again and again (broken,
 			// hostile, or catching a follower up) is asked at most once
-			// per minPollGap, in real time, so a page never spins on it.
-			if gap := minPollGap - time.Since(start); gap > 0 {
+			// per minPollGap (catchUpGap while its answers hold entries),
+			// in real time, so a page never spins on it.
+			gap := minPollGap
+			if more {
+				gap = catchUpGap
+			}
+			if gap -= time.Since(start); gap > 0 {
 				select {
 				case <-time.After(gap):
 				case <-f.ctx.Done():
@@ -196,20 +208,25 @@ func (f *Follower) run() {
 	}
 }
 
-// sync fetches the keys if it has none, then polls the feed once.
-func (f *Follower) sync() error {
+// sync fetches the keys if it has none, then polls the feed once; more
+// reports an answer that held entries (there may be more at once).
+func (f *Follower) sync() (more bool, err error) {
 	f.mu.Lock()
 	haveKeys := len(f.keys) > 0
 	f.mu.Unlock()
 	if !haveKeys {
 		if err := f.fetchKeys(f.ctx); err != nil {
-			return err
+			return false, err
 		}
 	}
 	return f.poll()
 }
 
 type feedAnswer struct {
+	// Epoch names the authority's store's history: another epoch than
+	// the one the follower read means the store was restored, so its
+	// cursors started again and its keys changed.
+	Epoch   string `json:"epoch"`
 	Cursor  string `json:"cursor"`
 	Revoked []struct {
 		SessionID string `json:"sessionId"`
@@ -222,9 +239,9 @@ type feedAnswer struct {
 
 // poll asks the feed for what follows the cursor: at once when the last
 // answer was not empty (catching up), else waiting up to waitSeconds.
-func (f *Follower) poll() error {
+func (f *Follower) poll() (more bool, err error) {
 	f.mu.Lock()
-	cursor, synced := f.cursor, f.synced && !f.overflow
+	cursor, epoch, synced := f.cursor, f.epoch, f.synced && !f.overflow
 	f.mu.Unlock()
 	wait := f.waitSeconds
 	if !synced {
@@ -234,29 +251,44 @@ func (f *Follower) poll() error {
 	if cursor != "" {
 		q = "after=" + cursor + "&" + q
 	}
+	if epoch != "" {
+		q += "&epoch=" + epoch // another epoch is answered at once
+	}
 	ctx, cancel := context.WithTimeout(f.ctx, time.Duration(wait)*time.Second+10*time.Second)
 	defer cancel()
 	st, body, err := f.tr.Do(ctx, "GET", f.base+"/v1/revocations?"+q, "", nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if st != 200 {
-		return errors.New("pling: the revocation feed answered " + strconv.Itoa(st))
+		return false, errors.New("pling: the revocation feed answered " + strconv.Itoa(st))
 	}
 	var a feedAnswer
-	if err := json.Unmarshal(body, &a); err != nil || !digits(a.Cursor) {
-		return errors.New("pling: the revocation feed's answer is malformed")
+	if err := json.Unmarshal(body, &a); err != nil || !digits(a.Cursor) || !urlsafe.ID(a.Epoch) && a.Epoch != "" {
+		return false, errors.New("pling: the revocation feed's answer is malformed")
 	}
 	for _, r := range a.Revoked {
 		// A session id is what the authority makes: an entry of any other
 		// shape (a hostile feed's megabyte "id") is kept nowhere.
 		if !urlsafe.ID(r.SessionID) {
-			return errors.New("pling: the revocation feed's answer is malformed")
+			return false, errors.New("pling: the revocation feed's answer is malformed")
 		}
 	}
 	now := f.clock.NowMs()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if a.Epoch != f.epoch {
+		if f.feedOKMs != 0 {
+			// The store was restored: its cursors started again and its
+			// keys changed. Read the feed from its start and fetch the
+			// keys again; until then the feed is not current (fail
+			// closed). The revocations known already stay known.
+			f.epoch, f.cursor, f.overflow, f.restored = a.Epoch, "", true, true
+			f.keys, f.tv, f.tvUntilMs = map[string]keyEntry{}, nil, 0
+			return true, nil
+		}
+		f.epoch = a.Epoch
+	}
 	for _, r := range a.Revoked {
 		if len(f.revoked) >= MaxRevoked {
 			f.forgetExpired(now)
@@ -268,7 +300,7 @@ func (f *Follower) poll() error {
 			// that catches up the feed is not current.
 			f.overflow = true
 			f.cursor, f.revoked = "", map[string]int64{}
-			return nil
+			return true, nil
 		}
 		var exp int64
 		if t, err := time.Parse(time.RFC3339Nano, r.ExpiresAt); err == nil {
@@ -280,13 +312,21 @@ func (f *Follower) poll() error {
 	f.feedOKMs = now
 	// Caught up when the answer was empty: from now on the polls wait.
 	if len(a.Revoked) == 0 {
-		f.overflow = false
+		f.overflow, f.restored = false, false
 		if !f.synced {
 			f.synced = true
 			close(f.ready)
 		}
 	}
-	return nil
+	// Fast only while pages of entries move the cursor on (a start
+	// reading the live revocations): an answer that repeats itself, or
+	// holds a few entries, waits the full gap.
+	return len(a.Revoked) >= catchUpEntries && cursorAfter(a.Cursor, cursor), nil
+}
+
+// cursorAfter reports whether cursor a is past b ("" is the start).
+func cursorAfter(a, b string) bool {
+	return len(a) > len(b) || len(a) == len(b) && a > b
 }
 
 type keysAnswer struct {
@@ -423,8 +463,29 @@ func (f *Follower) awaitReady(ctx context.Context) error {
 
 // Current reports an error while the revocation feed is not known to be
 // current (never synced, its last answer too old, or re-reading it after
-// the revoked set passed MaxRevoked): what a /readyz says.
+// the revoked set passed MaxRevoked or the store was restored).
 func (f *Follower) Current(nowMs int64) error { return f.fresh(nowMs) }
+
+// Waiting says what the follower waits for before it can accept a
+// delegated token ("" when it waits for nothing): what a /readyz says.
+func (f *Follower) Waiting(nowMs int64) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := strconv.Itoa(len(f.revoked))
+	switch {
+	case f.feedOKMs == 0 && len(f.keys) == 0:
+		return "authority keys not fetched"
+	case !f.synced:
+		return "reading the revocation feed (" + n + " revocations so far)"
+	case f.restored:
+		return "re-reading the revocation feed: the authority's store was restored (" + n + " revocations so far)"
+	case f.overflow:
+		return "re-reading the revocation feed from its start (" + n + " revocations so far)"
+	case nowMs-f.feedOKMs > f.freshMs:
+		return "revocation feed not current (no answer for " + strconv.FormatInt((nowMs-f.feedOKMs)/1000, 10) + " s)"
+	}
+	return ""
+}
 
 // revokedGraceMs is how long past its session's expiry a revocation is
 // kept (the clock skew between the authority and this host).

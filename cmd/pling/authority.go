@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -27,6 +28,23 @@ func (a audienceFlag) Set(v string) error {
 		return errors.New("want ORIGIN=PATTERN[,PATTERN…]")
 	}
 	a[origin] = append(a[origin], strings.Split(pats, ",")...)
+	return nil
+}
+
+// prefixFlag is a repeatable --trusted-proxy ADDRESS|CIDR.
+type prefixFlag []netip.Prefix
+
+func (p *prefixFlag) String() string { return "" }
+func (p *prefixFlag) Set(v string) error {
+	if a, err := netip.ParseAddr(v); err == nil {
+		*p = append(*p, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		return nil
+	}
+	pr, err := netip.ParsePrefix(v)
+	if err != nil {
+		return errors.New("want an IP address or a CIDR, e.g. 10.0.0.0/8")
+	}
+	*p = append(*p, pr.Masked())
 	return nil
 }
 
@@ -56,13 +74,17 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(args) > 0 && args[0] == "migrate" {
 		return runAuthorityMigrate(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "restore" {
+		return runAuthorityRestore(ctx, args[1:], stdout, stderr)
+	}
 	fl := newFlags("authority", stderr,
-		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--operator-keys FILE] [--audience ORIGIN=PATTERNS]…",
-		"                       [--verification-uri URL] [--delegation-burst N] [--delegation-rate R]",
+		"Usage: pling authority [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--kek-file FILE] [--old-kek-file FILE] [--seal-plain-keys]",
+		"                       [--operator-keys FILE] [--audience ORIGIN=PATTERNS]… [--verification-uri URL]",
+		"                       [--delegation-burst N] [--delegation-rate R] [--trusted-proxy CIDR]… [--feed-polls-per-client N]",
 		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--max-pending-per-address N]",
 		"                       [--metrics-addr HOST:PORT]",
 		"       pling authority migrate status|up|down [--store …]",
-		"                       [--kek-file FILE] [--old-kek-file FILE] [--seal-plain-keys]",
+		"       pling authority restore --store … [--from BACKUP.db] [--kek-file FILE]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
 		"(one per line) or PLING_OPERATOR_KEYS (one per line), never from a flag. The signing keys are",
 		"encrypted in the store with the KEK of --kek-file or PLING_AUTHORITY_KEK (base64 of 32 bytes;",
@@ -83,6 +105,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	kekFile := fl.String("kek-file", "", "the key-encryption key the signing keys are sealed with (base64 of 32 bytes, mode 0600); or PLING_AUTHORITY_KEK")
 	oldKEKFile := fl.String("old-kek-file", "", "while rotating the KEK: the previous KEK; the keys are sealed again under --kek-file at start")
 	sealPlain := fl.Bool("seal-plain-keys", false, "the signing keys stored plain are this authority's own, from before a KEK was set: seal them (without it, a plain key beside a KEK refuses the start)")
+	feedPerClient := fl.Int("feed-polls-per-client", authority.DefaultMaxFeedWaitersPerClient, "the revocation feed's long-polls one client address may park on this instance")
+	var proxies prefixFlag
+	fl.Var(&proxies, "trusted-proxy", "a load balancer's address or CIDR (repeatable): its requests count against the X-Forwarded-For client, for the feed's per-client bound and --delegation-rate")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
@@ -131,7 +156,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
 			MaxPendingPerAudience: int64(limitOff(int(*maxPending))), MaxPendingPerAddress: int64(limitOff(int(*maxPendingAddr)))},
 		SeparateMetrics: *metricsAddr != "",
-		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain})
+		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain, TrustedProxies: proxies, MaxFeedWaitersPerClient: *feedPerClient})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1

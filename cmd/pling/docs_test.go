@@ -338,6 +338,9 @@ func docBlockRunner(b docBlock, guideRun bool) string {
 		if strings.HasPrefix(b.name, "docs/getting-started.md:") && !guideRun {
 			return "TestGettingStarted"
 		}
+		if strings.HasPrefix(b.name, "docs/operations.md:") {
+			return "TestOperationsGuide"
+		}
 	}
 	return ""
 }
@@ -350,7 +353,8 @@ func docBlockRunner(b docBlock, guideRun bool) string {
 // TestDocMCPConfigs), ```js by TestDocScripts (e2e: Node for
 // js-shim/node.js scripts, Chromium for page scripts), whole-file ```go
 // by TestDocGoBlocks (e2e), the getting-started guide's first ```sh block
-// by TestGettingStarted; any other block (a ```go fragment, ```sh, a
+// by TestGettingStarted, the operations guide's ```sh blocks by
+// TestOperationsGuide; any other block (a ```go fragment, ```sh, a
 // language no test knows) is marked. A bare block of pling command lines
 // is commands, not output: it says ```sh.
 func TestDocBlocksAccounted(t *testing.T) {

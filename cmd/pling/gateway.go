@@ -24,7 +24,7 @@ func init() {
 
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("gateway", stderr,
-		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]… [--metrics-addr HOST:PORT] [--limits-store sqlite:PATH|postgres://…]",
+		"Usage: pling gateway [--addr HOST:PORT] --upstream URL [--models m1,m2] [--upstream-timeout 2m] [--site-keys FILE] [--authority URL] [--audience ORIGIN]… [--metrics-addr HOST:PORT] [--limits-store sqlite:PATH|postgres://…] [--sweep-every 1m] [--rate R] [--burst N]",
 		"Runs the OpenAI-compatible model gateway (docs/gateway.md). The provider key comes from",
 		"PLING_UPSTREAM_KEY or the file named by --upstream-key-file (or PLING_UPSTREAM_KEY_FILE), never from a flag.",
 	)
@@ -39,6 +39,9 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	metricsAddr := fl.String("metrics-addr", "", "serve GET /metrics on this admin address only, not on --addr (e.g. 127.0.0.1:9091)")
 	maxBody := fl.Int64("max-body", 1<<20, "the largest request body, in bytes")
 	limitsStore := fl.String("limits-store", "", "keep each caller's rate limit in this store (an authority's: sqlite:PATH or postgres://…), shared by every instance using it; default: this instance's memory")
+	sweepEvery := fl.Duration("sweep-every", authority.DefaultSweepEvery, "with --limits-store: how often the buckets untouched for an hour are deleted from it")
+	rate := fl.Float64("rate", gateway.DefaultRatePerSecond, "each caller's completions per second once the burst is spent (per instance without --limits-store)")
+	burst := fl.Int("burst", gateway.DefaultBurst, "each caller's burst of completions (per instance without --limits-store)")
 	var audiences []string
 	fl.Func("audience", "a page origin whose tokens are accepted (repeatable; default http://127.0.0.1:8080)", func(v string) error {
 		audiences = append(audiences, v)
@@ -67,6 +70,10 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(audiences) == 0 {
 		audiences = []string{"http://127.0.0.1:8080"}
 	}
+	if *rate <= 0 || *burst <= 0 {
+		fmt.Fprintln(stderr, "pling gateway: --rate and --burst must be more than 0")
+		return 2
+	}
 	limitsSpec := authority.StoreSpec(*limitsStore)
 	if *limitsStore != "" {
 		if _, _, err := limitsSpec.Parse(); err != nil {
@@ -81,7 +88,8 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	defer stop()
 	cfg := gateway.Config{Upstream: *upstream, UpstreamKey: key, Models: strings.Split(*models, ","),
-		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log, SeparateMetrics: *metricsAddr != ""}
+		UpstreamTimeout: *timeout, SiteKeys: sites, MaxBodyBytes: *maxBody, Logger: log, SeparateMetrics: *metricsAddr != "",
+		RatePerSecond: *rate, Burst: *burst}
 	if *limitsStore != "" {
 		st, err := authority.Open(ctx, limitsSpec)
 		if err != nil {
@@ -89,8 +97,11 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return 1
 		}
 		defer st.Close()
-		cfg.Limiter = gatewayStoreLimiter(st)
+		cfg.Limiter = gatewayStoreLimiter(st, *burst, *rate)
 		log.Info("rate limits shared through the store", "store", limitsSpec) // spec logs redacted
+		// A store that only keeps limits has no authority's sweeper; an
+		// authority's store is swept by both, which deletes nothing twice.
+		go sweepBuckets(ctx, st, max(*sweepEvery, time.Second/10), log)
 	}
 	if *auth != "" {
 		ta, err := gateway.NewTokenAuth(*auth, audiences, nil, log)
@@ -127,8 +138,25 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 // gatewayStoreLimiter is the gateway's per-caller bucket (its defaults,
 // gateway.DefaultBurst and DefaultRatePerSecond) kept in st, under the prefix "gateway:"
 // so that it shares the table with the authority's own limits.
-func gatewayStoreLimiter(st authority.RateStore) *authority.StoreLimiter {
-	return &authority.StoreLimiter{Store: st, Prefix: "gateway:", Burst: gateway.DefaultBurst, PerSecond: gateway.DefaultRatePerSecond, Now: time.Now}
+// sweepBuckets deletes the limits store's full buckets every interval
+// until ctx ends.
+func sweepBuckets(ctx context.Context, st authority.MaintenanceStore, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := authority.SweepRateBuckets(ctx, st, time.Now()); err != nil && ctx.Err() == nil {
+			log.Error("rate limit store sweep", "err", err.Error())
+		}
+	}
+}
+
+func gatewayStoreLimiter(st authority.RateStore, burst int, perSecond float64) *authority.StoreLimiter {
+	return &authority.StoreLimiter{Store: st, Prefix: "gateway:", Burst: float64(burst), PerSecond: perSecond, Now: time.Now}
 }
 
 // serveUntilDone serves until ctx ends, then shuts down: requests in

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"database/sql"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/gateway"
 	"github.com/pling-go/pling/internal/testing/scripted"
 )
@@ -55,5 +58,61 @@ func TestGatewayLimitsStoreBadSpec(t *testing.T) {
 				t.Errorf("the password was printed: %q", out+errOut)
 			}
 		})
+	}
+}
+
+// TestGatewayRateFlags: --burst and --rate set each caller's bucket, so
+// that N instances without a shared store can each be given the site's
+// rate ÷ N: with --burst 3 and a slow refill, the fourth call of a burst
+// is refused 429.
+func TestGatewayRateFlags(t *testing.T) {
+	up, keys := gatewayRig(t, func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
+	gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
+		"--site-keys", keys, "--burst", "3", "--rate", "0.01")
+	base := gw.url(t)
+	var got []int
+	for range 5 {
+		res := chatAsSite(t, base, `{"model":"m1","messages":[{"role":"user","content":"hi"}]}`)
+		res.Body.Close()
+		got = append(got, res.StatusCode)
+	}
+	if diff := cmp.Diff([]int{200, 200, 200, 429, 429}, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}
+
+// TestGatewayLimitsStoreSwept: a store that only keeps the gateways'
+// limits (no authority runs on it) is swept by the gateway: a bucket
+// untouched for an hour is deleted within a --sweep-every, a live one
+// stays.
+func TestGatewayLimitsStoreSwept(t *testing.T) {
+	up, keys := gatewayRig(t, func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "ok"} })
+	path := filepath.Join(t.TempDir(), "limits.db")
+	gw := startCmd(t, runGateway, "--addr", "127.0.0.1:0", "--upstream", up.URL, "--models", "m1",
+		"--site-keys", keys, "--limits-store", "sqlite:"+path, "--sweep-every", "200ms")
+	base := gw.url(t)
+	res := chatAsSite(t, base, `{"model":"m1","messages":[{"role":"user","content":"hi"}]}`) // a live bucket
+	res.Body.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO rate_buckets (bucket, tokens, at_ms) VALUES ('gateway:stale', 1, ?)`,
+		time.Now().Add(-2*time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string) int {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitFor(t, "the stale bucket swept", 10*time.Second, func() bool {
+		return count(`SELECT COUNT(*) FROM rate_buckets WHERE bucket = 'gateway:stale'`) == 0
+	})
+	if n := count(`SELECT COUNT(*) FROM rate_buckets`); n != 1 {
+		t.Errorf("%d buckets left, want the live one", n)
 	}
 }

@@ -87,7 +87,12 @@ func Middleware(tracerName string, next http.Handler) http.Handler {
 }
 
 // Inject writes the trace context of ctx (traceparent) into h, for an
-// outgoing request.
+// outgoing request. The caller's tracestate is left out: it is the
+// caller's vendors' data (tenant or user ids, sampling keys), and the
+// request goes to a third party (the gateway's model provider).
 func Inject(ctx context.Context, h http.Header) {
+	if sc := trace.SpanContextFromContext(ctx); sc.TraceState().Len() > 0 {
+		ctx = trace.ContextWithSpanContext(ctx, sc.WithTraceState(trace.TraceState{}))
+	}
 	traceContext.Inject(ctx, propagation.HeaderCarrier(h))
 }
