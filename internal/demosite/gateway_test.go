@@ -190,7 +190,7 @@ func TestGatewayVisitorShare(t *testing.T) {
 	got := map[int]int{}
 	for i := range 3 {
 		for range 3 {
-			got[call("203.0.113." + strconv.Itoa(i+1))]++
+			got[call("203.0.113."+strconv.Itoa(i+1))]++
 		}
 	}
 	if got[http.StatusOK] != 9 {
