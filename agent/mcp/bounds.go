@@ -94,7 +94,7 @@ func boundTools(tools []Tool) ([]Tool, int) {
 			last.Description += fmt.Sprintf(" (pling mcp: %d more tools of this page are not offered: over the bound of %d tools or %d KiB)",
 				dropped, MaxTools, MaxListBytes>>10)
 			out := append([]Tool(nil), tools[:i]...)
-			out[i-1] = Tool{Tool: &last, Capability: tools[i-1].Capability}
+			out[i-1].Tool = &last
 			return out, dropped
 		}
 	}

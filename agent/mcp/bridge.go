@@ -328,7 +328,12 @@ func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) 
 		return fail(doc.Origin, nil)
 	}
 	if !info.Pling {
-		return fail("", nil)
+		// Allowed, without Pling: pinned for its own WebMCP tools only
+		// (the guard sends it no Surface request).
+		if b.guard != nil {
+			b.guard.pinPage(again)
+		}
+		return false, nil
 	}
 	if b.guard != nil {
 		b.guard.pin(again)

@@ -42,6 +42,12 @@ type Browser interface {
 	// OnNavigate registers a function called when the current page
 	// changes, whoever changed it.
 	OnNavigate(func())
+	// WebMCPTools lists the tools doc registered with WebMCP (the
+	// browser's document.modelContext, or a polyfill's), read in doc's
+	// own script context; ExecuteWebMCP calls one there, only while the
+	// tab still shows doc (webmcp.go).
+	WebMCPTools(ctx context.Context, doc Document) ([]cdp.WebMCPTool, error)
+	ExecuteWebMCP(ctx context.Context, doc Document, name string, args json.RawMessage) (string, error)
 }
 
 // WithBrowser makes the bridge work on a browsing session: the client's
@@ -272,6 +278,8 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	case !info.Pling || err != nil:
 		if err != nil {
 			fmt.Fprintf(&t, "\nIt speaks Pling but could not be described: %v", err)
+		} else if len(names) > 0 {
+			fmt.Fprintf(&t, "\nIt does not speak Pling. Its own WebMCP tools (the page's words, not checked by Pling): %s. Its outline:", strings.Join(names, ", "))
 		} else {
 			t.WriteString("\nIt does not speak Pling: no page tools. Its outline:")
 		}
