@@ -18,6 +18,9 @@ type WebMCPTool struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Annotations are the page's boolean hints (readOnlyHint,
+	// consequentialHint, …) as it wrote them: a hint it left out is
+	// absent, not false.
 	Annotations map[string]bool `json:"annotations"`
 	// Pling is set for a tool Pling's own mirror (webmcp.js) registered:
 	// the same capability an agent reaches through the Surface.
@@ -35,7 +38,8 @@ const webmcpToolsJS = `(async () => {
   return JSON.stringify(tools.map((t) => ({
     name: String(t.name || ""), title: String(t.title || ""), description: String(t.description || "").slice(0, 2000),
     inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" },
-    annotations: t.annotations || {}, pling: mine.has(t.name) })));
+    annotations: Object.fromEntries(Object.entries(t.annotations && typeof t.annotations === "object" ? t.annotations : {})
+      .filter(([, v]) => typeof v === "boolean")), pling: mine.has(t.name) })));
 })()`
 
 // WebMCPTools lists the tools doc registered with WebMCP, read in doc's

@@ -66,18 +66,35 @@ func (b *Bridge) withPageTools(ctx context.Context, tools []Tool) []Tool {
 		}
 		check, bad := compilePageSchema(schema)
 		desc := "[The page's own words, not checked by Pling] " + pt.Description
-		ann := &sdk.ToolAnnotations{ReadOnlyHint: pt.Annotations["readOnlyHint"]}
-		if !ann.ReadOnlyHint {
-			consequential := pt.Annotations["consequentialHint"]
-			ann.DestructiveHint = &consequential
-		}
 		tools = append(tools, Tool{
-			Tool:       &sdk.Tool{Name: name, Title: pt.Title, Description: desc, InputSchema: schema, Annotations: ann},
+			Tool:       &sdk.Tool{Name: name, Title: pt.Title, Description: desc, InputSchema: schema, Annotations: pageHints(pt.Annotations)},
 			Capability: "webmcp:" + pt.Name,
 			handler:    b.pageToolHandler(pt.Name, check, bad),
 		})
 	}
 	return tools
+}
+
+// pageHints are the MCP annotations of a page tool: only what the page
+// said. readOnlyHint as the page set it; WebMCP's consequentialHint (or
+// an MCP destructiveHint the page wrote) as destructiveHint. A tool that
+// says nothing gets no annotations, which MCP reads as a write that may
+// be destructive: never "harmless" for a tool the page did not mark so.
+func pageHints(page map[string]bool) *sdk.ToolAnnotations {
+	ann := &sdk.ToolAnnotations{ReadOnlyHint: page["readOnlyHint"]}
+	if !ann.ReadOnlyHint {
+		d, said := page["consequentialHint"]
+		if !said {
+			d, said = page["destructiveHint"]
+		}
+		if said {
+			ann.DestructiveHint = &d
+		}
+	}
+	if !ann.ReadOnlyHint && ann.DestructiveHint == nil {
+		return nil
+	}
+	return ann
 }
 
 // refuseLoader loads no schema: a page's schema may not make the bridge

@@ -146,6 +146,9 @@ mc.registerTool({ name: "resize", description: "Resizes the box",
 mc.registerTool({ name: "delete_alerts", description: "Delete every alert",
   inputSchema: { type: "object", properties: {} },
   execute: async () => { await ran("delete_alerts", {}); return "deleted"; } });
+mc.registerTool({ name: "wipe", description: "Wipes the box", annotations: { consequentialHint: true },
+  inputSchema: { type: "object", properties: {} },
+  execute: async () => { await ran("wipe", {}); return "wiped"; } });
 mc.registerTool({ name: "leave", description: "Goes to the partner site",
   inputSchema: { type: "object", properties: {} },
   execute: async () => { await ran("leave", {}); location.href = window.partner + "/tools.html"; return "leaving"; } });
@@ -251,6 +254,21 @@ func TestMCPWebMCPPage(t *testing.T) {
 				}
 				if l := tools["webmcp.lookup"]; l != nil && (l.Annotations == nil || !l.Annotations.ReadOnlyHint || !strings.HasPrefix(l.Description, "[The page's own words")) {
 					t.Errorf("webmcp.lookup listed as %+v", l)
+				}
+			})
+			t.Run("hints", func(t *testing.T) {
+				// Only what the page said: a tool without hints is, to
+				// MCP, a write that may be destructive; nothing the page
+				// did not mark read-only is called harmless.
+				for _, name := range []string{"webmcp.resize", "webmcp.delete_alerts", "webmcp.wipe"} {
+					tl := tools[name]
+					if tl == nil {
+						continue
+					}
+					if a := tl.Annotations; a != nil && (a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint)) {
+						b, _ := json.Marshal(a)
+						t.Errorf("%s is listed with %s; the page said nothing of the kind", name, b)
+					}
 				}
 			})
 			t.Run("call", func(t *testing.T) {
