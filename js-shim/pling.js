@@ -533,7 +533,9 @@
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
         d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]);
         if (i.title) d = (d ? d + ". " : "") + i.title;
-        if (i.tagName === "SELECT") d = named(d, p.enum = [].map.call(i.options, function (o) { ns.push(o.text); return o.value; }), ns);
+        // A required select's "" option is its placeholder, which the
+        // browser refuses: not an allowed value.
+        if (i.tagName === "SELECT") d = named(d, p.enum = [].filter.call(i.options, function (o) { return o.value || !i.required; }).map(function (o) { ns.push(o.text); return o.value; }), ns);
         if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
         if (i.required && !("default" in p)) p.required = true;
         if (d) p.description = d;
@@ -559,6 +561,9 @@
         fire(i);
       });
     }
+    // refused is the failure of a form whose submit the browser's own
+    // checks would block: the module reads each invalid field's message.
+    function refused(form) { return !form.reportValidity() && new Failure("INVALID_PARAMS", "", form); }
     // submitAsAgent submits a WebMCP declarative form the way the browser
     // does for an agent: the submit event says agentInvoked, and what the
     // page passes to respondWith is the action's value.
@@ -572,7 +577,7 @@
         } catch (x) { /* a browser whose own event refuses: the page sees a plain submit */ }
       }
       doc.addEventListener("submit", on, true);
-      try { form.requestSubmit ? form.requestSubmit() : form.submit(); } finally { doc.removeEventListener("submit", on, true); }
+      try { form.requestSubmit(); } finally { doc.removeEventListener("submit", on, true); }
       return responded || true;
     }
     // toolForm adopts a WebMCP declarative form (<form toolname
@@ -594,7 +599,7 @@
         description: desc || undefined, identity: "markup", params: params(el),
         approval: !el.hasAttribute("toolautosubmit"),
         available: function () { return visible(el) || "It is not visible on the page"; },
-        run: function (input) { fill(el, input); return submitAsAgent(el); }
+        run: function (input) { fill(el, input); return refused(el) || submitAsAgent(el); }
       });
     }
     function declare(el) {
@@ -618,10 +623,9 @@
           identity: "markup",
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            // A submit the browser's own checks would block fails with
-            // the form: the module reads each invalid field's message.
-            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); el.requestSubmit ? el.requestSubmit() : el.submit(); } else el.click();
-            return true;
+            if (!isForm) return el.click(), true;
+            fill(el, input, ps);
+            return refused(el) || (el.requestSubmit(), true);
           }
         };
         // Defaults are applied before run: a value equal to its default
