@@ -245,8 +245,12 @@ func (b *Bridge) navigated() {
 	defer b.mu.Unlock()
 	b.dropLocked(ctx) // at once: the tools of the page that was go with it
 	if _, err := b.refreshLocked(ctx); err != nil {
-		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describing the page after a navigation failed", slog.String("error", err.Error()))
+		// The page is still on its way (or broken): the client hears of
+		// the change when it checks out, or at its next tools/list.
+		b.log.LogAttrs(ctx, slog.LevelDebug, "pling mcp: describing the page after a navigation failed", slog.String("error", err.Error()))
+		return
 	}
+	b.publishLocked(ctx)
 }
 
 // pageResult refreshes the tools from the current page and says what it is.
@@ -254,6 +258,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	b.mu.Lock()
 	b.revision = ""
 	_, err := b.refreshLocked(ctx)
+	b.publishLocked(ctx)
 	info, allowed, d := b.page, b.allowed, b.desc
 	names := make([]string, 0, len(b.tools))
 	toolOf := make(map[string]string, len(b.tools)) // capability → tool name
@@ -439,27 +444,28 @@ func (b *Bridge) followNavigation(ctx context.Context, m navMark) (to string, to
 		return "", nil
 	}
 	// One round trip to the page: the events the call caused arrive
-	// before its answer.
+	// before its answer. The round trip itself may fail because the
+	// page is leaving (its script context destroyed under it): that is
+	// a navigation too, not a reason to say nothing.
 	info, err := b.browser.Info(ctx)
-	if err != nil || (ns.NavigationSeq() == m.seq && info.URL == m.url) {
+	if ns.NavigationSeq() == m.seq && (err != nil || info.URL == m.url) {
 		return "", nil
 	}
 	// Wait while a navigation is on its way; what counts is that the tab
 	// is at another URL (a late event of an earlier navigation, or one to
 	// the same URL, reports none).
 	deadline := time.Now().Add(maxNavWait)
-	for info.URL == m.url && ns.NavigationPending() && time.Now().Before(deadline) && ctx.Err() == nil {
+	for (err != nil || (info.URL == m.url && ns.NavigationPending())) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
-		if info, err = b.browser.Info(ctx); err != nil {
-			return "", nil
-		}
+		info, err = b.browser.Info(ctx)
 	}
-	if info.URL == m.url {
+	if err != nil || info.URL == m.url {
 		return "", nil
 	}
 	b.mu.Lock()
 	b.revision = ""
 	_, rerr := b.refreshLocked(ctx)
+	b.publishLocked(ctx)
 	names := b.toolNamesLocked()
 	to = b.page.URL
 	b.mu.Unlock()

@@ -19,7 +19,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/plinghttp"
+
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/helpdesk"
+	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/npmtest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
@@ -81,6 +85,28 @@ func startPlingProcess(t *testing.T, bin string, env []string, args ...string) *
 		}
 	})
 	return pp
+}
+
+// changes is how many tools/list_changed notifications came so far.
+func (pp *plingProcess) changes() int {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	return pp.listChanged
+}
+
+// quiet waits until no notification came for a second (at most 20 s)
+// and returns how many came in all.
+func (pp *plingProcess) quiet() int {
+	n := pp.changes()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		m := pp.changes()
+		if m == n {
+			return m
+		}
+		n = m
+	}
+	return n
 }
 
 func (pp *plingProcess) list(t *testing.T) []*sdk.Tool {
@@ -325,5 +351,74 @@ func TestMCPWebMCPPage(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestMCPListChangedOncePerNavigation runs the pling binary as an MCP
+// server over stdio on the demo site: right after start-up, a client
+// that listed the tools hears of no change (the list is the one it got),
+// and each navigation between pages of different tools sends at most
+// one notifications/tools/list_changed (one per settled page), however
+// many steps the browser reports for it.
+func TestMCPListChangedOncePerNavigation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds pling and drives Chromium: not in -short mode")
+	}
+	base := demotest.Serve(t, demotest.Dist(t))
+	bin := buildPling(t)
+	pp := startPlingProcess(t, bin, nil, "mcp", base+"/shop/")
+	pp.waitTool(t, "cart_add")
+	if n := pp.quiet(); n != 0 {
+		t.Errorf("after start-up and the first tools/list, %d tools/list_changed for the list the client has", n)
+	}
+	for i, page := range []string{"/orders/", "/shop/", "/settings/", "/orders/"} {
+		before := pp.changes()
+		out, res := pp.call(t, "browser.open", map[string]any{"url": base + page})
+		if res.IsError {
+			t.Fatalf("browser.open %s: %s", page, out)
+		}
+		got := pp.quiet() - before
+		t.Logf("navigation %d to %s: %d tools/list_changed", i+1, page, got)
+		if got > 1 {
+			t.Errorf("navigation %d to %s sent %d tools/list_changed, want at most one", i+1, page, got)
+		}
+		pp.list(t) // the client lists again, as it does when told
+	}
+}
+
+// TestMCPNavigatingCallSaysWhere runs the pling binary over stdio on the
+// help desk and calls open__ticket, which takes the tab to the ticket's
+// page, again and again: every result says where the tab went (the page
+// leaving under the call's last look is a navigation too), and each
+// navigation sends at most one tools/list_changed.
+func TestMCPNavigatingCallSaysWhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds pling and drives Chromium: not in -short mode")
+	}
+	h, err := helpdesk.New(os.DirFS(demotest.Dist(t)), plinghttp.WithBrotli(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	pp := startPlingProcess(t, buildPling(t), nil, "mcp", hs.URL+"/tickets/")
+	for i, id := range []string{"1044", "1045", "1046", "1047", "1048", "1049"} {
+		pp.waitTool(t, "open__ticket")
+		if _, res := pp.call(t, "tickets_search", map[string]any{"query": "T-" + id}); res.IsError {
+			t.Fatalf("tickets_search T-%s failed", id)
+		}
+		pp.list(t)
+		before := pp.quiet() // the search's own change (its tools' examples) is not the navigation's
+		out, res := pp.call(t, "open__ticket", map[string]any{"record": "T-" + id})
+		if want := "The page went to " + hs.URL + "/tickets/view.html?id=t" + id; res.IsError || !strings.Contains(out, want) {
+			t.Errorf("call %d: open__ticket T-%s answered (error %v) %q; want it to say %q", i+1, id, res.IsError, out, want)
+		}
+		pp.list(t)
+		if n := pp.quiet() - before; n > 1 {
+			t.Errorf("call %d: the navigation sent %d tools/list_changed, want at most one", i+1, n)
+		}
+		if _, res := pp.call(t, "browser.open", map[string]any{"url": hs.URL + "/tickets/"}); res.IsError {
+			t.Fatal("browser.open /tickets/ failed")
+		}
 	}
 }
