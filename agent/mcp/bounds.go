@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -70,6 +71,9 @@ func capabilityText(title, description string) string {
 	text := t
 	if d != "" {
 		text += ". " + d
+		if rest, ok := strings.CutPrefix(d, strings.TrimRight(t, ".")); ok && t != "" && (rest == "" || strings.ContainsAny(rest[:1], ".!?")) {
+			text = d // a title taken from the description's first sentence is not said twice
+		}
 	}
 	out := pageWords(text)
 	if tcut+dcut > 0 {
