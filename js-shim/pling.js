@@ -524,7 +524,9 @@
           g.d = g.d || attr(i, "description") || (d && (text(d.querySelector("legend")) || d.getAttribute("aria-label")));
           return;
         }
-        if (t === "number" || t === "range") p.type = i.step && i.step.indexOf(".") < 0 && i.step !== "any" ? "integer" : "number";
+        // A number's step is 1 unless it says otherwise, counted from
+        // its min: whole numbers unless either has a fraction (or "any").
+        if (t === "number" || t === "range") p.type = /\.|any/.test(i.step + i.min) ? "number" : "integer";
         if (t === "checkbox") p.type = "boolean";
         if (i.min !== "" && i.min !== undefined && p.type !== "string") p.minimum = +i.min;
         if (i.max !== "" && i.max !== undefined && p.type !== "string") p.maximum = +i.max;
