@@ -85,3 +85,29 @@ func violations(t *testing.T, be *agent.BusinessError) []runtime.Violation {
 	}
 	return vs
 }
+
+// numberPage has number inputs with and without a step and a min.
+var numberPage = plingPage("Numbers", `<form data-pling-action="party.book" data-pling-title="Book a party">
+  <label>Guests <input name="guests" type="number" min="1" data-pling-param></label>
+  <label>Hours <input name="hours" type="number" step="0.5" data-pling-param></label>
+  <label>Offset <input name="offset" type="number" min="0.5" data-pling-param></label>
+  <label>Level <input name="level" type="range" data-pling-param></label>
+  <label>Weight <input name="weight" type="number" step="any" data-pling-param></label>
+  <button>Book</button>
+</form>`)
+
+// TestMarkupNumberTypes: a number input's step is 1 unless it says
+// otherwise, counted from its min, so one without a step takes whole
+// numbers (integer); a fractional step or min, or step=any, takes any.
+func TestMarkupNumberTypes(t *testing.T) {
+	tb := openHTML(t, "/test/numbers.html", numberPage)
+	desc := tb.describeUntil("party.book", func(d *schema.SurfaceDescription) bool { return capability(d, "party.book") != nil })
+	got := map[string]string{}
+	for name, p := range mustCapability(t, desc, "party.book").InputSchema.Properties {
+		got[name] = p.Type
+	}
+	want := map[string]string{"guests": "integer", "hours": "number", "offset": "number", "level": "integer", "weight": "number"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("types (-want +got):\n%s", diff)
+	}
+}

@@ -219,7 +219,6 @@ func TestWebMCPNativeDeclarativeForm(t *testing.T) {
 // after the page's approvalTtlMs (5 min): a consumer that gives up above
 // the WebMCP layer without cancelling leaves no approval a person could
 // give later (runtime TestApprovalEndsWithItsCall: then nothing runs).
-// On the old code the dialog waited 300 000 ms.
 func TestWebMCPApprovalWindow(t *testing.T) {
 	tb := openTestPage(t, "/test/webmcp-window.html", nativeWebMCPPage, chromedp.Flag("enable-experimental-web-platform-features", true))
 	if !eval[bool](tb, `!!document.modelContext && typeof document.modelContext.executeTool === "function"`) {
@@ -251,5 +250,62 @@ func TestWebMCPApprovalWindow(t *testing.T) {
 	tb.waitJS(`!document.querySelector("pling-ui[data-pling-ui=approve]")`)
 	if ran := eval[string](tb, `JSON.stringify(window.ran)`); ran != `[]` {
 		t.Errorf("ran %s", ran)
+	}
+}
+
+// nativeBookingPage is a WebMCP declarative form whose fields the
+// browser's own constraints check: an e-mail address, and a required
+// select whose first option is its "" placeholder.
+const nativeBookingPage = `<!doctype html><html lang="en"><head><title>Book</title>
+<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<form toolname="book_class" tooldescription="Book a class" toolautosubmit>
+  <label>E-mail <input name="email" type="email" required></label>
+  <label>Level <select name="level" required><option value="">Choose a level</option><option value="beginner">Beginner</option><option value="advanced">Advanced</option></select></label>
+  <button>Book</button>
+</form>
+<script>
+window.submits = [];
+document.querySelector("form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  window.submits.push(e.target.email.value + "|" + e.target.level.value);
+  if (e.agentInvoked) e.respondWith(Promise.resolve("booked"));
+});
+</script></body></html>`
+
+// TestWebMCPNativeDeclarativeFormRefused: a declarative form filled with
+// values the browser's own constraints refuse answers INVALID_PARAMS
+// with the browser's message at the field's path, and is not submitted;
+// a required select's "" placeholder is not offered as a level.
+func TestWebMCPNativeDeclarativeFormRefused(t *testing.T) {
+	tb := openTestPage(t, "/test/webmcp-booking.html", nativeBookingPage, chromedp.Flag("enable-experimental-web-platform-features", true))
+	levels := ""
+	for deadline := time.Now().Add(waitLimit); levels == ""; time.Sleep(50 * time.Millisecond) {
+		levels = eval[string](tb, `(async () => { const t = (await document.modelContext.getTools()).find((t) => t.name === "book_class");
+  return t ? JSON.stringify(t.inputSchema.properties.level.enum) : ""; })()`)
+		if levels == "" && time.Now().After(deadline) {
+			t.Fatal("book_class never reached the mirror")
+		}
+	}
+	if levels != `["beginner","advanced"]` {
+		t.Errorf("the levels offered are %s, want the select's options without its \"\" placeholder", levels)
+	}
+	exec := func(args string) string {
+		return eval[string](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === "book_class");
+  return await document.modelContext.executeTool(tool, `+args+`);
+})()`)
+	}
+	out := exec(`{ email: "not an address", level: "beginner" }`)
+	if !strings.HasPrefix(out, "INVALID_PARAMS:") || !strings.Contains(out, "/email") || !strings.Contains(out, "the page says") {
+		t.Errorf("an e-mail the browser refuses answered %q; want INVALID_PARAMS at /email with the browser's message", out)
+	}
+	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `[]` {
+		t.Errorf("the form was submitted with values the browser refuses: %s", got)
+	}
+	if out := exec(`{ email: "ana@example.com", level: "beginner" }`); !strings.HasPrefix(out, "OK: book_class ran.") {
+		t.Errorf("a valid booking answered %q", out)
+	}
+	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `["ana@example.com|beginner"]` {
+		t.Errorf("submits %s", got)
 	}
 }

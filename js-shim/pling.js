@@ -580,7 +580,9 @@
           g.d = g.d || attr(i, "description") || (d && (text(d.querySelector("legend")) || d.getAttribute("aria-label")));
           return;
         }
-        if (t === "number" || t === "range") p.type = i.step && i.step.indexOf(".") < 0 && i.step !== "any" ? "integer" : "number";
+        // A number's step is 1 unless it says otherwise, counted from
+        // its min: whole numbers unless either has a fraction (or "any").
+        if (t === "number" || t === "range") p.type = /\.|any/.test(i.step + i.min) ? "number" : "integer";
         if (t === "checkbox") p.type = "boolean";
         if (i.min !== "" && i.min !== undefined && p.type !== "string") p.minimum = +i.min;
         if (i.max !== "" && i.max !== undefined && p.type !== "string") p.maximum = +i.max;
@@ -589,7 +591,9 @@
         if (i.pattern) p.pattern = "^(?:" + i.pattern + ")$";
         d = attr(i, "description") || i.getAttribute("toolparamdescription") || text(i.labels && i.labels[0]);
         if (i.title) d = (d ? d + ". " : "") + i.title;
-        if (i.tagName === "SELECT") d = named(d, p.enum = [].map.call(i.options, function (o) { ns.push(o.text); return o.value; }), ns);
+        // A required select's "" option is its placeholder, which the
+        // browser refuses: not an allowed value.
+        if (i.tagName === "SELECT") d = named(d, p.enum = [].filter.call(i.options, function (o) { return o.value || !i.required; }).map(function (o) { ns.push(o.text); return o.value; }), ns);
         if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
         if (i.required && !("default" in p)) p.required = true;
         if (d) p.description = d;
@@ -615,6 +619,9 @@
         fire(i);
       });
     }
+    // refused is the failure of a form whose submit the browser's own
+    // checks would block: the module reads each invalid field's message.
+    function refused(form) { return !form.reportValidity() && new Failure("INVALID_PARAMS", "", form); }
     // submitAsAgent submits a WebMCP declarative form the way the browser
     // does for an agent: the submit event says agentInvoked, and what the
     // page passes to respondWith is the action's value.
@@ -628,7 +635,7 @@
         } catch (x) { /* a browser whose own event refuses: the page sees a plain submit */ }
       }
       doc.addEventListener("submit", on, true);
-      try { form.requestSubmit ? form.requestSubmit() : form.submit(); } finally { doc.removeEventListener("submit", on, true); }
+      try { form.requestSubmit(); } finally { doc.removeEventListener("submit", on, true); }
       return responded || true;
     }
     // toolForm adopts a WebMCP declarative form (<form toolname
@@ -651,7 +658,7 @@
         description: desc || undefined, identity: "markup", params: params(el),
         approval: !el.hasAttribute("toolautosubmit"), markup: where(el),
         available: function () { return visible(el) || "It is not visible on the page"; },
-        run: function (input) { var r; return guard(function () { fill(el, input); r = submitAsAgent(el); }) || r; }
+        run: function (input) { var r; fill(el, input); return refused(el) || guard(function () { r = submitAsAgent(el); }) || r; }
       });
     }
     function declare(el) {
@@ -675,10 +682,8 @@
           identity: "markup", markup: m,
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            // A submit the browser's own checks would block fails with
-            // the form: the module reads each invalid field's message.
-            if (isForm) { fill(el, input, ps); if (!el.reportValidity()) return new Failure("INVALID_PARAMS", "", el); }
-            return guard(function () { isForm ? el.requestSubmit ? el.requestSubmit() : el.submit() : el.click(); }) || true;
+            if (isForm) { fill(el, input, ps); var f = refused(el); if (f) return f; }
+            return guard(function () { isForm ? el.requestSubmit() : el.click(); }) || true;
           }
         };
         // Defaults are applied before run: a value equal to its default

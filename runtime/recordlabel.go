@@ -18,24 +18,30 @@ import (
 const maxLabelMatches = 5
 
 // recordByIDOrLabel finds the row rec names among rows: by id, else by
-// whole label, else by the label's first word.
+// whole label, else by the label's first word (a label in any case).
 func recordByIDOrLabel(rows []RecordItem, kind, rec string) (*RecordItem, *failure) {
 	for i := range rows {
 		if rows[i].ID == rec {
 			return &rows[i], nil
 		}
 	}
+	// Whole label, then its first word; each as written, then in any
+	// case ("lemon risotto" for "Lemon risotto"): a person does not
+	// mind the case, and an exact match still wins over a folded one.
 	var found []int
-	for i := range rows {
-		if rows[i].Label == rec {
-			found = append(found, i)
-		}
-	}
-	if len(found) == 0 {
+	for _, match := range []func(label string) bool{
+		func(l string) bool { return l == rec },
+		func(l string) bool { return strings.EqualFold(l, rec) },
+		func(l string) bool { f := strings.Fields(l); return len(f) > 0 && f[0] == rec },
+		func(l string) bool { f := strings.Fields(l); return len(f) > 0 && strings.EqualFold(f[0], rec) },
+	} {
 		for i := range rows {
-			if f := strings.Fields(rows[i].Label); len(f) > 0 && f[0] == rec {
+			if match(rows[i].Label) {
 				found = append(found, i)
 			}
+		}
+		if len(found) > 0 {
+			break
 		}
 	}
 	switch len(found) {

@@ -41,6 +41,9 @@ func TestInvokeRecordByLabel(t *testing.T) {
 		{"by the whole label", "T-0847 Printer jams", "ok", "t1"},
 		{"an id wins over a label", "T-0848", "ok", "T-0848"},
 		{"an ambiguous label", "Dup same", string(perr.InvalidParams), ""},
+		{"by the whole label in another case", "t-0847 printer JAMS", "ok", "t1"},
+		{"by the first word in another case", "t-0847", "ok", "t1"},
+		{"an ambiguous label in another case", "dup SAME", string(perr.InvalidParams), ""},
 		{"an unknown label", "T-9999", string(perr.ActionNotFound), ""},
 		{"a label of an offscreen row keeps the offscreen rule", "T-0900", string(perr.ActionUnavailable), ""},
 	}

@@ -125,6 +125,9 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 		desc := a.Title
 		if a.Description != "" {
 			desc = sentences(desc, a.Description)
+			if startsWithSentence(a.Description, a.Title) {
+				desc = a.Description // a title taken from the description's first sentence is not said twice
+			}
 		}
 		params := inputSchema(a.Params)
 		if c.fold != nil {
@@ -173,6 +176,20 @@ func sentences(desc, next string) string {
 		return desc + " " + next
 	}
 	return desc + ". " + next
+}
+
+// startsWithSentence reports whether text begins with the sentence s
+// (s, then its end: a stop, or nothing more), as a title taken from a
+// description's first sentence does (a WebMCP declarative form's
+// tooldescription): the description then says the title already.
+func startsWithSentence(text, s string) bool {
+	s = strings.TrimRight(s, ".!?…。！？")
+	rest, ok := strings.CutPrefix(text, s)
+	if !ok || s == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest == "" || strings.ContainsRune(".!?…。！？", r)
 }
 
 // minutes says a wait in words: "5 minutes", "90 seconds".

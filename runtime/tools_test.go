@@ -259,6 +259,12 @@ func TestToolDescriptionSentences(t *testing.T) {
 			"Approve order. Ships it. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first). A person on the page must approve each call; the call waits for them up to 5 minutes"},
 		{"title-ends", Action{ID: "a", Title: "Sure?", Description: "Asks once"}, "Sure? Asks once"},
 		{"cjk", Action{ID: "a", Title: "退款。", Approval: true}, "退款。 A person on the page must approve each call; the call waits for them up to 5 minutes"},
+		// A title taken from the description's first sentence (a WebMCP
+		// declarative form's tooldescription) is not said twice.
+		{"title-is-first-sentence", Action{ID: "a", Title: "Search the tickets", Description: "Search the tickets. Returns the matching ids"},
+			"Search the tickets. Returns the matching ids"},
+		{"title-is-the-description", Action{ID: "a", Title: "Book a class", Description: "Book a class"}, "Book a class"},
+		{"title-is-only-a-prefix", Action{ID: "a", Title: "Close", Description: "Closes the ticket"}, "Close. Closes the ticket"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/pling-go/pling/agent"
 )
 
 // WebMCPTool is a tool the current page registered with WebMCP
@@ -14,6 +16,9 @@ type WebMCPTool struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Annotations are the page's boolean hints (readOnlyHint,
+	// consequentialHint, …) as it wrote them: a hint it left out is
+	// absent, not false.
 	Annotations map[string]bool `json:"annotations"`
 	// Pling is set for a tool Pling's own mirror (webmcp.js) registered:
 	// the same capability an agent reaches through the Surface.
@@ -35,14 +40,15 @@ const webmcpToolsJS = `
   return JSON.stringify(tools.map((t) => ({
     name: String(t.name || ""), title: String(t.title || ""), description: String(t.description || "").slice(0, 2000),
     inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" },
-    annotations: t.annotations || {}, pling: mine.has(t.name) })));`
+    annotations: Object.fromEntries(Object.entries(t.annotations && typeof t.annotations === "object" ? t.annotations : {})
+      .filter(([, v]) => typeof v === "boolean")), pling: mine.has(t.name) })));`
 
-// WebMCPTools lists the tools the current page registered with WebMCP;
-// none where the page has no model context.
-func (p *Page) WebMCPTools(ctx context.Context) ([]WebMCPTool, error) {
-	tctx, cancel := p.bounded(ctx, p.cur())
-	defer cancel()
-	text, err := evalBounded(tctx, webmcpToolsJS, maxWebMCPAnswer, "")
+// WebMCPTools lists the tools doc registered with WebMCP, read in doc's
+// own script context (the browser refuses once doc is gone); none where
+// the page has no model context. doc is one Document read from the
+// browser: a tab that shows another document fails with ErrDocumentGone.
+func (p *Page) WebMCPTools(ctx context.Context, doc Document) ([]WebMCPTool, error) {
+	text, err := p.evalIn(ctx, doc, webmcpToolsJS)
 	if err != nil {
 		return nil, fmt.Errorf("cdp: reading the page's WebMCP tools: %w", err)
 	}
@@ -56,16 +62,18 @@ func (p *Page) WebMCPTools(ctx context.Context) ([]WebMCPTool, error) {
 	return tools, nil
 }
 
-// ExecuteWebMCP calls the page's WebMCP tool name with args (one JSON
-// object) through executeTool and returns what the page answered, as
-// text. The page's model context judges the arguments.
-func (p *Page) ExecuteWebMCP(ctx context.Context, name string, args json.RawMessage) (string, error) {
+// ExecuteWebMCP calls doc's WebMCP tool name with args (one JSON object)
+// through executeTool, in doc's own script context, and returns what the
+// page answered, as text. Right before the call it reads the tab's
+// document from the browser again and calls only if it is still doc
+// (else ErrDocumentGone, and nothing ran).
+func (p *Page) ExecuteWebMCP(ctx context.Context, doc Document, name string, args json.RawMessage) (string, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
-		return "", fmt.Errorf("cdp: the arguments are not one JSON object")
+		return "", fmt.Errorf("cdp: the arguments are not one JSON object: %w", agent.ErrNotSent)
 	}
 	n, _ := json.Marshal(name)
 	a, _ := json.Marshal(obj)
@@ -81,13 +89,27 @@ func (p *Page) ExecuteWebMCP(ctx context.Context, name string, args json.RawMess
   const args = Object.defineProperty(` + string(a) + `, "toString", { value() { return JSON.stringify(this); } });
   const r = await mc.executeTool(tool, args);
   return typeof r === "string" ? r : JSON.stringify(r);`
-	tctx, cancel := p.bounded(ctx, p.cur())
-	defer cancel()
-	out, err := evalBounded(tctx, js, maxWebMCPAnswer, "")
+	out, err := p.evalIn(ctx, doc, js)
 	if err != nil {
 		return "", fmt.Errorf("cdp: the page's WebMCP tool %s: %w", name, err)
 	}
 	return out, nil
+}
+
+// evalIn evaluates body (a function body that gives a string, bounded in
+// the page: evalBounded) in doc's own script context, once the browser
+// says the tab still shows doc.
+func (p *Page) evalIn(ctx context.Context, doc Document, body string) (string, error) {
+	if err := p.goneErr(); err != nil {
+		return "", err
+	}
+	tab := p.cur()
+	if err := p.checkDocument(ctx, tab, &doc); err != nil {
+		return "", err
+	}
+	tctx, cancel := p.bounded(ctx, tab)
+	defer cancel()
+	return evalBounded(tctx, body, maxWebMCPAnswer, doc.Context)
 }
 
 // WebMCPFeatures is the --enable-features value that turns Chromium's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,6 +56,9 @@ func capabilityText(title, description string) string {
 	text := t
 	if d != "" {
 		text += ". " + d
+		if rest, ok := strings.CutPrefix(d, strings.TrimRight(t, ".")); ok && t != "" && (rest == "" || strings.ContainsAny(rest[:1], ".!?")) {
+			text = d // a title taken from the description's first sentence is not said twice
+		}
 	}
 	out := pageWords(text)
 	if tcut+dcut > 0 {
@@ -90,7 +94,7 @@ func boundTools(tools []Tool) ([]Tool, int) {
 			last.Description += fmt.Sprintf(" (pling mcp: %d more tools of this page are not offered: over the bound of %d tools or %d KiB)",
 				dropped, MaxTools, MaxListBytes>>10)
 			out := append([]Tool(nil), tools[:i]...)
-			out[i-1] = Tool{Tool: &last, Capability: tools[i-1].Capability}
+			out[i-1].Tool = &last
 			return out, dropped
 		}
 	}

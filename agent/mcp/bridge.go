@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -107,6 +108,12 @@ type Bridge struct {
 	docs    DocumentBrowser // the browser, when it names documents
 	doc     Document        // the document described last (with docs)
 
+	// published is what the MCP server lists (publishLocked), by name:
+	// the tools as the last settled check saw them. announce is what the
+	// client was told (announce.go).
+	published map[string]toolEntry
+	announce  announcer
+
 	// A tool name, once given to a capability, stays that capability's
 	// for the session (names.go).
 	bound map[string]string // tool name → capability
@@ -116,6 +123,7 @@ type Bridge struct {
 type toolEntry struct {
 	capability string
 	tool       *sdk.Tool
+	handler    sdk.ToolHandler // nil: an invoke of capability
 	// placeholder is a tool first listed while its capability could not
 	// run: it stays as listed when the capability becomes available
 	// (its parameters come in that result), so the list stays stable.
@@ -141,7 +149,7 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard,
-		bound: map[string]string{}, names: map[string]string{}}
+		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}}
 	if db, ok := o.browser.(DocumentBrowser); ok {
 		b.docs = db
 	}
@@ -159,7 +167,8 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		// declare its capabilities after the client connected.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
-	b.server.AddReceivingMiddleware(b.middleware)
+	b.server.AddReceivingMiddleware(b.middleware, b.announce.listed)
+	b.server.AddSendingMiddleware(b.announce.gate)
 	if b.browser != nil {
 		b.addBrowserTools()
 		b.browser.OnNavigate(b.navigated)
@@ -267,7 +276,29 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 	defer b.refreshing.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.refreshLocked(ctx)
+	changed, err = b.refreshLocked(ctx)
+	b.publishLocked(ctx)
+	return changed, err
+}
+
+// refreshQuietly is Refresh that publishes the list only when the page
+// checked out (err nil): a look taken while the tab navigates does not
+// announce the page as empty just before it announces the new one.
+func (b *Bridge) refreshQuietly(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, err := b.refreshLocked(ctx)
+	if err == nil {
+		b.publishLocked(ctx)
+	}
+	return err
+}
+
+// publish publishes the tool list as it is (publishLocked).
+func (b *Bridge) publish(ctx context.Context) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.publishLocked(ctx)
 }
 
 // refreshLocked is Refresh for a caller that holds b.refreshing and b.mu;
@@ -358,7 +389,12 @@ func (b *Bridge) checkPageLocked(ctx context.Context) (allowed bool, err error) 
 		return fail(doc.Origin, nil)
 	}
 	if !info.Pling {
-		return fail("", nil)
+		// Allowed, without Pling: pinned for its own WebMCP tools only
+		// (the guard sends it no Surface request).
+		if b.guard != nil {
+			b.guard.pinPage(again)
+		}
+		return false, nil
 	}
 	if b.guard != nil {
 		b.guard.pin(again)
@@ -523,7 +559,8 @@ func (b *Bridge) availabilityText(before, after map[string]string) string {
 }
 
 // setTools makes tools the capability tools: those that left are removed,
-// new and changed ones added.
+// new and changed ones added. The MCP server lists them once they are
+// published (publishLocked).
 func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d *schema.SurfaceDescription) (changed bool) {
 	tools = b.bindNames(ctx, tools)
 	tools, dropped := boundTools(tools)
@@ -545,28 +582,60 @@ func (b *Bridge) setTools(ctx context.Context, tools []Tool, revision string, d 
 			removed = append(removed, name)
 		}
 	}
-	sort.Strings(removed)
 	if len(removed) > 0 {
-		b.server.RemoveTools(removed...)
 		changed = true
 	}
 	for _, t := range tools {
-		if old, ok := b.tools[t.Tool.Name]; ok && old.capability == t.Capability && bytes.Equal(old.spec, next[t.Tool.Name].spec) {
-			continue
+		e := next[t.Tool.Name]
+		e.handler = t.handler
+		next[t.Tool.Name] = e
+		if old, ok := b.tools[t.Tool.Name]; !ok || old.capability != t.Capability || !bytes.Equal(old.spec, e.spec) {
+			changed = true
 		}
-		h := t.handler
-		if h == nil {
-			h = b.handler(t.Capability)
-		}
-		b.server.AddTool(next[t.Tool.Name].tool, h)
-		changed = true
 	}
 	b.tools, b.revision, b.loaded, b.desc = next, revision, true, d
-	if changed {
-		b.log.LogAttrs(ctx, slog.LevelInfo, "pling mcp: tool list changed", slog.String("revision", revision),
-			slog.Int("tools", len(next)))
-	}
 	return changed
+}
+
+// publishLocked makes the MCP server list b.tools: the tools that left
+// are removed and the new and changed ones added in one burst, which the
+// SDK announces with one notifications/tools/list_changed (it waits a
+// few milliseconds for more changes). A navigation publishes only once
+// the new page checks out (navigated), so the client hears of it once,
+// not of each step (the old page's tools gone, then the new page's).
+func (b *Bridge) publishLocked(ctx context.Context) {
+	var removed []string
+	for name := range b.published {
+		if _, ok := b.tools[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(removed)
+	var added []toolEntry
+	for name, e := range b.tools {
+		if old, ok := b.published[name]; ok && old.capability == e.capability && bytes.Equal(old.spec, e.spec) {
+			continue
+		}
+		added = append(added, e)
+	}
+	if len(removed) == 0 && len(added) == 0 {
+		return
+	}
+	sort.Slice(added, func(i, j int) bool { return added[i].tool.Name < added[j].tool.Name })
+	if len(removed) > 0 {
+		b.server.RemoveTools(removed...)
+	}
+	for _, e := range added {
+		h := e.handler
+		if h == nil {
+			h = b.handler(e.capability)
+		}
+		b.server.AddTool(e.tool, h)
+	}
+	b.published = maps.Clone(b.tools)
+	b.announce.published(b.published)
+	b.log.LogAttrs(ctx, slog.LevelInfo, "pling mcp: tool list changed", slog.String("revision", b.revision),
+		slog.Int("tools", len(b.tools)))
 }
 
 // Watch refreshes the tool list every interval until ctx is done, for
@@ -582,7 +651,7 @@ func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			_, err := b.Refresh(ctx)
+			err := b.refreshQuietly(ctx)
 			switch {
 			case ctx.Err() != nil:
 			case err != nil && !failing:
@@ -730,6 +799,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		var tools []string
 		if b.browser != nil {
 			to, tools = b.followNavigation(ctx, mark)
+			b.publish(ctx) // what the look after the invoke saw, if it did not publish
 		}
 		avail := ""
 		if to == "" {
@@ -798,7 +868,7 @@ func (b *Bridge) follow(ctx context.Context, res *agent.Result, err error) {
 	if !stale {
 		return
 	}
-	if _, err := b.Refresh(ctx); err != nil {
+	if err := b.refreshQuietly(ctx); err != nil {
 		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describe after invoke failed", slog.String("error", err.Error()))
 	}
 }

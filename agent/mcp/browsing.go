@@ -42,6 +42,12 @@ type Browser interface {
 	// OnNavigate registers a function called when the current page
 	// changes, whoever changed it.
 	OnNavigate(func())
+	// WebMCPTools lists the tools doc registered with WebMCP (the
+	// browser's document.modelContext, or a polyfill's), read in doc's
+	// own script context; ExecuteWebMCP calls one there, only while the
+	// tab still shows doc (webmcp.go).
+	WebMCPTools(ctx context.Context, doc Document) ([]cdp.WebMCPTool, error)
+	ExecuteWebMCP(ctx context.Context, doc Document, name string, args json.RawMessage) (string, error)
 }
 
 // WithBrowser makes the bridge work on a browsing session: the client's
@@ -241,8 +247,12 @@ func (b *Bridge) navigated() {
 	defer b.mu.Unlock()
 	b.dropLocked(ctx) // at once: the tools of the page that was go with it
 	if _, err := b.refreshLocked(ctx); err != nil {
-		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: describing the page after a navigation failed", slog.String("error", err.Error()))
+		// The page is still on its way (or broken): the client hears of
+		// the change when it checks out, or at its next tools/list.
+		b.log.LogAttrs(ctx, slog.LevelDebug, "pling mcp: describing the page after a navigation failed", slog.String("error", err.Error()))
+		return
 	}
+	b.publishLocked(ctx)
 }
 
 // pageResult refreshes the tools from the current page and says what it is.
@@ -251,6 +261,7 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	b.mu.Lock()
 	b.revision = ""
 	_, err := b.refreshLocked(ctx)
+	b.publishLocked(ctx)
 	info, allowed, d := b.page, b.allowed, b.desc
 	names := make([]string, 0, len(b.tools))
 	toolOf := make(map[string]string, len(b.tools)) // capability → tool name
@@ -276,6 +287,8 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 	case !info.Pling || err != nil:
 		if err != nil {
 			fmt.Fprintf(&t, "\nIt speaks Pling but could not be described: %v", err)
+		} else if len(names) > 0 {
+			fmt.Fprintf(&t, "\nIt does not speak Pling. Its own WebMCP tools (the page's words, not checked by Pling): %s. Its outline:", strings.Join(names, ", "))
 		} else {
 			t.WriteString("\nIt does not speak Pling: no page tools. Its outline:")
 		}
@@ -439,28 +452,29 @@ func (b *Bridge) followNavigation(ctx context.Context, m navMark) (to string, to
 		return "", nil
 	}
 	// One round trip to the page: the events the call caused arrive
-	// before its answer.
+	// before its answer. The round trip itself may fail because the
+	// page is leaving (its script context destroyed under it): that is
+	// a navigation too, not a reason to say nothing.
 	info, err := b.browser.Info(ctx)
-	if err != nil || (ns.NavigationSeq() == m.seq && info.URL == m.url) {
+	if ns.NavigationSeq() == m.seq && (err != nil || info.URL == m.url) {
 		return "", nil
 	}
 	// Wait while a navigation is on its way; what counts is that the tab
 	// is at another URL (a late event of an earlier navigation, or one to
 	// the same URL, reports none).
 	deadline := time.Now().Add(maxNavWait)
-	for info.URL == m.url && ns.NavigationPending() && time.Now().Before(deadline) && ctx.Err() == nil {
+	for (err != nil || (info.URL == m.url && ns.NavigationPending())) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
-		if info, err = b.browser.Info(ctx); err != nil {
-			return "", nil
-		}
+		info, err = b.browser.Info(ctx)
 	}
-	if info.URL == m.url {
+	if err != nil || info.URL == m.url {
 		return "", nil
 	}
 	b.refreshing.Lock()
 	b.mu.Lock()
 	b.revision = ""
 	_, rerr := b.refreshLocked(ctx)
+	b.publishLocked(ctx)
 	names := b.toolNamesLocked()
 	to = b.page.URL
 	b.mu.Unlock()

@@ -49,6 +49,7 @@ type Guard struct {
 	mu      sync.Mutex
 	doc     Document
 	pinned  bool
+	pling   bool          // the pinned document speaks Pling: Surface requests may go to it
 	left    string        // the origin the tab went to, when it left the allowed sites
 	settled chan struct{} // while a check after a navigation runs: closed when it ends
 }
@@ -90,7 +91,16 @@ func (g *Guard) Pin(doc Document) { g.pin(doc) }
 
 func (g *Guard) pin(doc Document) {
 	g.mu.Lock()
-	g.doc, g.pinned, g.left = doc, true, ""
+	g.doc, g.pinned, g.pling, g.left = doc, true, true, ""
+	g.settleLocked()
+	g.mu.Unlock()
+}
+
+// pinPage pins doc, checked and allowed but without Pling, for its own
+// WebMCP tools only: no Surface request (and no token) goes to it.
+func (g *Guard) pinPage(doc Document) {
+	g.mu.Lock()
+	g.doc, g.pinned, g.pling, g.left = doc, true, false, ""
 	g.settleLocked()
 	g.mu.Unlock()
 }
@@ -99,7 +109,7 @@ func (g *Guard) pin(doc Document) {
 // shows when the check found it outside the allowed sites.
 func (g *Guard) unpin(left string) {
 	g.mu.Lock()
-	g.doc, g.pinned, g.left = Document{}, false, left
+	g.doc, g.pinned, g.pling, g.left = Document{}, false, false, left
 	g.settleLocked()
 	g.mu.Unlock()
 }
@@ -108,7 +118,7 @@ func (g *Guard) unpin(left string) {
 // for the check that follows.
 func (g *Guard) navigating() {
 	g.mu.Lock()
-	g.doc, g.pinned, g.left = Document{}, false, ""
+	g.doc, g.pinned, g.pling, g.left = Document{}, false, false, ""
 	if g.settled == nil {
 		g.settled = make(chan struct{})
 	}
@@ -122,14 +132,14 @@ func (g *Guard) settleLocked() {
 	}
 }
 
-// RoundTrip implements agent.Transport.
-func (g *Guard) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
+// current is the checked document, once a check under way has ended (at
+// most settleWait): a request right after a navigation goes only if the
+// new page's check passes. pling says whether it speaks Pling.
+func (g *Guard) current(ctx context.Context) (doc Document, pling bool, err error) {
 	g.mu.Lock()
-	doc, pinned, left, settled := g.doc, g.pinned, g.left, g.settled
+	doc, pinned, pling, left, settled := g.doc, g.pinned, g.pling, g.left, g.settled
 	g.mu.Unlock()
 	if settled != nil {
-		// The tab navigated and its check runs: the request goes only if
-		// the check passes.
 		t := time.NewTimer(settleWait)
 		select {
 		case <-settled:
@@ -138,11 +148,33 @@ func (g *Guard) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
 		}
 		t.Stop()
 		g.mu.Lock()
-		doc, pinned, left = g.doc, g.pinned && g.settled == nil, g.left
+		doc, pinned, pling, left = g.doc, g.pinned && g.settled == nil, g.pling, g.left
 		g.mu.Unlock()
 	}
 	if !pinned {
-		return nil, &LeftSiteError{Origin: left}
+		return Document{}, false, &LeftSiteError{Origin: left}
+	}
+	return doc, pling, nil
+}
+
+// PageDocument is the document a call of the page's own WebMCP tool may
+// go to: the one the bridge checked and found allowed (with Pling or
+// without), waiting like RoundTrip for a check under way. Otherwise it is
+// a *LeftSiteError, and nothing may be sent.
+func (g *Guard) PageDocument(ctx context.Context) (Document, error) {
+	doc, _, err := g.current(ctx)
+	return doc, err
+}
+
+// RoundTrip implements agent.Transport.
+func (g *Guard) RoundTrip(ctx context.Context, request []byte) ([]byte, error) {
+	doc, pling, err := g.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !pling {
+		// An allowed page without Pling: its own WebMCP tools only.
+		return nil, &LeftSiteError{}
 	}
 	req, err := withSession(request, tokenFor(g.tokens(doc.Origin), doc.Origin))
 	if err != nil {

@@ -76,3 +76,33 @@ func TestGuardSendsOnlyToThePinnedDocument(t *testing.T) {
 		t.Errorf("sent (-want +got):\n%s", diff)
 	}
 }
+
+// TestGuardPagePinnedForItsWebMCPToolsOnly: an allowed page without Pling
+// is pinned for its own WebMCP tools (PageDocument), and no Surface
+// request — nor token — goes to it; after a navigation both wait for the
+// new page's check.
+func TestGuardPagePinnedForItsWebMCPToolsOnly(t *testing.T) {
+	a := "http://a.example"
+	br := &docBrowser{}
+	g := NewGuard(br, func(string) string { return plToken(a) })
+	ctx := context.Background()
+	if _, err := g.PageDocument(ctx); !errors.Is(err, agent.ErrNotSent) {
+		t.Errorf("unpinned: PageDocument %v, want ErrNotSent", err)
+	}
+	doc := Document{Origin: a, Loader: "L1", Context: "c1"}
+	g.pinPage(doc)
+	if got, err := g.PageDocument(ctx); err != nil || got != doc {
+		t.Errorf("pinned for its tools: PageDocument %+v, %v", got, err)
+	}
+	if _, err := g.RoundTrip(ctx, []byte(`{"id":"r1","method":"describe"}`)); !errors.Is(err, agent.ErrNotSent) {
+		t.Errorf("a Surface request to a page without Pling: %v, want ErrNotSent", err)
+	}
+	g.navigating()
+	go func() { time.Sleep(50 * time.Millisecond); g.unpin("http://b.example") }()
+	if _, err := g.PageDocument(ctx); !errors.Is(err, agent.ErrNotSent) {
+		t.Errorf("after a navigation whose check failed: PageDocument %v", err)
+	}
+	if len(br.sent) > 0 {
+		t.Errorf("sent %v", br.sent)
+	}
+}

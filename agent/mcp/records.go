@@ -125,7 +125,8 @@ func capabilityOf(d *schema.SurfaceDescription, id string) *schema.SurfaceCapabi
 }
 
 // lookup finds the record rec names in d: by id, by whole label, or by the
-// label's first word. More than one match is ambiguous: all are returned.
+// label's first word, in any case. More than one match is ambiguous: all
+// are returned.
 func lookup(d *schema.SurfaceDescription, kind, rec string) []schema.RecordItem {
 	set := d.Context.Records[kind]
 	for _, it := range set.Items {
@@ -133,18 +134,22 @@ func lookup(d *schema.SurfaceDescription, kind, rec string) []schema.RecordItem 
 			return []schema.RecordItem{it}
 		}
 	}
+	// As the runtime resolves it (runtime/recordlabel.go): each form as
+	// written, then in any case.
 	var out []schema.RecordItem
-	for _, it := range set.Items {
-		if it.Label == rec {
-			out = append(out, it)
+	for _, match := range []func(label string) bool{
+		func(l string) bool { return l == rec },
+		func(l string) bool { return strings.EqualFold(l, rec) },
+		func(l string) bool { return firstWord(l) == rec },
+		func(l string) bool { return strings.EqualFold(firstWord(l), rec) },
+	} {
+		for _, it := range set.Items {
+			if it.Label != "" && match(it.Label) {
+				out = append(out, it)
+			}
 		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, it := range set.Items {
-		if firstWord(it.Label) == rec {
-			out = append(out, it)
+		if len(out) > 0 {
+			return out
 		}
 	}
 	return out

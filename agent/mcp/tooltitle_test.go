@@ -74,3 +74,24 @@ func TestToolTitleAndAnnotations(t *testing.T) {
 		})
 	}
 }
+
+// A title taken from the description's first sentence (a WebMCP
+// declarative form's tooldescription) is not said twice in the tool's
+// description: "Search the tickets. Returns …", not "Search the tickets.
+// Search the tickets. Returns …".
+func TestToolDescriptionDoesNotRepeatTheTitle(t *testing.T) {
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	run := func(context.Context, *runtime.Call) (any, error) { return nil, nil }
+	if _, err := rt.DeclareAction(runtime.Action{ID: "search_tickets", Title: "Search the tickets", Description: "Search the tickets. Returns the matching ids", Risk: schema.RiskRead, Run: run}); err != nil {
+		t.Fatal(err)
+	}
+	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 1 {
+		t.Fatalf("tools %v, %v", res, err)
+	}
+	want := `From the page: "Search the tickets. Returns the matching ids"`
+	if got := res.Tools[0].Description; got != want {
+		t.Errorf("description %q, want %q", got, want)
+	}
+}

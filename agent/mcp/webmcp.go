@@ -1,13 +1,20 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"sort"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
-	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/pagetext"
 )
@@ -19,13 +26,12 @@ import (
 // so no capability can take the name) and marked as the page's words.
 // Tools Pling's own mirror registered, or that carry the name of a Pling
 // tool, are left out: each capability shows once, as Pling's.
-
-// WebMCPBrowser is a Browser that also reaches the page's WebMCP tools;
-// *cdp.Page is one.
-type WebMCPBrowser interface {
-	WebMCPTools(ctx context.Context) ([]cdp.WebMCPTool, error)
-	ExecuteWebMCP(ctx context.Context, name string, args json.RawMessage) (string, error)
-}
+//
+// They are read from, and called in, the document the bridge checked
+// (its own script context, the guard's pinned document): a call after
+// the tab navigated waits for the new page's check, and goes nowhere if
+// it fails. The page's input schema is enforced here, before the call:
+// neither Chromium's executeTool nor the polyfill's checks it.
 
 // webmcpPrefix names a page's own WebMCP tool.
 const webmcpPrefix = "webmcp."
@@ -33,14 +39,14 @@ const webmcpPrefix = "webmcp."
 // maxPageAnswer bounds a page tool's answer as the model reads it.
 const maxPageAnswer = 4000
 
+// maxPageSchema bounds a page tool's input schema, in bytes of JSON.
+const maxPageSchema = 32 << 10
+
 // withPageTools appends the page's own WebMCP tools to tools; a failure
-// to read them leaves tools as they are.
+// to read them leaves tools as they are. b.mu is held, and b.doc is the
+// document just checked.
 func (b *Bridge) withPageTools(ctx context.Context, tools []Tool) []Tool {
-	wb, ok := b.browser.(WebMCPBrowser)
-	if !ok {
-		return tools
-	}
-	page, err := wb.WebMCPTools(ctx)
+	page, err := b.browser.WebMCPTools(ctx, b.doc)
 	if err != nil {
 		b.log.LogAttrs(ctx, slog.LevelDebug, "pling mcp: the page's WebMCP tools", slog.String("error", err.Error()))
 		return tools
@@ -61,35 +67,198 @@ func (b *Bridge) withPageTools(ctx context.Context, tools []Tool) []Tool {
 		}
 		d, _ := cutText(pt.Description, MaxDescriptionLen)
 		title, _ := cutText(pt.Title, MaxTitleLen)
+		check, bad := compilePageSchema(schema)
 		desc := "[The page's own words, not checked by Pling] " + pageWords(d)
-		ann := &sdk.ToolAnnotations{ReadOnlyHint: pt.Annotations["readOnlyHint"]}
-		if !ann.ReadOnlyHint {
-			consequential := pt.Annotations["consequentialHint"]
-			ann.DestructiveHint = &consequential
-		}
 		tools = append(tools, Tool{
-			Tool:       &sdk.Tool{Name: name, Title: pagetext.Escape(title), Description: desc, InputSchema: schema, Annotations: ann},
+			Tool:       &sdk.Tool{Name: name, Title: pagetext.Escape(title), Description: desc, InputSchema: schema, Annotations: pageHints(pt.Annotations)},
 			Capability: "webmcp:" + pt.Name,
-			handler:    b.pageToolHandler(wb, pt.Name),
+			handler:    b.pageToolHandler(pt.Name, check, bad),
 		})
 	}
 	return tools
 }
 
-// pageToolHandler calls the page's WebMCP tool and gives its answer, cut,
-// as the page's words; a failure is a tool error with the next step.
-func (b *Bridge) pageToolHandler(wb WebMCPBrowser, name string) sdk.ToolHandler {
+// pageHints are the MCP annotations of a page tool: only what the page
+// said. readOnlyHint as the page set it; WebMCP's consequentialHint (or
+// an MCP destructiveHint the page wrote) as destructiveHint. A tool that
+// says nothing gets no annotations, which MCP reads as a write that may
+// be destructive: never "harmless" for a tool the page did not mark so.
+func pageHints(page map[string]bool) *sdk.ToolAnnotations {
+	ann := &sdk.ToolAnnotations{ReadOnlyHint: page["readOnlyHint"]}
+	if !ann.ReadOnlyHint {
+		d, said := page["consequentialHint"]
+		if !said {
+			d, said = page["destructiveHint"]
+		}
+		if said {
+			ann.DestructiveHint = &d
+		}
+	}
+	if !ann.ReadOnlyHint && ann.DestructiveHint == nil {
+		return nil
+	}
+	return ann
+}
+
+// refuseLoader loads no schema: a page's schema may not make the bridge
+// read a file or fetch a URL ($ref to anything outside it fails).
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, errors.New("a page tool's schema may refer only to itself")
+}
+
+// pageSchemaURL is where a page tool's schema is placed while compiled:
+// a name that resolves nowhere.
+const pageSchemaURL = "https://webmcp.pling.invalid/input-schema.json"
+
+// compilePageSchema compiles a page tool's input schema (JSON Schema,
+// 2020-12 unless it says otherwise).
+func compilePageSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(raw) > maxPageSchema {
+		return nil, fmt.Errorf("its input schema is over %d KiB", maxPageSchema>>10)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, errors.New("its input schema is not JSON")
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(pageSchemaURL, doc); err != nil {
+		return nil, fmt.Errorf("its input schema is not one Pling can check: %s", cutShort(err.Error(), 200))
+	}
+	s, err := c.Compile(pageSchemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("its input schema is not one Pling can check: %s", cutShort(err.Error(), 200))
+	}
+	return s, nil
+}
+
+// violation is one way the arguments fail a page tool's schema; Path is
+// a JSON Pointer into them, as the runtime's INVALID_PARAMS names it.
+type violation struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// maxPageViolations bounds the violations one answer lists.
+const maxPageViolations = 20
+
+// pageViolations checks args against s: every violation, a missing
+// required property named at its own path.
+func pageViolations(s *jsonschema.Schema, args any) []violation {
+	err := s.Validate(args)
+	var ve *jsonschema.ValidationError
+	if err == nil || !errors.As(err, &ve) {
+		if err != nil {
+			return []violation{{Reason: cutShort(err.Error(), 200)}}
+		}
+		return nil
+	}
+	var out []violation
+	var walk func(u jsonschema.OutputUnit)
+	walk = func(u jsonschema.OutputUnit) {
+		if u.Error != nil {
+			if r, ok := u.Error.Kind.(*kind.Required); ok {
+				for _, m := range r.Missing {
+					out = append(out, violation{Path: pointer(u.InstanceLocation, m), Reason: "is required"})
+				}
+			} else {
+				out = append(out, violation{Path: u.InstanceLocation, Reason: cutShort(u.Error.String(), 200)})
+			}
+		}
+		for _, e := range u.Errors {
+			walk(e)
+		}
+	}
+	walk(*ve.BasicOutput())
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	if len(out) > maxPageViolations {
+		out = out[:maxPageViolations]
+	}
+	return out
+}
+
+// pointer is base/key as a JSON Pointer.
+func pointer(base, key string) string {
+	return base + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+}
+
+// pageDocument is the document a page tool's call may go to: the
+// guard's (waiting for a check under way), else the one the bridge last
+// checked and found allowed.
+func (b *Bridge) pageDocument(ctx context.Context) (Document, error) {
+	if b.guard != nil {
+		return b.guard.PageDocument(ctx)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.allowed || b.doc.Context == "" {
+		return Document{}, &LeftSiteError{}
+	}
+	return b.doc, nil
+}
+
+// pageToolHandler checks the arguments against the page tool's schema,
+// then calls it in the checked document, and gives its answer, cut, as
+// the page's words; a refusal or failure is a tool error with the next
+// step. bad is why the schema could not be compiled: then nothing is
+// called (what the page accepts cannot be checked).
+func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad error) sdk.ToolHandler {
+	tool := webmcpPrefix + name
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		out, err := wb.ExecuteWebMCP(ctx, name, req.Params.Arguments)
+		if bad != nil {
+			return businessResult(&agent.BusinessError{Code: perr.ActionUnavailable, Capability: tool,
+				Message: "The page's tool " + name + " was not called: " + bad.Error()}), nil
+		}
+		raw := bytes.TrimSpace(req.Params.Arguments)
+		if len(raw) == 0 || string(raw) == "null" {
+			raw = []byte("{}")
+		}
+		args, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if _, obj := args.(map[string]any); err != nil || !obj {
+			e := perr.New(perr.InvalidArgs, "The arguments are not one JSON object", nil)
+			return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: tool}), nil
+		}
+		if vs := pageViolations(check, args); len(vs) > 0 {
+			return businessResult(&agent.BusinessError{Code: perr.InvalidParams, Capability: tool,
+				Message: "The arguments do not satisfy the page tool's input schema; it was not called",
+				Details: map[string]any{"violations": vs}}), nil
+		}
+		doc, err := b.pageDocument(ctx)
 		if err != nil {
 			entry, _ := perr.Lookup(perr.ExecutionFailed)
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
-				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
+				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " was not called: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
 			}}}, nil
 		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{
-			Text: "The page answered (its own words, not checked by Pling): " + quoteCut(out, maxPageAnswer),
-		}}}, nil
+		mark := b.markNav()
+		out, err := b.browser.ExecuteWebMCP(ctx, doc, name, raw)
+		to, tools := b.followNavigation(ctx, mark)
+		var r *sdk.CallToolResult
+		switch {
+		case err != nil && to != "":
+			// The page went elsewhere during the call: its answer went
+			// with it (the browser says its script context was destroyed).
+			r = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{
+				Text: "The page's tool " + name + " was called; the page left before it answered.",
+			}}, StructuredContent: map[string]any{}}
+		case err != nil:
+			entry, _ := perr.Lookup(perr.ExecutionFailed)
+			r = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
+				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
+			}}, StructuredContent: map[string]any{}}
+		default:
+			r = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{
+				Text: "The page answered (its own words, not checked by Pling): " + quoteCut(out, maxPageAnswer),
+			}}, StructuredContent: map[string]any{}}
+		}
+		navigationText(r, to, tools)
+		if sc, _ := r.StructuredContent.(map[string]any); len(sc) == 0 {
+			r.StructuredContent = nil
+		}
+		return boundResult(r), nil
 	}
 }
 
@@ -105,3 +274,7 @@ func toolNameChars(s string) bool {
 	}
 	return s != ""
 }
+
+// cutShort is s with every character a reader cannot see escaped, cut to
+// at most n characters, with "…" where it was cut.
+func cutShort(s string, n int) string { return pagetext.Line(s, n) }

@@ -87,7 +87,11 @@ pling.action({ id: "note", title: "Note", run: () => true });</script>`))
 		if _, err := p.Navigate(ctx, hs.URL+"/none.html"); err != nil {
 			t.Fatal(err)
 		}
-		if tools, err := p.WebMCPTools(ctx); err != nil || len(tools) != 0 {
+		doc, err := p.Document(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tools, err := p.WebMCPTools(ctx, doc); err != nil || len(tools) != 0 {
 			t.Fatalf("a page with only the polyfill lists %v, %v", tools, err)
 		}
 		if native, err := chromedp.Run(p.Context(), chromedp.Evaluate[bool](`!!document.modelContext && !String(Object.getOwnPropertyDescriptor(Document.prototype, "modelContext").get).includes("[native code]")`)); err != nil || !native {

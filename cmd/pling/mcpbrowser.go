@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -16,7 +17,8 @@ import (
 // lazyPage is the browsing session of pling mcp while the browser still
 // starts: the MCP handshake does not wait for it, and every use waits for
 // it (start-up runs the two side by side). It implements agent.Transport
-// and plingmcp.Browser.
+// and plingmcp.Browser (a page's own WebMCP tools included: the bridge
+// reaches them only through the Browser it was given).
 type lazyPage struct {
 	ready chan struct{}
 	p     *cdp.Page
@@ -111,6 +113,14 @@ func (l *lazyPage) SwitchTab(ctx context.Context, id string) (plingmcp.PageInfo,
 
 func (l *lazyPage) Outline(ctx context.Context, max int) (string, error) {
 	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.Outline(ctx, max) })
+}
+
+func (l *lazyPage) WebMCPTools(ctx context.Context, doc plingmcp.Document) ([]cdp.WebMCPTool, error) {
+	return onPage(ctx, l, func(p *cdp.Page) ([]cdp.WebMCPTool, error) { return p.WebMCPTools(ctx, doc) })
+}
+
+func (l *lazyPage) ExecuteWebMCP(ctx context.Context, doc plingmcp.Document, name string, args json.RawMessage) (string, error) {
+	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.ExecuteWebMCP(ctx, doc, name, args) })
 }
 
 // started is the page once the browser has started, else nil.
