@@ -145,8 +145,8 @@ func TestSigningKeysEncryptedAtRest(t *testing.T) {
 // TestPlainKeyBesideKEKNeverUsed: with a KEK set, a plain private key
 // written into the store (by anyone who can write the database, who then
 // holds it) refuses the start, naming its kid; one written while the
-// authority runs is neither published nor used to sign. On the old code
-// the plain key was used and its public key published.
+// authority runs is neither published nor used to sign. Used, it would
+// sign tokens that every follower accepts.
 func TestPlainKeyBesideKEKNeverUsed(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a.db")

@@ -250,8 +250,8 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 // Each address holds at most MaxPendingPerAddress delegations waiting for
 // consent, so 10 addresses asking 30 times each against an audience bound
 // of 300 leave room, and an agent from a fresh address is answered 201.
-// On the old code the 10 addresses filled the audience's 300 and the
-// fresh address got 429 for the audience.
+// With the audience's bound alone, the 10 addresses would fill its 300
+// and the fresh address would get 429 for the audience.
 func TestPendingBoundPerAddress(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f := newFixture(t, open(), func(c *authority.Config) {

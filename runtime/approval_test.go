@@ -214,8 +214,8 @@ func (a *lateApprover) Approve(_ context.Context, ch schema.SurfaceApprovalChall
 // ends (WithCallWindow) or its context's deadline passes, however long
 // the page lets approvals wait: the challenge's expiry is the window's,
 // and a person who approves after it runs nothing. Without a window the
-// same late approval runs. On the old code the challenge lapsed after the
-// page's approvalTtlMs (5 min) and the late approval ran.
+// same late approval runs: the challenge would lapse only after the
+// page's approvalTtlMs (5 min).
 func TestApprovalEndsWithItsCall(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -101,3 +101,37 @@ func TestAnchor(t *testing.T) {
 		}
 	}
 }
+
+// rationaleSections are RATIONALE.md's sections, in order; every entry
+// is a "### Why …?" (or What, How, Which) question under one of them.
+var rationaleSections = []string{"Errors", "Wire", "Runtime", "Agent side", "The page and `pling serve`", "The authority", "The gateway", "Reference"}
+
+// TestRationaleEntriesUnderSections: every ## heading of RATIONALE.md is
+// one of its sections, and every question is a ### entry, so that an
+// entry cannot sit at a section's level and take the entries after it as
+// its own.
+func TestRationaleEntriesUnderSections(t *testing.T) {
+	b, err := os.ReadFile("../../RATIONALE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sections []string
+	for i, line := range strings.Split(string(b), "\n") {
+		m := headingLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		question := regexp.MustCompile(`^(Why|What|How|Which|Who|When|Where|Is|Are|Does|Do)\b`).MatchString(m[2])
+		switch {
+		case m[1] == "##" && question:
+			t.Errorf("RATIONALE.md:%d: %q is a section heading (##); an entry is ### under its section", i+1, m[2])
+		case m[1] == "##":
+			sections = append(sections, m[2])
+		case m[1] == "###" && !question:
+			t.Errorf("RATIONALE.md:%d: entry %q is not a question", i+1, m[2])
+		}
+	}
+	if strings.Join(sections, "|") != strings.Join(rationaleSections, "|") {
+		t.Errorf("sections %q, want %q", sections, rationaleSections)
+	}
+}

@@ -156,8 +156,8 @@ func TestGatewayProxyOnlyForTheSite(t *testing.T) {
 // TestGatewayVisitorShare: behind a gateway with its default limits for
 // the site key, one visitor who sends as fast as it can spends only its
 // own small share of the key's burst: another address is answered right
-// after. On the old code the visitor's burst was the key's own (20), so
-// one address emptied the key's bucket and the next visitors got 429.
+// after. Were a visitor's burst the key's own (20), one address would
+// empty the key's bucket and the next visitors would get 429.
 func TestGatewayVisitorShare(t *testing.T) {
 	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hi"} })
 	if err != nil {
