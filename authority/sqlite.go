@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -32,7 +33,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
 	// The path is escaped for the file: URI: a '#' or '?' in it (a test's
 	// temporary directory "…#00") would otherwise end the path there and
 	// open another file.
-	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=auto_vacuum(incremental)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -53,6 +54,20 @@ func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
 }
 
 func (s *SQLStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// ReclaimSpace gives the file back up to maxPages of the pages that
+// deleted rows freed, on SQLite: a file this release creates is in
+// incremental auto-vacuum mode (OpenSQLite sets it before the first
+// table); a file created before that needs one VACUUM, with the
+// instances stopped, to take the mode (docs/operations.md). PostgreSQL's
+// autovacuum does this itself, so there it does nothing.
+func (s *SQLStore) ReclaimSpace(ctx context.Context, maxPages int) error {
+	if s.dialect != SQLite {
+		return nil
+	}
+	_, err := s.db.ExecContext(ctx, "PRAGMA incremental_vacuum("+strconv.Itoa(max(maxPages, 1))+")")
+	return err
+}
 func (s *SQLStore) Close() error                   { return s.db.Close() }
 
 func enc(v []string) string {

@@ -19,6 +19,10 @@ import (
 // deadline, already deleted the stale rate buckets, and sweeps one after
 // another empty the backlog. The rate is logged (rows a second of sweep
 // time).
+// reclaimLeft is how many free pages may stay in the file once the sweeps
+// gave back what they freed.
+const reclaimLeft = 64
+
 func TestSweeperFairOnABacklog(t *testing.T) {
 	rows := 30_000
 	if v := os.Getenv("PLING_TEST_SWEEP_ROWS"); v != "" {
@@ -70,6 +74,10 @@ func TestSweeperFairOnABacklog(t *testing.T) {
 	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		t.Fatal(err)
 	}
+	var pagesBefore int
+	if err := db.QueryRow(`PRAGMA page_count`).Scan(&pagesBefore); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
@@ -110,6 +118,25 @@ func TestSweeperFairOnABacklog(t *testing.T) {
 	if err := db.QueryRow(`SELECT COUNT(*) FROM task_leases`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("%d rows of lease history left after the sweeps (%v)", left, err)
 	}
+	// The file gives the deleted rows' pages back (incremental
+	// auto-vacuum, a bounded number per sweep): a few sweeps more, and it
+	// is as small as the rows left need.
+	for range 5 {
+		if _, err := srv.SweepOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pagesAfter, free int
+	if err := db.QueryRow(`PRAGMA page_count`).Scan(&pagesAfter); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`PRAGMA freelist_count`).Scan(&free); err != nil {
+		t.Fatal(err)
+	}
+	if pagesAfter*2 > pagesBefore || free > reclaimLeft {
+		t.Errorf("the file is %d pages (%d free) after the backlog went, %d before it: the deleted rows' pages were not given back", pagesAfter, free, pagesBefore)
+	}
+	t.Logf("file: %d pages before the sweeps, %d after (%d free)", pagesBefore, pagesAfter, free)
 	t.Logf("%d rows of lease history swept in %v of sweeps (%.0f rows/s, at most a third of the store's time)",
 		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds())
 }

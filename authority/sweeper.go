@@ -48,6 +48,10 @@ const (
 	// (SQLite has one at a time) get their turn.
 	sweepPause     = 5 * time.Millisecond
 	sweepLeaseName = "sweeper"
+	// reclaimPages bounds the free pages one sweep gives back to a SQLite
+	// file (16 MiB at SQLite's default 4 KiB page): a backlog shrinks the
+	// file over a few sweeps without one long write lock.
+	reclaimPages = 4096
 )
 
 // RetentionConfig configures retention and the sweeper; zero values take
@@ -122,8 +126,17 @@ type SweepResult struct {
 	Rows    map[string]int64
 }
 
+// total is the rows the sweep deleted, every class together.
+func (r SweepResult) total() int64 {
+	var n int64
+	for _, v := range r.Rows {
+		n += v
+	}
+	return n
+}
+
 // SweepOnce runs one sweep now, if this instance can take the sweeper's
-// lease. holder names this instance.
+// lease (the instance is named by Config's instance id).
 func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 	res := SweepResult{Rows: map[string]int64{}}
 	ms, ok := s.raw.(MaintenanceStore)
@@ -156,6 +169,17 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 		RevokedMs: now - rc.RevocationGrace.Milliseconds(), TaskIdleMs: now - rc.TaskIdle.Milliseconds(),
 		LeaseHistoryMs: now - s.cfg.IdempotencyTTL.Milliseconds()}
 	defer func() { s.sweeps.duration.Observe(time.Since(start).Seconds()) }()
+	// Deleted rows leave free pages in a SQLite file; each sweep that
+	// deleted some gives a bounded number back, also after its deadline.
+	defer func() {
+		if sq, ok := s.raw.(*SQLStore); ok && res.total() > 0 {
+			rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), sweepBatchTimeout)
+			defer rcancel()
+			if err := sq.ReclaimSpace(rctx, reclaimPages); err != nil {
+				s.cfg.Logger.Warn("authority: giving deleted pages back to the file failed", "err", err)
+			}
+		}
+	}()
 	// Round robin: one batch of each class that has rows left, then the
 	// next round, so that a backlog in one table (a million rows of lease
 	// history) never holds the others (rate buckets, replay records)
