@@ -68,6 +68,7 @@ func (s *SQLStore) ReclaimSpace(ctx context.Context, maxPages int) error {
 	_, err := s.db.ExecContext(ctx, "PRAGMA incremental_vacuum("+strconv.Itoa(max(maxPages, 1))+")")
 	return err
 }
+
 func (s *SQLStore) Close() error { return s.db.Close() }
 
 func enc(v []string) string {
