@@ -134,7 +134,7 @@ func checkSnippet(t *testing.T, tb *tab, src string) {
 // validInput is the smallest input the schema accepts: every required
 // param, with its default, its first enum value, or a value of its type
 // within its bounds.
-func validInput(s schema.JsonSchema) map[string]any {
+func validInput(s schema.JSONSchema) map[string]any {
 	in := map[string]any{}
 	for _, name := range s.Required {
 		in[name] = validValue(s.Properties[name])

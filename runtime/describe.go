@@ -407,7 +407,7 @@ func encodeStatic(c *capEntry) []byte {
 	b, err := schema.AppendCapability(nil, &sc)
 	if err != nil {
 		// Declarations were checked to encode; keep the id at least.
-		b, _ = schema.Encode(schema.SurfaceCapability{ID: c.id, Title: a.Title, Risk: riskOf(a), InputSchema: schema.JsonSchema{Type: "object"}})
+		b, _ = schema.Encode(schema.SurfaceCapability{ID: c.id, Title: a.Title, Risk: riskOf(a), InputSchema: schema.JSONSchema{Type: "object"}})
 	}
 	return b[:len(b)-1]
 }

@@ -39,11 +39,11 @@ func propertySchema(p *Param) *schema.PropertySchema {
 
 var falseVal = false
 
-// inputSchema is the capability's JsonSchema: properties by name, the
+// inputSchema is the capability's JSONSchema: properties by name, the
 // required names sorted, and no additional properties (unknown params are
 // rejected). A folded capability's record is not in it (docs/protocol.md §4.1).
-func inputSchema(params map[string]Param) schema.JsonSchema {
-	js := schema.JsonSchema{Type: "object", AdditionalProperties: &falseVal}
+func inputSchema(params map[string]Param) schema.JSONSchema {
+	js := schema.JSONSchema{Type: "object", AdditionalProperties: &falseVal}
 	if len(params) > 0 {
 		js.Properties = make(map[string]*schema.PropertySchema, len(params))
 	}

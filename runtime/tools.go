@@ -23,7 +23,7 @@ type Tool struct {
 	// Title is the action's title, for people (WebMCP and MCP "title").
 	Title       string            `json:"title,omitempty"`
 	Description string            `json:"description"`
-	Parameters  schema.JsonSchema `json:"parameters"`
+	Parameters  schema.JSONSchema `json:"parameters"`
 	// Capability is the Surface capability id the tool invokes.
 	Capability string `json:"capability"`
 	// Annotations are the hints WebMCP defines, from the declaration.

@@ -49,11 +49,11 @@ func TestTools(t *testing.T) {
 	}
 	f := false
 	want := []Tool{
-		{Name: "approve__order", Title: "Approve", Description: "Approve. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first)", Capability: "approve@order", Parameters: schema.JsonSchema{
+		{Name: "approve__order", Title: "Approve", Description: "Approve. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first)", Capability: "approve@order", Parameters: schema.JSONSchema{
 			Type: "object", AdditionalProperties: &f, Required: []string{"record", "note"},
 			Properties: map[string]*schema.PropertySchema{"note": {Type: "string"},
 				"record": {Type: "string", Description: "The order record to act on: its id, or its label as people read it (the whole label or its first word)"}}}},
-		{Name: "cart_add", Title: "Add to cart", Description: "Add to cart. Adds one item", Capability: "cart.add", Parameters: schema.JsonSchema{
+		{Name: "cart_add", Title: "Add to cart", Description: "Add to cart. Adds one item", Capability: "cart.add", Parameters: schema.JSONSchema{
 			Type: "object", AdditionalProperties: &f, Required: []string{"sku"},
 			Properties: map[string]*schema.PropertySchema{"sku": {Type: "string"}}}},
 	}

@@ -29,29 +29,29 @@ func TestAppendCapability(t *testing.T) {
 	var cases []SurfaceCapability
 	cases = append(cases,
 		SurfaceCapability{},
-		SurfaceCapability{ID: "a", Title: "A", Risk: "read", InputSchema: JsonSchema{Type: "object"}},
+		SurfaceCapability{ID: "a", Title: "A", Risk: "read", InputSchema: JSONSchema{Type: "object"}},
 		SurfaceCapability{ID: "approve@order", Title: "Approve <order>", Description: "d\n&", Risk: "write", Approval: true, Handoff: true, Steps: 3,
-			InputSchema: JsonSchema{Type: "object", Required: []string{"a", "b"}, AdditionalProperties: &no, Properties: map[string]*PropertySchema{
+			InputSchema: JSONSchema{Type: "object", Required: []string{"a", "b"}, AdditionalProperties: &no, Properties: map[string]*PropertySchema{
 				"b": {Type: "string", Description: "x", MinLength: n(0), MaxLength: n(200), Pattern: `^\d+$`, MinItems: n(-1), MaxItems: n(9)},
 				"a": {Enum: []any{"x", 1.0, nil}, Minimum: f(math.Copysign(0, -1)), Maximum: f(1e21), Items: &PropertySchema{Type: "number", Minimum: f(1e-7)}},
 				"c": nil,
 				"d": {},
 			}},
 			Record: &RecordTemplate{Kind: "order", Template: "approve:{record}", Total: 500, Visible: []string{"o-1", "o-2"}, Offscreen: 480, AllowOffscreen: true, Truncated: true}},
-		SurfaceCapability{ID: "x", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{}, Required: []string{}, AdditionalProperties: &yes},
+		SurfaceCapability{ID: "x", InputSchema: JSONSchema{Properties: map[string]*PropertySchema{}, Required: []string{}, AdditionalProperties: &yes},
 			Record: &RecordTemplate{Visible: []string{}}},
 		SurfaceCapability{ID: "x", Record: &RecordTemplate{}},
 	)
 	for _, v := range describeAnys() {
-		cases = append(cases, SurfaceCapability{ID: "v", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{
+		cases = append(cases, SurfaceCapability{ID: "v", InputSchema: JSONSchema{Properties: map[string]*PropertySchema{
 			"p": {Default: v, Enum: []any{v}}}}})
 	}
 	for _, x := range []float64{0.1, 1e-6, 1e-7, 1e21, 1e20, -1e-9, 123.456, 9007199254740993, math.SmallestNonzeroFloat64} {
-		cases = append(cases, SurfaceCapability{ID: "f", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x), Maximum: f(-x)}}}})
+		cases = append(cases, SurfaceCapability{ID: "f", InputSchema: JSONSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x), Maximum: f(-x)}}}})
 	}
 	appendsAsEncode(t, "AppendCapability", cases, AppendCapability)
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		c := SurfaceCapability{ID: "f", InputSchema: JsonSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x)}}}}
+		c := SurfaceCapability{ID: "f", InputSchema: JSONSchema{Properties: map[string]*PropertySchema{"p": {Minimum: f(x)}}}}
 		if _, err := AppendCapability(nil, &c); err == nil {
 			t.Errorf("%v encoded", x)
 		}

@@ -139,8 +139,8 @@ func appendGuide(dst []byte, v *Guide) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendJsonSchema appends the JSON of v as encoding/json writes it.
-func appendJsonSchema(dst []byte, v *JsonSchema) ([]byte, error) {
+// appendJSONSchema appends the JSON of v as encoding/json writes it.
+func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"type":`...)
@@ -456,7 +456,7 @@ func appendSurfaceCapability(dst []byte, v *SurfaceCapability) ([]byte, error) {
 	dst = append(dst, `,"risk":`...)
 	dst = AppendQuoted(dst, string(v.Risk), false)
 	dst = append(dst, `,"inputSchema":`...)
-	if dst, err = appendJsonSchema(dst, &v.InputSchema); err != nil {
+	if dst, err = appendJSONSchema(dst, &v.InputSchema); err != nil {
 		return nil, err
 	}
 	if v.Approval {
@@ -770,7 +770,7 @@ func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
 	}
 	if v.InputSchema != nil {
 		dst = append(dst, `,"inputSchema":`...)
-		if dst, err = appendJsonSchema(dst, v.InputSchema); err != nil {
+		if dst, err = appendJSONSchema(dst, v.InputSchema); err != nil {
 			return nil, err
 		}
 	}

@@ -16,7 +16,7 @@ func TestAppendDescription(t *testing.T) {
 		"zero":        {},
 		"empty lists": {Capabilities: []SurfaceCapability{}, Truncated: &Truncation{Reasons: []string{}}},
 		"full": {Revision: "sha256:ab", Truncated: &Truncation{Reasons: []string{"bytes", "records"}, OmittedCapabilities: 2},
-			Capabilities: []SurfaceCapability{{ID: "a", Title: "A", Risk: RiskRead, InputSchema: JsonSchema{Type: "object", AdditionalProperties: &no}},
+			Capabilities: []SurfaceCapability{{ID: "a", Title: "A", Risk: RiskRead, InputSchema: JSONSchema{Type: "object", AdditionalProperties: &no}},
 				{ID: "b", Risk: RiskWrite, Record: &RecordTemplate{Kind: "k", Visible: []string{"x"}}}},
 			Context: SurfaceContext{Page: &PageInfo{URL: "/"}, States: map[string]any{"n": 1.5}}},
 	}

@@ -150,7 +150,7 @@ type SurfaceCapability struct {
 	Title       string     `json:"title" pling:"required"`
 	Description string     `json:"description,omitempty"`
 	Risk        Risk       `json:"risk" pling:"required,enum=read|write|destructive"`
-	InputSchema JsonSchema `json:"inputSchema" pling:"required"`
+	InputSchema JSONSchema `json:"inputSchema" pling:"required"`
 	// Approval is true when a person must approve each invoke.
 	Approval bool `json:"approval,omitempty"`
 	// Handoff is true when the action hands over to a person.
@@ -181,10 +181,10 @@ type RecordTemplate struct {
 	Available *int `json:"available,omitempty" pling:"min=0"`
 }
 
-// JsonSchema is the small input schema of a capability (docs/protocol.md): an
+// JSONSchema is the small input schema of a capability (docs/protocol.md): an
 // object with properties and required names. It is not a full JSON Schema
 // document; the executor still validates values.
-type JsonSchema struct {
+type JSONSchema struct {
 	Type       string                     `json:"type" pling:"required,const=object"`
 	Properties map[string]*PropertySchema `json:"properties,omitempty"`
 	Required   []string                   `json:"required,omitempty"`
@@ -263,7 +263,7 @@ type Unavailable struct {
 	// when available (not for an entry with a code), so that an agent can
 	// offer it with its real parameters before it becomes available. A
 	// description over its size bound leaves it out.
-	InputSchema *JsonSchema `json:"inputSchema,omitempty"`
+	InputSchema *JSONSchema `json:"inputSchema,omitempty"`
 }
 
 // Guide is an element an agent can point a person at.

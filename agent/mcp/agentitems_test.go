@@ -244,9 +244,9 @@ func TestPageDeadlineSaysLookDoNotRepeat(t *testing.T) {
 // A tool that waits for a person says so in its description.
 func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 	d := &schema.SurfaceDescription{Capabilities: []schema.SurfaceCapability{
-		{ID: "refund", Title: "Refund the order", Risk: schema.RiskDestructive, Approval: true, InputSchema: schema.JsonSchema{Type: "object"}},
-		{ID: "pay", Title: "Pay", Handoff: true, Risk: schema.RiskWrite, InputSchema: schema.JsonSchema{Type: "object"}},
-		{ID: "view", Title: "View", Risk: schema.RiskRead, InputSchema: schema.JsonSchema{Type: "object"}},
+		{ID: "refund", Title: "Refund the order", Risk: schema.RiskDestructive, Approval: true, InputSchema: schema.JSONSchema{Type: "object"}},
+		{ID: "pay", Title: "Pay", Handoff: true, Risk: schema.RiskWrite, InputSchema: schema.JSONSchema{Type: "object"}},
+		{ID: "view", Title: "View", Risk: schema.RiskRead, InputSchema: schema.JSONSchema{Type: "object"}},
 	}}
 	tools, err := plingmcp.Tools(d)
 	if err != nil {

@@ -749,7 +749,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 // without "additionalProperties": false, written on every tool: the page
 // checks the arguments against its own schema and answers an unknown one
 // with INVALID_PARAMS, which the model reads.
-func toolSchema(in schema.JsonSchema, record *schema.PropertySchema) schema.JsonSchema {
+func toolSchema(in schema.JSONSchema, record *schema.PropertySchema) schema.JSONSchema {
 	in.Type = "object"
 	in.AdditionalProperties = nil
 	if record != nil {

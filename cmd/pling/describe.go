@@ -255,7 +255,7 @@ func recordLine(r *schema.RecordTemplate) string {
 	return s
 }
 
-func inputLine(s schema.JsonSchema) string {
+func inputLine(s schema.JSONSchema) string {
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		required[r] = true

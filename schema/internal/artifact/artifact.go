@@ -199,6 +199,34 @@ type field struct {
 	shape    *shape
 }
 
+// publishedNames maps the Go name of a wire type to the name it has in
+// surface.schema.json's $defs and in pling.d.ts where the two differ. Go
+// spells the initialism JSON in capitals; TypeScript code imports the
+// interface JsonSchema from pling.d.ts (pling-page.d.ts does) and schema
+// consumers reference $defs/JsonSchema, so the published name stays as
+// those readers know it.
+var publishedNames = map[string]string{"JSONSchema": "JsonSchema"}
+
+// PublishedName is the name the artifacts define the Go type goName as
+// (the drift tests look definitions up by it).
+func PublishedName(goName string) string {
+	if n, ok := publishedNames[goName]; ok {
+		return n
+	}
+	return goName
+}
+
+// publishedDoc is the doc comment of the Go type goName with its leading
+// name, as Go doc comments start, replaced by the published one.
+func publishedDoc(goName, doc string) string {
+	if n := PublishedName(goName); n != goName {
+		if rest, ok := strings.CutPrefix(doc, goName+" "); ok {
+			return n + " " + rest
+		}
+	}
+	return doc
+}
+
 // def is one struct type.
 type def struct {
 	typ    reflect.Type
@@ -247,10 +275,11 @@ func build(d *docs, roots []reflect.Type) (*model, error) {
 		if t.Kind() != reflect.Struct || t.Name() == "" || t.PkgPath() != pkgPath {
 			return fmt.Errorf("artifact: %v is not a named struct type of package schema", t)
 		}
-		if _, seen := m.defs[t.Name()]; seen {
+		name := PublishedName(t.Name())
+		if _, seen := m.defs[name]; seen {
 			return nil
 		}
-		df := &def{typ: t, name: t.Name(), doc: d.types[t.Name()]}
+		df := &def{typ: t, name: name, doc: publishedDoc(t.Name(), d.types[t.Name()])}
 		m.defs[df.name] = df
 		var nested []reflect.Type
 		for i := 0; i < t.NumField(); i++ {
@@ -509,7 +538,7 @@ func typeShape(t reflect.Type, structs *[]reflect.Type) (*shape, error) {
 			return nil, fmt.Errorf("anonymous struct types are not supported")
 		}
 		*structs = append(*structs, t)
-		return &shape{kind: kRef, ref: t.Name()}, nil
+		return &shape{kind: kRef, ref: PublishedName(t.Name())}, nil
 	}
 	return nil, fmt.Errorf("%v: unsupported kind %v", t, t.Kind())
 }

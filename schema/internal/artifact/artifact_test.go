@@ -147,11 +147,12 @@ func TestArtifactsCoverTypes(t *testing.T) {
 			if !reached[name] {
 				t.Errorf("%s is not reachable from artifact.Roots; add it there", name)
 			}
-			if _, ok := doc.Defs[name]; !ok {
-				t.Errorf("surface.schema.json has no $defs/%s", name)
+			pub := artifact.PublishedName(name)
+			if _, ok := doc.Defs[pub]; !ok {
+				t.Errorf("surface.schema.json has no $defs/%s", pub)
 			}
-			if !bytes.Contains(dts, []byte("\nexport interface "+name+" {\n")) {
-				t.Errorf("pling.d.ts has no interface %s", name)
+			if !bytes.Contains(dts, []byte("\nexport interface "+pub+" {\n")) {
+				t.Errorf("pling.d.ts has no interface %s", pub)
 			}
 		})
 	}
@@ -192,5 +193,45 @@ func TestDTSHeader(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(dts), "// Code generated") {
 		t.Error("pling.d.ts must start with the generated-code header")
+	}
+}
+
+// TestPublishedNamesKeepTheWire: a Go type whose name differs from its
+// published one (JSONSchema) is defined in surface.schema.json and
+// pling.d.ts under the published name only, so that TypeScript code that
+// imports JsonSchema and schemas that reference $defs/JsonSchema keep working.
+func TestPublishedNamesKeepTheWire(t *testing.T) {
+	js, err := artifact.Schema(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	dts, err := artifact.DTS(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for goName, pub := range map[string]string{"JSONSchema": "JsonSchema"} {
+		t.Run(goName, func(t *testing.T) {
+			if got := artifact.PublishedName(goName); got != pub {
+				t.Fatalf("PublishedName(%q) = %q, want %q", goName, got, pub)
+			}
+			if _, ok := doc.Defs[pub]; !ok {
+				t.Errorf("surface.schema.json has no $defs/%s", pub)
+			}
+			if _, ok := doc.Defs[goName]; ok {
+				t.Errorf("surface.schema.json defines $defs/%s, the Go name", goName)
+			}
+			if !bytes.Contains(dts, []byte("\n * "+pub+" is ")) || !bytes.Contains(dts, []byte("\nexport interface "+pub+" {\n")) {
+				t.Errorf("pling.d.ts has no documented interface %s", pub)
+			}
+			if bytes.Contains(dts, []byte(goName)) || bytes.Contains(js, []byte(goName)) {
+				t.Errorf("the artifacts mention the Go name %s", goName)
+			}
+		})
 	}
 }

@@ -83,7 +83,7 @@ func TestOneSourceAddField(t *testing.T) {
 	"strings"
 `, `
 		c := schema.SurfaceCapability{ID: "a", Title: "A", Deprecated: "use b <soon>", Risk: schema.RiskRead,
-			InputSchema: schema.JsonSchema{Type: "object"}}
+			InputSchema: schema.JSONSchema{Type: "object"}}
 		got, err := schema.AppendCapability(nil, &c)
 		if err != nil {
 			panic(err)

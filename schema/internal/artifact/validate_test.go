@@ -333,7 +333,7 @@ func goDescription() schema.SurfaceDescription {
 		Revision: "r41",
 		Capabilities: []schema.SurfaceCapability{
 			{ID: "approve@order", Title: "Approve order", Description: "Approve one order", Risk: schema.RiskWrite,
-				InputSchema: schema.JsonSchema{Type: "object",
+				InputSchema: schema.JSONSchema{Type: "object",
 					Properties: map[string]*schema.PropertySchema{
 						"note": {Type: "string", Description: "a note", MinLength: intp(0), MaxLength: intp(200), Pattern: "^.*$"},
 						"qty":  {Type: "integer", Minimum: floatp(1), Maximum: floatp(9), Default: 1},
@@ -343,8 +343,8 @@ func goDescription() schema.SurfaceDescription {
 				Record: &schema.RecordTemplate{Kind: "order", Template: "approve:{record}", Total: 240,
 					Visible: []string{"ord_1", "ord_2"}, Offscreen: 238, AllowOffscreen: true, Truncated: true},
 				Approval: true, Handoff: true, Steps: 2},
-			{ID: "cart.add", Title: "Add to cart", Risk: schema.RiskRead, InputSchema: schema.JsonSchema{Type: "object"}},
-			{ID: "order.delete", Title: "Delete order", Risk: schema.RiskDestructive, InputSchema: schema.JsonSchema{Type: "object"}},
+			{ID: "cart.add", Title: "Add to cart", Risk: schema.RiskRead, InputSchema: schema.JSONSchema{Type: "object"}},
+			{ID: "order.delete", Title: "Delete order", Risk: schema.RiskDestructive, InputSchema: schema.JSONSchema{Type: "object"}},
 		},
 		Context: schema.SurfaceContext{
 			Page:        &schema.PageInfo{URL: "https://shop.example/orders", Title: "Orders"},
