@@ -101,6 +101,10 @@ type Bridge struct {
 	desc     *schema.SurfaceDescription
 	page     PageInfo
 	allowed  bool // the current page is in an allowed origin
+	// seenNav is the links and landmarks the agent was last told of
+	// (one stdio session a bridge): a navigation that finds the same
+	// ones does not list them again.
+	seenNav string
 
 	browser Browser
 	origins []string
