@@ -67,6 +67,23 @@ func capabilityText(title, description string) string {
 	return out
 }
 
+// titleSaid reports whether a tool's description already begins with its
+// title, so that the title (MCP Tool.title, for a client's display) would
+// only send the same words again: words is the page's quoted text as the
+// description says it (pageWords), and the title must be its first words
+// up to the end of the quote or of a sentence. A title that adds
+// something ("Look up a word" over "Finds a word") is not said.
+func titleSaid(title, words string) bool {
+	if title == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(words, strings.TrimSuffix(pageWords(title), `"`))
+	if !ok || rest == "" {
+		return false
+	}
+	return strings.ContainsAny(rest[:1], `".!?:`) || (rest[0] == ' ' && strings.ContainsAny(title[len(title)-1:], ".!?:"))
+}
+
 // boundTools keeps at most MaxTools tools and MaxListBytes of their JSON,
 // each description and title escaped (pagetext.EscapeText); when it
 // drops some, the last tool kept says so.

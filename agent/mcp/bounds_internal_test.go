@@ -91,3 +91,29 @@ func TestBoundResultKeepsTextAfterInvalidBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestTitleSaid: a title is said when the page's quoted words begin with
+// it up to the end of the quote or of a sentence; one that adds words
+// (a WebMCP tool's title over its own description) is not.
+func TestTitleSaid(t *testing.T) {
+	for _, tc := range []struct {
+		name, title, words string
+		want               bool
+	}{
+		{"the whole text", "Find orders", pageWords("Find orders"), true},
+		{"the first sentence", "Add a note", pageWords("Add a note. Adds a note"), true},
+		{"ends with a sentence mark", "Stop!", pageWords("Stop! Stops the run"), true},
+		{"a quote in it", `Say "hi"`, pageWords(`Say "hi". Greets`), true},
+		{"other words", "Look up a word", pageWords("Finds a word"), false},
+		{"a longer first word", "Search", pageWords("Searches the tickets"), false},
+		{"the start of a sentence only", "Search the", pageWords("Search the tickets"), false},
+		{"no title", "", pageWords("Finds a word"), false},
+		{"no description", "Look up a word", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := titleSaid(tc.title, tc.words); got != tc.want {
+				t.Errorf("titleSaid(%q, %q) = %v, want %v", tc.title, tc.words, got, tc.want)
+			}
+		})
+	}
+}

@@ -101,6 +101,10 @@ type Bridge struct {
 	desc     *schema.SurfaceDescription
 	page     PageInfo
 	allowed  bool // the current page is in an allowed origin
+	// seenNav is the links and landmarks the agent was last told of
+	// (one stdio session a bridge): a navigation that finds the same
+	// ones does not list them again.
+	seenNav string
 
 	browser Browser
 	origins []string
@@ -729,9 +733,13 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 			ann.OpenWorldHint = &open
 			meta = sdk.Meta{MetaUntrusted: true}
 		}
-		// The title too, for a client's display (MCP Tool.title); the
-		// model still reads it first in the description.
+		// The title too, for a client's display (MCP Tool.title), unless
+		// the description begins with it, as it does when the page wrote
+		// one: the model reads it there and a client shows the name.
 		title, _ := cutText(c.Title, MaxTitleLen)
+		if titleSaid(title, desc) {
+			title = ""
+		}
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
 			Meta:        meta,
 			Name:        name,

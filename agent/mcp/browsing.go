@@ -129,7 +129,7 @@ func (b *Bridge) addBrowserTools() {
 			if _, err := b.browser.Navigate(ctx, target); err != nil {
 				return nil, err
 			}
-			return b.pageResult(ctx)
+			return b.pageResult(ctx, false)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.back", Annotations: nav,
 		Description: "Goes back one page; says what the page is.",
@@ -138,12 +138,14 @@ func (b *Bridge) addBrowserTools() {
 			if _, err := b.browser.Back(ctx); err != nil {
 				return nil, err
 			}
-			return b.pageResult(ctx)
+			return b.pageResult(ctx, false)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.page", Annotations: ro,
 		Description: "Says what the tab shows: title, URL, tools, records in view (or an outline).",
 		InputSchema: obj(map[string]any{})},
-		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) { return b.pageResult(ctx) }))
+		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
+			return b.pageResult(ctx, true)
+		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.tabs", Annotations: ro,
 		Description: "Lists the tabs (* current).",
 		InputSchema: obj(map[string]any{})},
@@ -170,7 +172,7 @@ func (b *Bridge) addBrowserTools() {
 			if _, err := b.browser.SwitchTab(ctx, in["tab"]); err != nil {
 				return browserError("NO_SUCH_TAB", err.Error(), "list the tabs with browser.tabs."), nil
 			}
-			return b.pageResult(ctx)
+			return b.pageResult(ctx, false)
 		}))
 }
 
@@ -255,8 +257,11 @@ func (b *Bridge) navigated() {
 	b.publishLocked(ctx)
 }
 
-// pageResult refreshes the tools from the current page and says what it is.
-func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
+// pageResult refreshes the tools from the current page and says what it
+// is. Only the whole view (full: browser.page) lists links and landmarks
+// the agent was already told of; after a navigation the same ones are one
+// short line.
+func (b *Bridge) pageResult(ctx context.Context, full bool) (*sdk.CallToolResult, error) {
 	b.refreshing.Lock()
 	b.mu.Lock()
 	b.revision = ""
@@ -292,6 +297,9 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 		} else {
 			t.WriteString("\nIt does not speak Pling: no page tools. Its outline:")
 		}
+		b.mu.Lock()
+		b.seenNav = "" // the next page's links are said again, not "as before"
+		b.mu.Unlock()
 		if out, oerr := b.browser.Outline(ctx, maxOutline); oerr == nil {
 			t.WriteString("\n" + strings.TrimSuffix(out, "\n"))
 			sc["outline"] = out
@@ -328,13 +336,24 @@ func (b *Bridge) pageResult(ctx context.Context) (*sdk.CallToolResult, error) {
 		// The site's other pages: a page that speaks Pling has links too,
 		// and an agent should not have to guess /admin/.
 		if out, oerr := b.browser.Outline(ctx, maxOutline*2); oerr == nil {
+			var nav strings.Builder
 			if links := navLinks(out); len(links) > 0 {
-				t.WriteString("\nLinks: " + strings.Join(links, "; "))
+				nav.WriteString("\nLinks: " + strings.Join(links, "; "))
 				sc["links"] = len(links)
 			}
 			if marks := landmarks(out); len(marks) > 0 {
-				t.WriteString("\nLandmarks: " + strings.Join(marks, ", "))
+				nav.WriteString("\nLandmarks: " + strings.Join(marks, ", "))
 				sc["landmarks"] = len(marks)
+			}
+			b.mu.Lock()
+			same := !full && nav.Len() > 0 && nav.String() == b.seenNav
+			b.seenNav = nav.String()
+			b.mu.Unlock()
+			if same {
+				t.WriteString("\nLinks and landmarks: as before (browser.page lists them).")
+				sc["navUnchanged"] = true
+			} else {
+				t.WriteString(nav.String())
 			}
 		}
 	}

@@ -404,3 +404,34 @@ func TestBrowserPageRowsAvailable(t *testing.T) {
 		}
 	}
 }
+
+// browser.open lists links and landmarks once: a page with the same
+// ones as the last look says so in one line, a page with other ones
+// lists them, and browser.page (the whole view) lists them always.
+func TestBrowserOpenSaysNavOnce(t *testing.T) {
+	other := strings.Replace(landmarksPage, `<a href="/help/">Help</a>`, `<a href="/faq/">FAQ</a>`, 1)
+	s, _ := pagesSession(t, map[string]string{"/board/": landmarksPage, "/board2/": landmarksPage, "/other/": other}, "/board/")
+	waitTools(t, s, "board_add", true)
+	const links, same = `Links: "Tickets" -> "/tickets/"`, "Links and landmarks: as before"
+	for _, step := range []struct {
+		tool, url string
+		want      string
+		listed    bool
+	}{
+		{"browser.page", "", links, true},
+		{"browser.open", "/board2/", same, false},
+		{"browser.page", "", links, true},
+		{"browser.open", "/other/", `"FAQ" -> "/faq/"`, true},
+		{"browser.open", "/board/", `"Help" -> "/help/"`, true},
+		{"browser.open", "/board2/", same, false},
+	} {
+		var args map[string]any
+		if step.url != "" {
+			args = map[string]any{"url": step.url}
+		}
+		got := text(call(t, s, step.tool, args))
+		if !strings.Contains(got, step.want) || strings.Contains(got, "Landmarks: ") != step.listed {
+			t.Errorf("%s %s: want %q, landmarks listed %v:\n%s", step.tool, step.url, step.want, step.listed, got)
+		}
+	}
+}

@@ -13,20 +13,20 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Tools carry the action's title and the risk's annotations for clients
-// on MCP 2026-07-28 and 2025-11-25 alike; a read, whose output is the
-// page's data, says its output is untrusted: openWorldHint and the
-// bridge's _meta "pling/untrustedContentHint" (on main a read carried
-// readOnlyHint alone).
+// Tools carry the risk's annotations for clients on MCP 2026-07-28 and
+// 2025-11-25 alike; a read, whose output is the page's data, says its
+// output is untrusted: openWorldHint and the bridge's _meta
+// "pling/untrustedContentHint". The title is not sent again: each
+// description begins with it (TestToolTitleSentOnce).
 func TestToolTitleAndAnnotations(t *testing.T) {
 	f, tr := false, true
 	want := map[string]struct {
 		title string
 		ann   sdk.ToolAnnotations
 	}{
-		"find":      {"Find orders", sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &tr}},
-		"note_add":  {"Add a note", sdk.ToolAnnotations{DestructiveHint: &f}},
-		"orders_rm": {"Delete all orders", sdk.ToolAnnotations{DestructiveHint: &tr}},
+		"find":      {"", sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &tr}},
+		"note_add":  {"", sdk.ToolAnnotations{DestructiveHint: &f}},
+		"orders_rm": {"", sdk.ToolAnnotations{DestructiveHint: &tr}},
 	}
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run("MCP "+version, func(t *testing.T) {
@@ -93,5 +93,36 @@ func TestToolDescriptionDoesNotRepeatTheTitle(t *testing.T) {
 	want := `From the page: "Search the tickets. Returns the matching ids"`
 	if got := res.Tools[0].Description; got != want {
 		t.Errorf("description %q, want %q", got, want)
+	}
+}
+
+// A capability's title is the first words of its tool's description, so
+// the tool's title (for a client's display) is not sent a second time.
+func TestToolTitleSentOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, title, description, wantDesc string
+	}{
+		{"title only", "Find orders", "", `From the page: "Find orders"`},
+		{"title and description", "Add a note", "Adds a note to the order", `From the page: "Add a note. Adds a note to the order"`},
+		{"title is the first sentence", "Search the tickets", "Search the tickets. Returns the matching ids", `From the page: "Search the tickets. Returns the matching ids"`},
+		{"title with a quote", `Say "hi"`, "Greets", `From the page: "Say \"hi\". Greets"`},
+		{"title ending a sentence", "Stop!", "Stops the run", `From the page: "Stop!. Stops the run"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+			run := func(context.Context, *runtime.Call) (any, error) { return nil, nil }
+			if _, err := rt.DeclareAction(runtime.Action{ID: "act", Title: tc.title, Description: tc.description, Risk: schema.RiskRead, Run: run}); err != nil {
+				t.Fatal(err)
+			}
+			s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+			res, err := s.ListTools(context.Background(), nil)
+			if err != nil || len(res.Tools) != 1 {
+				t.Fatalf("tools %v, %v", res, err)
+			}
+			got := [2]string{res.Tools[0].Title, res.Tools[0].Description}
+			if diff := cmp.Diff([2]string{"", tc.wantDesc}, got); diff != "" {
+				t.Errorf("title, description (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -69,6 +69,9 @@ func (b *Bridge) withPageTools(ctx context.Context, tools []Tool) []Tool {
 		title, _ := cutText(pt.Title, MaxTitleLen)
 		check, bad := compilePageSchema(schema)
 		desc := "[The page's own words, not checked by Pling] " + pageWords(d)
+		if titleSaid(title, pageWords(d)) {
+			title = ""
+		}
 		tools = append(tools, Tool{
 			Tool:       &sdk.Tool{Name: name, Title: pagetext.Escape(title), Description: desc, InputSchema: schema, Annotations: pageHints(pt.Annotations)},
 			Capability: "webmcp:" + pt.Name,
