@@ -140,6 +140,14 @@ func (c *FakeClock) AfterFunc(ms int64, fn func()) {
 	c.timers = append(c.timers, fakeTimer{at: c.now + max(ms, 0), seq: c.seq, fn: fn})
 }
 
+// pending is how many callbacks wait on the clock: a test that moves the
+// clock for a deadline waits until the deadline is set.
+func (c *FakeClock) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
 // afterFuncStop is AfterFunc with a function that removes the callback
 // if it has not run, so a deadline that is not needed leaves nothing
 // behind (a scripted run makes thousands).

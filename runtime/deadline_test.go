@@ -42,8 +42,15 @@ func TestHandlerDeadline(t *testing.T) {
 					<-release // never settles while the invoke waits
 					return true, nil
 				}})
+			before := e.clock.pending()
 			go func() {
 				<-started
+				// The handler starts before the invoke sets its deadline
+				// on the clock: moving the clock before that would leave
+				// the deadline ahead of it for ever.
+				for e.clock.pending() == before {
+					time.Sleep(time.Millisecond)
+				}
 				e.clock.Advance(tt.advance - 1)
 				e.clock.Advance(1)
 			}()
