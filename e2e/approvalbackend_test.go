@@ -49,21 +49,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 	// approvalID waits for the page's link to the approval screen (the
 	// module fires pling:waiting with the approval's id) and returns it.
 	seenIDs := map[string]bool{}
-	approvalID := func() string {
-		t.Helper()
-		deadline := time.Now().Add(waitLimit)
-		for {
-			href := eval[string](tb, `(document.querySelector("#pling-approval-link a") || {href: ""}).href`)
-			if i := strings.Index(href, "?id="); i >= 0 && !seenIDs[href[i+4:]] {
-				seenIDs[href[i+4:]] = true
-				return href[i+4:]
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the page never linked a new approval (last %q)", href)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	approvalID := func() string { t.Helper(); return approvalLinkID(t, tb, seenIDs) }
 	// person opens the authority's screen for id and answers.
 	person := func(id, answer string) {
 		t.Helper()

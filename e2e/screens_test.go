@@ -89,18 +89,7 @@ func TestScreensPageScriptCannotDecide(t *testing.T) {
 	t.Run("approval", func(t *testing.T) {
 		tb := tb.on(t)
 		res := tb.refundAsync(orders[0].ID, "damaged")
-		var id string
-		deadline := time.Now().Add(waitLimit)
-		for id == "" {
-			href := eval[string](tb, `(document.querySelector("#pling-approval-link a") || {href: ""}).href`)
-			if i := strings.Index(href, "?id="); i >= 0 {
-				id = href[i+4:]
-			} else if time.Now().After(deadline) {
-				t.Fatal("the page never linked the approval")
-			} else {
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
+		id := approvalLinkID(t, tb, nil)
 		sctx, scancel := context.WithTimeout(bctx, waitLimit)
 		if err := chromedp.Do(sctx, chromedp.Navigate(origin+demosite.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve"))); err != nil {
 			t.Fatalf("the person opens the screen: %v", err)
@@ -191,18 +180,7 @@ func TestApprovalRewrittenRequest(t *testing.T) {
   return true;
 })()`)
 	res := tb.refundAsync(target, "damaged")
-	var id string
-	deadline := time.Now().Add(waitLimit)
-	for id == "" {
-		href := eval[string](tb, `(document.querySelector("#pling-approval-link a") || {href: ""}).href`)
-		if i := strings.Index(href, "?id="); i >= 0 {
-			id = href[i+4:]
-		} else if time.Now().After(deadline) {
-			t.Fatal("the page never linked the approval")
-		} else {
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	id := approvalLinkID(t, tb, nil)
 	sctx, scancel := context.WithTimeout(bctx, waitLimit)
 	defer scancel()
 	err := chromedp.Do(sctx, chromedp.Navigate(origin+demosite.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")))
@@ -229,5 +207,27 @@ func TestApprovalRewrittenRequest(t *testing.T) {
 		if got := pill(rec); got != was {
 			t.Errorf("row %s shows %q, want %q", rec, got, was)
 		}
+	}
+}
+
+// approvalLinkID waits (up to waitLimit) for the page to link the
+// authority's approval screen, and gives the approval's id from the link.
+// With seen, an id already in it is passed over (the page still links an
+// earlier approval), and the one given is added.
+func approvalLinkID(t *testing.T, tb *tab, seen map[string]bool) string {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		href := eval[string](tb, `(document.querySelector("#pling-approval-link a") || {href: ""}).href`)
+		if i := strings.Index(href, "?id="); i >= 0 && !seen[href[i+4:]] {
+			if seen != nil {
+				seen[href[i+4:]] = true
+			}
+			return href[i+4:]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page never linked a new approval (last %q)", href)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
