@@ -157,7 +157,7 @@
       }
       if (req.length) params.required = req;
       if (a.handoff) desc = sentences(desc, "A person finishes it on the page; the call waits for them up to " + minutes(a.handoff.timeoutMs || 300000));
-      else if (a.approval) desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to 5 minutes");
+      else if (a.approval) desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to " + minutes(WINDOW_MS));
       tools.push({
         name: name, title: a.title, description: desc, parameters: params, capability: caps[i].id,
         annotations: { readOnlyHint: risk === "read", consequentialHint: risk === "destructive" || !!a.approval, untrustedContentHint: risk === "read" }

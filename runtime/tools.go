@@ -33,6 +33,11 @@ type Tool struct {
 	WaitsMs int64 `json:"waitsMs,omitempty"`
 }
 
+// mirrorWindowMs is how long a WebMCP call of the mirror (js-shim/webmcp.js,
+// WINDOW_MS) waits for a person's approval; Tools is the mirror's list, so
+// an approval tool says this wait, not the approval's own lifetime.
+const mirrorWindowMs = 45_000
+
 // ToolAnnotations are the WebMCP tool hints (the draft's
 // ToolAnnotations; Chromium returns them from getTools): ReadOnly for
 // risk read; Consequential for a destructive action or one that needs a
@@ -154,7 +159,10 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 			}
 			desc = sentences(desc, "A person finishes it on the page; the call waits for them up to "+minutes(waits))
 		case a.Approval:
-			waits = rt.cfg.approvalTTLMs
+			// A mirrored call's approval lapses with the mirror's window
+			// (approval.go, WithCallWindow), so the wait said is the
+			// shorter of the two.
+			waits = min(rt.cfg.approvalTTLMs, mirrorWindowMs)
 			desc = sentences(desc, "A person on the page must approve each call; the call waits for them up to "+minutes(waits))
 		}
 		// The title and description are the page's words; what a reader

@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"context"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
@@ -228,8 +231,8 @@ func TestToolAnnotations(t *testing.T) {
 		{"read", Action{ID: "a", Title: "A", Risk: schema.RiskRead}, ToolAnnotations{ReadOnlyHint: true, UntrustedContentHint: true}, 0, ""},
 		{"write", Action{ID: "a", Title: "A"}, ToolAnnotations{}, 0, ""},
 		{"destructive", Action{ID: "a", Title: "A", Risk: schema.RiskDestructive}, ToolAnnotations{ConsequentialHint: true}, 0, ""},
-		{"approval", Action{ID: "a", Title: "A", Approval: true}, ToolAnnotations{ConsequentialHint: true}, 300_000,
-			"A person on the page must approve each call; the call waits for them up to 5 minutes"},
+		{"approval", Action{ID: "a", Title: "A", Approval: true}, ToolAnnotations{ConsequentialHint: true}, 45_000,
+			"A person on the page must approve each call; the call waits for them up to 45 seconds"},
 		{"handoff", Action{ID: "a", Title: "A", Handoff: &Handoff{Prompt: "p", TimeoutMs: 90_000}}, ToolAnnotations{}, 90_000,
 			"A person finishes it on the page; the call waits for them up to 90 seconds"},
 	}
@@ -256,9 +259,9 @@ func TestToolDescriptionSentences(t *testing.T) {
 	}{
 		{"plain", Action{ID: "a", Title: "Add", Description: "Adds one"}, "Add. Adds one"},
 		{"description-ends", Action{ID: "a", Title: "Approve order", Description: "Ships it.", Record: &RecordRef{Kind: "order"}, Approval: true},
-			"Approve order. Ships it. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first). A person on the page must approve each call; the call waits for them up to 5 minutes"},
+			"Approve order. Ships it. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first). A person on the page must approve each call; the call waits for them up to 45 seconds"},
 		{"title-ends", Action{ID: "a", Title: "Sure?", Description: "Asks once"}, "Sure? Asks once"},
-		{"cjk", Action{ID: "a", Title: "退款。", Approval: true}, "退款。 A person on the page must approve each call; the call waits for them up to 5 minutes"},
+		{"cjk", Action{ID: "a", Title: "退款。", Approval: true}, "退款。 A person on the page must approve each call; the call waits for them up to 45 seconds"},
 		// A title taken from the description's first sentence (a WebMCP
 		// declarative form's tooldescription) is not said twice.
 		{"title-is-first-sentence", Action{ID: "a", Title: "Search the tickets", Description: "Search the tickets. Returns the matching ids"},
@@ -287,4 +290,41 @@ func onlyTool(t *testing.T, act Action) Tool {
 		t.Fatalf("tools %+v, %v", tools, err)
 	}
 	return tools[0]
+}
+
+// An approval tool of the mirror says the wait a mirrored call has: the
+// shorter of the approval's lifetime and the mirror's window, which is the
+// window js-shim/webmcp.js gives each call.
+func TestToolApprovalWaitIsTheMirrorWindow(t *testing.T) {
+	src, err := os.ReadFile("../js-shim/webmcp.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`var WINDOW_MS = (\d+);`).FindSubmatch(src)
+	if m == nil || string(m[1]) != strconv.Itoa(mirrorWindowMs) {
+		t.Fatalf("webmcp.js WINDOW_MS %q; the runtime says %d", m, mirrorWindowMs)
+	}
+	tests := []struct {
+		name    string
+		ttl     time.Duration
+		waitsMs int64
+		descHas string
+	}{
+		{"default lifetime", 0, 45_000, "up to 45 seconds"},
+		{"shorter lifetime", 30 * time.Second, 30_000, "up to 30 seconds"},
+		{"longer lifetime", 10 * time.Minute, 45_000, "up to 45 seconds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, WithAnonymous("*"), WithApprover(nil, tt.ttl))
+			mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Approval: true, Run: func(context.Context, *Call) (any, error) { return nil, nil }})
+			tools, err := e.rt.Tools(context.Background(), "")
+			if err != nil || len(tools) != 1 {
+				t.Fatalf("tools %+v, %v", tools, err)
+			}
+			if tools[0].WaitsMs != tt.waitsMs || !strings.Contains(tools[0].Description, tt.descHas) {
+				t.Errorf("waitsMs %d, description %q; want %d and %q", tools[0].WaitsMs, tools[0].Description, tt.waitsMs, tt.descHas)
+			}
+		})
+	}
 }

@@ -127,7 +127,7 @@ test("webmcp: before the module starts, simple declarations are registered from 
   assert.equal(add.description, "Add to cart. One item");
   assert.deepEqual(JSON.parse(JSON.stringify(add.inputSchema)), { type: "object", additionalProperties: false, properties: { n: { type: "integer", minimum: 1 }, sku: { type: "string", maxLength: 8 } }, required: ["sku"] });
   assert.deepEqual({ ...add.annotations }, { readOnlyHint: false, consequentialHint: false, untrustedContentHint: false });
-  assert.equal(clear.description, "Empty the cart. A person on the page must approve each call; the call waits for them up to 5 minutes");
+  assert.equal(clear.description, "Empty the cart. A person on the page must approve each call; the call waits for them up to 45 seconds");
   assert.deepEqual({ ...clear.annotations }, { readOnlyHint: false, consequentialHint: true, untrustedContentHint: false });
 
   // A row action declared for every record of its kind is rendered here,
