@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -196,5 +197,82 @@ func TestWebMCPLazy(t *testing.T) {
 	}
 	if !eval[bool](tb, `pling._pending !== null`) {
 		t.Error("the module started after a reload without a tool call")
+	}
+}
+
+// TestWebMCPToolsBeforeDOMContentLoaded: in Chromium with native
+// document.modelContext, a page that loads pling.js with a plain tag has
+// its tools registered when DOMContentLoaded is dispatched, where a
+// consumer whose navigation waits for DOMContentLoaded (Stagehand's goto)
+// looks: a listener of the page's, added after the tag, reads
+// getTools() then, on 20 visits (at least 19 must see every tool). A
+// page that loads pling.js with defer still gets its tools by load.
+func TestWebMCPToolsBeforeDOMContentLoaded(t *testing.T) {
+	d := dist(t)
+	record := `window.ran = [];
+document.addEventListener("DOMContentLoaded", () => {
+  Promise.resolve(document.modelContext.getTools()).then((ts) => { window.atDCL = ts.map((t) => t.name).sort(); });
+});`
+	plain := strings.Replace(lazyWebMCPPage, "window.ran = [];", record, 1)
+	deferred := strings.Replace(lazyWebMCPPage, `<script src="/pling/pling.js" data-expose="*">`, `<script src="/pling/pling.js" data-expose="*" defer>`, 1)
+	deferred = strings.Replace(deferred, "<script>\nwindow.ran", "<script type=module>\nwindow.ran", 1)
+	extra := http.NewServeMux()
+	extra.HandleFunc("/test/webmcp-dcl.html", staticPage(plain))
+	extra.HandleFunc("/test/webmcp-defer.html", staticPage(deferred))
+	// A strict CSP: only scripts with the nonce, and what they insert.
+	csp := strings.ReplaceAll(plain, "<script", `<script nonce="n0nce"`)
+	extra.HandleFunc("/test/webmcp-csp.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "script-src 'nonce-n0nce' 'strict-dynamic'")
+		staticPage(csp)(w, r)
+	})
+	shop := ""
+	site := startBrowserSiteWith(t, d, extra, siteSetup{
+		flags: func(u string) []chromedp.ExecAllocatorOption {
+			shop = strings.Replace(u, "127.0.0.1", "shop.test", 1)
+			return []chromedp.ExecAllocatorOption{
+				chromedp.Flag("host-resolver-rules", "MAP shop.test 127.0.0.1"),
+				chromedp.Flag("unsafely-treat-insecure-origin-as-secure", shop),
+			}
+		},
+	}, chromedp.Flag("enable-experimental-web-platform-features", true))
+	site.url = shop
+	want := []string{"cart_clear", "note_add", "orders_search", "orders_wipe", "ship__order"}
+
+	tb := site.open(t, "/test/webmcp-dcl.html")
+	const visits = 20
+	seen := 0
+	for i := range visits {
+		if i > 0 {
+			tb.do(chromedp.Navigate(shop + "/test/webmcp-dcl.html?visit=" + strconv.Itoa(i)))
+		}
+		tb.waitJS(`Array.isArray(window.atDCL)`)
+		got := eval[[]string](tb, `window.atDCL`)
+		if cmp.Equal(want, got) {
+			seen++
+		} else {
+			t.Logf("visit %d: getTools() at DOMContentLoaded %v", i, got)
+		}
+	}
+	t.Logf("every tool registered at DOMContentLoaded on %d of %d visits", seen, visits)
+	if seen < visits-1 {
+		t.Errorf("every tool registered at DOMContentLoaded on %d of %d visits, want at least %d", seen, visits, visits-1)
+	}
+	if n := eval[int](tb, `performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/webmcp.js")).length`); n != 1 {
+		t.Errorf("webmcp.js fetched %d times on one visit, want 1", n)
+	}
+
+	// A page with a nonce and 'strict-dynamic', which trusts no script
+	// written without the nonce.
+	tb.do(chromedp.Navigate(shop + "/test/webmcp-csp.html"))
+	tb.waitJS(`Array.isArray(window.atDCL)`)
+	if diff := cmp.Diff(want, eval[[]string](tb, `window.atDCL`)); diff != "" {
+		t.Errorf("a page with a strict CSP: getTools() at DOMContentLoaded (-want +got):\n%s", diff)
+	}
+
+	// defer: the browser ignores the write; the tools come at load.
+	tb.do(chromedp.Navigate(shop + "/test/webmcp-defer.html"))
+	tb.waitJS(`Array.isArray(window.atLoad)`)
+	if diff := cmp.Diff(want, eval[[]string](tb, `window.atLoad`)); diff != "" {
+		t.Errorf("pling.js with defer: getTools() at the load event (-want +got):\n%s", diff)
 	}
 }

@@ -485,12 +485,26 @@
   // exposed capabilities are mirrored there as tools (webmcp.js).
   var mirrored = data.webmcp === "off";
   function mirrorOn() { return data.webmcp !== "off" && !!(document.modelContext || navigator.modelContext); }
-  function webmcp() {
-    if (mirrored || !(document.modelContext || navigator.modelContext)) return;
+  // A plain tag read while the page parses writes webmcp.js in after
+  // itself, a script the parser waits for, so the tools are registered
+  // before DOMContentLoaded, when consumers that wait for it look; it
+  // carries the tag's CSP nonce, as 'strict-dynamic' trusts no written
+  // script. From an async or inserted tag, or once the page is parsed, it
+  // is inserted (RATIONALE.md); at load, again if the written one did not
+  // run.
+  function webmcp(early) {
+    if (mirrored || pling._webmcp || !mirrorOn()) return;
+    var src = asset("webmcp.js", "webmcpSrc"), w;
+    if (early === 1 && document.readyState == "loading" && script && script.src && !script.async) {
+      w = document.createElement("script");
+      w.src = src;
+      if (script.nonce) w.setAttribute("nonce", script.nonce);
+      return document.write(w.outerHTML);
+    }
     mirrored = true;
-    loadScript(asset("webmcp.js", "webmcpSrc")).catch(function (e) { if (root.console) console.error(e.message); });
+    loadScript(src).catch(function (e) { if (root.console) console.error(e.message); });
   }
-  webmcp();
+  webmcp(1);
   root.addEventListener("load", webmcp);
 
   // Declarative markup: data-pling-action on buttons and forms (with
