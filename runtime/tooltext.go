@@ -90,16 +90,16 @@ func toolText(resp []byte) string {
 	return b.String()
 }
 
-// writeFailure is a failure's line: code, message, the catalog's next step,
-// then what helps to take it.
+// writeFailure is a failure's line: code, message, the next step, then
+// what helps to take it.
 func writeFailure(b *strings.Builder, code, msg string, details map[string]any, resume string) {
 	msg = strings.TrimSpace(msg)
 	if msg != "" && !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}
 	b.WriteString(code + ": " + msg)
-	if entry, ok := perr.Lookup(perr.Code(code)); ok && entry.Action.En != "" {
-		b.WriteString(" Next: " + entry.Action.En)
+	if step := mirrorStep(perr.Code(code), details); step != "" {
+		b.WriteString(" Next: " + step)
 	}
 	if len(details) > 0 {
 		if d, err := json.Marshal(details); err == nil {
@@ -109,6 +109,34 @@ func writeFailure(b *strings.Builder, code, msg string, details map[string]any, 
 	if resume != "" {
 		b.WriteString("\nResume token: " + resume)
 	}
+}
+
+// mirrorSteps are the next steps, for a WebMCP consumer, of the codes
+// whose registry text speaks of what it does not have (describe: it lists
+// tools) or of what it did not do wrong (the schema, for values the
+// page's own checks refused).
+var mirrorSteps = map[perr.Code]string{
+	perr.ActionNotFound:       "The page has no such tool now; list its tools again.",
+	perr.CapabilityNotExposed: "This tool is not offered to you now; list the page's tools again, and do not try a similar name.",
+	perr.ExecutionFailed:      "The page's code stopped with this message: read it, fix what it names (often a value), then decide whether to call again.",
+	perr.LoopDetected:         "Stop repeating the call; look at the page and choose a different step.",
+}
+
+// mirrorStep is a failure's one next step for a WebMCP consumer. An
+// INVALID_PARAMS without the schema's violations is the page's refusal of
+// values the schema allowed (its form's checks, its server's), so it
+// points to the page's message.
+func mirrorStep(code perr.Code, details map[string]any) string {
+	if _, schema := details["violations"]; code == perr.InvalidParams && !schema {
+		return "The page refused these values: correct them as its message says, then call again."
+	}
+	if s, ok := mirrorSteps[code]; ok {
+		return s
+	}
+	if entry, ok := perr.Lookup(code); ok {
+		return entry.Action.En
+	}
+	return ""
 }
 
 // EvidenceProof says what proves an outcome, one part each, as the texts

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -21,26 +22,50 @@ func TestToolText(t *testing.T) {
 	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add",
 		Run:    func(context.Context, *Call) (any, error) { count.add(3); return "added", nil },
 		Expect: &Expectation{State: "cart.count", Change: "increase"}})
-	entry, _ := perr.Lookup(perr.ActionNotFound)
+	mustDeclare(t, e.rt, Action{ID: "ship", Title: "Ship", Params: map[string]Param{"n": {Type: "integer"}},
+		Run: func(_ context.Context, c *Call) (any, error) {
+			return nil, perr.New(perr.InvalidParams, "The postcode is not one we ship to", nil)
+		}})
+	mustDeclare(t, e.rt, Action{ID: "pay", Title: "Pay",
+		Run: func(context.Context, *Call) (any, error) { return nil, errors.New("the card was declined") }})
+	schemaEntry, _ := perr.Lookup(perr.InvalidParams)
 
 	tests := []struct {
 		name       string
 		capability string
+		input      map[string]any
 		want       []string // the lines, in order
 	}{
-		{"success", "cart.add", []string{
+		{"success", "cart.add", nil, []string{
 			"OK: cart.add ran.",
 			"Proof: cart.count increase met (0 → 3)",
 			`Value: "added"`,
 			"Changed: cart.count",
 		}},
-		{"business failure", "nope", []string{
-			"ACTION_NOT_FOUND: The current page has no such action. Next: " + entry.Action.En,
+		// A WebMCP consumer has no describe: it lists tools.
+		{"no such tool", "nope", nil, []string{
+			"ACTION_NOT_FOUND: The current page has no such action. Next: The page has no such tool now; list its tools again.",
+		}},
+		// The page refused values the schema allowed: its message says
+		// what to correct, not the schema.
+		{"the page refuses the values", "ship", map[string]any{"n": 1}, []string{
+			"INVALID_PARAMS: The postcode is not one we ship to. Next: The page refused these values: correct them as its message says, then call again.",
+		}},
+		{"the schema refuses the values", "ship", map[string]any{"n": "one"}, []string{
+			"INVALID_PARAMS: The arguments do not satisfy the schema. Next: " + schemaEntry.Action.En,
+			`Details: {"violations":[{"path":"/n","reason":"must be a number"}]}`,
+		}},
+		{"the page's code stops", "pay", nil, []string{
+			"EXECUTION_FAILED: the card was declined. Next: The page's code stopped with this message: read it, fix what it names (often a value), then decide whether to call again.",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, raw := e.send(e.invokeReq(tt.capability, map[string]any{}))
+			input := tt.input
+			if input == nil {
+				input = map[string]any{}
+			}
+			_, raw := e.send(e.invokeReq(tt.capability, input))
 			got := strings.Split(ToolText(raw), "\n")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("text (-want +got):\n%s", diff)
