@@ -485,6 +485,18 @@ export interface Unavailable {
    * description over its size bound leaves it out.
    */
   inputSchema?: JsonSchema;
+  /**
+   * Title, Description, Risk, Approval and Handoff are the capability's
+   * own, as it would be listed when available (not for an entry with a
+   * code), so that an agent offers it under its name with its hints
+   * while it cannot run. A context over its byte bound leaves the
+   * description out with the input schema.
+   */
+  title?: string;
+  description?: string;
+  risk?: "read" | "write" | "destructive";
+  approval?: boolean;
+  handoff?: boolean;
 }
 
 /**

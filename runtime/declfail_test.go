@@ -32,7 +32,7 @@ func TestFailingDeclaration(t *testing.T) {
 		{"a records reader that fails", func(t *testing.T, rt *Runtime) {
 			rt.DeclareRecords(Records{Kind: "order", Read: func(context.Context) ([]RecordItem, error) { return nil, errors.New("orders not loaded yet") }})
 		}, []schema.Unavailable{
-			{ID: "pay@order", Reason: "Its records (order) could not be read: the records reader failed"},
+			{ID: "pay@order", Reason: "Its records (order) could not be read: the records reader failed", Title: "Pay", Risk: "write"},
 		}, []schema.Feedback{
 			{Level: "error", Message: `Declaration mistake: the records reader of "order" failed, so its rows are not listed: orders not loaded yet`},
 		}, []string{
@@ -41,7 +41,7 @@ func TestFailingDeclaration(t *testing.T) {
 		{"a records reader that panics, with a long message and a stack", func(t *testing.T, rt *Runtime) {
 			rt.DeclareRecords(Records{Kind: "order", Read: func(context.Context) ([]RecordItem, error) { panic(errors.New(long)) }})
 		}, []schema.Unavailable{
-			{ID: "pay@order", Reason: "Its records (order) could not be read: the records reader failed"},
+			{ID: "pay@order", Reason: "Its records (order) could not be read: the records reader failed", Title: "Pay", Risk: "write"},
 		}, []schema.Feedback{
 			{Level: "error", Message: `Declaration mistake: the records reader of "order" failed, so its rows are not listed: panicked: orders not loaded yet ` + strings.Repeat("x", 80) + "…"},
 		}, []string{
@@ -61,7 +61,7 @@ func TestFailingDeclaration(t *testing.T) {
 				Available: func(context.Context, string) Availability { panic(errors.New("stock is not defined")) },
 				Run:       func(context.Context, *Call) (any, error) { return nil, nil }})
 		}, []schema.Unavailable{
-			{ID: "export", Reason: "The availability check failed: panicked: stock is not defined"},
+			{ID: "export", Reason: "The availability check failed: panicked: stock is not defined", Title: "Export", Risk: "write"},
 		}, nil, []string{
 			`pling: action "export": its availability check throws (the page says: panicked: stock is not defined), so it is unavailable; make available return true, false or a reason`,
 		}, []string{"customer", "order"}},

@@ -236,8 +236,10 @@ func (rt *Runtime) listing(ctx context.Context, snap *snapshot, exp exposure, re
 			}
 		}
 		if reason != "" {
-			in := inputSchema(c.action.Params)
-			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen), InputSchema: &in})
+			a := &c.action
+			in := inputSchema(a.Params)
+			unavailable = append(unavailable, schema.Unavailable{ID: c.id, Reason: cut(reason, lim.MaxTextLen), InputSchema: &in,
+				Title: a.Title, Description: a.Description, Risk: riskOf(a), Approval: a.Approval, Handoff: a.Handoff != nil})
 			continue
 		}
 		listed = append(listed, c)
@@ -529,16 +531,17 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	return b, reasons, nil
 }
 
-// shrinkContext drops the input schemas of the unavailable capabilities
-// first (an agent can do without them until they are available), then
+// shrinkContext drops the input schemas and descriptions of the
+// unavailable capabilities first (an agent can do without them until they
+// are available), then
 // halves the longest list of the context (states count as a list of keys,
 // record items across kinds); it reports false when nothing is left to
 // cut.
 func shrinkContext(sc *schema.SurfaceContext) bool {
 	dropped := false
 	for i := range sc.Unavailable {
-		if sc.Unavailable[i].InputSchema != nil {
-			sc.Unavailable[i].InputSchema, dropped = nil, true
+		if u := &sc.Unavailable[i]; u.InputSchema != nil || u.Description != "" {
+			u.InputSchema, u.Description, dropped = nil, "", true
 		}
 	}
 	if dropped {

@@ -116,7 +116,7 @@ func TestDescribeBounds(t *testing.T) {
 			Regions:     []schema.Region{{ID: "r1", Active: true}},
 			Records:     map[string]schema.RecordSet{"order": {Total: 1, Items: []schema.RecordItem{{ID: "o1", Label: cut10}}}},
 			Feedback:    []schema.Feedback{{Level: "error", Message: cut10}},
-			Unavailable: []schema.Unavailable{{ID: "u1", Reason: cut10, InputSchema: &schema.JSONSchema{Type: "object", AdditionalProperties: new(false)}}},
+			Unavailable: []schema.Unavailable{{ID: "u1", Reason: cut10, InputSchema: &schema.JSONSchema{Type: "object", AdditionalProperties: new(false)}, Title: "U", Risk: "write"}},
 			Guides:      []schema.Guide{{Target: "g1", Label: "one"}},
 		}
 		if diff := cmp.Diff(want, d.Context); diff != "" {

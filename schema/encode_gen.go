@@ -774,5 +774,25 @@ func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if v.Title != "" {
+		dst = append(dst, `,"title":`...)
+		dst = AppendQuoted(dst, v.Title, false)
+	}
+	if v.Description != "" {
+		dst = append(dst, `,"description":`...)
+		dst = AppendQuoted(dst, v.Description, false)
+	}
+	if v.Risk != "" {
+		dst = append(dst, `,"risk":`...)
+		dst = AppendQuoted(dst, string(v.Risk), false)
+	}
+	if v.Approval {
+		dst = append(dst, `,"approval":`...)
+		dst = strconv.AppendBool(dst, v.Approval)
+	}
+	if v.Handoff {
+		dst = append(dst, `,"handoff":`...)
+		dst = strconv.AppendBool(dst, v.Handoff)
+	}
 	return append(dst, '}'), nil
 }

@@ -264,6 +264,16 @@ type Unavailable struct {
 	// offer it with its real parameters before it becomes available. A
 	// description over its size bound leaves it out.
 	InputSchema *JSONSchema `json:"inputSchema,omitempty"`
+	// Title, Description, Risk, Approval and Handoff are the capability's
+	// own, as it would be listed when available (not for an entry with a
+	// code), so that an agent offers it under its name with its hints
+	// while it cannot run. A context over its byte bound leaves the
+	// description out with the input schema.
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Risk        Risk   `json:"risk,omitempty" pling:"enum=read|write|destructive"`
+	Approval    bool   `json:"approval,omitempty"`
+	Handoff     bool   `json:"handoff,omitempty"`
 }
 
 // Guide is an element an agent can point a person at.

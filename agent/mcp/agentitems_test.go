@@ -46,7 +46,7 @@ func callText(t *testing.T, s *session, name string, args map[string]any) (*sdk.
 func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 	declare := declarer(t)
 	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
-	declare(rt.DeclareAction(runtime.Action{ID: "invoice.send", Title: "Send the invoice",
+	declare(rt.DeclareAction(runtime.Action{ID: "invoice.send", Title: "Send the invoice", Risk: "destructive", Approval: true,
 		Available: func(context.Context, string) runtime.Availability {
 			return runtime.Unavailable("Add a customer first")
 		},
@@ -60,9 +60,15 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 	for _, tl := range res.Tools {
 		desc = append(desc, tl.Name+": "+tl.Description)
 	}
-	want := []string{"invoice_send: Could not run when listed (the page's reason: \"Add a customer first\"). A result says when it becomes available (browser.page too)."}
+	// Listed as it would be when available (its words, its hints, who is
+	// asked), with why it cannot run now.
+	want := []string{"invoice_send: From the page: \"Send the invoice\". Could not run when listed (the page's reason: \"Add a customer first\"). A result says when it becomes available (browser.page too). A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse."}
 	if diff := cmp.Diff(want, desc); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	destructive := true
+	if diff := cmp.Diff(&sdk.ToolAnnotations{DestructiveHint: &destructive}, res.Tools[0].Annotations); diff != "" {
+		t.Errorf("annotations of the unavailable tool (-want +got):\n%s", diff)
 	}
 	got, txt := callText(t, s, "invoice_send", nil)
 	if !got.IsError || !strings.HasPrefix(txt, `ACTION_UNAVAILABLE: From the page: "Add a customer first".`) || strings.Contains(txt, "gate") {

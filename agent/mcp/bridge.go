@@ -449,11 +449,22 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		if open {
 			then = "A result says when it becomes available, and gives its parameters then (browser.page too)."
 		}
-		out = append(out, Tool{Capability: u.ID, placeholder: true, openSchema: open, Tool: &sdk.Tool{
-			Name:        name,
-			Description: "Could not run when listed (" + unavailableReason(u) + "). " + then,
-			InputSchema: in,
-		}})
+		desc := "Could not run when listed (" + unavailableReason(u) + "). " + then
+		tool := &sdk.Tool{Name: name, InputSchema: in}
+		if u.Title != "" {
+			// Listed as it would be when available: its words first,
+			// then why it cannot run now, its hints and who is asked.
+			c := schema.SurfaceCapability{Title: u.Title, Description: u.Description, Risk: u.Risk, Approval: u.Approval, Handoff: u.Handoff}
+			first := capabilityText(c.Title, c.Description)
+			if !strings.HasSuffix(first, ".") {
+				first += "."
+			}
+			desc = withPerson(first+" "+desc, c)
+			tool.Title = toolTitle(c.Title, desc)
+			tool.Annotations, tool.Meta = riskHints(c.Risk)
+		}
+		tool.Description = desc
+		out = append(out, Tool{Capability: u.ID, placeholder: true, openSchema: open, Tool: tool})
 	}
 	return out
 }
@@ -715,41 +726,48 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pling mcp: input schema of %s: %w", c.ID, err)
 		}
-		// The annotations say the risk; MCP reads a missing destructiveHint
-		// as true, so a write that is not destructive says false, and a
-		// read-only tool (where the hint means nothing) says nothing.
-		ann := &sdk.ToolAnnotations{ReadOnlyHint: c.Risk == schema.RiskRead}
-		var meta sdk.Meta
-		if !ann.ReadOnlyHint {
-			destructive := c.Risk == schema.RiskDestructive
-			ann.DestructiveHint = &destructive
-		} else {
-			// A read's output is the page's data, which its users may
-			// have written: MCP has no untrusted-content hint, so the
-			// nearest it has (openWorldHint: the tool reaches entities
-			// outside the client's closed world) and WebMCP's own hint
-			// under the bridge's _meta prefix (RATIONALE.md).
-			open := true
-			ann.OpenWorldHint = &open
-			meta = sdk.Meta{MetaUntrusted: true}
-		}
-		// The title too, for a client's display (MCP Tool.title), unless
-		// the description begins with it, as it does when the page wrote
-		// one: the model reads it there and a client shows the name.
-		title, _ := cutText(c.Title, MaxTitleLen)
-		if titleSaid(title, desc) {
-			title = ""
-		}
+		ann, meta := riskHints(c.Risk)
 		out = append(out, Tool{Capability: c.ID, Tool: &sdk.Tool{
 			Meta:        meta,
 			Name:        name,
-			Title:       pagetext.Escape(title),
+			Title:       toolTitle(c.Title, desc),
 			Description: desc,
 			InputSchema: json.RawMessage(in),
 			Annotations: ann,
 		}})
 	}
 	return out, nil
+}
+
+// riskHints are a tool's annotations for its risk. MCP reads a missing
+// destructiveHint as true, so a write that is not destructive says false,
+// and a read-only tool (where the hint means nothing) says nothing.
+func riskHints(risk schema.Risk) (*sdk.ToolAnnotations, sdk.Meta) {
+	ann := &sdk.ToolAnnotations{ReadOnlyHint: risk == schema.RiskRead}
+	if !ann.ReadOnlyHint {
+		destructive := risk == schema.RiskDestructive
+		ann.DestructiveHint = &destructive
+		return ann, nil
+	}
+	// A read's output is the page's data, which its users may have
+	// written: MCP has no untrusted-content hint, so the nearest it has
+	// (openWorldHint: the tool reaches entities outside the client's
+	// closed world) and WebMCP's own hint under the bridge's _meta prefix
+	// (RATIONALE.md).
+	open := true
+	ann.OpenWorldHint = &open
+	return ann, sdk.Meta{MetaUntrusted: true}
+}
+
+// toolTitle is a tool's title for a client's display (MCP Tool.title),
+// unless the description begins with it, as it does when the page wrote
+// one: the model reads it there and a client shows the name.
+func toolTitle(title, desc string) string {
+	title, _ = cutText(title, MaxTitleLen)
+	if titleSaid(title, desc) {
+		return ""
+	}
+	return pagetext.Escape(title)
 }
 
 // toolSchema is a capability's input schema as its tool lists it: an
