@@ -147,7 +147,10 @@ func newGate(cfg *config) *gate {
 const anonymousKey = "anonymous"
 
 // AnonymousSessionKey is the session key a ReplayGuard is called with for
-// a request without a session.
+// a request without a session. A custom guard (WithReplayGuard,
+// WithSharedReplayGuard) needs it to keep those requests apart: a shared
+// guard has no session to send them under (authority/follow keeps them in
+// the page's own guard).
 const AnonymousSessionKey = anonymousKey
 
 // anonRetentionMs is how long an anonymous request id stays consumed.
