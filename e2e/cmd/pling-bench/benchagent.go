@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	plingcdp "github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/helpdesk"
 	"github.com/pling-go/pling/plinghttp"
@@ -233,7 +233,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	// Both sides launch the same binary: the headless shell where pling's
 	// launcher would use it (Playwright's own headless default is a
 	// headless shell too).
-	rig := &agentRig{chromium: plingcdp.Headless(plingcdp.Browser(cfg.chromium))}
+	rig := &agentRig{chromium: chromium.Headless(chromium.Path(cfg.chromium))}
 	rep.Browser = browserVersion(rig.chromium)
 
 	tmp, err := os.MkdirTemp("", "pling-bench-agent-")

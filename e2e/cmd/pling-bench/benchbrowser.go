@@ -32,6 +32,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	plingcdp "github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/demosite"
 )
 
@@ -306,7 +307,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	fl.SetOutput(stderr)
 	dist := fl.String("dist", "dist", `the module directory (make wasm builds dist/); "" serves the copy embedded in this binary`)
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-browser.json"), "write the figures as JSON here, and the chart beside it (.svg)")
-	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+plingcdp.DefaultChromium+")")
+	browserBin := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+chromium.Default+")")
 	polyfill := fl.String("polyfill", "", "the polyfill's IIFE bundle (default: npm install "+polyfillPackage+"@"+polyfillVersion+" into --cache)")
 	cacheDir := fl.String("cache", defaultBenchCache(), "where npm installs the polyfill")
 	reps := fl.Int("n", 300, "samples per micro-measurement")
@@ -411,7 +412,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
 
-	bin := plingcdp.Browser(*chromium)
+	bin := chromium.Path(*browserBin)
 	b, err := startBenchBrowser(bin)
 	if err != nil {
 		return fail("%v", err)
