@@ -10,11 +10,12 @@ import (
 // The PostgreSQL pool and session settings of docs/authority.md are the
 // ones the server applies.
 func TestPostgresSettings(t *testing.T) {
-	st, err := OpenPostgres(context.Background(), pgtest.DSN(t))
+	opened, err := OpenPostgres(context.Background(), pgtest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer opened.Close()
+	st := opened.(*sqlStore)
 	if st.Dialect() != PostgreSQL {
 		t.Errorf("dialect %v", st.Dialect())
 	}

@@ -6,13 +6,13 @@ import (
 	"errors"
 )
 
-// The continuity part of SQLStore. Portable SQL (placeholders '?',
+// The continuity part of sqlStore. Portable SQL (placeholders '?',
 // integer ms times, JSON as TEXT, ON CONFLICT … DO NOTHING): each write is
 // one transaction in which the idempotency key is claimed first, then the
 // write is one conditional statement, then the answer is stored.
 
 // write runs fn in a transaction with idem's record.
-func (s *SQLStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql.Tx) (any, error)) (any, error) {
+func (s *sqlStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql.Tx) (any, error)) (any, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func loadTask(ctx context.Context, q queryer, id string) (Task, error) {
 // ownedWrite is one write on the task taskID that owner owns: the lease
 // clock is read (dbclock.go), then fn runs in write's transaction with the
 // task as it stands and that time.
-func ownedWrite[T any](ctx context.Context, s *SQLStore, idem *Idempotency, taskID, owner string, nowMs int64,
+func ownedWrite[T any](ctx context.Context, s *sqlStore, idem *Idempotency, taskID, owner string, nowMs int64,
 	fn func(tx *sql.Tx, t Task, nowMs int64) (T, error)) (T, error) {
 	var zero T
 	nowMs, err := s.leaseNow(ctx, nowMs)
@@ -129,7 +129,7 @@ func leaseFailure(ctx context.Context, q queryer, taskID, leaseID string) error 
 	return ErrLeaseExpired
 }
 
-func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (Task, error) {
+func (s *sqlStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (Task, error) {
 	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
 		idle := sql.NullInt64{Int64: t.IdleMs, Valid: t.IdleMs > 0}
 		r, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, revision, state, created_ms, updated_ms, idle_ms)
@@ -147,12 +147,12 @@ func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (T
 	return res.(Task), nil
 }
 
-func (s *SQLStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
+func (s *sqlStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
 
-func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
+func (s *sqlStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
 	return ownedWrite(ctx, s, idem, l.TaskID, l.Owner, l.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		l.NowMs = nowMs
-		if Terminal(t.State) {
+		if isTerminal(t.State) {
 			return Lease{}, ErrInvalidState
 		}
 		if t.LeaseID != "" && t.LeaseHolder == l.Holder && l.NowMs < t.LeaseExpiresMs {
@@ -179,7 +179,7 @@ func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idemp
 	})
 }
 
-func (s *SQLStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
+func (s *sqlStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
 	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID != leaseID || nowMs >= t.LeaseExpiresMs {
 			return Lease{}, leaseFailure(ctx, tx, taskID, leaseID)
@@ -215,7 +215,7 @@ func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowM
 	return err
 }
 
-func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
+func (s *sqlStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
 	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		if err := endLease(ctx, tx, taskID, leaseID, "released", nowMs); err != nil {
 			return Lease{}, err
@@ -224,7 +224,7 @@ func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID stri
 	})
 }
 
-func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
+func (s *sqlStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
 	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID == "" || nowMs >= t.LeaseExpiresMs {
 			return Lease{}, ErrLeaseExpired
@@ -236,10 +236,10 @@ func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs 
 	})
 }
 
-func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
+func (s *sqlStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
 	return ownedWrite(ctx, s, idem, u.TaskID, u.Owner, u.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (int64, error) {
 		u.NowMs = nowMs
-		if Terminal(t.State) {
+		if isTerminal(t.State) {
 			return 0, ErrInvalidState
 		}
 		if t.LeaseID != u.LeaseID || u.NowMs >= t.LeaseExpiresMs {
@@ -262,7 +262,7 @@ func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempo
 	})
 }
 
-func (s *SQLStore) SweepContinuity(ctx context.Context, nowMs, leasesBeforeMs int64) error {
+func (s *sqlStore) SweepContinuity(ctx context.Context, nowMs, leasesBeforeMs int64) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE expires_ms <= ?`, nowMs); err != nil {
 		return err
 	}

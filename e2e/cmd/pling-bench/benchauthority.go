@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -28,7 +29,7 @@ func init() {
 }
 
 // The authority benchmark (make bench-authority): real instances on
-// loopback (authority.NewServer behind authority.NewHTTPServer, as pling
+// loopback (authority.NewServer behind httpserver.Authority, as pling
 // authority runs them), each with its own store handle, on one SQLite file
 // or one PostgreSQL database of a throwaway cluster (internal/testing/pgtest);
 // clients spread round-robin over the instances, each on a task of its
@@ -224,7 +225,7 @@ func benchInstances(ctx context.Context, spec string, n int, audiences map[strin
 			stop()
 			return nil, nil, err
 		}
-		hs := authority.NewHTTPServer(srv.Handler())
+		hs := httpserver.Authority(srv.Handler())
 		go hs.Serve(ln)
 		stops = append(stops, func() {
 			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
