@@ -45,11 +45,11 @@ func (f SessionVerifierFunc) Verify(ctx context.Context, token string, nowMs int
 	return f(ctx, token, nowMs)
 }
 
-// ClockSkew is the allowance for a session's not-before time.
-const ClockSkew = 30 * time.Second
+// clockSkew is the allowance for a session's not-before time.
+const clockSkew = 30 * time.Second
 
-// clockSkewMs is ClockSkew in the clock's milliseconds.
-const clockSkewMs = int64(ClockSkew / time.Millisecond)
+// clockSkewMs is clockSkew in the clock's milliseconds.
+const clockSkewMs = int64(clockSkew / time.Millisecond)
 
 type gateConfig struct {
 	expose          []string

@@ -69,7 +69,7 @@ func (f RevocationFunc) Revoked(ctx context.Context, id, subject string) (bool, 
 
 // TokenVerifier verifies delegation tokens: signature by a known key,
 // audience equal to the page origin, scope patterns well formed,
-// revocation, expiry, and not-before with ClockSkew of allowance.
+// revocation, expiry, and not-before with clockSkew of allowance.
 //
 // What cannot change for a given token — its signature, key, shape and
 // audience — is checked once: the claims of a token that verified are kept
