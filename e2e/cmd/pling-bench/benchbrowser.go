@@ -810,7 +810,7 @@ func startTrace(tctx context.Context) (*tracer, error) {
 			for _, raw := range e.Value {
 				var x struct {
 					Name string  `json:"name"`
-					Ts   float64 `json:"ts"`
+					TS   float64 `json:"ts"`
 					Args struct {
 						Task struct {
 							DelayUs float64 `json:"task_delay_us"`
@@ -824,12 +824,12 @@ func startTrace(tctx context.Context) (*tracer, error) {
 				switch {
 				case x.Name == "ThreadPool_RunTask":
 					if strings.Contains(x.Args.Func, "CompilationStateImpl::TriggerOutstandingCallbacks") || strings.Contains(x.Args.Func, "CompilationStateImpl::TriggerCachingAfterTimeout") {
-						t.timer = append(t.timer, timerRun{x.Ts, x.Args.Task.DelayUs})
+						t.timer = append(t.timer, timerRun{x.TS, x.Args.Task.DelayUs})
 					}
 				case x.Name == "wasm.OnFinishedUnits":
-					t.published = append(t.published, x.Ts)
+					t.published = append(t.published, x.TS)
 				case x.Name == "wasm.CompilationChunkFinished":
-					t.chunks = append(t.chunks, x.Ts)
+					t.chunks = append(t.chunks, x.TS)
 				}
 				if strings.Contains(x.Name, "wasm") {
 					t.names[x.Name]++
