@@ -76,7 +76,7 @@ const (
 var bindingDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 func (s *sqlStore) CreateApproval(ctx context.Context, a Approval, maxPerSession int64) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func OpenPostgres(ctx context.Context, dsn string) (SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	return &sqlStore{db: db, dialect: PostgreSQL}, nil
+	return &sqlStore{db: pool{db}, dialect: PostgreSQL}, nil
 }
 
 // rebindConnector makes pgx connections that rebind ? placeholders.

@@ -19,13 +19,13 @@ func TestPostgresSettings(t *testing.T) {
 	if st.Dialect() != PostgreSQL {
 		t.Errorf("dialect %v", st.Dialect())
 	}
-	if n := st.db.Stats().MaxOpenConnections; n != pgMaxOpenConns {
+	if n := st.db.db.Stats().MaxOpenConnections; n != pgMaxOpenConns {
 		t.Errorf("MaxOpenConnections %d, want %d", n, pgMaxOpenConns)
 	}
 	for name, want := range map[string]string{"statement_timeout": "15s", "idle_in_transaction_session_timeout": "30s",
 		"application_name": "pling-authority", "transaction_isolation": "read committed"} {
 		var got string
-		if err := st.db.QueryRowContext(context.Background(), "SHOW "+name).Scan(&got); err != nil {
+		if err := st.db.db.QueryRowContext(context.Background(), "SHOW "+name).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {

@@ -79,7 +79,7 @@ func (s *sqlStore) Epoch(ctx context.Context) (string, error) {
 
 func (s *sqlStore) Restored(ctx context.Context, nowMs int64, epoch string, k SigningKey) (RestoreResult, error) {
 	res := RestoreResult{Epoch: epoch, Kid: k.Kid}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return res, err
 	}

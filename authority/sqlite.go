@@ -33,7 +33,7 @@ type SQLStore interface {
 // sqlStore is the Store on database/sql: SQLite (OpenSQLite) or
 // PostgreSQL (OpenPostgres), with the same queries, written with ?.
 type sqlStore struct {
-	db      *sql.DB
+	db      pool
 	dialect Dialect
 	// instanceClock: lease time from the server, not PostgreSQL (dbclock.go;
 	// set only by tests, export_test.go).
@@ -63,10 +63,10 @@ func OpenSQLite(ctx context.Context, path string) (SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	return &sqlStore{db: db}, nil
+	return &sqlStore{db: pool{db}}, nil
 }
 
-func (s *sqlStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+func (s *sqlStore) Ping(ctx context.Context) error { return s.db.db.PingContext(ctx) }
 
 // ReclaimSpace gives the file back up to maxPages of the pages that
 // deleted rows freed, on SQLite: a file this release creates is in
@@ -82,7 +82,7 @@ func (s *sqlStore) ReclaimSpace(ctx context.Context, maxPages int) error {
 	return err
 }
 
-func (s *sqlStore) Close() error { return s.db.Close() }
+func (s *sqlStore) Close() error { return s.db.db.Close() }
 
 func enc(v []string) string {
 	if v == nil {
@@ -140,7 +140,7 @@ func (s *sqlStore) Decide(ctx context.Context, id, status string, scope []string
 }
 
 func (s *sqlStore) Poll(ctx context.Context, id string, nowMs int64) (int64, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -159,7 +159,7 @@ func (s *sqlStore) Poll(ctx context.Context, id string, nowMs int64) (int64, err
 }
 
 func (s *sqlStore) Collect(ctx context.Context, id string, se Session) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (s *sqlStore) Session(ctx context.Context, id string) (Session, error) {
 }
 
 func (s *sqlStore) Revoke(ctx context.Context, sessionID string, nowMs int64) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -246,8 +246,8 @@ func (s *sqlStore) Revocations(ctx context.Context, after, liveFromMs int64, lim
 }
 
 // queryAll runs query and reads each of its rows with scan.
-func queryAll[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+func queryAll[T any](ctx context.Context, q queryer, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (s *sqlStore) RetireKeys(ctx context.Context, nowMs, notAfterMs int64) erro
 }
 
 func (s *sqlStore) RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func oneRow(r sql.Result, err error) error {
 }
 
 func (s *sqlStore) ConsumeRequest(ctx context.Context, r RequestRecord, maxPerSession int64) (bool, RequestRecord, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return false, RequestRecord{}, err
 	}

@@ -12,8 +12,8 @@ import (
 // write is one conditional statement, then the answer is stored.
 
 // write runs fn in a transaction with idem's record.
-func (s *sqlStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql.Tx) (any, error)) (any, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) write(ctx context.Context, idem *Idempotency, fn func(ctx context.Context, tx queryer) (any, error)) (any, error) {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *sqlStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql
 			return nil, rp
 		}
 	}
-	res, err := fn(tx)
+	res, err := fn(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +57,6 @@ func (s *sqlStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql
 		}
 	}
 	return res, tx.Commit()
-}
-
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func loadTask(ctx context.Context, q queryer, id string) (Task, error) {
@@ -81,18 +77,18 @@ func loadTask(ctx context.Context, q queryer, id string) (Task, error) {
 // clock is read (dbclock.go), then fn runs in write's transaction with the
 // task as it stands and that time.
 func ownedWrite[T any](ctx context.Context, s *sqlStore, idem *Idempotency, taskID, owner string, nowMs int64,
-	fn func(tx *sql.Tx, t Task, nowMs int64) (T, error)) (T, error) {
+	fn func(ctx context.Context, tx queryer, t Task, nowMs int64) (T, error)) (T, error) {
 	var zero T
 	nowMs, err := s.leaseNow(ctx, nowMs)
 	if err != nil {
 		return zero, err
 	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
+	res, err := s.write(ctx, idem, func(ctx context.Context, tx queryer) (any, error) {
 		t, err := ownTask(ctx, tx, taskID, owner)
 		if err != nil {
 			return nil, err
 		}
-		v, err := fn(tx, t, nowMs)
+		v, err := fn(ctx, tx, t, nowMs)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +126,7 @@ func leaseFailure(ctx context.Context, q queryer, taskID, leaseID string) error 
 }
 
 func (s *sqlStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (Task, error) {
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
+	res, err := s.write(ctx, idem, func(ctx context.Context, tx queryer) (any, error) {
 		idle := sql.NullInt64{Int64: t.IdleMs, Valid: t.IdleMs > 0}
 		r, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, revision, state, created_ms, updated_ms, idle_ms)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, t.ID, t.Owner, t.Revision, string(t.State), t.CreatedMs, t.UpdatedMs, idle)
@@ -150,7 +146,7 @@ func (s *sqlStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (T
 func (s *sqlStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
 
 func (s *sqlStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, l.TaskID, l.Owner, l.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+	return ownedWrite(ctx, s, idem, l.TaskID, l.Owner, l.NowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		l.NowMs = nowMs
 		if isTerminal(t.State) {
 			return Lease{}, ErrInvalidState
@@ -180,7 +176,7 @@ func (s *sqlStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idemp
 }
 
 func (s *sqlStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID != leaseID || nowMs >= t.LeaseExpiresMs {
 			return Lease{}, leaseFailure(ctx, tx, taskID, leaseID)
 		}
@@ -203,7 +199,7 @@ func (s *sqlStore) RenewLease(ctx context.Context, taskID, owner, leaseID string
 
 // endLease clears the task's lease leaseID if it is live at nowMs and
 // marks it ended.
-func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowMs int64) error {
+func endLease(ctx context.Context, tx queryer, taskID, leaseID, how string, nowMs int64) error {
 	r, err := tx.ExecContext(ctx, `UPDATE tasks SET lease_id = NULL, lease_holder = NULL, lease_expires_ms = NULL
 		WHERE id = ? AND lease_id = ? AND lease_expires_ms > ?`, taskID, leaseID, nowMs)
 	if err := oneRow(r, err); errors.Is(err, ErrConflict) {
@@ -216,7 +212,7 @@ func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowM
 }
 
 func (s *sqlStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		if err := endLease(ctx, tx, taskID, leaseID, "released", nowMs); err != nil {
 			return Lease{}, err
 		}
@@ -225,7 +221,7 @@ func (s *sqlStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID stri
 }
 
 func (s *sqlStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID == "" || nowMs >= t.LeaseExpiresMs {
 			return Lease{}, ErrLeaseExpired
 		}
@@ -237,7 +233,7 @@ func (s *sqlStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs 
 }
 
 func (s *sqlStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
-	return ownedWrite(ctx, s, idem, u.TaskID, u.Owner, u.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (int64, error) {
+	return ownedWrite(ctx, s, idem, u.TaskID, u.Owner, u.NowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (int64, error) {
 		u.NowMs = nowMs
 		if isTerminal(t.State) {
 			return 0, ErrInvalidState
