@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
-	"github.com/pling-go/pling/internal/httpserver"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -197,43 +195,16 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	return 0
 }
 
-// benchInstances starts n instances on spec and returns their URLs and a
-// stop function.
+// benchInstances starts n instances on spec (opsInstances) and returns
+// their URLs and a stop function.
 func benchInstances(ctx context.Context, spec string, n int, audiences map[string][]string) ([]string, func(), error) {
-	var urls []string
-	var stops []func()
-	stop := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
+	insts, stop, err := opsInstances(ctx, spec, n, func(c *authority.Config) { c.Audiences = audiences })
+	if err != nil {
+		return nil, nil, err
 	}
-	for range n {
-		st, err := authority.Open(ctx, authority.StoreSpec(spec))
-		if err != nil {
-			stop()
-			return nil, nil, err
-		}
-		srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: audiences, OperatorKeys: []string{benchOpKey}})
-		if err != nil {
-			st.Close()
-			stop()
-			return nil, nil, err
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			st.Close()
-			stop()
-			return nil, nil, err
-		}
-		hs := httpserver.Authority(srv.Handler())
-		go hs.Serve(ln)
-		stops = append(stops, func() {
-			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			hs.Shutdown(c)
-			st.Close()
-		})
-		urls = append(urls, "http://"+ln.Addr().String())
+	urls := make([]string, len(insts))
+	for i, in := range insts {
+		urls[i] = in.url
 	}
 	return urls, stop, nil
 }
