@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/cliflags"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -80,8 +79,10 @@ type baReport struct {
 }
 
 func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("authority", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cliflags.New("authority", stderr,
+		"Usage: pling-bench authority [flags]",
+		"Measures lease acquire/release and task writes on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check in Chromium.",
+	)
 	dur := fl.Duration("d", 3*time.Second, "duration of each cell")
 	clients := fl.Int("clients", 16, "concurrent clients per cell")
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-authority.json"), "write the figures as JSON here, and Markdown beside it (.md)")
@@ -90,16 +91,9 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	invokes := fl.Int("n", 100, "invokes per page in the Chromium part")
 	cells := fl.Bool("cells", true, "measure the lease and write cells (false: only the sweep and rate-limit figures, and Chromium)")
 	sweepRows := fl.Int("sweep-rows", 1_000_000, "expired rows the sweeper deletes while clients write (0 skips the sweep and rate-limit figures)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling-bench authority [flags]")
-		fmt.Fprintln(stderr, "Measures lease acquire/release and task writes on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check in Chromium.")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	_, exit, ok := cliflags.Parse(fl, args)
+	if !ok {
+		return exit
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "pling-bench authority: "+format+"\n", a...)
