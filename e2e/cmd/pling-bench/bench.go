@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{"hosts", "measure the module on every host, side by side, as ratios to native", runBench})
+	registry.Add("hosts", "measure the module on every host, side by side, as ratios to native", runBench)
 }
 
 // benchPage is a fixture page with n plain actions and a no-op, with rate

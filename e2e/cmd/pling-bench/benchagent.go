@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	register(command{"agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent})
+	registry.Add("agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent)
 }
 
 // The browser-automation MCP server the agent benchmark compares with,

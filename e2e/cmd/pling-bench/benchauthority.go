@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register(command{"authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority})
+	registry.Add("authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority)
 }
 
 // The authority benchmark (make bench-authority): real instances on

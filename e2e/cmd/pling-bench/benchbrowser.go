@@ -37,7 +37,7 @@ import (
 )
 
 func init() {
-	register(command{"browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser})
+	registry.Add("browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser)
 }
 
 // The WebMCP polyfill the browser benchmark compares with, installed with
