@@ -15,23 +15,6 @@ import (
 
 var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-func TestToolName(t *testing.T) {
-	tests := []struct{ id, want string }{
-		{"cart.add", "cart_add"},
-		{"approve@order", "approve__order"},
-		{"a-b_c", "a-b_c"},
-		{"a:b~c", "a-b-c"},
-		{strings.Repeat("x", 100), strings.Repeat("x", 64)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			if got := modeltool.Name(tt.id); got != tt.want {
-				t.Errorf("ToolName(%q) = %q, want %q", tt.id, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestTools(t *testing.T) {
 	e := newEnv(t, WithExpose("cart.*", "approve@order", "hidden.*"), WithSessions(sessions(map[string]schema.SurfaceSession{
 		"cart": {Subject: "a", Scope: []string{"cart.*"}, ExpiresAtMs: 1 << 40},
