@@ -75,8 +75,8 @@ const (
 
 var bindingDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
-func (s *SQLStore) CreateApproval(ctx context.Context, a Approval, maxPerSession int64) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) CreateApproval(ctx context.Context, a Approval, maxPerSession int64) error {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (s *SQLStore) CreateApproval(ctx context.Context, a Approval, maxPerSession
 	return tx.Commit()
 }
 
-func (s *SQLStore) Approval(ctx context.Context, id string) (Approval, error) {
+func (s *sqlStore) Approval(ctx context.Context, id string) (Approval, error) {
 	var a Approval
 	var collected int64
 	err := s.db.QueryRowContext(ctx, `SELECT id, poll_secret_digest, audience, session_id, binding, challenge, status, created_ms, expires_ms, collected
@@ -116,13 +116,13 @@ func (s *SQLStore) Approval(ctx context.Context, id string) (Approval, error) {
 	return a, err
 }
 
-func (s *SQLStore) DecideApproval(ctx context.Context, id, status string, nowMs int64) error {
+func (s *sqlStore) DecideApproval(ctx context.Context, id, status string, nowMs int64) error {
 	r, err := s.db.ExecContext(ctx, `UPDATE approvals SET status = ?
 		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, id, nowMs)
 	return oneRow(r, err)
 }
 
-func (s *SQLStore) CollectApproval(ctx context.Context, id string) error {
+func (s *sqlStore) CollectApproval(ctx context.Context, id string) error {
 	r, err := s.db.ExecContext(ctx, `UPDATE approvals SET collected = 1
 		WHERE id = ? AND status = 'approved' AND collected = 0`, id)
 	return oneRow(r, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 )
 
 // Attacks written from the protocol against the authority's routes
@@ -208,7 +209,7 @@ func TestBodiesAmbiguousKeys(t *testing.T) {
 // credential anyway.
 func TestHTTPServerHeaderCap(t *testing.T) {
 	f := handlerFixture(t)
-	hs := authority.NewHTTPServer(f.srv.Handler())
+	hs := httpserver.Authority(f.srv.Handler())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -100,7 +101,7 @@ func startInstance(dsn string, opts ...func(*authority.Config)) (*instance, erro
 		st.Close()
 		return nil, err
 	}
-	hs := authority.NewHTTPServer(srv.Handler())
+	hs := httpserver.Authority(srv.Handler())
 	go hs.Serve(ln)
 	return &instance{URL: "http://" + ln.Addr().String(), Srv: srv, Store: st, hs: hs}, nil
 }

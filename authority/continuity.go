@@ -397,7 +397,7 @@ func (s *Server) getTask(c *tcall) {
 	}
 	c.w.Header().Set("ETag", etag(t.Revision))
 	c.send(answer(http.StatusOK, map[string]any{"taskId": t.ID, "revision": t.Revision,
-		"state": json.RawMessage(t.State), "lease": lease, "terminal": Terminal(t.State),
+		"state": json.RawMessage(t.State), "lease": lease, "terminal": isTerminal(t.State),
 		"createdAt": rfc3339ms(t.CreatedMs), "updatedAt": rfc3339ms(t.UpdatedMs)}))
 }
 

@@ -130,8 +130,8 @@ type ContinuityStore interface {
 // {"status":"cancelled"} accepts no more writes or leases.
 var terminalStatuses = map[string]bool{"done": true, "cancelled": true}
 
-// Terminal reports whether a task's state has a terminal status.
-func Terminal(state []byte) bool {
+// isTerminal reports whether a task's state has a terminal status.
+func isTerminal(state []byte) bool {
 	// A map, not a struct: the key is matched exactly, as a page's
 	// JSON.parse(state).status reads it (a struct field would also take
 	// "Status").

@@ -2,17 +2,12 @@ package authority
 
 import "context"
 
-// UseInstanceClock makes lease decisions on PostgreSQL use the time the
-// server passes (its Config.Now) instead of the database's clock: for
-// tests that drive a fake clock, never for instances sharing a store.
-func (s *SQLStore) UseInstanceClock() { s.instanceClock.Store(true) }
-
 // leaseNow is the time lease decisions are made at: on PostgreSQL the
 // database's clock (one clock for every instance, so that an instance
 // whose clock runs ahead cannot take a lease that is still live by
 // everyone else's), elsewhere nowMs, the instance's (SQLite is one
 // machine, one clock).
-func (s *SQLStore) leaseNow(ctx context.Context, nowMs int64) (int64, error) {
+func (s *sqlStore) leaseNow(ctx context.Context, nowMs int64) (int64, error) {
 	if s.dialect != PostgreSQL || s.instanceClock.Load() {
 		return nowMs, nil
 	}

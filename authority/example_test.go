@@ -18,8 +18,3 @@ func ExampleStoreSpec() {
 	// postgres://pling:xxxxx@db.internal:5432/pling?sslmode=verify-full
 	// store "pling.db": want sqlite:PATH or a postgres://USER@HOST/DB URL
 }
-
-func ExampleRebind() {
-	fmt.Println(authority.Rebind("UPDATE t SET note = 'why?' WHERE id = ? AND n < ?"))
-	// Output: UPDATE t SET note = 'why?' WHERE id = $1 AND n < $2
-}

@@ -46,7 +46,7 @@ func (s *Server) buildHandler() http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
 			return
 		}
-		if sq, ok := s.raw.(*SQLStore); ok {
+		if sq, ok := s.raw.(*sqlStore); ok {
 			have, want, err := sq.schemaVersions(ctx)
 			if err != nil {
 				s.storeErrors.Inc()
@@ -82,13 +82,4 @@ func (s *Server) buildHandler() http.Handler {
 		lat.WithLabelValues(route).Observe(d.Seconds())
 		s.cfg.Logger.Info("request", "route", route, "status", sw.status, "ms", d.Milliseconds())
 	}))
-}
-
-// NewHTTPServer is the http.Server pling authority serves h with: header,
-// read, write and idle timeouts, the write timeout above the revocation
-// feed's longest wait (30 s), and headers capped at 32 KiB (net/http's
-// default is 1 MiB).
-func NewHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
-		WriteTimeout: 45 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 
 	"github.com/pling-go/pling/internal/testing/rawhttp"
 )
@@ -24,7 +24,7 @@ func TestPayloadTooLargeLingers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := authority.NewHTTPServer(f.srv.Handler())
+	hs := httpserver.Authority(f.srv.Handler())
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 	for _, tc := range []struct{ name, addr, path, headers string }{

@@ -9,7 +9,7 @@ import (
 // MaintenanceStore is what the background sweeper (sweeper.go) needs of a
 // Store beyond the Store interface: batched deletes by retention, a
 // lease that lets one instance at a time sweep, and the count of pending
-// delegations per audience. SQLStore implements it; a Store that does
+// delegations per audience. sqlStore implements it; a Store that does
 // not is never swept.
 type MaintenanceStore interface {
 	// SweepBatch deletes up to limit rows of one retention class
@@ -99,7 +99,7 @@ var sweepSQL = map[string]func(c SweepCutoffs) (string, []any){
 	},
 }
 
-func (s *SQLStore) SweepBatch(ctx context.Context, class string, c SweepCutoffs, limit int) (int64, error) {
+func (s *sqlStore) SweepBatch(ctx context.Context, class string, c SweepCutoffs, limit int) (int64, error) {
 	f, ok := sweepSQL[class]
 	if !ok {
 		return 0, fmt.Errorf("authority: no retention class %q", class)
@@ -135,7 +135,7 @@ func sqliteByRowid(q string) string {
 	return del + " WHERE rowid IN (SELECT rowid FROM " + from
 }
 
-func (s *SQLStore) TryMaintenanceLease(ctx context.Context, name, holder string, nowMs, ttlMs int64) (bool, error) {
+func (s *sqlStore) TryMaintenanceLease(ctx context.Context, name, holder string, nowMs, ttlMs int64) (bool, error) {
 	now := "?"
 	args := []any{name, holder, nowMs, ttlMs, nowMs}
 	if s.dialect == PostgreSQL {
@@ -157,14 +157,14 @@ func (s *SQLStore) TryMaintenanceLease(ctx context.Context, name, holder string,
 // dbNowMs is PostgreSQL's clock in Unix ms (the statement's time).
 const dbNowMs = `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)`
 
-func (s *SQLStore) PendingDelegations(ctx context.Context, audience string, nowMs int64) (int64, error) {
+func (s *sqlStore) PendingDelegations(ctx context.Context, audience string, nowMs int64) (int64, error) {
 	var n int64
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delegations WHERE audience = ? AND status = 'pending' AND expires_ms > ?`,
 		audience, nowMs).Scan(&n)
 	return n, err
 }
 
-func (s *SQLStore) PendingDelegationsFrom(ctx context.Context, client string, nowMs int64) (int64, error) {
+func (s *sqlStore) PendingDelegationsFrom(ctx context.Context, client string, nowMs int64) (int64, error) {
 	var n int64
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delegations WHERE client = ? AND status = 'pending' AND expires_ms > ?`,
 		client, nowMs).Scan(&n)

@@ -26,7 +26,7 @@ func migrateUp(ctx context.Context, db *sql.DB, dialect goose.Dialect, sub fs.FS
 // this release embeds: an instance on a store migrated down below its
 // own release fails its writes to the columns it expects, so its /readyz
 // says so (http.go).
-func (s *SQLStore) schemaVersions(ctx context.Context) (have, want int64, err error) {
+func (s *sqlStore) schemaVersions(ctx context.Context) (have, want int64, err error) {
 	fsys, dir := sqliteMigrations, "migrations/sqlite"
 	if s.dialect == PostgreSQL {
 		fsys, dir = postgresMigrations, "migrations/postgres"

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 )
 
 // The helpers of the many-instance proofs (docs/authority.md "What the
@@ -115,7 +116,7 @@ func sqliteInstances(t *testing.T, n int, opts ...func(*authority.Config)) (urls
 		if err != nil {
 			t.Fatal(err)
 		}
-		hs := authority.NewHTTPServer(srv.Handler())
+		hs := httpserver.Authority(srv.Handler())
 		go hs.Serve(ln)
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

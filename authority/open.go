@@ -70,7 +70,7 @@ func (s StoreSpec) LogValue() slog.Value { return slog.StringValue(s.Redacted())
 func (s StoreSpec) GoString() string     { return fmt.Sprintf("authority.StoreSpec(%q)", s.Redacted()) }
 
 // Open opens the store the spec names, creating and migrating it.
-func Open(ctx context.Context, spec StoreSpec) (*SQLStore, error) {
+func Open(ctx context.Context, spec StoreSpec) (SQLStore, error) {
 	d, target, err := spec.Parse()
 	if err != nil {
 		return nil, fmt.Errorf("authority: %w", err)

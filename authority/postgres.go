@@ -19,7 +19,7 @@ import (
 //go:embed migrations/postgres/*.sql
 var postgresMigrations embed.FS
 
-// Dialect is the SQL database under a SQLStore.
+// Dialect is the SQL database under a sqlStore.
 type Dialect int
 
 const (
@@ -35,7 +35,7 @@ func (d Dialect) String() string {
 }
 
 // Dialect is the store's database.
-func (s *SQLStore) Dialect() Dialect { return s.dialect }
+func (s *sqlStore) Dialect() Dialect { return s.dialect }
 
 // PostgreSQL connection settings: many instances share the database, each
 // with a pool of its own.
@@ -56,9 +56,9 @@ const (
 // or postgresql:// URL, or key=value pairs, as libpq reads them) and
 // applies the embedded migrations, holding a PostgreSQL advisory lock so
 // that instances starting together migrate once. The queries are the
-// same as SQLite's: each connection rebinds ? to $n (Rebind). Errors never
+// same as SQLite's: each connection rebinds ? to $n (rebind). Errors never
 // carry the DSN's password.
-func OpenPostgres(ctx context.Context, dsn string) (*SQLStore, error) {
+func OpenPostgres(ctx context.Context, dsn string) (SQLStore, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("authority: postgres: %w", err) // pgx redacts the password
@@ -100,7 +100,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	return &SQLStore{db: db, dialect: PostgreSQL}, nil
+	return &sqlStore{db: pool{db}, dialect: PostgreSQL}, nil
 }
 
 // rebindConnector makes pgx connections that rebind ? placeholders.
@@ -121,16 +121,16 @@ func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 
 // rebindConn is pgx's database/sql connection (every optional interface
 // promoted: transactions, pings, session reset, argument checks) with
-// each query text passed through Rebind.
+// each query text passed through rebind.
 type rebindConn struct{ *stdlib.Conn }
 
-func (c rebindConn) Prepare(q string) (driver.Stmt, error) { return c.Conn.Prepare(Rebind(q)) }
+func (c rebindConn) Prepare(q string) (driver.Stmt, error) { return c.Conn.Prepare(rebind(q)) }
 func (c rebindConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, Rebind(q))
+	return c.Conn.PrepareContext(ctx, rebind(q))
 }
 func (c rebindConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, Rebind(q), args)
+	return c.Conn.ExecContext(ctx, rebind(q), args)
 }
 func (c rebindConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, Rebind(q), args)
+	return c.Conn.QueryContext(ctx, rebind(q), args)
 }

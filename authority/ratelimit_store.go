@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-// RateLimiter decides whether one more request of key may pass now; when
+// rateLimiter decides whether one more request of key may pass now; when
 // not, it says how long until one may. It is the small interface every
 // rate limit of the authority sits behind: the in-memory token bucket of
 // one instance (ratelimit.go) and the store's, shared by every instance
 // of a store (StoreLimiter).
-type RateLimiter = ratelimit.Limiter
+type rateLimiter = ratelimit.Limiter
 
-// RateStore is a store that keeps token buckets (SQLStore does).
+// RateStore is a store that keeps token buckets (sqlStore does).
 type RateStore interface {
 	// TakeToken takes one token of key's bucket (burst, refilled at
 	// perSecond) at nowMs, atomically across instances; when there is
@@ -73,7 +73,7 @@ func (s *Server) allowCreate(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // allowBy applies limit (nil: off) to key; false when it answered.
-func (s *Server) allowBy(w http.ResponseWriter, r *http.Request, limit RateLimiter, key string) bool {
+func (s *Server) allowBy(w http.ResponseWriter, r *http.Request, limit rateLimiter, key string) bool {
 	if limit == nil {
 		return true
 	}
@@ -96,7 +96,7 @@ func (s *Server) allowBy(w http.ResponseWriter, r *http.Request, limit RateLimit
 
 // newCreateLimiter is the limit of POST /v1/delegations: in the store when
 // it keeps buckets, else in memory; nil when off.
-func newCreateLimiter(cfg Config) RateLimiter {
+func newCreateLimiter(cfg Config) rateLimiter {
 	if cfg.CreateBurst <= 0 || cfg.CreatePerSecond <= 0 {
 		return nil
 	}
@@ -123,7 +123,7 @@ var takeTokenSQL = func() string {
 
 // newApprovalLimiter is the per-address limit of POST /v1/approvals, kept
 // as the create limit is; nil when off.
-func newApprovalLimiter(cfg Config) RateLimiter {
+func newApprovalLimiter(cfg Config) rateLimiter {
 	if cfg.ApprovalBurst <= 0 || cfg.ApprovalPerSecond <= 0 {
 		return nil
 	}
@@ -137,7 +137,7 @@ func newApprovalLimiter(cfg Config) RateLimiter {
 	return k
 }
 
-func (s *SQLStore) TakeToken(ctx context.Context, key string, burst, perSecond float64, nowMs int64) (bool, int64, error) {
+func (s *sqlStore) TakeToken(ctx context.Context, key string, burst, perSecond float64, nowMs int64) (bool, int64, error) {
 	perMs := perSecond / 1000
 	r, err := s.db.ExecContext(ctx, takeTokenSQL, key, burst-1, nowMs, perMs, perMs, perMs, perMs)
 	if err != nil {

@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// Rebind rewrites a query written with SQLite's ? placeholders into
+// rebind rewrites a query written with SQLite's ? placeholders into
 // PostgreSQL's $1…$n, leaving alone a ? inside a string literal ('…',
 // with ” as the escaped quote), a quoted identifier ("…"), a line
 // comment (-- …) or a block comment (/* … */); SQLite's numbered ?NNN
 // becomes $NNN. The store's SQL is written
 // once, with ?, and rebound for PostgreSQL by the connection itself (see
 // OpenPostgres), so every query of the store runs unchanged on both.
-func Rebind(q string) string {
+func rebind(q string) string {
 	if !strings.Contains(q, "?") {
 		return q
 	}

@@ -30,8 +30,8 @@ func TestRebind(t *testing.T) {
 		{"placeholder before a digit-free word", "SELECT ?||'x'", "SELECT $1||'x'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Rebind(c.in); got != c.want {
-				t.Errorf("Rebind(%q)\n got %q\nwant %q", c.in, got, c.want)
+			if got := rebind(c.in); got != c.want {
+				t.Errorf("rebind(%q)\n got %q\nwant %q", c.in, got, c.want)
 			}
 		})
 	}
@@ -39,7 +39,7 @@ func TestRebind(t *testing.T) {
 
 var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
-// FuzzRebind: Rebind never panics and changes nothing but placeholders:
+// FuzzRebind: rebind never panics and changes nothing but placeholders:
 // with the digits dropped and $ read as ?, the query comes back; on a
 // query with no $ or digits of its own, the $n count 1, 2, … in order.
 func FuzzRebind(f *testing.F) {
@@ -55,16 +55,16 @@ func FuzzRebind(f *testing.F) {
 		}, s), "$", "?")
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := Rebind(q)
+		got := rebind(q)
 		if strip(got) != strip(q) {
-			t.Fatalf("Rebind(%q) = %q changes more than placeholders", q, got)
+			t.Fatalf("rebind(%q) = %q changes more than placeholders", q, got)
 		}
 		if strings.ContainsAny(q, "$0123456789") {
 			return
 		}
 		for i, m := range placeholder.FindAllString(got, -1) {
 			if m != "$"+strconv.Itoa(i+1) {
-				t.Fatalf("Rebind(%q) = %q: placeholder %d is %s", q, got, i+1, m)
+				t.Fatalf("rebind(%q) = %q: placeholder %d is %s", q, got, i+1, m)
 			}
 		}
 	})

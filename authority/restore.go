@@ -59,7 +59,7 @@ func (s *sealedStore) Restored(ctx context.Context, nowMs int64, epoch string, k
 
 const epochName = "epoch"
 
-func (s *SQLStore) Epoch(ctx context.Context) (string, error) {
+func (s *sqlStore) Epoch(ctx context.Context) (string, error) {
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM store_meta WHERE name = ?`, epochName).Scan(&v)
 	if err == nil {
@@ -77,9 +77,9 @@ func (s *SQLStore) Epoch(ctx context.Context) (string, error) {
 	return v, err
 }
 
-func (s *SQLStore) Restored(ctx context.Context, nowMs int64, epoch string, k SigningKey) (RestoreResult, error) {
+func (s *sqlStore) Restored(ctx context.Context, nowMs int64, epoch string, k SigningKey) (RestoreResult, error) {
 	res := RestoreResult{Epoch: epoch, Kid: k.Kid}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return res, err
 	}

@@ -125,9 +125,9 @@ type Server struct {
 
 	storeErrors prometheus.Counter
 	cont        continuity
-	createLimit RateLimiter // nil: off
+	createLimit rateLimiter // nil: off
 	// approvalLimit is POST /v1/approvals' per-address limit (nil: off).
-	approvalLimit RateLimiter
+	approvalLimit rateLimiter
 	limited       prometheus.Counter
 	waiters       atomic.Int64 // long-polls parked on the feed now
 	waitersG      prometheus.GaugeFunc

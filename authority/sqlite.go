@@ -18,18 +18,31 @@ import (
 //go:embed migrations/sqlite/*.sql
 var sqliteMigrations embed.FS
 
-// SQLStore is the Store on database/sql: SQLite (OpenSQLite) or
+// SQLStore is what Open, OpenSQLite and OpenPostgres return: a Store
+// with every optional part the authority and the gateway use (approvals,
+// the sweeper's maintenance, shared rate limits), on SQLite or
+// PostgreSQL. It is an interface so that the store's methods are listed
+// once, by the parts they implement.
+type SQLStore interface {
+	Store
+	ApprovalStore
+	MaintenanceStore
+	RateStore
+}
+
+// sqlStore is the Store on database/sql: SQLite (OpenSQLite) or
 // PostgreSQL (OpenPostgres), with the same queries, written with ?.
-type SQLStore struct {
-	db      *sql.DB
+type sqlStore struct {
+	db      pool
 	dialect Dialect
-	// instanceClock: lease time from the server, not PostgreSQL (dbclock.go).
+	// instanceClock: lease time from the server, not PostgreSQL (dbclock.go;
+	// set only by tests, export_test.go).
 	instanceClock atomic.Bool
 }
 
 // OpenSQLite opens (creating) the SQLite file at path and applies the
 // embedded migrations.
-func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
+func OpenSQLite(ctx context.Context, path string) (SQLStore, error) {
 	// The path is escaped for the file: URI: a '#' or '?' in it (a test's
 	// temporary directory "…#00") would otherwise end the path there and
 	// open another file.
@@ -50,10 +63,10 @@ func OpenSQLite(ctx context.Context, path string) (*SQLStore, error) {
 		db.Close()
 		return nil, err
 	}
-	return &SQLStore{db: db}, nil
+	return &sqlStore{db: pool{db}}, nil
 }
 
-func (s *SQLStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+func (s *sqlStore) Ping(ctx context.Context) error { return s.db.db.PingContext(ctx) }
 
 // ReclaimSpace gives the file back up to maxPages of the pages that
 // deleted rows freed, on SQLite: a file this release creates is in
@@ -61,7 +74,7 @@ func (s *SQLStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx
 // table); a file created before that needs one VACUUM, with the
 // instances stopped, to take the mode (docs/operations.md). PostgreSQL's
 // autovacuum does this itself, so there it does nothing.
-func (s *SQLStore) ReclaimSpace(ctx context.Context, maxPages int) error {
+func (s *sqlStore) ReclaimSpace(ctx context.Context, maxPages int) error {
 	if s.dialect != SQLite {
 		return nil
 	}
@@ -69,7 +82,7 @@ func (s *SQLStore) ReclaimSpace(ctx context.Context, maxPages int) error {
 	return err
 }
 
-func (s *SQLStore) Close() error { return s.db.Close() }
+func (s *sqlStore) Close() error { return s.db.db.Close() }
 
 func enc(v []string) string {
 	if v == nil {
@@ -88,7 +101,7 @@ func dec(s sql.NullString) []string {
 	return v
 }
 
-func (s *SQLStore) CreateDelegation(ctx context.Context, d Delegation) error {
+func (s *sqlStore) CreateDelegation(ctx context.Context, d Delegation) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO delegations
 		(id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms, status, created_ms, expires_ms, client)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -96,17 +109,17 @@ func (s *SQLStore) CreateDelegation(ctx context.Context, d Delegation) error {
 	return err
 }
 
-func (s *SQLStore) Delegation(ctx context.Context, id string) (Delegation, error) {
+func (s *sqlStore) Delegation(ctx context.Context, id string) (Delegation, error) {
 	return s.delegationWhere(ctx, "id", id)
 }
 
-func (s *SQLStore) DelegationByUserCode(ctx context.Context, code string) (Delegation, error) {
+func (s *sqlStore) DelegationByUserCode(ctx context.Context, code string) (Delegation, error) {
 	return s.delegationWhere(ctx, "user_code", code)
 }
 
 // delegationWhere reads the delegation whose column col (a constant of
 // this file, never input) equals v.
-func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegation, error) {
+func (s *sqlStore) delegationWhere(ctx context.Context, col, v string) (Delegation, error) {
 	var d Delegation
 	var scope, approved, session sql.NullString
 	err := s.db.QueryRowContext(ctx, `SELECT id, user_code, poll_secret_digest, audience, scope, agent, ttl_ms,
@@ -120,14 +133,14 @@ func (s *SQLStore) delegationWhere(ctx context.Context, col, v string) (Delegati
 	return d, err
 }
 
-func (s *SQLStore) Decide(ctx context.Context, id, status string, scope []string, subject string, nowMs int64) error {
+func (s *sqlStore) Decide(ctx context.Context, id, status string, scope []string, subject string, nowMs int64) error {
 	r, err := s.db.ExecContext(ctx, `UPDATE delegations SET status = ?, approved_scope = ?, subject = ?
 		WHERE id = ? AND status = 'pending' AND expires_ms > ?`, status, enc(scope), subject, id, nowMs)
 	return oneRow(r, err)
 }
 
-func (s *SQLStore) Poll(ctx context.Context, id string, nowMs int64) (int64, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) Poll(ctx context.Context, id string, nowMs int64) (int64, error) {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -145,8 +158,8 @@ func (s *SQLStore) Poll(ctx context.Context, id string, nowMs int64) (int64, err
 	return prev, tx.Commit()
 }
 
-func (s *SQLStore) Collect(ctx context.Context, id string, se Session) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) Collect(ctx context.Context, id string, se Session) error {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -163,7 +176,7 @@ func (s *SQLStore) Collect(ctx context.Context, id string, se Session) error {
 	return tx.Commit()
 }
 
-func (s *SQLStore) Session(ctx context.Context, id string) (Session, error) {
+func (s *sqlStore) Session(ctx context.Context, id string) (Session, error) {
 	var se Session
 	var rev sql.NullInt64
 	err := s.db.QueryRowContext(ctx, `SELECT id, delegation_id, token_digest, audience, expires_ms, revoked_ms
@@ -175,8 +188,8 @@ func (s *SQLStore) Session(ctx context.Context, id string) (Session, error) {
 	return se, err
 }
 
-func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) Revoke(ctx context.Context, sessionID string, nowMs int64) error {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -204,7 +217,7 @@ func (s *SQLStore) Revoke(ctx context.Context, sessionID string, nowMs int64) er
 	return tx.Commit()
 }
 
-func (s *SQLStore) Revocations(ctx context.Context, after, liveFromMs int64, limit int) ([]Revocation, int64, error) {
+func (s *sqlStore) Revocations(ctx context.Context, after, liveFromMs int64, limit int) ([]Revocation, int64, error) {
 	// The head is read first and bounds the page: every cursor up to it
 	// is visible already (appends are serial, Revoke), so a page that is
 	// not full has seen everything up to the head.
@@ -233,8 +246,8 @@ func (s *SQLStore) Revocations(ctx context.Context, after, liveFromMs int64, lim
 }
 
 // queryAll runs query and reads each of its rows with scan.
-func queryAll[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+func queryAll[T any](ctx context.Context, q queryer, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -250,20 +263,20 @@ func queryAll[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, e
 	return out, rows.Err()
 }
 
-func (s *SQLStore) AddKey(ctx context.Context, k SigningKey) error {
+func (s *sqlStore) AddKey(ctx context.Context, k SigningKey) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_ms) VALUES (?, ?, ?)`,
 		k.Kid, k.PrivateKey, k.CreatedMs)
 	return err
 }
 
-func (s *SQLStore) RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error {
+func (s *sqlStore) RetireKeys(ctx context.Context, nowMs, notAfterMs int64) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE signing_keys SET retired_ms = ?, not_after_ms = ? WHERE retired_ms IS NULL`,
 		nowMs, notAfterMs)
 	return err
 }
 
-func (s *SQLStore) RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) RotateKey(ctx context.Context, nowMs, notAfterMs int64, k SigningKey) error {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -279,12 +292,12 @@ func (s *SQLStore) RotateKey(ctx context.Context, nowMs, notAfterMs int64, k Sig
 	return tx.Commit()
 }
 
-func (s *SQLStore) SetKeyMaterial(ctx context.Context, kid string, material []byte) error {
+func (s *sqlStore) SetKeyMaterial(ctx context.Context, kid string, material []byte) error {
 	r, err := s.db.ExecContext(ctx, `UPDATE signing_keys SET private_key = ? WHERE kid = ?`, material, kid)
 	return oneRow(r, err)
 }
 
-func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) {
+func (s *sqlStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) {
 	return queryAll(ctx, s.db, func(rows *sql.Rows) (k SigningKey, err error) {
 		var ret, na sql.NullInt64
 		err = rows.Scan(&k.Kid, &k.PrivateKey, &k.CreatedMs, &ret, &na)
@@ -296,7 +309,7 @@ func (s *SQLStore) Keys(ctx context.Context, nowMs int64) ([]SigningKey, error) 
 
 // forUpdate locks the selected row for the transaction on PostgreSQL
 // (SQLite's immediate transactions hold the database already).
-func (s *SQLStore) forUpdate() string {
+func (s *sqlStore) forUpdate() string {
 	if s.dialect == PostgreSQL {
 		return " FOR UPDATE"
 	}
@@ -317,8 +330,8 @@ func oneRow(r sql.Result, err error) error {
 	return nil
 }
 
-func (s *SQLStore) ConsumeRequest(ctx context.Context, r RequestRecord, maxPerSession int64) (bool, RequestRecord, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) ConsumeRequest(ctx context.Context, r RequestRecord, maxPerSession int64) (bool, RequestRecord, error) {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return false, RequestRecord{}, err
 	}
@@ -353,7 +366,7 @@ func (s *SQLStore) ConsumeRequest(ctx context.Context, r RequestRecord, maxPerSe
 	return true, RequestRecord{}, tx.Commit()
 }
 
-func (s *SQLStore) CompleteRequest(ctx context.Context, sessionID, requestID string, ok bool, code string) error {
+func (s *sqlStore) CompleteRequest(ctx context.Context, sessionID, requestID string, ok bool, code string) error {
 	okv := 0
 	if ok {
 		okv = 1
@@ -373,7 +386,7 @@ func (s *SQLStore) CompleteRequest(ctx context.Context, sessionID, requestID str
 	return ErrConflict
 }
 
-func (s *SQLStore) DeleteExpiredRequests(ctx context.Context, nowMs int64) error {
+func (s *sqlStore) DeleteExpiredRequests(ctx context.Context, nowMs int64) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM requests WHERE expires_ms <= ?`, nowMs)
 	return err
 }

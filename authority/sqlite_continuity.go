@@ -6,14 +6,14 @@ import (
 	"errors"
 )
 
-// The continuity part of SQLStore. Portable SQL (placeholders '?',
+// The continuity part of sqlStore. Portable SQL (placeholders '?',
 // integer ms times, JSON as TEXT, ON CONFLICT … DO NOTHING): each write is
 // one transaction in which the idempotency key is claimed first, then the
 // write is one conditional statement, then the answer is stored.
 
 // write runs fn in a transaction with idem's record.
-func (s *SQLStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql.Tx) (any, error)) (any, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) write(ctx context.Context, idem *Idempotency, fn func(ctx context.Context, tx queryer) (any, error)) (any, error) {
+	tx, ctx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *SQLStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql
 			return nil, rp
 		}
 	}
-	res, err := fn(tx)
+	res, err := fn(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +57,6 @@ func (s *SQLStore) write(ctx context.Context, idem *Idempotency, fn func(tx *sql
 		}
 	}
 	return res, tx.Commit()
-}
-
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func loadTask(ctx context.Context, q queryer, id string) (Task, error) {
@@ -80,19 +76,19 @@ func loadTask(ctx context.Context, q queryer, id string) (Task, error) {
 // ownedWrite is one write on the task taskID that owner owns: the lease
 // clock is read (dbclock.go), then fn runs in write's transaction with the
 // task as it stands and that time.
-func ownedWrite[T any](ctx context.Context, s *SQLStore, idem *Idempotency, taskID, owner string, nowMs int64,
-	fn func(tx *sql.Tx, t Task, nowMs int64) (T, error)) (T, error) {
+func ownedWrite[T any](ctx context.Context, s *sqlStore, idem *Idempotency, taskID, owner string, nowMs int64,
+	fn func(ctx context.Context, tx queryer, t Task, nowMs int64) (T, error)) (T, error) {
 	var zero T
 	nowMs, err := s.leaseNow(ctx, nowMs)
 	if err != nil {
 		return zero, err
 	}
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
+	res, err := s.write(ctx, idem, func(ctx context.Context, tx queryer) (any, error) {
 		t, err := ownTask(ctx, tx, taskID, owner)
 		if err != nil {
 			return nil, err
 		}
-		v, err := fn(tx, t, nowMs)
+		v, err := fn(ctx, tx, t, nowMs)
 		if err != nil {
 			return nil, err
 		}
@@ -129,8 +125,8 @@ func leaseFailure(ctx context.Context, q queryer, taskID, leaseID string) error 
 	return ErrLeaseExpired
 }
 
-func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (Task, error) {
-	res, err := s.write(ctx, idem, func(tx *sql.Tx) (any, error) {
+func (s *sqlStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (Task, error) {
+	res, err := s.write(ctx, idem, func(ctx context.Context, tx queryer) (any, error) {
 		idle := sql.NullInt64{Int64: t.IdleMs, Valid: t.IdleMs > 0}
 		r, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, revision, state, created_ms, updated_ms, idle_ms)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, t.ID, t.Owner, t.Revision, string(t.State), t.CreatedMs, t.UpdatedMs, idle)
@@ -147,12 +143,12 @@ func (s *SQLStore) CreateTask(ctx context.Context, t Task, idem *Idempotency) (T
 	return res.(Task), nil
 }
 
-func (s *SQLStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
+func (s *sqlStore) Task(ctx context.Context, id string) (Task, error) { return loadTask(ctx, s.db, id) }
 
-func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, l.TaskID, l.Owner, l.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+func (s *sqlStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idempotency) (Lease, error) {
+	return ownedWrite(ctx, s, idem, l.TaskID, l.Owner, l.NowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		l.NowMs = nowMs
-		if Terminal(t.State) {
+		if isTerminal(t.State) {
 			return Lease{}, ErrInvalidState
 		}
 		if t.LeaseID != "" && t.LeaseHolder == l.Holder && l.NowMs < t.LeaseExpiresMs {
@@ -179,8 +175,8 @@ func (s *SQLStore) AcquireLease(ctx context.Context, l LeaseRequest, idem *Idemp
 	})
 }
 
-func (s *SQLStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+func (s *sqlStore) RenewLease(ctx context.Context, taskID, owner, leaseID string, ttlMs, nowMs int64, idem *Idempotency) (Lease, error) {
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID != leaseID || nowMs >= t.LeaseExpiresMs {
 			return Lease{}, leaseFailure(ctx, tx, taskID, leaseID)
 		}
@@ -203,7 +199,7 @@ func (s *SQLStore) RenewLease(ctx context.Context, taskID, owner, leaseID string
 
 // endLease clears the task's lease leaseID if it is live at nowMs and
 // marks it ended.
-func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowMs int64) error {
+func endLease(ctx context.Context, tx queryer, taskID, leaseID, how string, nowMs int64) error {
 	r, err := tx.ExecContext(ctx, `UPDATE tasks SET lease_id = NULL, lease_holder = NULL, lease_expires_ms = NULL
 		WHERE id = ? AND lease_id = ? AND lease_expires_ms > ?`, taskID, leaseID, nowMs)
 	if err := oneRow(r, err); errors.Is(err, ErrConflict) {
@@ -215,8 +211,8 @@ func endLease(ctx context.Context, tx *sql.Tx, taskID, leaseID, how string, nowM
 	return err
 }
 
-func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+func (s *sqlStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID string, nowMs int64, idem *Idempotency) (Lease, error) {
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		if err := endLease(ctx, tx, taskID, leaseID, "released", nowMs); err != nil {
 			return Lease{}, err
 		}
@@ -224,8 +220,8 @@ func (s *SQLStore) ReleaseLease(ctx context.Context, taskID, owner, leaseID stri
 	})
 }
 
-func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
-	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(tx *sql.Tx, t Task, nowMs int64) (Lease, error) {
+func (s *sqlStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs int64, idem *Idempotency) (Lease, error) {
+	return ownedWrite(ctx, s, idem, taskID, owner, nowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (Lease, error) {
 		if t.LeaseID == "" || nowMs >= t.LeaseExpiresMs {
 			return Lease{}, ErrLeaseExpired
 		}
@@ -236,10 +232,10 @@ func (s *SQLStore) RevokeLease(ctx context.Context, taskID, owner string, nowMs 
 	})
 }
 
-func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
-	return ownedWrite(ctx, s, idem, u.TaskID, u.Owner, u.NowMs, func(tx *sql.Tx, t Task, nowMs int64) (int64, error) {
+func (s *sqlStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempotency) (int64, error) {
+	return ownedWrite(ctx, s, idem, u.TaskID, u.Owner, u.NowMs, func(ctx context.Context, tx queryer, t Task, nowMs int64) (int64, error) {
 		u.NowMs = nowMs
-		if Terminal(t.State) {
+		if isTerminal(t.State) {
 			return 0, ErrInvalidState
 		}
 		if t.LeaseID != u.LeaseID || u.NowMs >= t.LeaseExpiresMs {
@@ -262,7 +258,7 @@ func (s *SQLStore) UpdateTask(ctx context.Context, u UpdateRequest, idem *Idempo
 	})
 }
 
-func (s *SQLStore) SweepContinuity(ctx context.Context, nowMs, leasesBeforeMs int64) error {
+func (s *sqlStore) SweepContinuity(ctx context.Context, nowMs, leasesBeforeMs int64) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE expires_ms <= ?`, nowMs); err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, open opener)) {
 				}
 				// The tests drive a fake clock; TestLeaseFencingDatabaseClock
 				// runs the database's.
-				st.UseInstanceClock()
+				authority.UseInstanceClock(st)
 				t.Cleanup(func() { st.Close() })
 				return st
 			})

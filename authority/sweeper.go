@@ -160,7 +160,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 	batch := rc.SweepBatch
 	if batch <= 0 {
 		batch = DefaultSweepBatch
-		if sq, ok := s.raw.(*SQLStore); ok && sq.Dialect() == SQLite {
+		if sq, ok := s.raw.(*sqlStore); ok && sq.Dialect() == SQLite {
 			batch = sqliteSweepBatch
 		}
 	}
@@ -172,7 +172,7 @@ func (s *Server) SweepOnce(ctx context.Context) (SweepResult, error) {
 	// Deleted rows leave free pages in a SQLite file; each sweep that
 	// deleted some gives a bounded number back, also after its deadline.
 	defer func() {
-		if sq, ok := s.raw.(*SQLStore); ok && res.total() > 0 {
+		if sq, ok := s.raw.(*sqlStore); ok && res.total() > 0 {
 			rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), sweepBatchTimeout)
 			defer rcancel()
 			if err := sq.ReclaimSpace(rctx, reclaimPages); err != nil {

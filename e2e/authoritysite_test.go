@@ -13,6 +13,7 @@ import (
 
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
@@ -58,7 +59,7 @@ func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 // it).
 func browserBin(t *testing.T) string {
 	t.Helper()
-	bin := cdp.Browser("")
+	bin := chromium.Path("")
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {
 		t.Fatalf("no browser at %s: the browser tests need Chromium (apt-get install chromium, or set PLING_CHROMIUM)", bin)
 	}

@@ -11,7 +11,7 @@
  * signal, or the toolcancel event) is cancelled in the page: an approval
  * or handoff dialog closes and nothing runs afterwards.
  *
- * The result is written for a model (runtime.ToolText: code first, what
+ * The result is written for a model (modeltool.Text: code first, what
  * happened, the proof, the next step). Native Chromium serializes what
  * execute returns into the one string the model reads, so there it is
  * that text alone; a polyfill keeps MCP's shape, the text beside the
@@ -52,7 +52,7 @@
   function key(tool) { return canon([tool.title || "", tool.description, tool.parameters, tool.annotations]); }
 
   // Before the module starts, the tools are built here from the
-  // declarations pling.js holds, as runtime.Tools renders them, so that a
+  // declarations pling.js holds, as modeltool.List renders them, so that a
   // visit without a call loads no module and the tools are registered
   // before the page's load event. The common cases: plain actions, row
   // actions declared once for every record of their kind (an

@@ -60,7 +60,7 @@ func TestAnonymousExposure(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ran); diff != "" {
 				t.Errorf("invoke ran (-want +got):\n%s", diff)
 			}
-			tools, err := e.rt.Tools(context.Background(), tt.session)
+			tools, err := e.rt.tools(context.Background(), tt.session)
 			if err != nil {
 				t.Fatal(err)
 			}

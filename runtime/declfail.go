@@ -62,13 +62,13 @@ func stateFailed(key string, err error) string {
 // panicked, with the page's text when there is one.
 func availabilityFailed(text string) string {
 	if text == "" {
-		return AvailabilityCheckFailed
+		return availabilityCheckFailed
 	}
-	return AvailabilityCheckFailed + ": " + text
+	return availabilityCheckFailed + ": " + text
 }
 
 // CheckFailed is the availability of an action whose check failed (threw,
-// rejected): unavailable, with AvailabilityCheckFailed and the page's text
+// rejected): unavailable, with availabilityCheckFailed and the page's text
 // of err as the reason. Lint reports it to the page's author.
 func CheckFailed(err error) Availability {
 	return Unavailable(availabilityFailed(pageSays(err)))
@@ -77,9 +77,9 @@ func CheckFailed(err error) Availability {
 // checkFailedText is the page's text in an availability reason that
 // CheckFailed or checkAvailable gave, and whether the reason is one.
 func checkFailedText(reason string) (string, bool) {
-	if reason == AvailabilityCheckFailed {
+	if reason == availabilityCheckFailed {
 		return "", true
 	}
-	text, ok := strings.CutPrefix(reason, AvailabilityCheckFailed+": ")
+	text, ok := strings.CutPrefix(reason, availabilityCheckFailed+": ")
 	return text, ok
 }

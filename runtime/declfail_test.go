@@ -102,7 +102,7 @@ func TestFailingDeclaration(t *testing.T) {
 			if diff := cmp.Diff(tt.wantLint, e.rt.Lint(context.Background())); diff != "" {
 				t.Errorf("Lint (-want +got):\n%s", diff)
 			}
-			tools, err := e.rt.Tools(context.Background(), "")
+			tools, err := e.rt.tools(context.Background(), "")
 			if err != nil {
 				t.Fatalf("Tools: %v", err)
 			}

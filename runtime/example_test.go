@@ -71,23 +71,6 @@ func ExampleRuntime_Handle() {
 	// true 1
 }
 
-// A capability as a model tool, and a tool call from a model.
-func ExampleRuntime_CallTool() {
-	rt := runtime.New(runtime.WithClock(runtime.NewFakeClock(0)), runtime.WithExpose("*"), runtime.WithRandom(strings.NewReader(strings.Repeat("\x01", 64))))
-	rt.DeclareAction(runtime.Action{ID: "cart.add", Title: "Add to cart",
-		Params: map[string]runtime.Param{"sku": {Type: "string", Required: true}},
-		Run:    func(_ context.Context, c *runtime.Call) (any, error) { return "added " + c.Input["sku"].(string), nil }})
-	ctx := context.Background()
-	tools, _ := rt.Tools(ctx, "")
-	fmt.Println(tools[0].Name, tools[0].Parameters.Required)
-	fmt.Println(exampleShow(rt.CallTool(ctx, "", tools[0].Name, `{"sku":"A1"}`)))
-	fmt.Println(exampleShow(rt.CallTool(ctx, "", tools[0].Name, `not json`)))
-	// Output:
-	// cart_add [sku]
-	// {"protocol":"pling.surface/0.1","id":"tool_0101010101010101","ok":true,"result":{"value":"added A1","evidence":{"capability":"cart.add","summary":"cart.add ran"},"observation":{"capabilitiesChanged":false,"revision":"r…"}}}
-	// {"protocol":"pling.surface/0.1","id":"tool_0101010101010101","ok":true,"result":{"error":{"code":"INVALID_ARGS","message":"The arguments are not one JSON object"}}}
-}
-
 func examplePtr[T any](v T) *T { return &v }
 
 var exampleRevisionRe = regexp.MustCompile(`"revision":"r[0-9a-f]+"`)

@@ -57,3 +57,7 @@ func MintToken(key ed25519.PrivateKey, kid string, c Claims) (string, error) {
 	}
 	return tok, nil
 }
+
+// ClockSkew is the allowance for a session's not-before time, for the
+// token tests.
+const ClockSkew = clockSkew

@@ -45,11 +45,11 @@ func (f SessionVerifierFunc) Verify(ctx context.Context, token string, nowMs int
 	return f(ctx, token, nowMs)
 }
 
-// ClockSkew is the allowance for a session's not-before time.
-const ClockSkew = 30 * time.Second
+// clockSkew is the allowance for a session's not-before time.
+const clockSkew = 30 * time.Second
 
-// clockSkewMs is ClockSkew in the clock's milliseconds.
-const clockSkewMs = int64(ClockSkew / time.Millisecond)
+// clockSkewMs is clockSkew in the clock's milliseconds.
+const clockSkewMs = int64(clockSkew / time.Millisecond)
 
 type gateConfig struct {
 	expose          []string
@@ -147,7 +147,10 @@ func newGate(cfg *config) *gate {
 const anonymousKey = "anonymous"
 
 // AnonymousSessionKey is the session key a ReplayGuard is called with for
-// a request without a session.
+// a request without a session. A custom guard (WithReplayGuard,
+// WithSharedReplayGuard) needs it to keep those requests apart: a shared
+// guard has no session to send them under (authority/follow keeps them in
+// the page's own guard).
 const AnonymousSessionKey = anonymousKey
 
 // anonRetentionMs is how long an anonymous request id stays consumed.

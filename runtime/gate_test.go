@@ -670,8 +670,8 @@ func TestAuditOneEventPerRequest(t *testing.T) {
 	before := len(e.audit.Events())
 	e.rt.handleValue(context.Background(), []any{1})
 	e.rt.handleValue(context.Background(), map[string]any{"protocol": schema.Protocol, "id": "v1", "method": "describe"})
-	e.rt.CallTool(context.Background(), "", "a", "{}")
-	e.rt.CallTool(context.Background(), "", "a", "not json") // INVALID_ARGS never reaches the gate
+	e.rt.callTool(context.Background(), "", "a", "{}")
+	e.rt.callTool(context.Background(), "", "a", "not json") // INVALID_ARGS never reaches the gate
 	if got := len(e.audit.Events()) - before; got != 3 {
 		t.Errorf("handleValue×2 + CallTool×2 gave %d audit events, want 3", got)
 	}

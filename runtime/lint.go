@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// AvailabilityCheckFailed is the reason of an availability check that
+// availabilityCheckFailed is the reason of an availability check that
 // threw (or panicked): the page bridge and checkAvailable both give it,
 // and Lint reports it to the page's author.
-const AvailabilityCheckFailed = "The availability check failed"
+const availabilityCheckFailed = "The availability check failed"
 
 // saying quotes the page's text of a failure in a lint line.
 func saying(text string) string {

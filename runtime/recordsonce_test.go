@@ -61,7 +61,7 @@ func TestRecordsReadOncePerDescribe(t *testing.T) {
 				}
 			}
 			before := reads.Load()
-			if _, err := e.rt.Tools(context.Background(), ""); err != nil {
+			if _, err := e.rt.tools(context.Background(), ""); err != nil {
 				t.Fatal(err)
 			}
 			if got := reads.Load() - before; got != 1 {

@@ -61,7 +61,7 @@ func TestCallToolTooLarge(t *testing.T) {
 			e := newEnv(t)
 			var ran atomic.Int64
 			mustDeclare(t, e.rt, Action{ID: "noop", Title: "Noop", Params: map[string]Param{"note": {Type: "string"}}, Run: counter(&ran, nil)})
-			got := e.rt.CallTool(context.Background(), tt.session, tt.tool, tt.arguments)
+			got := e.rt.callTool(context.Background(), tt.session, tt.tool, tt.arguments)
 			want := newEnv(t).rt.Refuse(schema.ReasonTooLarge)
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("CallTool (-want +got):\n%s", diff)
@@ -74,13 +74,13 @@ func TestCallToolTooLarge(t *testing.T) {
 	t.Run("arguments at the limit are read", func(t *testing.T) {
 		e := newEnv(t)
 		mustDeclare(t, e.rt, Action{ID: "noop", Title: "Noop", Run: counter(new(atomic.Int64), nil)})
-		got := e.rt.CallTool(context.Background(), "", "noop", "{}"+strings.Repeat(" ", schema.MaxRequestBytes-2))
+		got := e.rt.callTool(context.Background(), "", "noop", "{}"+strings.Repeat(" ", schema.MaxRequestBytes-2))
 		if res := invokeResult(t, decodeResponse(t, got)); res.Error != nil {
 			t.Errorf("CallTool = %s, want the call to run", got)
 		}
 	})
 	t.Run("a session too large for Tools", func(t *testing.T) {
-		_, err := newEnv(t).rt.Tools(context.Background(), big)
+		_, err := newEnv(t).rt.tools(context.Background(), big)
 		if diff := cmp.Diff(string(perr.SessionInvalid), codeOf(err)); diff != "" {
 			t.Errorf("Tools (-want +got):\n%s", diff)
 		}

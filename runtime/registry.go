@@ -216,8 +216,8 @@ func newRegistry() *registry {
 	}
 }
 
-// FoldID is the folded capability id of a row action: base@kind.
-func FoldID(base, kind string) string { return base + "@" + kind }
+// foldID is the folded capability id of a row action: base@kind.
+func foldID(base, kind string) string { return base + "@" + kind }
 
 // shapeDigest is the identity of a declaration's data.
 func shapeDigest(v any) (string, error) { return canon.Digest(v) }
@@ -354,7 +354,7 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 		shadowed = markup && r.actions[a.ID].hasScript()
 		dispose = func() { r.mu.Lock(); undeclare(r, r.actions, a.ID, h); r.mu.Unlock() }
 	} else {
-		fid := FoldID(a.ID, a.Record.Kind)
+		fid := foldID(a.ID, a.Record.Kind)
 		f := r.folds[fid]
 		if f == nil {
 			f = &fold{base: a.ID, kind: a.Record.Kind, template: &slot[Action]{}, rows: map[string]*slot[Action]{}}
@@ -398,7 +398,7 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 
 func capabilityIDOf(a *Action) string {
 	if a.Record != nil {
-		return FoldID(a.ID, a.Record.Kind)
+		return foldID(a.ID, a.Record.Kind)
 	}
 	return a.ID
 }

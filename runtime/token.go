@@ -69,7 +69,7 @@ func (f RevocationFunc) Revoked(ctx context.Context, id, subject string) (bool, 
 
 // TokenVerifier verifies delegation tokens: signature by a known key,
 // audience equal to the page origin, scope patterns well formed,
-// revocation, expiry, and not-before with ClockSkew of allowance.
+// revocation, expiry, and not-before with clockSkew of allowance.
 //
 // What cannot change for a given token — its signature, key, shape and
 // audience — is checked once: the claims of a token that verified are kept
@@ -84,9 +84,9 @@ type TokenVerifier struct {
 	cache    verifiedCache
 }
 
-// VerifiedCacheSize bounds the tokens a TokenVerifier remembers as
+// verifiedCacheSize bounds the tokens a TokenVerifier remembers as
 // verified.
-const VerifiedCacheSize = 1024
+const verifiedCacheSize = 1024
 
 // ed25519Verify is the signature check; a variable so that tests can count
 // the verifications the cache saves.
@@ -94,7 +94,7 @@ var ed25519Verify = ed25519.Verify
 
 // verifiedCache maps the SHA-256 of a token to its verified claims and the
 // gate's view of its session, built once. Entries are never modified once
-// stored. Memory is bounded: at VerifiedCacheSize entries, expired tokens
+// stored. Memory is bounded: at verifiedCacheSize entries, expired tokens
 // are dropped, then arbitrary ones (a dropped token is verified again on
 // its next use: the cache only ever saves work, it never decides).
 type verifiedCache struct {
@@ -123,7 +123,7 @@ func (c *verifiedCache) put(k [sha256.Size]byte, e *verified, nowMs int64) {
 	if c.m == nil {
 		c.m = make(map[[sha256.Size]byte]*verified)
 	}
-	if len(c.m) >= VerifiedCacheSize {
+	if len(c.m) >= verifiedCacheSize {
 		for k, e := range c.m {
 			if nowMs >= e.claims.ExpiresAtMs {
 				delete(c.m, k)
@@ -131,7 +131,7 @@ func (c *verifiedCache) put(k [sha256.Size]byte, e *verified, nowMs int64) {
 		}
 		// Still full of live tokens: drop a quarter at once (amortized).
 		for k := range c.m {
-			if len(c.m) < VerifiedCacheSize*3/4 {
+			if len(c.m) < verifiedCacheSize*3/4 {
 				break
 			}
 			delete(c.m, k)

@@ -209,24 +209,24 @@ func TestTokenCacheBounded(t *testing.T) {
 	v := cacheVerifier(t, key, nil)
 	ctx := context.Background()
 	const extra = 300
-	toks := make([]string, VerifiedCacheSize+extra)
+	toks := make([]string, verifiedCacheSize+extra)
 	for i := range toks {
 		c := cacheClaims(fmt.Sprint("t", i))
-		if i < VerifiedCacheSize {
+		if i < verifiedCacheSize {
 			c.ExpiresAtMs = 10_000 // the first ones expire early
 		}
 		toks[i] = cacheMint(t, key, c)
 	}
-	for i, tok := range toks[:VerifiedCacheSize] {
+	for i, tok := range toks[:verifiedCacheSize] {
 		if _, err := v.Verify(ctx, tok, 2000); err != nil {
 			t.Fatalf("token %d: %v", i, err)
 		}
 	}
-	if v.cache.size() != VerifiedCacheSize {
-		t.Fatalf("cache holds %d, want %d", v.cache.size(), VerifiedCacheSize)
+	if v.cache.size() != verifiedCacheSize {
+		t.Fatalf("cache holds %d, want %d", v.cache.size(), verifiedCacheSize)
 	}
 	// At 10,000 the first ones have expired: the next insert drops them all.
-	if _, err := v.Verify(ctx, toks[VerifiedCacheSize], 10_000); err != nil {
+	if _, err := v.Verify(ctx, toks[verifiedCacheSize], 10_000); err != nil {
 		t.Fatal(err)
 	}
 	if v.cache.size() != 1 {
@@ -234,8 +234,8 @@ func TestTokenCacheBounded(t *testing.T) {
 	}
 	// Full of live tokens: the bound holds and every token still verifies.
 	n := countVerifies(t)
-	live := make([]string, 0, 2*VerifiedCacheSize)
-	for i := range 2 * VerifiedCacheSize {
+	live := make([]string, 0, 2*verifiedCacheSize)
+	for i := range 2 * verifiedCacheSize {
 		live = append(live, cacheMint(t, key, cacheClaims(fmt.Sprint("live", i))))
 	}
 	for round := range 2 {
@@ -243,13 +243,13 @@ func TestTokenCacheBounded(t *testing.T) {
 			if _, err := v.Verify(ctx, tok, 20_000); err != nil {
 				t.Fatalf("round %d, token %d: %v", round, i, err)
 			}
-			if v.cache.size() > VerifiedCacheSize {
-				t.Fatalf("cache holds %d > %d", v.cache.size(), VerifiedCacheSize)
+			if v.cache.size() > verifiedCacheSize {
+				t.Fatalf("cache holds %d > %d", v.cache.size(), verifiedCacheSize)
 			}
 		}
 	}
 	if got := n.Load(); got <= int64(len(live)) {
-		t.Errorf("%d signature checks for 2×%d distinct tokens through a cache of %d: dropped tokens were not re-verified", got, len(live), VerifiedCacheSize)
+		t.Errorf("%d signature checks for 2×%d distinct tokens through a cache of %d: dropped tokens were not re-verified", got, len(live), verifiedCacheSize)
 	}
 }
 

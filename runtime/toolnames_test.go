@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/internal/modeltool"
 )
 
 // adversarialToolIDs are capability id lists whose tool names collide,
@@ -53,11 +55,11 @@ func checkToolNames(t *testing.T, ids, names []string) {
 func TestToolNames(t *testing.T) {
 	for _, tt := range adversarialToolIDs {
 		t.Run(tt.name, func(t *testing.T) {
-			names := ToolNames(tt.ids)
+			names := modeltool.Names(tt.ids)
 			checkToolNames(t, tt.ids, names)
 			// A name without a collision is ToolName's.
-			if names[0] != ToolName(tt.ids[0]) {
-				t.Errorf("first name %q, want ToolName's %q", names[0], ToolName(tt.ids[0]))
+			if names[0] != modeltool.Name(tt.ids[0]) {
+				t.Errorf("first name %q, want ToolName's %q", names[0], modeltool.Name(tt.ids[0]))
 			}
 			// Tools names the same list the same way.
 			e := newEnv(t)
@@ -67,7 +69,7 @@ func TestToolNames(t *testing.T) {
 				}
 				mustDeclare(t, e.rt, Action{ID: id, Title: id})
 			}
-			tools, err := e.rt.Tools(t.Context(), "")
+			tools, err := e.rt.tools(t.Context(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +77,7 @@ func TestToolNames(t *testing.T) {
 			for _, tl := range tools {
 				ids, got = append(ids, tl.Capability), append(got, tl.Name)
 			}
-			if diff := cmp.Diff(ToolNames(ids), got); diff != "" {
+			if diff := cmp.Diff(modeltool.Names(ids), got); diff != "" {
 				t.Errorf("Tools names (-ToolNames +Tools):\n%s", diff)
 			}
 		})
@@ -100,6 +102,6 @@ func TestToolNamesRandom(t *testing.T) {
 			}
 			ids[j] = b.String()
 		}
-		t.Run(fmt.Sprint(i), func(t *testing.T) { checkToolNames(t, ids, ToolNames(ids)) })
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkToolNames(t, ids, modeltool.Names(ids)) })
 	}
 }

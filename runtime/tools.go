@@ -11,103 +11,24 @@ import (
 	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/pagetext"
 	"github.com/pling-go/pling/schema"
 )
 
-// Tool is a capability rendered as a model tool declaration (docs/protocol.md §4.2
-// "Model tools"): a name that model APIs accept, a description, and JSON
-// Schema parameters. A folded capability's parameters include record.
-type Tool struct {
-	Name string `json:"name"`
-	// Title is the action's title, for people (WebMCP and MCP "title").
-	Title       string            `json:"title,omitempty"`
-	Description string            `json:"description"`
-	Parameters  schema.JSONSchema `json:"parameters"`
-	// Capability is the Surface capability id the tool invokes.
-	Capability string `json:"capability"`
-	// Annotations are the hints WebMCP defines, from the declaration.
-	Annotations ToolAnnotations `json:"annotations"`
-	// WaitsMs, when not 0, is how long a call may wait for a person
-	// (approval or handoff); the description says so too.
-	WaitsMs int64 `json:"waitsMs,omitempty"`
-}
+func init() { modeltool.Register((*Runtime).tools, (*Runtime).callTool) }
 
 // mirrorWindowMs is how long a WebMCP call of the mirror (js-shim/webmcp.js,
-// WINDOW_MS) waits for a person's approval; Tools is the mirror's list, so
+// WINDOW_MS) waits for a person's approval; tools is the mirror's list, so
 // an approval tool says this wait, not the approval's own lifetime.
 const mirrorWindowMs = 45_000
 
-// ToolAnnotations are the WebMCP tool hints (the draft's
-// ToolAnnotations; Chromium returns them from getTools): ReadOnly for
-// risk read; Consequential for a destructive action or one that needs a
-// person's approval; UntrustedContent for a read whose result carries the
-// page's data, which its users may have written (RATIONALE.md).
-type ToolAnnotations struct {
-	ReadOnlyHint         bool `json:"readOnlyHint"`
-	ConsequentialHint    bool `json:"consequentialHint"`
-	UntrustedContentHint bool `json:"untrustedContentHint"`
-}
-
-// ToolName maps a capability id to a tool name model APIs accept
-// (^[A-Za-z0-9_-]{1,64}$): '.' becomes '_', '@' becomes "__", anything else
-// outside the set becomes '-'. Different ids may map to one name; name a
-// list with ToolNames, which resolves the collisions.
-func ToolName(id string) string {
-	var b strings.Builder
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-			b.WriteByte(c)
-		case c == '.':
-			b.WriteByte('_')
-		case c == '@':
-			b.WriteString("__")
-		default:
-			b.WriteByte('-')
-		}
-	}
-	s := b.String()
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return s
-}
-
-// ToolNames names a list of capability ids (in the order given) as
-// model tools: names[i] is ToolName(ids[i]), or, when an earlier id took
-// that name, the first of its numeric suffixes "_2", "_3", … that no
-// earlier name took, the base cut so the whole stays within 64 chars.
-// Names are unique and valid for model APIs whatever the ids. Tools, the
-// WebMCP mirror and the MCP bridge (agent/mcp) all name tools
-// with it, so one capability list gives the same names everywhere.
-func ToolNames(ids []string) []string {
-	names := make([]string, len(ids))
-	used := make(map[string]bool, len(ids))
-	for i, id := range ids {
-		base := ToolName(id)
-		name := base
-		for n := 2; used[name]; n++ {
-			suffix := "_" + strconv.Itoa(n)
-			b := base
-			if len(b)+len(suffix) > 64 {
-				b = b[:64-len(suffix)]
-			}
-			name = b + suffix
-		}
-		used[name] = true
-		names[i] = name
-	}
-	return names
-}
-
-// Tools returns the capabilities a session may invoke now, as model tools,
-// in capability order. session is the session token, "" for none; a
+// tools returns the capabilities a session may invoke now, as model tools
+// (modeltool.List), in capability order. session is the session token, "" for none; a
 // session that does not verify gets no tools, and one longer than
 // schema.MaxRequestBytes, which no request can carry, is SESSION_INVALID
 // unread.
-func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
+func (rt *Runtime) tools(ctx context.Context, session string) ([]modeltool.Tool, error) {
 	if len(session) > schema.MaxRequestBytes {
 		return nil, perr.New(perr.SessionInvalid, "", nil)
 	}
@@ -118,12 +39,12 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 	exp := rt.gate.exposureOf(sess)
 	snap := rt.snapshot()
 	listed, _ := rt.listing(ctx, snap, exp, rt.regions(ctx, snap), newRowReader(snap, 0), nil)
-	tools := make([]Tool, 0, len(listed))
+	tools := make([]modeltool.Tool, 0, len(listed))
 	ids := make([]string, len(listed))
 	for i, c := range listed {
 		ids[i] = c.id
 	}
-	names := ToolNames(ids)
+	names := modeltool.Names(ids)
 	for i, c := range listed {
 		name := names[i]
 		a := &c.action
@@ -145,7 +66,7 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 			desc = sentences(desc, offscreenRule(c, names, listed))
 		}
 		risk := riskOf(a)
-		ann := ToolAnnotations{
+		ann := modeltool.Annotations{
 			ReadOnlyHint:         risk == schema.RiskRead,
 			ConsequentialHint:    risk == schema.RiskDestructive || a.Approval,
 			UntrustedContentHint: risk == schema.RiskRead,
@@ -167,7 +88,7 @@ func (rt *Runtime) Tools(ctx context.Context, session string) ([]Tool, error) {
 		}
 		// The title and description are the page's words; what a reader
 		// cannot see in them is escaped for every consumer of the list.
-		tools = append(tools, Tool{Name: name, Title: pagetext.EscapeText(a.Title), Description: pagetext.EscapeText(desc), Parameters: params, Capability: c.id, Annotations: ann, WaitsMs: waits})
+		tools = append(tools, modeltool.Tool{Name: name, Title: pagetext.EscapeText(a.Title), Description: pagetext.EscapeText(desc), Parameters: params, Capability: c.id, Annotations: ann, WaitsMs: waits})
 	}
 	return tools, nil
 }
@@ -228,7 +149,7 @@ func offscreenRule(c *capEntry, names []string, listed []*capEntry) string {
 	return fmt.Sprintf("Only %ss in view (else ACTION_UNAVAILABLE: scroll or filter the page first)", kind)
 }
 
-// CallTool runs a model tool call: the tool name from Tools and the
+// callTool runs a model tool call (modeltool.Call): the tool name from tools and the
 // arguments text the model produced. Arguments that are not one JSON object
 // give an ok:true response whose result.error is INVALID_ARGS; otherwise the
 // call becomes an invoke request with a fresh id and takes the whole path
@@ -239,7 +160,7 @@ func offscreenRule(c *capEntry, names []string, listed []*capEntry) string {
 // Handle refuses such a request (Refuse with schema.ReasonTooLarge), before
 // anything is read or a tool call id drawn, so that a host may judge it by
 // its length alone (a JS string's UTF-16 length: UTF-8 is never shorter).
-func (rt *Runtime) CallTool(ctx context.Context, session, name, arguments string) []byte {
+func (rt *Runtime) callTool(ctx context.Context, session, name, arguments string) []byte {
 	if max(len(session), len(name), len(arguments)) > schema.MaxRequestBytes {
 		return rt.Refuse(schema.ReasonTooLarge)
 	}
@@ -257,7 +178,7 @@ func (rt *Runtime) CallTool(ctx context.Context, session, name, arguments string
 	} else if _, err := dec.Token(); err != io.EOF {
 		return invalidArgs(id, "The arguments are not one JSON object")
 	}
-	tools, terr := rt.Tools(ctx, session)
+	tools, terr := rt.tools(ctx, session)
 	capability := ""
 	if terr == nil {
 		for _, t := range tools {

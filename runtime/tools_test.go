@@ -12,27 +12,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/schema"
 )
 
 var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-func TestToolName(t *testing.T) {
-	tests := []struct{ id, want string }{
-		{"cart.add", "cart_add"},
-		{"approve@order", "approve__order"},
-		{"a-b_c", "a-b_c"},
-		{"a:b~c", "a-b-c"},
-		{strings.Repeat("x", 100), strings.Repeat("x", 64)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			if got := ToolName(tt.id); got != tt.want {
-				t.Errorf("ToolName(%q) = %q, want %q", tt.id, got, tt.want)
-			}
-		})
-	}
-}
 
 func TestTools(t *testing.T) {
 	e := newEnv(t, WithExpose("cart.*", "approve@order", "hidden.*"), WithSessions(sessions(map[string]schema.SurfaceSession{
@@ -46,12 +30,12 @@ func TestTools(t *testing.T) {
 	mustDeclare(t, e.rt, Action{ID: "cart.closed", Title: "Closed", Available: func(context.Context, string) Availability { return Unavailable("no") }})
 	mustDeclare(t, e.rt, Action{ID: "admin.wipe", Title: "Wipe"}) // not exposed by the site
 
-	tools, err := e.rt.Tools(context.Background(), "")
+	tools, err := e.rt.tools(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := false
-	want := []Tool{
+	want := []modeltool.Tool{
 		{Name: "approve__order", Title: "Approve", Description: "Approve. Only orders in view (else ACTION_UNAVAILABLE: scroll or filter the page first)", Capability: "approve@order", Parameters: schema.JSONSchema{
 			Type: "object", AdditionalProperties: &f, Required: []string{"record", "note"},
 			Properties: map[string]*schema.PropertySchema{"note": {Type: "string"},
@@ -68,11 +52,11 @@ func TestTools(t *testing.T) {
 			t.Errorf("tool name %q", tl.Name)
 		}
 	}
-	scoped, err := e.rt.Tools(context.Background(), "cart")
+	scoped, err := e.rt.tools(context.Background(), "cart")
 	if err != nil || len(scoped) != 1 || scoped[0].Capability != "cart.add" {
 		t.Errorf("session-scoped tools = %+v, %v", scoped, err)
 	}
-	if _, err := e.rt.Tools(context.Background(), "bad"); perrCode(t, err) != perr.SessionInvalid {
+	if _, err := e.rt.tools(context.Background(), "bad"); perrCode(t, err) != perr.SessionInvalid {
 		t.Errorf("a bad session gets tools: %v", err)
 	}
 }
@@ -94,7 +78,7 @@ func TestToolNamesValidAndUnique(t *testing.T) {
 			for _, id := range tt.ids {
 				mustDeclare(t, e.rt, Action{ID: id, Title: id})
 			}
-			tools, err := e.rt.Tools(context.Background(), "")
+			tools, err := e.rt.tools(context.Background(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +96,7 @@ func TestToolNamesValidAndUnique(t *testing.T) {
 			}
 			// Each tool calls its own capability.
 			for _, tl := range tools {
-				resp := decodeResponse(t, e.rt.CallTool(context.Background(), "", tl.Name, "{}"))
+				resp := decodeResponse(t, e.rt.callTool(context.Background(), "", tl.Name, "{}"))
 				res := invokeResult(t, resp)
 				if res.Evidence == nil || res.Evidence.Capability != tl.Capability {
 					t.Errorf("tool %q is listed for %s but called %+v", tl.Name, tl.Capability, res)
@@ -145,7 +129,7 @@ func TestCallTool(t *testing.T) {
 	for _, tt := range invalid {
 		t.Run(tt.name, func(t *testing.T) {
 			before := ran.Load()
-			out := e.rt.CallTool(context.Background(), "", "noop", tt.args)
+			out := e.rt.callTool(context.Background(), "", "noop", tt.args)
 			resp := decodeResponse(t, out)
 			if !resp.OK {
 				t.Fatalf("a bad argument text is a protocol failure: %s", out)
@@ -167,7 +151,7 @@ func TestCallTool(t *testing.T) {
 		})
 	}
 
-	out := e.rt.CallTool(context.Background(), "", "cart_add", ` {"sku":"A1","qty":2} `)
+	out := e.rt.callTool(context.Background(), "", "cart_add", ` {"sku":"A1","qty":2} `)
 	if res := invokeResult(t, decodeResponse(t, out)); res.Error != nil || res.Value != "added" {
 		t.Fatalf("valid call: %s", out)
 	}
@@ -175,27 +159,27 @@ func TestCallTool(t *testing.T) {
 		t.Errorf("input (-want +got):\n%s", diff)
 	}
 	// Empty arguments are an empty object.
-	if res := invokeResult(t, decodeResponse(t, e.rt.CallTool(context.Background(), "", "noop", "  "))); res.Error != nil {
+	if res := invokeResult(t, decodeResponse(t, e.rt.callTool(context.Background(), "", "noop", "  "))); res.Error != nil {
 		t.Errorf("empty arguments: %+v", res.Error)
 	}
 	// Arguments that are an object but break the schema are INVALID_PARAMS.
-	if res := invokeResult(t, decodeResponse(t, e.rt.CallTool(context.Background(), "", "cart_add", `{"qty":"x"}`))); res.Error == nil || res.Error.Code != string(perr.InvalidParams) {
+	if res := invokeResult(t, decodeResponse(t, e.rt.callTool(context.Background(), "", "cart_add", `{"qty":"x"}`))); res.Error == nil || res.Error.Code != string(perr.InvalidParams) {
 		t.Errorf("schema violation: %+v", res.Error)
 	}
 	// An unknown tool goes through the gate and the executor.
-	if resp := decodeResponse(t, e.rt.CallTool(context.Background(), "", "nope", "{}")); outcome(t, resp) != string(perr.ActionNotFound) {
+	if resp := decodeResponse(t, e.rt.callTool(context.Background(), "", "nope", "{}")); outcome(t, resp) != string(perr.ActionNotFound) {
 		t.Errorf("unknown tool: %s", outcome(t, resp))
 	}
 	// Every call has a fresh id: the same call twice runs twice.
 	before := ran.Load()
-	e.rt.CallTool(context.Background(), "", "noop", "{}")
-	e.rt.CallTool(context.Background(), "", "noop", "{}")
+	e.rt.callTool(context.Background(), "", "noop", "{}")
+	e.rt.callTool(context.Background(), "", "noop", "{}")
 	if ran.Load() != before+2 {
 		t.Errorf("two tool calls ran %d times", ran.Load()-before)
 	}
 	// A failing random source: INTERNAL_ERROR, nothing runs.
 	e2 := newEnv(t, WithRandom(strings.NewReader("")))
-	if got := outcome(t, decodeResponse(t, e2.rt.CallTool(context.Background(), "", "noop", "{}"))); got != "protocol:INTERNAL_ERROR" {
+	if got := outcome(t, decodeResponse(t, e2.rt.callTool(context.Background(), "", "noop", "{}"))); got != "protocol:INTERNAL_ERROR" {
 		t.Errorf("no randomness: %s", got)
 	}
 }
@@ -206,11 +190,11 @@ func TestCallToolFolded(t *testing.T) {
 	orderRecords(t, e.rt, 2)
 	mustDeclare(t, e.rt, Action{ID: "approve", Title: "Approve", Record: &RecordRef{Kind: "order"},
 		Run: func(_ context.Context, c *Call) (any, error) { return c.Record, nil }})
-	out := e.rt.CallTool(context.Background(), "", "approve__order", `{"record":"ord_2"}`)
+	out := e.rt.callTool(context.Background(), "", "approve__order", `{"record":"ord_2"}`)
 	if res := invokeResult(t, decodeResponse(t, out)); res.Value != "ord_2" {
 		t.Errorf("folded tool call: %s", out)
 	}
-	out = e.rt.CallTool(context.Background(), "", "approve__order", `{}`)
+	out = e.rt.callTool(context.Background(), "", "approve__order", `{}`)
 	if res := invokeResult(t, decodeResponse(t, out)); res.Error == nil || res.Error.Code != string(perr.InvalidParams) {
 		t.Errorf("no record: %s", out)
 	}
@@ -224,16 +208,16 @@ func TestToolAnnotations(t *testing.T) {
 	tests := []struct {
 		name    string
 		act     Action
-		want    ToolAnnotations
+		want    modeltool.Annotations
 		waitsMs int64
 		descHas string
 	}{
-		{"read", Action{ID: "a", Title: "A", Risk: schema.RiskRead}, ToolAnnotations{ReadOnlyHint: true, UntrustedContentHint: true}, 0, ""},
-		{"write", Action{ID: "a", Title: "A"}, ToolAnnotations{}, 0, ""},
-		{"destructive", Action{ID: "a", Title: "A", Risk: schema.RiskDestructive}, ToolAnnotations{ConsequentialHint: true}, 0, ""},
-		{"approval", Action{ID: "a", Title: "A", Approval: true}, ToolAnnotations{ConsequentialHint: true}, 45_000,
+		{"read", Action{ID: "a", Title: "A", Risk: schema.RiskRead}, modeltool.Annotations{ReadOnlyHint: true, UntrustedContentHint: true}, 0, ""},
+		{"write", Action{ID: "a", Title: "A"}, modeltool.Annotations{}, 0, ""},
+		{"destructive", Action{ID: "a", Title: "A", Risk: schema.RiskDestructive}, modeltool.Annotations{ConsequentialHint: true}, 0, ""},
+		{"approval", Action{ID: "a", Title: "A", Approval: true}, modeltool.Annotations{ConsequentialHint: true}, 45_000,
 			"A person on the page must approve each call; the call waits for them up to 45 seconds"},
-		{"handoff", Action{ID: "a", Title: "A", Handoff: &Handoff{Prompt: "p", TimeoutMs: 90_000}}, ToolAnnotations{}, 90_000,
+		{"handoff", Action{ID: "a", Title: "A", Handoff: &Handoff{Prompt: "p", TimeoutMs: 90_000}}, modeltool.Annotations{}, 90_000,
 			"A person finishes it on the page; the call waits for them up to 90 seconds"},
 	}
 	for _, tt := range tests {
@@ -280,12 +264,12 @@ func TestToolDescriptionSentences(t *testing.T) {
 
 // onlyTool declares act (with a handler) on a runtime open to anonymous
 // callers and returns its one tool.
-func onlyTool(t *testing.T, act Action) Tool {
+func onlyTool(t *testing.T, act Action) modeltool.Tool {
 	t.Helper()
 	e := newEnv(t, WithAnonymous("*"))
 	act.Run = func(context.Context, *Call) (any, error) { return nil, nil }
 	mustDeclare(t, e.rt, act)
-	tools, err := e.rt.Tools(context.Background(), "")
+	tools, err := e.rt.tools(context.Background(), "")
 	if err != nil || len(tools) != 1 {
 		t.Fatalf("tools %+v, %v", tools, err)
 	}
@@ -318,7 +302,7 @@ func TestToolApprovalWaitIsTheMirrorWindow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, WithAnonymous("*"), WithApprover(nil, tt.ttl))
 			mustDeclare(t, e.rt, Action{ID: "a", Title: "A", Approval: true, Run: func(context.Context, *Call) (any, error) { return nil, nil }})
-			tools, err := e.rt.Tools(context.Background(), "")
+			tools, err := e.rt.tools(context.Background(), "")
 			if err != nil || len(tools) != 1 {
 				t.Fatalf("tools %+v, %v", tools, err)
 			}
@@ -326,5 +310,20 @@ func TestToolApprovalWaitIsTheMirrorWindow(t *testing.T) {
 				t.Errorf("waitsMs %d, description %q; want %d and %q", tools[0].WaitsMs, tools[0].Description, tt.waitsMs, tt.descHas)
 			}
 		})
+	}
+}
+
+// TestModelToolRegistered: the module and the MCP bridge reach the tool
+// list and the tool call through internal/modeltool, which runtime's init
+// fills; a missing or mistyped registration panics there.
+func TestModelToolRegistered(t *testing.T) {
+	e := newEnv(t, WithAnonymous("*"))
+	mustDeclare(t, e.rt, Action{ID: "cart.add", Title: "Add", Run: func(context.Context, *Call) (any, error) { return "added", nil }})
+	tools, err := modeltool.List(e.rt, context.Background(), "")
+	if err != nil || len(tools) != 1 || tools[0].Name != "cart_add" {
+		t.Fatalf("modeltool.List = %+v, %v; want the one tool cart_add", tools, err)
+	}
+	if res := invokeResult(t, decodeResponse(t, modeltool.Call(e.rt, context.Background(), "", "cart_add", "{}"))); res.Error != nil {
+		t.Fatalf("modeltool.Call: %+v", res.Error)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 )
 
 // A tool result's text is short and code first: what happened, the proof,
@@ -66,16 +67,16 @@ func TestToolText(t *testing.T) {
 				input = map[string]any{}
 			}
 			_, raw := e.send(e.invokeReq(tt.capability, input))
-			got := strings.Split(ToolText(raw), "\n")
+			got := strings.Split(modeltool.Text(raw), "\n")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if got := ToolText([]byte(`{"ok":false,"error":{"code":"BAD_REQUEST","message":"no"}}`)); !strings.HasPrefix(got, "BAD_REQUEST: no.") {
+	if got := modeltool.Text([]byte(`{"ok":false,"error":{"code":"BAD_REQUEST","message":"no"}}`)); !strings.HasPrefix(got, "BAD_REQUEST: no.") {
 		t.Errorf("protocol failure text %q", got)
 	}
-	if got := ToolText([]byte(`{`)); !strings.HasPrefix(got, "INTERNAL_ERROR") {
+	if got := modeltool.Text([]byte(`{`)); !strings.HasPrefix(got, "INTERNAL_ERROR") {
 		t.Errorf("unreadable answer text %q", got)
 	}
 }
@@ -92,7 +93,7 @@ func TestToolTextEscapesHidden(t *testing.T) {
 		{"feedback", `{"ok":true,"result":{"value":null,"observation":{"feedback":[{"level":"success","message":"` + hostile + `"}]}}}`, "The page says (success): " + escaped},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ToolText([]byte(strings.ReplaceAll(tc.resp, "\x1b", `\u001b`)))
+			got := modeltool.Text([]byte(strings.ReplaceAll(tc.resp, "\x1b", `\u001b`)))
 			if !strings.Contains(got, tc.want) || strings.ContainsAny(got, "\u200b\u202e\U000E0041\x1b") {
 				t.Errorf("ToolText:\n%s\nwant it to contain %s and no hidden character", got, tc.want)
 			}
@@ -101,7 +102,7 @@ func TestToolTextEscapesHidden(t *testing.T) {
 	e := newEnv(t)
 	mustDeclare(t, e.rt, Action{ID: "x.read", Title: "Read" + hostile, Description: "Reads" + hostile, Risk: "read",
 		Run: func(context.Context, *Call) (any, error) { return nil, nil }})
-	tools, err := e.rt.Tools(context.Background(), "")
+	tools, err := e.rt.tools(context.Background(), "")
 	if err != nil || len(tools) != 1 {
 		t.Fatalf("tools %v, %v", tools, err)
 	}

@@ -286,7 +286,7 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 			return runtime.Unavailable("")
 		}
 	}
-	var steps, preds safejs.Value = safejs.Undefined(), safejs.Undefined()
+	steps, preds := safejs.Undefined(), safejs.Undefined()
 	if fns.Type() == safejs.TypeObject {
 		steps, _ = fns.Get("steps")
 		preds, _ = fns.Get("stepPredicates")

@@ -18,7 +18,7 @@
 //	tools(session[, cb])             → toolsJSON or Promise<toolsJSON>
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
-//	toolText(responseText)           → an invoke's response written for a model (runtime.ToolText)
+//	toolText(responseText)           → an invoke's response written for a model (modeltool.Text)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
 //	                                 the conformance entry (synchronous), only in
 //	                                 the test module built with -tags plingfixture
@@ -40,6 +40,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -60,7 +61,7 @@ func main() {
 			if err != nil || tooLarge {
 				return "INTERNAL_ERROR: the page's answer could not be read.", nil
 			}
-			return runtime.ToolText([]byte(resp)), nil
+			return modeltool.Text([]byte(resp)), nil
 		}).Value(),
 		// handle(text, windowMs?): windowMs, when a positive number, is
 		// how long the caller waits for the answer (the WebMCP mirror's
@@ -97,7 +98,7 @@ func main() {
 				if tooLarge { // what Tools gives such a session, unread
 					return "", perr.New(perr.SessionInvalid, "", nil)
 				}
-				tools, err := rt.Tools(context.Background(), session)
+				tools, err := modeltool.List(rt, context.Background(), session)
 				if err != nil {
 					return "", err
 				}
@@ -138,7 +139,7 @@ func main() {
 				if big0 || big1 || big2 {
 					return string(rt.Refuse(schema.ReasonTooLarge)), nil
 				}
-				return string(rt.CallTool(context.Background(), session, name, arguments)), nil
+				return string(modeltool.Call(rt, context.Background(), session, name, arguments)), nil
 			})
 		}).Value(),
 	})

@@ -27,12 +27,14 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/internal/chromium"
 )
 
 // Options configure Open.
 type Options struct {
 	// ExecPath is the browser to launch; default $PLING_CHROMIUM, else
-	// DefaultChromium. Ignored with Remote.
+	// /usr/bin/chromium (Debian's); a headless launch of that starts
+	// Debian's headless shell when it is installed. Ignored with Remote.
 	ExecPath string
 	// Remote attaches to a running browser's debugging endpoint
 	// (ws://… or http://host:port) instead of launching one.
@@ -146,7 +148,7 @@ func (o Options) timeout() time.Duration {
 	return 30 * time.Second
 }
 
-func (o Options) browser() string { return Browser(o.ExecPath) }
+func (o Options) browser() string { return chromium.Path(o.ExecPath) }
 
 func (o Options) progress(format string, args ...any) {
 	if o.Progress != nil {
@@ -222,7 +224,7 @@ func Start(ctx context.Context, url string, o Options) (*Page, error) {
 	} else {
 		bin := o.browser()
 		if !o.Headed {
-			bin = Headless(bin)
+			bin = chromium.Headless(bin)
 		}
 		var flags []chromedp.ExecAllocatorOption
 		for k, v := range o.Flags {

@@ -10,48 +10,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// DefaultChromium is Debian's chromium binary.
-const DefaultChromium = "/usr/bin/chromium"
-
 // ErrNoBrowser is NewAllocator's error when there is no browser binary at
 // the path it was given.
 var ErrNoBrowser = errors.New("no browser")
-
-// Browser names the browser binary to launch: path when it is set, else
-// $PLING_CHROMIUM, else DefaultChromium. Every launcher in the repository
-// looks the browser up here.
-func Browser(path string) string {
-	if path != "" {
-		return path
-	}
-	if p := os.Getenv("PLING_CHROMIUM"); p != "" {
-		return p
-	}
-	return DefaultChromium
-}
-
-// DebianHeadlessShell is where Debian's chromium-headless-shell package
-// puts the headless shell: the same Chromium build as DefaultChromium,
-// without the browser's UI layers, so it starts faster (about 0.6× of
-// /usr/bin/chromium's time to a page target on the project's machines;
-// RATIONALE "Why does a headless launch use Debian's headless shell?").
-const DebianHeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
-
-// Headless is the binary a headless launch of bin starts: Debian's
-// headless shell when bin is DefaultChromium and the shell is installed,
-// else bin. A browser named any other way (PLING_CHROMIUM, --chromium,
-// /usr/lib/chromium/chromium itself) is launched as named.
-func Headless(bin string) string { return headlessFor(bin, DebianHeadlessShell) }
-
-func headlessFor(bin, shell string) string {
-	if bin != DefaultChromium {
-		return bin
-	}
-	if st, err := os.Stat(shell); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return bin
-	}
-	return shell
-}
 
 // launchFlags are the command-line flags every launch adds to chromedp's
 // defaults: headless, no GPU, no first-run or background work, one window

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -304,7 +305,7 @@ func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hold := runtime.ToolNames([]string{"hold@slot"})[0]
+	hold := modeltool.Names([]string{"hold@slot"})[0]
 	got := map[string]any{}
 	for _, tl := range res.Tools {
 		got[tl.Name] = toJSON(t, tl.InputSchema)

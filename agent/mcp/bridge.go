@@ -4,7 +4,7 @@
 // client's session, each tool call an invoke through the agent.Client — so
 // the recovery rules of docs/protocol.md §5.7 apply to every call a model makes.
 //
-// Tools are named as runtime.Tools names them (runtime.ToolNames, which
+// Tools are named as modeltool.List names them (modeltool.Names, which
 // resolves names that collide); a folded capability's input
 // schema gains the required "record" property. The list follows the page:
 // the bridge describes again on every tools/list, after an invoke whose
@@ -50,8 +50,8 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/pagetext"
-	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -435,7 +435,7 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		if !listedUnavailable(u) || capabilityOf(d, u.ID) != nil {
 			continue // a state's or guide's mistake, not a capability
 		}
-		name := runtime.ToolNames([]string{u.ID})[0]
+		name := modeltool.Names([]string{u.ID})[0]
 		if names[name] {
 			continue
 		}
@@ -698,14 +698,14 @@ type Tool struct {
 const MetaUntrusted = "pling/untrustedContentHint"
 
 // Tools renders a description's capabilities as MCP tools, in capability
-// order, named and shaped as runtime.Tools renders them in the page.
+// order, named and shaped as modeltool.List renders them in the page.
 func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	out := make([]Tool, 0, len(d.Capabilities))
 	ids := make([]string, len(d.Capabilities))
 	for i, c := range d.Capabilities {
 		ids[i] = c.ID
 	}
-	names := runtime.ToolNames(ids)
+	names := modeltool.Names(ids)
 	byID := make(map[string]string, len(ids))
 	for i, id := range ids {
 		byID[id] = names[i]

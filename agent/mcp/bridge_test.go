@@ -19,6 +19,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -169,7 +170,7 @@ func toJSON(t *testing.T, v any) any {
 	return out
 }
 
-// The bridge lists what runtime.Tools lists in the page: the same names,
+// The bridge lists what modeltool.List lists in the page: the same names,
 // descriptions and parameters (record included for folded capabilities).
 func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	p, s := inProcessSession(t)
@@ -178,7 +179,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := p.rt.Tools(context.Background(), "")
+	want, err := modeltool.List(p.rt, context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	var got, exp []tool
 	// A folded tool's description and record property also say how to
 	// name a record and which ones it acts on (records.go); the rest is
-	// runtime.Tools' text.
+	// modeltool.List' text.
 	rules := map[string]string{}
 	for _, tl := range res.Tools {
 		desc := tl.Description
@@ -213,7 +214,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		if rec, ok := props["record"].(map[string]any); ok {
 			rec["description"] = "(the bridge's)"
 		}
-		// runtime.Tools says the same rule (without the bridge's revealer
+		// modeltool.List says the same rule (without the bridge's revealer
 		// names): compared above, through the bridge. The page's words
 		// are quoted and marked as the page's (bounds.go).
 		desc, _, _ := strings.Cut(tl.Description, ". Only orders in view")
@@ -227,7 +228,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		t.Errorf("record rules (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(exp, got); diff != "" {
-		t.Errorf("tools (-runtime.Tools +MCP):\n%s", diff)
+		t.Errorf("tools (-modeltool.List +MCP):\n%s", diff)
 	}
 	annotations := map[string][2]bool{} // name → readOnly, destructive
 	for _, tl := range res.Tools {
@@ -533,7 +534,7 @@ func contains(names []string, name string) bool {
 	return false
 }
 
-// The bridge names tools exactly as runtime.Tools does, also when names
+// The bridge names tools exactly as modeltool.List does, also when names
 // collide with each other, with the numeric suffixes, or at 64 chars.
 func TestToolNamesMatchRuntimeTools(t *testing.T) {
 	x63, a64 := strings.Repeat("x", 63), strings.Repeat("a", 64)
@@ -564,7 +565,7 @@ func TestToolNamesMatchRuntimeTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := rt.Tools(context.Background(), "")
+			want, err := modeltool.List(rt, context.Background(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -579,7 +580,7 @@ func TestToolNamesMatchRuntimeTools(t *testing.T) {
 				t.Errorf("MCP tool names (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.want, exp); diff != "" {
-				t.Errorf("runtime.Tools names (-want +got):\n%s", diff)
+				t.Errorf("modeltool.List names (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -22,7 +22,7 @@ import (
 // not one page. The browser.* tools open a URL (on the allowed origins
 // only), go back, list and switch tabs and say where the session is; the
 // capability tools follow the current page. Their names have a '.', which
-// runtime.ToolNames never writes (it maps '.' to '_'), so no capability
+// modeltool.Names never writes (it maps '.' to '_'), so no capability
 // can take them.
 
 // PageInfo is what the current tab shows.

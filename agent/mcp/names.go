@@ -12,7 +12,7 @@ import (
 // Tool names are bound for the session (docs/agent.md "Security"): the
 // first name a capability gets stays its own, and no other capability
 // ever gets it, even when the page adds a capability whose name would
-// take it (runtime.ToolNames resolves collisions within one list only:
+// take it (modeltool.Names resolves collisions within one list only:
 // cart_empty could move from capability cart_empty to cart.empty). A
 // capability that finds its name bound to another gets the next free
 // name_2, name_3, ….

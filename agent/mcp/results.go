@@ -8,8 +8,8 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/pagetext"
-	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -75,7 +75,7 @@ func successText(r *agent.Result, note string) string {
 	if e := r.Evidence; e != nil {
 		// The expectations without their values, which are in
 		// structuredContent.
-		ev := runtime.EvidenceProof(e, false)
+		ev := modeltool.EvidenceProof(e, false)
 		if e.Summary != "" && !strings.HasSuffix(e.Summary, " ran") {
 			ev = append(ev, e.Summary)
 		}

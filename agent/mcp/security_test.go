@@ -16,7 +16,7 @@ import (
 
 // TestToolNameStaysBound: a tool name stays bound to its capability for
 // the session. The page has cart_empty; it adds cart.empty, whose tool
-// name runtime.ToolNames would also make cart_empty. Were names given
+// name modeltool.Names would also make cart_empty. Were names given
 // afresh on each change, cart_empty would then invoke cart.empty, and the
 // first capability would become cart_empty_2.
 func TestToolNameStaysBound(t *testing.T) {

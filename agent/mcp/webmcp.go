@@ -22,7 +22,7 @@ import (
 // The page's own WebMCP tools: on a browsing session, a page of an
 // allowed origin that registered tools with WebMCP (the browser's
 // document.modelContext, or a polyfill) without Pling offers them here
-// too, named "webmcp.NAME" (a '.', which runtime.ToolNames never writes,
+// too, named "webmcp.NAME" (a '.', which modeltool.Names never writes,
 // so no capability can take the name) and marked as the page's words.
 // Tools Pling's own mirror registered, or that carry the name of a Pling
 // tool, are left out: each capability shows once, as Pling's.

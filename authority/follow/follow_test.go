@@ -28,7 +28,7 @@ const (
 // a test can stop and start again on the same address and store.
 type authorityFixture struct {
 	t     *testing.T
-	store *authority.SQLStore
+	store authority.SQLStore
 	srv   *authority.Server
 	addr  string
 	hs    *http.Server

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/testing/browsertest"
 	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
@@ -160,7 +161,7 @@ func TestInvokeWaitsForThePersonInTheBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits more than 30 s: not in -short mode")
 	}
-	bin := cdp.Browser("")
+	bin := chromium.Path("")
 	base := demotest.Serve(t, demotest.Dist(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 )
 
 func init() {
@@ -166,7 +167,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	defer stopAdmin()
-	hs := authority.NewHTTPServer(srv.Handler())
+	hs := httpserver.Authority(srv.Handler())
 	go srv.RunSweeper(ctx)
 	log.Info("listening", "addr", ln.Addr().String(), "store", spec) // spec logs redacted
 	fmt.Fprintf(stdout, "pling authority: listening on http://%s (store %s)\n", ln.Addr(), spec)

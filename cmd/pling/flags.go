@@ -1,41 +1,25 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pling-go/pling/internal/cliflags"
 )
 
-// newFlags is a command's flag set: its errors go to stderr, and its
-// usage (-h, or a bad flag) prints the given lines, then the flags. The
-// first line is "Usage: pling NAME …".
+// newFlags is a command's flag set (cliflags.New): the first usage line
+// is "Usage: pling NAME …".
 func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
-	fl := flag.NewFlagSet(name, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		for _, l := range usage {
-			fmt.Fprintln(stderr, l)
-		}
-		fl.PrintDefaults()
-	}
-	return fl
+	return cliflags.New(name, stderr, usage...)
 }
 
-// parseFlags parses a command's arguments, flags before, between or after
-// the positional ones. It returns the positional arguments and ok; when
-// parsing ends the command, ok is false and exit is its status: 0 after
-// -h (the usage is printed), 2 for a bad flag.
+// parseFlags parses a command's arguments (cliflags.Parse): flags may come
+// among the positional ones; ok is false when parsing ends the command,
+// exit its status (0 after -h, 2 for a bad flag).
 func parseFlags(fl *flag.FlagSet, args []string) (pos []string, exit int, ok bool) {
-	pos, err := parseInterspersed(fl, args)
-	switch {
-	case err == nil:
-		return pos, 0, true
-	case errors.Is(err, flag.ErrHelp):
-		return nil, 0, false
-	}
-	return nil, 2, false
+	return cliflags.Parse(fl, args)
 }
 
 // parseNoArgs is parseFlags for a command that takes no positional
@@ -62,25 +46,4 @@ func usageError(fl *flag.FlagSet, stderr io.Writer, format string, args ...any) 
 // commands that load one page (check, session start) take.
 func isPageURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
-
-// parseInterspersed parses flags that come before, between or after the
-// positional arguments ("pling invoke TARGET CAP --input {}"), which the
-// flag package alone stops at; "--" ends the flags.
-func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fl.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fl.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

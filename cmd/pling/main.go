@@ -45,8 +45,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 
+	"github.com/pling-go/pling/internal/cmdtable"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -56,23 +56,16 @@ func main() {
 
 type command struct {
 	name, usage string
-	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	run         cmdtable.Func
 }
 
 // registry holds the commands; each command's file registers itself in
 // init, so a new command is a new file.
-var registry = map[string]command{}
+var registry = cmdtable.Table{}
 
-func register(c command) { registry[c.name] = c }
+func register(c command) { registry.Add(c.name, c.usage, c.run) }
 
-func commands() []command {
-	out := make([]command, 0, len(registry))
-	for _, c := range registry {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
+func commands() []cmdtable.Command { return registry.Sorted() }
 
 func init() {
 	register(command{"version", "print the Surface protocol version", func(_ context.Context, args []string, stdout, stderr io.Writer) int {
@@ -97,10 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, args[1:], stdout, stderr)
-		}
+	if c, ok := registry[args[0]]; ok {
+		return c.Run(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "pling: unknown command %q\n\n", args[0])
 	usage(stderr)
@@ -110,10 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: pling COMMAND [flags] [args]")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.usage)
-	}
+	registry.WriteList(w, 10)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "pling help COMMAND" for a command's flags.`)
 }

@@ -19,21 +19,21 @@ func TestEveryCommandFlags(t *testing.T) {
 		t.Fatal("no commands registered")
 	}
 	for _, c := range cmds {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), []string{c.name, "-h"}, &stdout, &stderr); code != 0 {
-				t.Errorf("pling %s -h: exit %d, want 0; stderr: %s", c.name, code, stderr.String())
+			if code := run(context.Background(), []string{c.Name, "-h"}, &stdout, &stderr); code != 0 {
+				t.Errorf("pling %s -h: exit %d, want 0; stderr: %s", c.Name, code, stderr.String())
 			}
-			if want := "Usage: pling " + c.name; !strings.HasPrefix(stderr.String(), want) {
-				t.Errorf("pling %s -h: stderr %q, want it to start with %q", c.name, stderr.String(), want)
+			if want := "Usage: pling " + c.Name; !strings.HasPrefix(stderr.String(), want) {
+				t.Errorf("pling %s -h: stderr %q, want it to start with %q", c.Name, stderr.String(), want)
 			}
 			stdout.Reset()
 			stderr.Reset()
-			if code := run(context.Background(), []string{c.name, "--no-such-flag"}, &stdout, &stderr); code != 2 {
-				t.Errorf("pling %s --no-such-flag: exit %d, want 2", c.name, code)
+			if code := run(context.Background(), []string{c.Name, "--no-such-flag"}, &stdout, &stderr); code != 2 {
+				t.Errorf("pling %s --no-such-flag: exit %d, want 2", c.Name, code)
 			}
 			if !strings.Contains(stderr.String(), "no-such-flag") {
-				t.Errorf("pling %s --no-such-flag: stderr %q does not name the flag", c.name, stderr.String())
+				t.Errorf("pling %s --no-such-flag: stderr %q does not name the flag", c.Name, stderr.String())
 			}
 		})
 	}
@@ -51,8 +51,8 @@ func TestPackageDocListsEveryCommand(t *testing.T) {
 	}
 	doc := f.Doc.Text()
 	for _, c := range commands() {
-		if !regexp.MustCompile(`(?m)^\s*pling ` + regexp.QuoteMeta(c.name) + `\b`).MatchString(doc) {
-			t.Errorf("the package doc does not list pling %s", c.name)
+		if !regexp.MustCompile(`(?m)^\s*pling ` + regexp.QuoteMeta(c.Name) + `\b`).MatchString(doc) {
+			t.Errorf("the package doc does not list pling %s", c.Name)
 		}
 	}
 }

@@ -16,11 +16,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/chromium"
 )
 
 // DefaultChromium is the browser binary the Chromium host runs when neither
-// Chromium.ExecPath nor $PLING_CHROMIUM names one (cdp.DefaultChromium).
-const DefaultChromium = cdp.DefaultChromium
+// Chromium.ExecPath nor $PLING_CHROMIUM names one (chromium.Default).
+const DefaultChromium = chromium.Default
 
 // chromiumPage is the page the Chromium host loads: Go's loader and the
 // module, streamed and instantiated the way a site would, with readiness
@@ -65,7 +66,7 @@ type Chromium struct {
 func (c *Chromium) Name() string { return "chromium" }
 
 // Browser returns the browser binary the host runs.
-func (c *Chromium) Browser() string { return cdp.Browser(c.ExecPath) }
+func (c *Chromium) Browser() string { return chromium.Path(c.ExecPath) }
 
 func (c *Chromium) timeout() time.Duration {
 	if c.Timeout > 0 {

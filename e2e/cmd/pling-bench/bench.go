@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +13,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pling-go/pling/internal/cliflags"
 	"github.com/pling-go/pling/internal/conform/fixture"
 )
 
 func init() {
-	register(command{"hosts", "measure the module on every host, side by side, as ratios to native", runBench})
+	registry.Add("hosts", "measure the module on every host, side by side, as ratios to native", runBench)
 }
 
 // benchPage is a fixture page with n plain actions and a no-op, with rate
@@ -56,23 +56,18 @@ type sizes struct {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cliflags.New("bench", stderr,
+		"Usage: pling-bench hosts [flags]",
+		"Measures pling.wasm's sizes, cold start and per-call cost on each host in one run, as ratios to native Go.",
+	)
 	dist := fs.String("dist", "dist", "the directory with pling.wasm, wasm_exec.js and pling.js (make wasm)")
 	shim := fs.String("shim", "js-shim", "the js-shim directory")
 	iters := fs.Int("n", 2000, "calls per measurement")
 	caps := fs.Int("caps", 100, "capabilities on the page for describe")
 	out := fs.String("json", "", "also write the figures as JSON to this file")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling-bench hosts [flags]")
-		fmt.Fprintln(stderr, "Measures pling.wasm's sizes, cold start and per-call cost on each host in one run, as ratios to native Go.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	_, exit, ok := cliflags.Parse(fs, args)
+	if !ok {
+		return exit
 	}
 	page := benchPage(*caps)
 	report := map[string]any{"iterations": *iters, "capabilities": *caps}

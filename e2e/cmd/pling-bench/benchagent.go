@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,14 +18,15 @@ import (
 	"strings"
 	"time"
 
-	plingcdp "github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/chromium"
+	"github.com/pling-go/pling/internal/cliflags"
 	"github.com/pling-go/pling/internal/demosite"
 	"github.com/pling-go/pling/internal/helpdesk"
 	"github.com/pling-go/pling/plinghttp"
 )
 
 func init() {
-	register(command{"agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent})
+	registry.Add("agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent)
 }
 
 // The browser-automation MCP server the agent benchmark compares with,
@@ -107,8 +107,11 @@ type agentFigure struct {
 }
 
 func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("pling-bench agent", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cliflags.New("pling-bench agent", stderr,
+		"Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]",
+		"Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths, and WebMCP on: the page's mirrored tools),",
+		"one MCP client (the Go SDK's) for all, and reports tool calls, bytes returned and time to verified completion, as ratios.",
+	)
 	dist := fl.String("dist", "", "serve the module from this directory (make wasm builds dist/) instead of the embedded copy")
 	plingBin := fl.String("pling", "", "the pling binary to spawn as pling mcp (default: go build ./cmd/pling into a temporary directory)")
 	runs := fl.Int("runs", 5, "runs of every task on every side; times are their median")
@@ -119,17 +122,9 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	chromium := fl.String("chromium", "", "the browser for both sides (default $PLING_CHROMIUM or /usr/bin/chromium)")
 	dump := fl.String("dump", "", "write every instruction, tool list and tool result the agent read to this file")
 	render := fl.String("render", "", "run nothing: write the Markdown and the chart of this JSON report again, its ratios and targets recomputed")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling-bench agent [--runs N] [--tasks NAMES] [--dist DIR] [--pling BIN] [--out FILE]")
-		fmt.Fprintln(stderr, "Runs the same scripted tasks through pling mcp and through "+playwrightMCPPackage+"@"+playwrightMCPVersion+" (snapshot and find paths, and WebMCP on: the page's mirrored tools),")
-		fmt.Fprintln(stderr, "one MCP client (the Go SDK's) for all, and reports tool calls, bytes returned and time to verified completion, as ratios.")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	_, exit, ok := cliflags.Parse(fl, args)
+	if !ok {
+		return exit
 	}
 	if *runs < 1 {
 		fmt.Fprintln(stderr, "pling-bench agent: --runs must be at least 1")
@@ -233,7 +228,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	// Both sides launch the same binary: the headless shell where pling's
 	// launcher would use it (Playwright's own headless default is a
 	// headless shell too).
-	rig := &agentRig{chromium: plingcdp.Headless(plingcdp.Browser(cfg.chromium))}
+	rig := &agentRig{chromium: chromium.Headless(chromium.Path(cfg.chromium))}
 	rep.Browser = browserVersion(rig.chromium)
 
 	tmp, err := os.MkdirTemp("", "pling-bench-agent-")

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,15 +17,16 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/cliflags"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
 func init() {
-	register(command{"authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority})
+	registry.Add("authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority)
 }
 
 // The authority benchmark (make bench-authority): real instances on
-// loopback (authority.NewServer behind authority.NewHTTPServer, as pling
+// loopback (authority.NewServer behind httpserver.Authority, as pling
 // authority runs them), each with its own store handle, on one SQLite file
 // or one PostgreSQL database of a throwaway cluster (internal/testing/pgtest);
 // clients spread round-robin over the instances, each on a task of its
@@ -81,8 +79,10 @@ type baReport struct {
 }
 
 func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("authority", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cliflags.New("authority", stderr,
+		"Usage: pling-bench authority [flags]",
+		"Measures lease acquire/release and task writes on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check in Chromium.",
+	)
 	dur := fl.Duration("d", 3*time.Second, "duration of each cell")
 	clients := fl.Int("clients", 16, "concurrent clients per cell")
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-authority.json"), "write the figures as JSON here, and Markdown beside it (.md)")
@@ -91,16 +91,9 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	invokes := fl.Int("n", 100, "invokes per page in the Chromium part")
 	cells := fl.Bool("cells", true, "measure the lease and write cells (false: only the sweep and rate-limit figures, and Chromium)")
 	sweepRows := fl.Int("sweep-rows", 1_000_000, "expired rows the sweeper deletes while clients write (0 skips the sweep and rate-limit figures)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling-bench authority [flags]")
-		fmt.Fprintln(stderr, "Measures lease acquire/release and task writes on SQLite and PostgreSQL with 1 and 3 instances, and the shared replay check in Chromium.")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	_, exit, ok := cliflags.Parse(fl, args)
+	if !ok {
+		return exit
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "pling-bench authority: "+format+"\n", a...)
@@ -196,43 +189,16 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	return 0
 }
 
-// benchInstances starts n instances on spec and returns their URLs and a
-// stop function.
+// benchInstances starts n instances on spec (opsInstances) and returns
+// their URLs and a stop function.
 func benchInstances(ctx context.Context, spec string, n int, audiences map[string][]string) ([]string, func(), error) {
-	var urls []string
-	var stops []func()
-	stop := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
+	insts, stop, err := opsInstances(ctx, spec, n, func(c *authority.Config) { c.Audiences = audiences })
+	if err != nil {
+		return nil, nil, err
 	}
-	for range n {
-		st, err := authority.Open(ctx, authority.StoreSpec(spec))
-		if err != nil {
-			stop()
-			return nil, nil, err
-		}
-		srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: audiences, OperatorKeys: []string{benchOpKey}})
-		if err != nil {
-			st.Close()
-			stop()
-			return nil, nil, err
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			st.Close()
-			stop()
-			return nil, nil, err
-		}
-		hs := authority.NewHTTPServer(srv.Handler())
-		go hs.Serve(ln)
-		stops = append(stops, func() {
-			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			hs.Shutdown(c)
-			st.Close()
-		})
-		urls = append(urls, "http://"+ln.Addr().String())
+	urls := make([]string, len(insts))
+	for i, in := range insts {
+		urls[i] = in.url
 	}
 	return urls, stop, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx", to fill the PostgreSQL store
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/httpserver"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -85,7 +86,7 @@ func opsInstances(ctx context.Context, spec string, n int, mod func(*authority.C
 			stop()
 			return nil, nil, err
 		}
-		hs := authority.NewHTTPServer(srv.Handler())
+		hs := httpserver.Authority(srv.Handler())
 		go hs.Serve(ln)
 		out = append(out, opsInstance{url: "http://" + ln.Addr().String(), srv: srv, stop: func() {
 			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,11 +31,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	plingcdp "github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/chromium"
+	"github.com/pling-go/pling/internal/cliflags"
 	"github.com/pling-go/pling/internal/demosite"
 )
 
 func init() {
-	register(command{"browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser})
+	registry.Add("browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser)
 }
 
 // The WebMCP polyfill the browser benchmark compares with, installed with
@@ -302,11 +303,17 @@ type bbSnapshot struct {
 }
 
 func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("bench-browser", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cliflags.New("bench-browser", stderr,
+		"Usage: pling-bench browser [flags]",
+		"Runs one headless Chromium against the pling serve handler (in-process, cross-origin isolated) and",
+		"measures, in the page, the shim beside the WebMCP polyfill: script bytes and load, the first describe",
+		"cold and on a second visit, describe at 100 and 1,000 capabilities, a no-op invoke, the cost of a DOM",
+		"edit under each one's observer, and the orders page's describe against its ARIA snapshot. The code-cache",
+		"investigation runs its experiments there and again in a second browser with --forced-js-flags.",
+	)
 	dist := fl.String("dist", "dist", `the module directory (make wasm builds dist/); "" serves the copy embedded in this binary`)
 	out := fl.String("out", filepath.Join("e2e", "artifacts", "bench-browser.json"), "write the figures as JSON here, and the chart beside it (.svg)")
-	chromium := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+plingcdp.DefaultChromium+")")
+	browserBin := fl.String("chromium", "", "the browser binary (default $PLING_CHROMIUM, else "+chromium.Default+")")
 	polyfill := fl.String("polyfill", "", "the polyfill's IIFE bundle (default: npm install "+polyfillPackage+"@"+polyfillVersion+" into --cache)")
 	cacheDir := fl.String("cache", defaultBenchCache(), "where npm installs the polyfill")
 	reps := fl.Int("n", 300, "samples per micro-measurement")
@@ -314,22 +321,11 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality for the served files (as pling serve)")
 	forced := fl.String("forced-js-flags", "--wasm-caching-timeout-ms=0", `V8 flags of the second browser of the caching investigation ("" skips it)`)
 	only := fl.String("only", "", "run only these steps (comma-separated: "+strings.Join(benchStepNames, ",")+"); the targets of the others are left out")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: pling-bench browser [flags]")
-		fmt.Fprintln(stderr, "Runs one headless Chromium against the pling serve handler (in-process, cross-origin isolated) and")
-		fmt.Fprintln(stderr, "measures, in the page, the shim beside the WebMCP polyfill: script bytes and load, the first describe")
-		fmt.Fprintln(stderr, "cold and on a second visit, describe at 100 and 1,000 capabilities, a no-op invoke, the cost of a DOM")
-		fmt.Fprintln(stderr, "edit under each one's observer, and the orders page's describe against its ARIA snapshot. The code-cache")
-		fmt.Fprintln(stderr, "investigation runs its experiments there and again in a second browser with --forced-js-flags.")
-		fl.PrintDefaults()
+	pos, exit, ok := cliflags.Parse(fl, args)
+	if !ok {
+		return exit
 	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 || *reps < 10 || *visits < 1 || *quality < 0 || *quality > brotli.BestCompression {
+	if len(pos) > 0 || *reps < 10 || *visits < 1 || *quality < 0 || *quality > brotli.BestCompression {
 		fl.Usage()
 		return 2
 	}
@@ -411,7 +407,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
 
-	bin := plingcdp.Browser(*chromium)
+	bin := chromium.Path(*browserBin)
 	b, err := startBenchBrowser(bin)
 	if err != nil {
 		return fail("%v", err)
@@ -809,7 +805,7 @@ func startTrace(tctx context.Context) (*tracer, error) {
 			for _, raw := range e.Value {
 				var x struct {
 					Name string  `json:"name"`
-					Ts   float64 `json:"ts"`
+					TS   float64 `json:"ts"`
 					Args struct {
 						Task struct {
 							DelayUs float64 `json:"task_delay_us"`
@@ -823,12 +819,12 @@ func startTrace(tctx context.Context) (*tracer, error) {
 				switch {
 				case x.Name == "ThreadPool_RunTask":
 					if strings.Contains(x.Args.Func, "CompilationStateImpl::TriggerOutstandingCallbacks") || strings.Contains(x.Args.Func, "CompilationStateImpl::TriggerCachingAfterTimeout") {
-						t.timer = append(t.timer, timerRun{x.Ts, x.Args.Task.DelayUs})
+						t.timer = append(t.timer, timerRun{x.TS, x.Args.Task.DelayUs})
 					}
 				case x.Name == "wasm.OnFinishedUnits":
-					t.published = append(t.published, x.Ts)
+					t.published = append(t.published, x.TS)
 				case x.Name == "wasm.CompilationChunkFinished":
-					t.chunks = append(t.chunks, x.Ts)
+					t.chunks = append(t.chunks, x.TS)
 				}
 				if strings.Contains(x.Name, "wasm") {
 					t.names[x.Name]++

@@ -28,26 +28,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+
+	"github.com/pling-go/pling/internal/cmdtable"
 )
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-type command struct {
-	name, usage string
-	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
-}
-
-var registry = map[string]command{}
-
-func register(c command) { registry[c.name] = c }
+// registry holds the commands; each command's file adds itself in init.
+var registry = cmdtable.Table{}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		if c, ok := registry[args[0]]; ok {
-			return c.run(ctx, args[1:], stdout, stderr)
+			return c.Run(ctx, args[1:], stdout, stderr)
 		}
 	}
 	w := stdout
@@ -58,14 +53,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(w, "Usage: pling-bench COMMAND [flags]")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, registry[n].usage)
-	}
+	registry.WriteList(w, 8)
 	return code
 }

@@ -51,7 +51,7 @@ func Start(t testing.TB, cfg authority.Config, wrap func(http.Handler) http.Hand
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h http.Handler = srv.Handler()
+	h := srv.Handler()
 	if wrap != nil {
 		h = wrap(h)
 	}

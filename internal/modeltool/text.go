@@ -1,4 +1,4 @@
-package runtime
+package modeltool
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/pagetext"
@@ -15,7 +16,7 @@ import (
 // maxToolValue bounds the value as a tool result's text shows it.
 const maxToolValue = 600
 
-// ToolText is a Surface response (an invoke's) written for a model, in a
+// Text is a Surface response (an invoke's) written for a model, in a
 // few short lines, code first: what happened, the proof the page
 // confirmed, what changed, and the next step. It is what a WebMCP
 // consumer reads (webmcp.js returns it once, with the response as the
@@ -25,9 +26,9 @@ const maxToolValue = 600
 // see (zero-width, bidi, tag characters, controls) is escaped in it
 // (pagetext.EscapeText): the value and the feedback are the page's data,
 // which its users may have written.
-func ToolText(resp []byte) string { return pagetext.EscapeText(toolText(resp)) }
+func Text(resp []byte) string { return pagetext.EscapeText(text(resp)) }
 
-func toolText(resp []byte) string {
+func text(resp []byte) string {
 	var r struct {
 		OK     bool `json:"ok"`
 		Result *struct {
@@ -140,7 +141,7 @@ func mirrorStep(code perr.Code, details map[string]any) string {
 }
 
 // EvidenceProof says what proves an outcome, one part each, as the texts
-// for a model give it (ToolText here; pling mcp's results, agent/mcp):
+// for a model give it (Text here; pling mcp's results, agent/mcp):
 // each expectation ("cart.count increase met", with its values before and
 // after when values is set), then the approval, the handoff and the
 // number of steps.
@@ -170,4 +171,13 @@ func EvidenceProof(e *schema.Evidence, values bool) []string {
 		proof = append(proof, fmt.Sprintf("%d steps", e.Steps))
 	}
 	return proof
+}
+
+// cut bounds s to max characters, marking the cut with an ellipsis.
+func cut(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
 }
