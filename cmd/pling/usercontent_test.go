@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -433,4 +435,82 @@ func TestCheckNamesUserContent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDescribeSaysWhereMarkupSits: pling describe, run as a process,
+// lists where each of the page's markup declarations sits, and warns on
+// stderr about each inside user content (the marked page), set aside by
+// a script declaration, or whose place looks like users' content (the
+// unmarked page), never about the site's own; --json keeps stdout JSON.
+func TestDescribeSaysWhereMarkupSits(t *testing.T) {
+	browserTest(t)
+	base, _, bin, _ := recipeSite(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	describe := func(t *testing.T, args ...string) (stdout, stderr string) {
+		t.Helper()
+		var o, e syncbuf.Buffer
+		cmd := exec.CommandContext(ctx, bin, append([]string{"describe"}, args...)...)
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("pling describe %v: %v\n%s", args, err, e.String())
+		}
+		return o.String(), e.String()
+	}
+	site := regexp.MustCompile(`(?m)^  action +recipe\.save +html > body > main > button +(declared|conflict)$`)
+	for _, tc := range []struct {
+		page          string
+		stdout, warns []string
+	}{
+		{"/dompurify/", []string{
+			`account.delete_all  section#reviews > article > button`,
+			`account.delete      section#reviews > article:nth-of-type(4) > button`,
+		}, []string{
+			`warning: action "account.delete_all" (markup at section#reviews > article > button): it looks like content the site's users wrote (`,
+			`warning: action "account.delete" (markup at section#reviews > article:nth-of-type(4) > button): it looks like content the site's users wrote (it sits in an item (<article>) of #reviews); the site's script declares the same id, so it is set aside`,
+			`warning: action "recipe.save" (markup at html > body > main > button): another, different declaration holds the same id, so neither is available`,
+			`warning: state "account.plan" (markup at section#reviews > article:nth-of-type(9) > span): it looks like`,
+			`pling check ` + base + `/dompurify/ says how to fix each`,
+		}},
+		{"/marked/", []string{
+			`section#reviews > article > button`,
+		}, []string{
+			`warning: action "account.delete_all" (markup at section#reviews > article > button): it sits inside user content (data-pling-user-content)`,
+			`warning: guide "settings" (markup at section#reviews > article:nth-of-type(10) > a): it sits inside user content`,
+		}},
+	} {
+		t.Run(strings.Trim(tc.page, "/"), func(t *testing.T) {
+			stdout, stderr := describe(t, base+tc.page)
+			if !strings.Contains(stdout, "\nMarkup (") || !site.MatchString(stdout) {
+				t.Errorf("describe does not list where the site's recipe.save sits:\n%s", stdout)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout has no %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.warns {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr has no %q:\n%s", w, stderr)
+				}
+			}
+			for _, own := range []string{`"recipe.save" (markup at html > body > main > button): it looks like`, `"newsletter.join"`} {
+				if strings.Contains(stderr, own) {
+					t.Errorf("describe warns about the site's own %s:\n%s", own, stderr)
+				}
+			}
+			if tc.page == "/marked/" && strings.Contains(stderr, "looks like content") {
+				t.Errorf("on the marked page, describe guesses at users' content:\n%s", stderr)
+			}
+		})
+	}
+	t.Run("json", func(t *testing.T) {
+		stdout, stderr := describe(t, "--json", base+"/dompurify/")
+		if !json.Valid([]byte(stdout)) {
+			t.Errorf("describe --json printed what is not JSON:\n%s", stdout)
+		}
+		if !strings.Contains(stderr, `warning: action "account.delete_all"`) {
+			t.Errorf("describe --json warns of nothing on stderr:\n%s", stderr)
+		}
+	})
 }
