@@ -39,8 +39,7 @@ const maxLint = 100
 // that no single declaration shows: an expectation on a state nobody
 // declares (it can never be met), an availability check that throws, a
 // records or state reader that fails, a site allowlist that exposes
-// nothing while actions are declared, a markup declaration whose place
-// looks like content the site's users wrote (MarkupPlaces). Each
+// nothing while actions are declared. Each
 // line names the declaration and says how to fix it. It asks the page's
 // availability checks, so the page bridge runs it on development origins
 // and for pling check only (docs/page-api.md §2.10).
@@ -73,11 +72,6 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 	}
 	for _, sa := range snap.setAside {
 		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), keyWord(sa.kind), keyWord(sa.kind))
-	}
-	for _, p := range rt.MarkupPlaces() {
-		if p.Suspect != "" {
-			add("pling: %s %q (markup at %s) looks like content the site's users wrote: %s. Their markup speaks as the site: mark the element the site renders their content into data-pling-user-content (docs/markup.md); if this is the site's own, give its row element an id", p.Kind, p.Key, cutBytes(p.Path, 200), p.Suspect)
-		}
 	}
 	for _, c := range snap.caps {
 		if c.conflict {

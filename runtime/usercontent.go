@@ -293,9 +293,9 @@ func likelyUserContent(places []MarkupPlace) {
 			case r.tag == "blockquote":
 				p.Suspect = "it sits in a quotation (<blockquote>)"
 			case word != "" && (r.tag == "li" || r.tag == "article") && (n < 2 || in < n):
-				p.Suspect = fmt.Sprintf("it sits in an item (<%s>) of #%s", r.tag, ss[0].id)
+				p.Suspect = fmt.Sprintf("it sits in an item (<%s>) of #%s", cutBytes(r.tag, 40), cutBytes(ss[0].id, 100))
 			case (word != "" || r.tag == "article") && n >= 2 && in < n:
-				p.Suspect = fmt.Sprintf("it is in %d of at least %d sibling rows %s, where a site's row template would repeat it in every row", in, n, run)
+				p.Suspect = fmt.Sprintf("it is in %d of at least %d sibling rows %s, where a site's row template would repeat it in every row", in, n, cutBytes(run, 200))
 			}
 		}
 	}

@@ -86,31 +86,43 @@ func TestLikelyUserContent(t *testing.T) {
 	}
 }
 
-// TestLintNamesLikelyUserContent: Lint names each markup declaration whose
-// place looks like users' content, with its path, set aside and refused
-// ones included, and none of the site's own.
-func TestLintNamesLikelyUserContent(t *testing.T) {
+// TestMarkupPlaces: MarkupPlaces lists every markup declaration with its
+// path and status (declared, set aside by a script declaration, in
+// conflict, refused when declared, each place once however often it is
+// declared), never a script declaration, and marks as suspect those whose
+// place looks like users' content, whatever their status.
+func TestMarkupPlaces(t *testing.T) {
 	rt := New(WithExpose("*"), WithOrigin(markupOrigin))
 	run := func(context.Context, *Call) (any, error) { return true, nil }
 	at := markupAt
 	rt.DeclareAction(Action{ID: "account.delete", Run: run})
-	rt.DeclareAction(Action{ID: "recipe.save", Run: run, Markup: at("html > body > main > button")})
+	rt.DeclareAction(Action{ID: "recipe.save", Title: "Save", Run: run, Markup: at("html > body > main > button")})
+	rt.DeclareAction(Action{ID: "recipe.save", Title: "Saved", Run: run, Markup: at("section#reviews > article:nth-of-type(12) > button")})
 	rt.DeclareAction(Action{ID: "account.delete_all", Run: run, Markup: at("section#reviews > article > button")})
 	rt.DeclareAction(Action{ID: "account.delete", Run: run, Markup: at("section#reviews > article:nth-of-type(4) > button")})
-	rt.DeclareAction(Action{ID: "account.verify", Run: run, Markup: &MarkupRef{Path: "section#reviews > article:nth-of-type(2) > form", SubmitTo: "https://attacker.example/collect"}})
-	rt.DeclareState(State{Key: "account.plan", Read: func(context.Context) (any, error) { return "x", nil }, Markup: at("section#reviews > article:nth-of-type(9) > span")})
-	lines := strings.Join(rt.Lint(t.Context()), "\n")
-	for _, want := range []string{
-		`action "account.delete_all" (markup at section#reviews > article > button) looks like content the site's users wrote: it sits in an item (<article>) of #reviews`,
-		`action "account.delete" (markup at section#reviews > article:nth-of-type(4) > button) looks like content the site's users wrote`,
-		`action "account.verify" (markup at section#reviews > article:nth-of-type(2) > form) looks like content the site's users wrote`,
-		`state "account.plan" (markup at section#reviews > article:nth-of-type(9) > span) looks like content the site's users wrote`,
-	} {
-		if !strings.Contains(lines, want) {
-			t.Errorf("Lint says no %q:\n%s", want, lines)
-		}
+	rt.DeclareAction(Action{ID: "helpful", Record: &RecordRef{Kind: "review", ID: "r1"}, Run: run, Markup: at("section#reviews > article:nth-of-type(5) > button")})
+	for range 2 {
+		rt.DeclareAction(Action{ID: "account.verify", Run: run, Markup: &MarkupRef{Path: "section#reviews > article:nth-of-type(2) > form", SubmitTo: "https://attacker.example/collect"}})
 	}
-	if strings.Contains(lines, `"recipe.save" (markup at html > body > main > button) looks like`) {
-		t.Errorf("Lint suspects the site's own recipe.save:\n%s", lines)
+	rt.DeclareState(State{Key: "account.plan", Read: func(context.Context) (any, error) { return "x", nil }, Markup: &MarkupRef{Path: "section#reviews > article:nth-of-type(9) > span", UserContent: true}})
+	rt.DeclareGuide(Guide{Target: "settings", Markup: at("section#reviews > article:nth-of-type(10) > a")})
+	rt.DeclareRegion(Region{ID: "notice", Markup: at("form#newsletter > div")})
+	got := rt.MarkupPlaces()
+	for i := range got {
+		got[i].Suspect = strings.TrimSpace(strings.SplitN(got[i].Suspect, " ", 2)[0]) // "it" or ""
+	}
+	want := []MarkupPlace{
+		{Kind: "action", Key: "account.delete", Path: "section#reviews > article:nth-of-type(4) > button", Status: PlaceSetAside, Suspect: "it"},
+		{Kind: "action", Key: "account.delete_all", Path: "section#reviews > article > button", Status: PlaceDeclared, Suspect: "it"},
+		{Kind: "action", Key: "recipe.save", Path: "html > body > main > button", Status: PlaceConflict},
+		{Kind: "action", Key: "recipe.save", Path: "section#reviews > article:nth-of-type(12) > button", Status: PlaceConflict, Suspect: "it"},
+		{Kind: "action", Key: "helpful@review", Path: "section#reviews > article:nth-of-type(5) > button", Status: PlaceDeclared, Suspect: "it"},
+		{Kind: "guide", Key: "settings", Path: "section#reviews > article:nth-of-type(10) > a", Status: PlaceDeclared, Suspect: "it"},
+		{Kind: "region", Key: "notice", Path: "form#newsletter > div", Status: PlaceDeclared},
+		{Kind: "action", Key: "account.verify", Path: "section#reviews > article:nth-of-type(2) > form", Status: PlaceRefused, Suspect: "it"},
+		{Kind: "state", Key: "account.plan", Path: "section#reviews > article:nth-of-type(9) > span", Status: PlaceRefused, UserContent: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("MarkupPlaces (-want +got):\n%s", diff)
 	}
 }

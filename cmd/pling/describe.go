@@ -6,13 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
-
-	cdpruntime "github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
@@ -297,58 +292,13 @@ func keysSorted[T any](m map[string]T) []string {
 	return out
 }
 
-// placesJS reads the page's markup declarations from the module's bridge
-// (places(), runtime.MarkupPlaces) once pling.check() has started it. The
-// page's script may have replaced the bridge, so what it answers is
-// bounded before it is sent: a string of at most MAX_PLACES UTF-16 code
-// units, else nothing.
-const placesJS = `(() => {
-  try {
-    const b = window.__plingBridge;
-    if (!b || typeof b.places !== "function") return null;
-    const s = b.places();
-    return typeof s === "string" && s.length <= MAX_PLACES ? s : null;
-  } catch (_) { return null; }
-})()`
-
-// maxPlacesRead bounds the JSON text of the page's markup places that
-// describe reads (500 places of a few hundred bytes each).
-const maxPlacesRead = 512 << 10
-
-// markupPlace is one of the page's markup declarations, as the page's
-// module writes it.
-type markupPlace = runtime.MarkupPlace
-
-// readPlaces asks the page in p for its markup declarations (placesJS);
-// nil when it has none or cannot say.
-func readPlaces(ctx context.Context, p *cdp.Page) []markupPlace {
-	cctx, cancel := context.WithTimeout(p.Context(), 10*time.Second)
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	yes := true
-	js := strings.ReplaceAll(placesJS, "MAX_PLACES", strconv.Itoa(maxPlacesRead))
-	res, err := chromedp.Call(cctx, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: js, ReturnByValue: &yes})
-	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
-		return nil
-	}
-	var text *string
-	if json.Unmarshal(res.Result.Value, &text) != nil || text == nil {
-		return nil
-	}
-	var ps []markupPlace
-	if json.Unmarshal([]byte(*text), &ps) != nil {
-		return nil
-	}
-	return ps
-}
-
 // printMarkup prints, on w (the description; nil: not printed), where
 // each of the page's markup declarations sits, and warns on warn about
 // each one inside the site's user-content mark, set aside by a script
 // declaration, in conflict, refused, or whose place looks like the site's
 // users wrote it.
-func printMarkup(w, warn io.Writer, ps []markupPlace, url string) {
+func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
+	ps := pp.places
 	if len(ps) == 0 {
 		return
 	}

@@ -428,6 +428,29 @@ func TestCheckNamesUserContent(t *testing.T) {
 			}
 		})
 	}
+	// A site that marks its users' words and renders its own button in
+	// the one review the person wrote: with the mark, nothing is guessed
+	// at; without it, the button is named.
+	rows := `<!doctype html><title>Reviews</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<ol id="reviews">
+<li><div MARK><p>Lovely</p></div></li>
+<li><div MARK><p>Mine</p></div><button data-pling-action="review.edit">Edit my review</button></li>
+<li><div MARK><p>Nice <button>not declared</button></p></div></li>
+</ol>`
+	rowsBase, _ := serveDirForTest(t, writeTree(t, map[string]string{
+		"marked.html":   strings.ReplaceAll(rows, "MARK", "data-pling-user-content"),
+		"unmarked.html": strings.ReplaceAll(rows, " MARK", ""),
+	}), dist)
+	t.Run("a marked page's own row button", func(t *testing.T) {
+		if code, out := check(t, rowsBase+"/marked.html"); code != 0 || strings.Contains(out, suspect) {
+			t.Errorf("exit %d, want 0 and nothing named as users' content:\n%s", code, out)
+		}
+		code, out := check(t, rowsBase+"/unmarked.html")
+		if want := `action "review.edit" (markup at ol#reviews > li:nth-of-type(2) > button)` + suspect; code != 1 || !strings.Contains(out, want) {
+			t.Errorf("unmarked: exit %d, want 1 and %q:\n%s", code, want, out)
+		}
+	})
 	for _, u := range []string{demo + "/shop/", demo + "/orders/", demo + "/settings/", desk.URL + "/", desk.URL + "/tickets/", desk.URL + "/customers/", desk.URL + "/admin/"} {
 		t.Run("clean "+strings.TrimPrefix(strings.TrimPrefix(u, demo), desk.URL), func(t *testing.T) {
 			if code, out := check(t, u); code != 0 || strings.Contains(out, suspect) {
