@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -124,5 +126,56 @@ func TestMarkupPlaces(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("MarkupPlaces (-want +got):\n%s", diff)
+	}
+}
+
+// TestMarkupPlacesHammer releases 32 goroutines together: some declare and
+// dispose markup declarations (some refused, some in conflict), the rest
+// list the places. Run it with -race. Each refused place is listed once,
+// and the refused list never passes its bound.
+func TestMarkupPlacesHammer(t *testing.T) {
+	rt := New(WithExpose("*"), WithOrigin(markupOrigin))
+	run := func(context.Context, *Call) (any, error) { return true, nil }
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for i := range 50 {
+				switch g % 4 {
+				case 0:
+					rt.DeclareAction(Action{ID: "form.send", Run: run, Markup: &MarkupRef{Path: fmt.Sprintf("section#reviews > article:nth-of-type(%d) > form", i%7+2), SubmitTo: "https://attacker.example/"}})
+				case 1:
+					h, _ := rt.DeclareAction(Action{ID: "dup", Title: fmt.Sprint(g), Run: run, Markup: markupAt("section#reviews > article > button")})
+					if h != nil {
+						h.Dispose()
+					}
+				default:
+					rt.MarkupPlaces()
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	refused := 0
+	for _, p := range rt.MarkupPlaces() {
+		if p.Status == PlaceRefused {
+			refused++
+		}
+		if p.Key == "dup" {
+			t.Errorf("a disposed declaration is listed: %+v", p)
+		}
+	}
+	if refused != 7 {
+		t.Errorf("%d refused places listed, want the 7 distinct ones", refused)
+	}
+	for i := range 2 * maxPlaces {
+		rt.DeclareAction(Action{ID: "form.send", Run: run, Markup: &MarkupRef{Path: fmt.Sprintf("main > form:nth-of-type(%d)", i+2), SubmitTo: "https://attacker.example/"}})
+	}
+	if n := len(rt.MarkupPlaces()); n != maxPlaces {
+		t.Errorf("%d places listed, want the bound, %d", n, maxPlaces)
 	}
 }
