@@ -730,7 +730,9 @@
       scan(doc.documentElement);
       new MutationObserver(function (ms) {
         ms.forEach(function (m) {
-          if (m.type === "attributes") { if (m.target.matches(SEL)) add(m.target); else drop(m.target); return; }
+          // The mark put on (or taken off) an element that holds
+          // declarations already: each is declared again, as it now sits.
+          if (m.type === "attributes") { if (m.attributeName === "data-pling-user-content") scan(m.target); else if (m.target.matches(SEL)) add(m.target); else drop(m.target); return; }
           m.removedNodes.forEach(function (n) {
             if (n.nodeType !== 1) return;
             live.forEach(function (_, el) { if (n === el || n.contains(el)) drop(el); });
@@ -739,7 +741,7 @@
         });
       }).observe(doc.documentElement, {
         childList: true, subtree: true, attributes: true,
-        attributeFilter: ["data-pling-action", "data-pling-state", "data-pling-guide", "data-pling-region", "data-pling-title", "data-pling-record", "data-pling-label", "data-pling-modal"]
+        attributeFilter: ["data-pling-action", "data-pling-state", "data-pling-guide", "data-pling-region", "data-pling-title", "data-pling-record", "data-pling-label", "data-pling-modal", "data-pling-user-content"]
       });
     }
     // Read again at DOMContentLoaded, after the page's own deferred

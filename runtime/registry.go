@@ -203,6 +203,9 @@ type registry struct {
 	regions    map[string]*slot[Region]
 	records    map[string][]instance[Records]
 	hooks      []instance[Hook]
+	// refused is the markup declarations refused when declared, for
+	// MarkupPlaces (noteRefused).
+	refused []MarkupPlace
 }
 
 func newRegistry() *registry {
@@ -333,6 +336,7 @@ func (rt *Runtime) DeclareAction(a Action) (*Handle, error) {
 		return nil, err
 	}
 	if err := refuseMarkup("action", a.ID, a.Markup, rt.cfg.gate.origin); err != nil {
+		rt.noteRefused("action", capabilityIDOf(&a), a.Markup)
 		return nil, err
 	}
 	markup := a.Markup != nil
@@ -410,6 +414,7 @@ func (rt *Runtime) DeclareState(s State) (*Handle, error) {
 		return nil, err
 	}
 	if err := refuseMarkup("state", s.Key, s.Markup, rt.cfg.gate.origin); err != nil {
+		rt.noteRefused("state", s.Key, s.Markup)
 		return nil, err
 	}
 	shape, _ := shapeDigest(map[string]any{"key": s.Key, "description": s.Description, "identity": s.Identity})
@@ -422,6 +427,7 @@ func (rt *Runtime) DeclareGuide(g Guide) (*Handle, error) {
 		return nil, err
 	}
 	if err := refuseMarkup("guide", g.Target, g.Markup, rt.cfg.gate.origin); err != nil {
+		rt.noteRefused("guide", g.Target, g.Markup)
 		return nil, err
 	}
 	shape, _ := shapeDigest(map[string]any{"target": g.Target, "label": g.Label, "selector": g.Selector, "identity": g.Identity})
@@ -435,6 +441,7 @@ func (rt *Runtime) DeclareRegion(g Region) (*Handle, error) {
 		return nil, err
 	}
 	if err := refuseMarkup("region", g.ID, g.Markup, rt.cfg.gate.origin); err != nil {
+		rt.noteRefused("region", g.ID, g.Markup)
 		return nil, err
 	}
 	shape, _ := shapeDigest(map[string]any{"id": g.ID, "title": g.Title, "modal": g.Modal, "active": g.Active != nil, "identity": g.Identity})

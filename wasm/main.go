@@ -19,6 +19,8 @@
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
 //	toolText(responseText)           → an invoke's response written for a model (modeltool.Text)
+//	lint([cb])                       → Promise<JSON list of the page's declaration mistakes> (runtime.Lint)
+//	places()                         → JSON list of the markup declarations and where each sits (runtime.MarkupPlaces)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
 //	                                 the conformance entry (synchronous), only in
 //	                                 the test module built with -tags plingfixture
@@ -121,6 +123,18 @@ func main() {
 				b, err := json.Marshal(append(out, rt.Lint(context.Background())...))
 				return string(b), err
 			})
+		}).Value(),
+		// places() → the JSON list of the page's markup declarations,
+		// each with where it sits, its status and whether its place looks
+		// like the site's users wrote it (runtime.MarkupPlaces): pling
+		// describe, for the page's author.
+		"places": fnOf("places", func(args []safejs.Value) (any, error) {
+			rt, err := pageRuntime()
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(rt.MarkupPlaces())
+			return string(b), err
 		}).Value(),
 		"callTool": fnOf("callTool", func(args []safejs.Value) (any, error) {
 			// Each text is judged by its length before it is copied:

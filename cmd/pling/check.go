@@ -15,6 +15,7 @@ import (
 
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/pagetext"
+	"github.com/pling-go/pling/runtime"
 )
 
 func init() {
@@ -72,7 +73,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl := newFlags("check", stderr,
 		"Usage: pling check URL",
 		"Loads the page in headless Chromium and lists every declaration the module refused or",
-		"found wrong (docs/page-api.md §2.10), each with its fix.",
+		"found wrong (docs/page-api.md §2.10), each with its fix; on a page that marks none of its",
+		"content data-pling-user-content, also each markup declaration whose place looks like",
+		"content the site's users wrote (a guess: docs/markup.md).",
 		"Exit status: 0 no mistakes, 1 mistakes (or the page could not be checked), 2 usage.",
 	)
 	pos, exit, ok := parseFlags(fl, args)
@@ -101,6 +104,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 1
 	}
+	problems = append(problems, suspectLines(readPlaces(ctx, p).places)...)
 	if len(problems) == 0 {
 		fmt.Fprintf(stdout, "pling check: %s: no declaration mistakes\n", pos[0])
 		return 0
@@ -205,4 +209,87 @@ func printPageProblems(ctx context.Context, w io.Writer, t any, url string) {
 		fmt.Fprintf(w, "pling describe: the page has %d declaration mistake(s) (refused, conflicting or wrong declarations)", mistakes)
 		fmt.Fprintf(w, "; pling check %s lists them with their fixes\n", url)
 	}
+}
+
+// placesJS reads the page's markup declarations from the module's bridge
+// (places(), runtime.MarkupPlaces) once pling.check() has started it, and
+// whether the page marks any of its content as its users'
+// (data-pling-user-content). The page's script may have replaced the
+// bridge, so what it answers is bounded before it is sent: a string of at
+// most MAX_PLACES UTF-16 code units, else nothing.
+const placesJS = `(() => {
+  let marked = false, places = null;
+  try { marked = !!document.querySelector("[data-pling-user-content]"); } catch (_) {}
+  try {
+    const b = window.__plingBridge;
+    if (b && typeof b.places === "function") {
+      const s = b.places();
+      if (typeof s === "string" && s.length <= MAX_PLACES) places = s;
+    }
+  } catch (_) {}
+  return { marked, places };
+})()`
+
+// maxPlacesRead bounds the JSON text of the page's markup places read
+// (500 places of a few hundred bytes each).
+const maxPlacesRead = 512 << 10
+
+// markupPlace is one of the page's markup declarations, as the page's
+// module writes it.
+type markupPlace = runtime.MarkupPlace
+
+// pagePlaces is what placesJS reads: the page's markup declarations
+// (none when it cannot say), and whether it marks user content.
+type pagePlaces struct {
+	places []markupPlace
+	marked bool
+}
+
+// readPlaces asks the page in p for its markup declarations (placesJS).
+// On a page that marks its users' content somewhere, the guess at where
+// users' content is (Suspect) is dropped: the site has said where its
+// users write, and its own declarations outside the mark, in rows it
+// renders around its users' words, are not theirs (RATIONALE "Why does
+// pling check guess where users' content is?").
+func readPlaces(ctx context.Context, p *cdp.Page) pagePlaces {
+	cctx, cancel := context.WithTimeout(p.Context(), 10*time.Second)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	yes := true
+	js := strings.ReplaceAll(placesJS, "MAX_PLACES", strconv.Itoa(maxPlacesRead))
+	res, err := chromedp.Call(cctx, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: js, ReturnByValue: &yes})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+		return pagePlaces{}
+	}
+	var a struct {
+		Marked bool    `json:"marked"`
+		Places *string `json:"places"`
+	}
+	if json.Unmarshal(res.Result.Value, &a) != nil || a.Places == nil {
+		return pagePlaces{marked: a.Marked}
+	}
+	var ps []markupPlace
+	if json.Unmarshal([]byte(*a.Places), &ps) != nil {
+		return pagePlaces{marked: a.Marked}
+	}
+	if a.Marked {
+		for i := range ps {
+			ps[i].Suspect = ""
+		}
+	}
+	return pagePlaces{places: ps, marked: a.Marked}
+}
+
+// suspectLines are pling check's lines for the markup declarations whose
+// place looks like content the site's users wrote, each with its fix.
+func suspectLines(ps []markupPlace) []string {
+	var out []string
+	for _, p := range ps {
+		if p.Suspect != "" && !p.UserContent {
+			out = append(out, fmt.Sprintf("pling: %s %s (markup at %s) looks like content the site's users wrote: %s. Their markup speaks as the site: mark the element the site renders their content into data-pling-user-content (docs/markup.md); if this is the site's own, give its row element an id",
+				pagetext.Line(p.Kind, 20), pagetext.Quote(pagetext.Line(p.Key, 200)), pagetext.Line(p.Path, 200), pagetext.Line(p.Suspect, 400)))
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/pagetext"
+	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -74,6 +75,13 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		printDescription(stdout, d)
 	}
 	printPageProblems(ctx, stderr, t, pos[0])
+	if p, ok := t.(*cdp.Page); ok { // the module has started for pling.check()
+		var w io.Writer
+		if !*asJSON {
+			w = stdout
+		}
+		printMarkup(w, stderr, readPlaces(ctx, p), pos[0])
+	}
 	if len(d.Capabilities) == 0 {
 		printNothingExposed(stderr, d)
 		if *strict {
@@ -282,4 +290,68 @@ func keysSorted[T any](m map[string]T) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// printMarkup prints, on w (the description; nil: not printed), where
+// each of the page's markup declarations sits, and warns on warn about
+// each one inside the site's user-content mark, set aside by a script
+// declaration, in conflict, refused, or whose place looks like the site's
+// users wrote it.
+func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
+	ps := pp.places
+	if len(ps) == 0 {
+		return
+	}
+	if w != nil {
+		fmt.Fprintf(w, "\nMarkup (%d declarations, where each sits)\n", len(ps))
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, p := range ps {
+			status := ln(p.Status, 20)
+			if p.UserContent {
+				status += ", in user content"
+			} else if p.Suspect != "" {
+				status += ", looks like users' content"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", ln(p.Kind, 20), ln(p.Key, 200), ln(p.Path, 200), status)
+		}
+		tw.Flush()
+	}
+	warned := 0
+	for _, p := range ps {
+		var why string
+		switch p.Status {
+		case runtime.PlaceSetAside:
+			why = "the site's script declares the same " + keyWord(p.Kind) + ", so it is set aside"
+		case runtime.PlaceConflict:
+			why = "another, different declaration holds the same " + keyWord(p.Kind) + ", so neither is available"
+		case runtime.PlaceRefused:
+			why = "it was refused"
+		default:
+			why = "it declares as the site"
+		}
+		switch {
+		case p.UserContent:
+			why = "it sits inside user content (data-pling-user-content), where markup declares nothing; " + why
+		case p.Suspect != "":
+			why = "it looks like content the site's users wrote (" + p.Suspect + "); " + why
+		case p.Status == runtime.PlaceDeclared:
+			continue
+		}
+		fmt.Fprintf(warn, "pling describe: warning: %s %s (markup at %s): %s\n", ln(p.Kind, 20), pagetext.Quote(pagetext.Line(p.Key, 200)), ln(p.Path, 200), ln(why, 1000))
+		warned++
+	}
+	if warned > 0 {
+		fmt.Fprintf(warn, "pling describe: pling check %s says how to fix each\n", url)
+	}
+}
+
+// keyWord names what identifies a declaration of the kind.
+func keyWord(kind string) string {
+	switch kind {
+	case "state":
+		return "key"
+	case "guide":
+		return "target"
+	}
+	return "id"
 }
