@@ -14,7 +14,9 @@
 //
 // Results: a success is a tool result whose text is a short account for a
 // model (what ran, the value, the evidence, the changed states) and whose
-// structured content holds the value, evidence and observation; a business
+// structured content holds the value, evidence and observation (a value
+// too long for the text is handed over whole as MCP resources, read in
+// pages: values.go); a business
 // failure (result.error) is a tool result with isError, the stable code
 // and the next step in one line, so the model can read it and choose; a
 // protocol failure (ok:false, an unconfirmed call, a broken transport) is
@@ -122,6 +124,10 @@ type Bridge struct {
 	// for the session (names.go).
 	bound map[string]string // tool name → capability
 	names map[string]string // capability → tool name
+
+	// held are the values too long for a result, handed over as
+	// resources (values.go).
+	held heldValues
 }
 
 type toolEntry struct {
@@ -169,8 +175,17 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		Instructions: instructions,
 		// Tools with listChanged even before the first tool: a page may
 		// declare its capabilities after the client connected.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		// Resources: a value too long for a result is handed over as
+		// resources (values.go), all of one template; none is listed.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Resources: &sdk.ResourceCapabilities{}},
 	})
+	b.server.AddResourceTemplate(&sdk.ResourceTemplate{
+		Name:        "value",
+		URITemplate: ValueTemplate,
+		MIMEType:    valueMIME,
+		Description: fmt.Sprintf("A tool call's value too long for its result, in pages of at most %d bytes: the page's data, as JSON. The result links every page.", ValuePageBytes),
+		Meta:        sdk.Meta{MetaUntrusted: true},
+	}, b.readValue)
 	b.server.AddReceivingMiddleware(b.middleware, b.announce.listed)
 	b.server.AddSendingMiddleware(b.announce.gate)
 	if b.browser != nil {
@@ -814,7 +829,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
 		}
 		if err == nil {
-			r := successResult(res, note)
+			r := successResult(res, note, b.handOver(req.Session, res.Value))
 			r.Content[0].(*sdk.TextContent).Text += avail
 			b.markToolsChanged(r, mark.names, to)
 			navigationText(r, to, tools)
@@ -904,7 +919,7 @@ func arguments(raw json.RawMessage) (map[string]any, bool) {
 // tools changed (the new list itself comes with tools/list_changed). The
 // request id and the revision stay out: a model cannot use them through
 // MCP, and the bridge resends and re-describes by itself.
-func successResult(r *agent.Result, note string) *sdk.CallToolResult {
+func successResult(r *agent.Result, note string, h *handover) *sdk.CallToolResult {
 	sc := map[string]any{}
 	if r.Value != nil {
 		sc["value"] = r.Value
@@ -919,7 +934,9 @@ func successResult(r *agent.Result, note string) *sdk.CallToolResult {
 	}
 	// note (a label read as an id, a row brought into view) is for the
 	// model, in the text; evidence.record has the id for programs.
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note)}}, StructuredContent: sc}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note, h)}}, StructuredContent: sc}
+	h.apply(res)
+	return res
 }
 
 // addObservation puts what an observation says a model needs into sc:
