@@ -71,6 +71,7 @@ type options struct {
 	browser      Browser
 	origins      []string
 	guard        *Guard
+	mark         func(context.Context) (string, error)
 }
 
 // WithImplementation names the server in the MCP handshake (default
@@ -86,6 +87,21 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // WithInstructions sets the instructions sent to the client (default
 // Instructions, or BrowsingInstructions with WithBrowser).
 func WithInstructions(s string) Option { return func(o *options) { o.instructions = &s } }
+
+// WithChangeMark gives the bridge a mark that moves whenever the page
+// may have changed (cdp.Page.ChangeMark; with WithBrowser, a browser
+// that has ChangeMark gives it by itself): Watch then describes only
+// when the mark moved since the last describe, or when QuietDescribe
+// passed without one, for a page that changes without moving it.
+func WithChangeMark(mark func(context.Context) (string, error)) Option {
+	return func(o *options) { o.mark = mark }
+}
+
+// QuietDescribe is the longest Watch goes without a describe when the
+// page's change mark (WithChangeMark) stays where it was: what a page
+// changes without touching its DOM (data its script keeps, a timer)
+// still reaches the tool list.
+const QuietDescribe = time.Minute
 
 // Bridge keeps an MCP server's tool list in step with a page.
 type Bridge struct {
@@ -128,6 +144,14 @@ type Bridge struct {
 	// held are the values too long for a result, handed over as
 	// resources (values.go).
 	held heldValues
+
+	// mark reads the page's change mark (WithChangeMark); described is
+	// the mark read before the last describe that answered, and
+	// describedAt when it answered. quiet is QuietDescribe.
+	mark        func(context.Context) (string, error)
+	described   string
+	describedAt time.Time
+	quiet       time.Duration
 }
 
 type toolEntry struct {
@@ -159,7 +183,12 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard,
-		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}}
+		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}, mark: o.mark, quiet: QuietDescribe}
+	if cm, ok := o.browser.(interface {
+		ChangeMark(context.Context) (string, error)
+	}); ok && b.mark == nil {
+		b.mark = cm.ChangeMark
+	}
 	if db, ok := o.browser.(DocumentBrowser); ok {
 		b.docs = db
 	}
@@ -304,6 +333,8 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 // checked out (err nil): a look taken while the tab navigates does not
 // announce the page as empty just before it announces the new one.
 func (b *Bridge) refreshQuietly(ctx context.Context) error {
+	b.refreshing.Lock()
+	defer b.refreshing.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, err := b.refreshLocked(ctx)
@@ -341,11 +372,13 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	// sent at once instead of waiting. Refreshes stay one at a time
 	// (b.refreshing, which every caller holds).
 	b.mu.Unlock()
+	mark := b.readMark(ctx) // before the describe: a change during it moves the mark past this
 	d, err := b.client.Describe(ctx, nil)
 	b.mu.Lock()
 	if err != nil {
 		return false, err
 	}
+	b.described, b.describedAt = mark, time.Now()
 	if b.loaded && d.Revision == b.revision && b.desc != nil {
 		b.desc = d
 		return false, nil
@@ -430,7 +463,34 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 	}
 	b.allowed = false
 	b.revision = ""
+	b.described = ""
 	b.setTools(ctx, nil, "", nil)
+}
+
+// readMark is the page's change mark now, "" when the bridge has none or
+// it could not be read (then nothing counts as unchanged).
+func (b *Bridge) readMark(ctx context.Context) string {
+	if b.mark == nil {
+		return ""
+	}
+	m, err := b.mark(ctx)
+	if err != nil {
+		return ""
+	}
+	return m
+}
+
+// unchanged reports whether the page's change mark is where it was at
+// the last describe, which is younger than b.quiet: a look need not
+// describe again.
+func (b *Bridge) unchanged(ctx context.Context) bool {
+	m := b.readMark(ctx)
+	if m == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return m == b.described && time.Since(b.describedAt) < b.quiet
 }
 
 // unavailableTools keeps the capabilities that cannot run now in the tool
@@ -657,10 +717,13 @@ func (b *Bridge) publishLocked(ctx context.Context) {
 		slog.Int("tools", len(b.tools)))
 }
 
-// Watch refreshes the tool list every interval until ctx is done, for
-// pages that change without being invoked. The first describe failure of
-// a run of them is logged, and the describe that works again; the watch
-// goes on. It returns ctx's error.
+// Watch looks at the page every interval until ctx is done, for pages
+// that change without being invoked, and refreshes the tool list when it
+// changed: with a change mark (WithChangeMark), only when the mark moved
+// since the last describe or QuietDescribe passed without one; without,
+// every time. The first describe failure of a run of them is logged, and
+// the describe that works again; the watch goes on. It returns ctx's
+// error.
 func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -670,6 +733,9 @@ func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
+			if b.unchanged(ctx) {
+				continue
+			}
 			err := b.refreshQuietly(ctx)
 			switch {
 			case ctx.Err() != nil:

@@ -70,7 +70,7 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 	})
 	headed := fl.Bool("headed", false, "show the browser window, so a person sees the page, its approvals and handoffs (needs a display)")
 	userDataDir := fl.String("user-data-dir", "", "keep the browser profile (logins, cookies, caches) in this directory")
-	poll := fl.Duration("poll", 5*time.Second, "describe the page this often to follow changes made without an invoke (0: only on tools/list and after invokes)")
+	poll := fl.Duration("poll", 5*time.Second, "look this often whether the page changed without an invoke, and describe it when it did (in a browser: its DOM or a person's input moved, or a minute passed); 0: describe only on tools/list and after invokes")
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr, and the time start-up spent by phase")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
