@@ -187,6 +187,21 @@ type handover struct {
 	dropped []string   // held values let go of to make room
 	size    int        // the value's JSON, in bytes
 	tooBig  bool       // over MaxHeldBytes
+	links   bool       // the client reads resource_link content
+}
+
+// linksVersion is the first MCP version with resource_link content in a
+// tool result.
+const linksVersion = "2025-06-18"
+
+// readsLinks reports whether the client of ss reads resource_link
+// content: one that asked for an earlier protocol version may refuse a
+// result with a content type it does not know, so it is told the pages'
+// URIs in the text only (it can read them all the same: resources are
+// older than links).
+func readsLinks(ss *sdk.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= linksVersion
 }
 
 // handOver holds value for the session of a tool call when its text is
@@ -203,7 +218,7 @@ func (b *Bridge) handOver(ss *sdk.ServerSession, value json.RawMessage) *handove
 		return nil
 	}
 	held, dropped := b.held.hold(ss, text)
-	return &handover{held: held, dropped: dropped, size: len(text), tooBig: held == nil}
+	return &handover{held: held, dropped: dropped, size: len(text), tooBig: held == nil, links: readsLinks(ss)}
 }
 
 // note is what a result's text says of a value it cut, outside the
@@ -230,8 +245,12 @@ func (h *handover) text() string {
 	if n > 1 {
 		where += " … " + v.uri(n)
 	}
-	s := fmt.Sprintf("\nThe whole value (%d bytes of JSON, the page's data) is in %d resource(s) of at most %d bytes, linked below: read them in order with resources/read (%s) and join their text; a string value is one JSON string.",
-		h.size, n, ValuePageBytes, where)
+	linked := ", linked below"
+	if !h.links {
+		linked = ""
+	}
+	s := fmt.Sprintf("\nThe whole value (%d bytes of JSON, the page's data) is in %d resource(s) of at most %d bytes%s: read them in order with resources/read (%s) and join their text; a string value is one JSON string.",
+		h.size, n, ValuePageBytes, linked, where)
 	if len(h.dropped) > 0 {
 		s += fmt.Sprintf(" To hold it, pling mcp let go of the earlier value(s) %s (it holds the last %d, at most %d MiB in all).",
 			strings.Join(h.dropped, ", "), MaxHeldValues, MaxHeldBytes>>20)
@@ -239,7 +258,8 @@ func (h *handover) text() string {
 	return s
 }
 
-// apply adds the links to the held value's pages to r, and in its
+// apply adds the links to the held value's pages to r (for a client that
+// reads them), and in its
 // structured content puts where the value is in place of a value too
 // large for it.
 func (h *handover) apply(r *sdk.CallToolResult) {
@@ -248,6 +268,9 @@ func (h *handover) apply(r *sdk.CallToolResult) {
 	}
 	v := h.held
 	for i := range v.pages {
+		if !h.links {
+			break
+		}
 		size := int64(len(v.pageText(i + 1)))
 		r.Content = append(r.Content, &sdk.ResourceLink{
 			URI: v.uri(i + 1), Name: fmt.Sprintf("value %s, page %d of %d", v.id, i+1, len(v.pages)),

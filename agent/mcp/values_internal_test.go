@@ -46,12 +46,19 @@ func dumpBridge(t *testing.T) *Bridge {
 // and the server's side of it.
 func valueClient(t *testing.T, b *Bridge) (*sdk.ClientSession, *sdk.ServerSession) {
 	t.Helper()
+	return valueClientVersion(t, b, "")
+}
+
+// valueClientVersion is valueClient asking for an MCP protocol version
+// ("" for the SDK's newest).
+func valueClientVersion(t *testing.T, b *Bridge, version string) (*sdk.ClientSession, *sdk.ServerSession) {
+	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := b.Server().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,5 +253,26 @@ func TestPaginate(t *testing.T) {
 	}
 	if joined != text {
 		t.Error("the pages joined are not the text")
+	}
+}
+
+// TestHeldValueOlderClient: a client of a protocol version before
+// resource_link content gets no links (it might refuse the result), and
+// the text names the pages' URIs, which it reads as any client does.
+func TestHeldValueOlderClient(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		links   int
+	}{{"2025-03-26", 0}, {"2025-06-18", 1}, {"", 1}} {
+		t.Run("version "+tc.version, func(t *testing.T) {
+			cs, _ := valueClientVersion(t, dumpBridge(t), tc.version)
+			text, links := dump(t, cs, 5000)
+			if len(links) != tc.links {
+				t.Errorf("%d links, want %d", len(links), tc.links)
+			}
+			if got, err := readAll(cs, []string{"pling://value/v1?page=1"}); err != nil || len(got) != 5000 || !strings.Contains(text, "pling://value/v1?page=1") {
+				t.Errorf("reading the page the text names: %d characters, %v; text %q", len(got), err, text)
+			}
+		})
 	}
 }
