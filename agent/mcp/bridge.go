@@ -895,7 +895,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
 		}
 		if err == nil {
-			r := successResult(res, note, b.handOver(req.Session, res.Value))
+			r := successResult(res, note, b.handOver(req.Session, res.Value, maxValueText))
 			r.Content[0].(*sdk.TextContent).Text += avail
 			b.markToolsChanged(r, mark.names, to)
 			navigationText(r, to, tools)

@@ -205,12 +205,14 @@ func readsLinks(ss *sdk.ServerSession) bool {
 }
 
 // handOver holds value for the session of a tool call when its text is
-// longer than a result's text shows (maxValueText); nil when it is not.
-func (b *Bridge) handOver(ss *sdk.ServerSession, value json.RawMessage) *handover {
-	if len(value) <= maxValueText || ss == nil {
+// longer than a result's text shows (limit characters: maxValueText for
+// a capability's value, maxPageAnswer for a page's own WebMCP tool's
+// answer); nil when it is not.
+func (b *Bridge) handOver(ss *sdk.ServerSession, value json.RawMessage, limit int) *handover {
+	if len(value) <= limit || ss == nil {
 		return nil
 	}
-	if _, cut := pagetext.Cut(valueString(value), maxValueText); cut == 0 {
+	if _, cut := pagetext.Cut(valueString(value), limit); cut == 0 {
 		return nil
 	}
 	text, ok := valueJSON(value)
