@@ -863,7 +863,9 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: capability}), nil
 		}
 		var note string
-		if failed := b.resolveRecord(ctx, capability, input, &note); failed != nil {
+		rec, _ := input["record"].(string)
+		failed, _, deferred := b.resolveRecord(ctx, capability, input, &note, false)
+		if failed != nil {
 			return failed, nil
 		}
 		var opts []agent.InvokeOption
@@ -883,6 +885,22 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		before := b.unavailableNow()
 		mark := b.markNav()
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
+		if deferred && recordRefused(err) {
+			// The page refused a record the last describe did not list:
+			// look at every record now (a describe), as the call did not
+			// before it went, and send it again if that brought the
+			// record into view.
+			failed, revealed, _ := b.resolveRecord(ctx, capability, input, &note, true)
+			if failed != nil {
+				return failed, nil
+			}
+			if revealed {
+				res, err = b.client.Invoke(ctx, capability, input, opts...)
+			}
+		}
+		if err == nil && note == "" && res.Evidence != nil && rec != "" && res.Evidence.Record != "" && res.Evidence.Record != rec {
+			note = rec + " is " + res.Evidence.Record // a label the page resolved
+		}
 		b.follow(ctx, res, err)
 		var to string
 		var tools []string

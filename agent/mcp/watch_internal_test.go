@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,5 +96,68 @@ func waitDescribes(t *testing.T, describes *atomic.Int64, want int64) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d describes in 10 s, want %d", describes.Load(), want)
 		}
+	}
+}
+
+// TestRowCallsDoNotDescribe: calls of a row action on rows the last
+// describe did not list (a page of 500 orders lists 50) go to the page
+// at once, by id or by label, without a describe of every record before
+// each; a row the page does not have still gets the bridge's account of
+// what ids and labels look like (a describe of every record, after the
+// page refused it).
+func TestRowCallsDoNotDescribe(t *testing.T) {
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	rows := make([]runtime.RecordItem, 500)
+	for i := range rows {
+		rows[i] = runtime.RecordItem{ID: fmt.Sprintf("ord_%d", i+1), Label: fmt.Sprintf("#%d", 1001+i)}
+	}
+	if _, err := rt.DeclareRecords(runtime.Records{Kind: "order", Read: func(context.Context) ([]runtime.RecordItem, error) { return rows, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.DeclareAction(runtime.Action{ID: "pay", Title: "Pay the order", Record: &runtime.RecordRef{Kind: "order"},
+		Run: func(_ context.Context, c *runtime.Call) (any, error) { return "paid " + c.Record, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	inner := agent.InProcess(rt)
+	var describes atomic.Int64
+	tr := agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
+		var m struct{ Method string }
+		_ = json.Unmarshal(raw, &m)
+		if m.Method == "describe" {
+			describes.Add(1)
+		}
+		return inner.RoundTrip(ctx, raw)
+	})
+	cs, _ := valueClient(t, NewBridge(agent.New(tr)))
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	start := describes.Load()
+	call := func(record string) string {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "pay__order", Arguments: map[string]any{"record": record}})
+		if err != nil {
+			t.Fatalf("pay %s: %v", record, err)
+		}
+		return res.Content[0].(*sdk.TextContent).Text
+	}
+	for i := 0; i < 10; i++ {
+		if txt := call(fmt.Sprintf("ord_%d", 300+i)); !strings.HasPrefix(txt, "Done: pay@order on ord_") {
+			t.Fatalf("pay ord_%d: %s", 300+i, txt)
+		}
+	}
+	if txt := call("#1400"); !strings.Contains(txt, "Done: pay@order on ord_400 (#1400 is ord_400).") {
+		t.Errorf("pay #1400: %s", txt)
+	}
+	if n := describes.Load() - start; n != 0 {
+		t.Errorf("%d describes for eleven calls on rows the page has, want none", n)
+	}
+	if txt := call("#99999"); !strings.Contains(txt, `No order has the id or label "#99999". Next: pass the id or the whole label of a order`) {
+		t.Errorf("pay #99999: %s", txt)
+	}
+	// ACTION_NOT_FOUND says to describe again: the client does, the tool
+	// list follows, and the bridge looks at every record for its account.
+	if n := describes.Load() - start; n < 1 || n > 3 {
+		t.Errorf("%d describes after a row the page does not have, want 1 to 3", n)
 	}
 }
