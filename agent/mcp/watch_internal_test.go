@@ -21,8 +21,8 @@ import (
 // calls that change no tool and many looks at an unchanged mark cause
 // no describe; a moved mark causes one, and the page is quiet again;
 // without a move, one describe a quiet period keeps a page that changes
-// without moving its mark followed. (Without the mark, every look
-// described: about one every 10 ms here.)
+// without moving its mark followed. (Were every look to describe, that
+// would be one every 10 ms here.)
 func TestWatchDescribesWhenChanged(t *testing.T) {
 	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
 	var count atomic.Int64

@@ -30,8 +30,8 @@ const countPage = `<!doctype html><title>Count</title>
 // every look: once the first describes are done, ten calls that change
 // nothing and a second of looks cause no describe; a call that changes
 // the page's DOM causes the next look to describe, and then it is quiet
-// again. The describes are counted in --verbose's log of exchanges.
-// (Before the change mark, every look described: about ten a second.)
+// again. The describes are counted in --verbose's log of exchanges
+// (were every look to describe, that would be about ten a second).
 func TestMCPDescribesWhenChanged(t *testing.T) {
 	browserTest(t)
 	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"count.html": countPage}), demotest.Dist(t))
