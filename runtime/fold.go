@@ -293,18 +293,48 @@ func compareRecords(a, b RecordItem) int {
 }
 
 func naturalLess(a, b string) bool {
-	// Skip the common prefix back to where a digit run starts: the tokens
-	// before it are the same in both, so the order is decided after it.
-	// Ids of one kind share long prefixes (ord_1041, ord_1042), and a
-	// describe compares thousands of them.
+	return naturalLessAt(a, b, commonPrefix(a, b))
+}
+
+// commonPrefix is how many bytes a and b begin with alike.
+func commonPrefix(a, b string) int {
 	i := 0
 	for i < len(a) && i < len(b) && a[i] == b[i] {
 		i++
 	}
-	for i > 0 && isDigit(a[i-1]) {
-		i--
+	return i
+}
+
+// naturalLessAt is naturalLess of a and b, which begin with i bytes
+// alike and differ after them.
+func naturalLessAt(a, b string, i int) bool {
+	// Skip the common prefix back to where a digit run starts: the tokens
+	// before it are the same in both, so the order is decided after it.
+	// Ids of one kind share long prefixes (ord_1041, ord_1042), and a
+	// describe compares thousands of them.
+	s := i
+	for s > 0 && isDigit(a[s-1]) {
+		s--
 	}
-	return naturalLessFrom(a[i:], b[i:])
+	// The usual pair: a number at s in both, without leading zeros, that
+	// differs at i. The longer number is the larger; of two as long, the
+	// first digit that differs decides. No token need be cut out.
+	if s < len(a) && s < len(b) && isDigit(a[s]) && isDigit(b[s]) && a[s] != '0' && b[s] != '0' {
+		ea, eb := i, i
+		for ea < len(a) && isDigit(a[ea]) {
+			ea++
+		}
+		for eb < len(b) && isDigit(b[eb]) {
+			eb++
+		}
+		if ea != eb {
+			return ea < eb
+		}
+		if i < ea {
+			return a[i] < b[i]
+		}
+	}
+	return naturalLessFrom(a[s:], b[s:])
 }
 
 // naturalLessFrom is naturalLess from the start of a token.
@@ -379,12 +409,27 @@ func uniqueRecords(items []RecordItem, n int) ([]RecordItem, bool) {
 
 // ascending reports whether every id is valid and each is after the one
 // before it in id order (naturalLess), as pages usually list their rows;
-// no id can then occur twice. It costs one pass.
+// no id can then occur twice. It costs one pass, which reads each id
+// about once: what an id shares with the one before it (ord_104 of
+// ord_1041, ord_1042) was checked with that one, so only the rest is.
 func ascending(items []RecordItem) bool {
-	for i, it := range items {
-		if !validRecordID(it.ID) || i > 0 && !naturalLess(items[i-1].ID, it.ID) {
+	prev := ""
+	for k := range items {
+		id := items[k].ID
+		if len(id) == 0 || len(id) > maxRecordID {
 			return false
 		}
+		i := 0
+		if k > 0 {
+			i = commonPrefix(prev, id)
+			if !naturalLessAt(prev, id, i) {
+				return false
+			}
+		}
+		if !idchars.Of(id[i:], 0, idchars.Unbounded, recordIDExtra) {
+			return false
+		}
+		prev = id
 	}
 	return true
 }
@@ -432,8 +477,15 @@ func appendSetAside(list []setAside, kind, key string, ms []*MarkupRef) []setAsi
 // validRecordID is recordIDRe without the regexp: 1–128 chars of
 // [A-Za-z0-9._~:-]. It runs once per row per describe.
 func validRecordID(s string) bool {
-	return idchars.Of(s, 1, 128, "._~:-")
+	return idchars.Of(s, 1, maxRecordID, recordIDExtra)
 }
+
+// maxRecordID and recordIDExtra spell a record id (recordIDRe): at most
+// 128 bytes, ASCII letters, digits and these.
+const (
+	maxRecordID   = 128
+	recordIDExtra = "._~:-"
+)
 
 // settled reads m's slots in key order: the current declaration of each,
 // and apart, the keys under which two different declarations stand.

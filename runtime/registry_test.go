@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -689,6 +690,68 @@ func TestNaturalLessPrefix(t *testing.T) {
 			if got, want := naturalLess(a, b), naturalLessFrom(a, b); got != want {
 				t.Fatalf("naturalLess(%q, %q) = %v, token by token %v", a, b, got, want)
 			}
+		}
+	}
+}
+
+// TestAscending: ascending, which checks of each id only what it does
+// not share with the one before it, answers as checking every id whole
+// (validRecordID) and every pair (naturalLess) does: an invalid byte
+// after a shared prefix, an id over the length bound that shares all of
+// the one before it, a repeat and a step back all make it false.
+func TestAscending(t *testing.T) {
+	long := strings.Repeat("a", maxRecordID)
+	whole := func(items []RecordItem) bool {
+		for i, it := range items {
+			if !validRecordID(it.ID) || i > 0 && !naturalLess(items[i-1].ID, it.ID) {
+				return false
+			}
+		}
+		return true
+	}
+	rows := func(ids ...string) []RecordItem {
+		out := make([]RecordItem, len(ids))
+		for i, id := range ids {
+			out[i] = RecordItem{ID: id}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		ids  []string
+		want bool
+	}{
+		{"in order", []string{"ord_2", "ord_10", "ord_11", "ord_100"}, true},
+		{"empty", nil, true},
+		{"invalid first", []string{"ord 1", "ord_2"}, false},
+		{"invalid after the shared prefix", []string{"ord_1", "ord_1 2"}, false},
+		{"over the bound, sharing all of the one before", []string{long, long + "b"}, false},
+		{"an empty id", []string{"", "a"}, false},
+		{"a repeat", []string{"ord_1", "ord_1"}, false},
+		{"a step back", []string{"ord_10", "ord_9"}, false},
+		{"leading zeros", []string{"ord_01", "ord_1", "ord_002"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := rows(tc.ids...)
+			if got := ascending(items); got != tc.want || got != whole(items) {
+				t.Errorf("ascending(%q) = %v, want %v (whole: %v)", tc.ids, got, tc.want, whole(items))
+			}
+		})
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "a0_19 "
+	for n := 0; n < 20000; n++ {
+		ids := make([]string, 1+r.IntN(4))
+		for i := range ids {
+			b := make([]byte, 1+r.IntN(5))
+			for j := range b {
+				b[j] = alphabet[r.IntN(len(alphabet))]
+			}
+			ids[i] = string(b)
+		}
+		items := rows(ids...)
+		if got, want := ascending(items), whole(items); got != want {
+			t.Fatalf("ascending(%q) = %v, checking each whole %v", ids, got, want)
 		}
 	}
 }

@@ -14,7 +14,9 @@
 //
 // Results: a success is a tool result whose text is a short account for a
 // model (what ran, the value, the evidence, the changed states) and whose
-// structured content holds the value, evidence and observation; a business
+// structured content holds the value, evidence and observation (a value
+// too long for the text is handed over whole as MCP resources, read in
+// pages: values.go); a business
 // failure (result.error) is a tool result with isError, the stable code
 // and the next step in one line, so the model can read it and choose; a
 // protocol failure (ok:false, an unconfirmed call, a broken transport) is
@@ -69,6 +71,7 @@ type options struct {
 	browser      Browser
 	origins      []string
 	guard        *Guard
+	mark         func(context.Context) (string, error)
 }
 
 // WithImplementation names the server in the MCP handshake (default
@@ -84,6 +87,21 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // WithInstructions sets the instructions sent to the client (default
 // Instructions, or BrowsingInstructions with WithBrowser).
 func WithInstructions(s string) Option { return func(o *options) { o.instructions = &s } }
+
+// WithChangeMark gives the bridge a mark that moves whenever the page
+// may have changed (cdp.Page.ChangeMark; with WithBrowser, a browser
+// that has ChangeMark gives it by itself): Watch then describes only
+// when the mark moved since the last describe, or when QuietDescribe
+// passed without one, for a page that changes without moving it.
+func WithChangeMark(mark func(context.Context) (string, error)) Option {
+	return func(o *options) { o.mark = mark }
+}
+
+// QuietDescribe is the longest Watch goes without a describe when the
+// page's change mark (WithChangeMark) stays where it was: what a page
+// changes without touching its DOM (data its script keeps, a timer)
+// still reaches the tool list.
+const QuietDescribe = time.Minute
 
 // Bridge keeps an MCP server's tool list in step with a page.
 type Bridge struct {
@@ -122,6 +140,18 @@ type Bridge struct {
 	// for the session (names.go).
 	bound map[string]string // tool name → capability
 	names map[string]string // capability → tool name
+
+	// held are the values too long for a result, handed over as
+	// resources (values.go).
+	held heldValues
+
+	// mark reads the page's change mark (WithChangeMark); described is
+	// the mark read before the last describe that answered, and
+	// describedAt when it answered. quiet is QuietDescribe.
+	mark        func(context.Context) (string, error)
+	described   string
+	describedAt time.Time
+	quiet       time.Duration
 }
 
 type toolEntry struct {
@@ -153,7 +183,12 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard,
-		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}}
+		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}, mark: o.mark, quiet: QuietDescribe}
+	if cm, ok := o.browser.(interface {
+		ChangeMark(context.Context) (string, error)
+	}); ok && b.mark == nil {
+		b.mark = cm.ChangeMark
+	}
 	if db, ok := o.browser.(DocumentBrowser); ok {
 		b.docs = db
 	}
@@ -169,8 +204,17 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		Instructions: instructions,
 		// Tools with listChanged even before the first tool: a page may
 		// declare its capabilities after the client connected.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		// Resources: a value too long for a result is handed over as
+		// resources (values.go), all of one template; none is listed.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Resources: &sdk.ResourceCapabilities{}},
 	})
+	b.server.AddResourceTemplate(&sdk.ResourceTemplate{
+		Name:        "value",
+		URITemplate: ValueTemplate,
+		MIMEType:    valueMIME,
+		Description: fmt.Sprintf("A tool call's value too long for its result, in pages of at most %d bytes: the page's data, as JSON. The result links every page.", ValuePageBytes),
+		Meta:        sdk.Meta{MetaUntrusted: true},
+	}, b.readValue)
 	b.server.AddReceivingMiddleware(b.middleware, b.announce.listed)
 	b.server.AddSendingMiddleware(b.announce.gate)
 	if b.browser != nil {
@@ -289,6 +333,8 @@ func (b *Bridge) Refresh(ctx context.Context) (changed bool, err error) {
 // checked out (err nil): a look taken while the tab navigates does not
 // announce the page as empty just before it announces the new one.
 func (b *Bridge) refreshQuietly(ctx context.Context) error {
+	b.refreshing.Lock()
+	defer b.refreshing.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, err := b.refreshLocked(ctx)
@@ -326,11 +372,13 @@ func (b *Bridge) refreshLocked(ctx context.Context) (changed bool, err error) {
 	// sent at once instead of waiting. Refreshes stay one at a time
 	// (b.refreshing, which every caller holds).
 	b.mu.Unlock()
+	mark := b.readMark(ctx) // before the describe: a change during it moves the mark past this
 	d, err := b.client.Describe(ctx, nil)
 	b.mu.Lock()
 	if err != nil {
 		return false, err
 	}
+	b.described, b.describedAt = mark, time.Now()
 	if b.loaded && d.Revision == b.revision && b.desc != nil {
 		b.desc = d
 		return false, nil
@@ -415,7 +463,34 @@ func (b *Bridge) dropLocked(ctx context.Context) {
 	}
 	b.allowed = false
 	b.revision = ""
+	b.described = ""
 	b.setTools(ctx, nil, "", nil)
+}
+
+// readMark is the page's change mark now, "" when the bridge has none or
+// it could not be read (then nothing counts as unchanged).
+func (b *Bridge) readMark(ctx context.Context) string {
+	if b.mark == nil {
+		return ""
+	}
+	m, err := b.mark(ctx)
+	if err != nil {
+		return ""
+	}
+	return m
+}
+
+// unchanged reports whether the page's change mark is where it was at
+// the last describe, which is younger than b.quiet: a look need not
+// describe again.
+func (b *Bridge) unchanged(ctx context.Context) bool {
+	m := b.readMark(ctx)
+	if m == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return m == b.described && time.Since(b.describedAt) < b.quiet
 }
 
 // unavailableTools keeps the capabilities that cannot run now in the tool
@@ -653,10 +728,13 @@ func (b *Bridge) publishLocked(ctx context.Context) {
 		slog.Int("tools", len(b.tools)))
 }
 
-// Watch refreshes the tool list every interval until ctx is done, for
-// pages that change without being invoked. The first describe failure of
-// a run of them is logged, and the describe that works again; the watch
-// goes on. It returns ctx's error.
+// Watch looks at the page every interval until ctx is done, for pages
+// that change without being invoked, and refreshes the tool list when it
+// changed: with a change mark (WithChangeMark), only when the mark moved
+// since the last describe or QuietDescribe passed without one; without,
+// every time. The first describe failure of a run of them is logged, and
+// the describe that works again; the watch goes on. It returns ctx's
+// error.
 func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -666,6 +744,9 @@ func (b *Bridge) Watch(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
+			if b.unchanged(ctx) {
+				continue
+			}
 			err := b.refreshQuietly(ctx)
 			switch {
 			case ctx.Err() != nil:
@@ -800,7 +881,9 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: capability}), nil
 		}
 		var note string
-		if failed := b.resolveRecord(ctx, capability, input, &note); failed != nil {
+		rec, _ := input["record"].(string)
+		failed, _, deferred := b.resolveRecord(ctx, capability, input, &note, false)
+		if failed != nil {
 			return failed, nil
 		}
 		var opts []agent.InvokeOption
@@ -820,6 +903,22 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		before := b.unavailableNow()
 		mark := b.markNav()
 		res, err := b.client.Invoke(ctx, capability, input, opts...)
+		if deferred && recordRefused(err) {
+			// The page refused a record the last describe did not list:
+			// look at every record now (a describe), as the call did not
+			// before it went, and send it again if that brought the
+			// record into view.
+			failed, revealed, _ := b.resolveRecord(ctx, capability, input, &note, true)
+			if failed != nil {
+				return failed, nil
+			}
+			if revealed {
+				res, err = b.client.Invoke(ctx, capability, input, opts...)
+			}
+		}
+		if err == nil && note == "" && res.Evidence != nil && rec != "" && res.Evidence.Record != "" && res.Evidence.Record != rec {
+			note = rec + " is " + res.Evidence.Record // a label the page resolved
+		}
 		b.follow(ctx, res, err)
 		var to string
 		var tools []string
@@ -832,7 +931,7 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 			avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
 		}
 		if err == nil {
-			r := successResult(res, note)
+			r := successResult(res, note, b.handOver(req.Session, res.Value, maxValueText))
 			r.Content[0].(*sdk.TextContent).Text += avail
 			b.markToolsChanged(r, mark.names, to)
 			navigationText(r, to, tools)
@@ -922,7 +1021,7 @@ func arguments(raw json.RawMessage) (map[string]any, bool) {
 // tools changed (the new list itself comes with tools/list_changed). The
 // request id and the revision stay out: a model cannot use them through
 // MCP, and the bridge resends and re-describes by itself.
-func successResult(r *agent.Result, note string) *sdk.CallToolResult {
+func successResult(r *agent.Result, note string, h *handover) *sdk.CallToolResult {
 	sc := map[string]any{}
 	if r.Value != nil {
 		sc["value"] = r.Value
@@ -937,7 +1036,9 @@ func successResult(r *agent.Result, note string) *sdk.CallToolResult {
 	}
 	// note (a label read as an id, a row brought into view) is for the
 	// model, in the text; evidence.record has the id for programs.
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note)}}, StructuredContent: sc}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note, h)}}, StructuredContent: sc}
+	h.apply(res)
+	return res
 }
 
 // addObservation puts what an observation says a model needs into sc:

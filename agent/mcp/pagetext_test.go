@@ -22,9 +22,7 @@ const hostile = "Great\u200b pie \u202eevil\u202c \U000E0049\U000E0047\U000E004E
 // reaches the model as such: the value quoted after "From the page:" (and
 // a failure's message, the page's too), no invisible or bidi character
 // raw in the text or in structuredContent, and structuredContent bounded
-// (a 19.8 KB review cut, saying the bound). On main the value was
-// "Value: [...]" unmarked, the characters passed raw, and
-// structuredContent carried the whole review.
+// (a 19.8 KB review handed over as a resource in its place).
 func TestResultIsThePagesText(t *testing.T) {
 	review := strings.Repeat("A long review. ", 20<<10/15)[:19800]
 	rt := runtime.New(runtime.WithExpose("*"))
@@ -77,8 +75,8 @@ func TestResultIsThePagesText(t *testing.T) {
 			if len(sc) > plingmcp.MaxStructuredBytes {
 				t.Errorf("structuredContent of %d bytes, over %d", len(sc), plingmcp.MaxStructuredBytes)
 			}
-			if tc.tool == "review_long" && (strings.Contains(sc, review) || !strings.Contains(sc, `"cut":"pling mcp cut the page's data here to its bound (each string at most 2000 characters`)) {
-				t.Errorf("structuredContent of the 19.8 KB review not cut with a note: %.300s…", sc)
+			if tc.tool == "review_long" && (strings.Contains(sc, "A long review") || !strings.Contains(sc, `"valueResource":{"mimeType":"application/json","pages":1,`)) {
+				t.Errorf("structuredContent of the 19.8 KB review does not hand it over: %.300s…", sc)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -159,25 +160,38 @@ func lookup(d *schema.SurfaceDescription, kind, rec string) []schema.RecordItem 
 // id and brings an offscreen record into view when the tool's rule says it
 // does; note says what it did, for the result. A result is a failure the
 // call ends with, before anything ran.
-func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map[string]any, note *string) *sdk.CallToolResult {
+//
+// What the last describe listed is enough for most calls. A record it
+// did not list (or listed out of view) needs a describe of every record
+// of the page, which on a page of thousands of rows costs more than the
+// call: without describe, resolveRecord leaves the call as it is and
+// says so (deferred), and the handler sends it at once, since the page
+// resolves ids and labels itself; only when the page refuses the record
+// (not found, out of view, a label of several rows) is resolveRecord
+// asked again with describe. revealed says it brought the record into
+// view, so the call is worth sending again.
+func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map[string]any, note *string, describe bool) (failed *sdk.CallToolResult, revealed, deferred bool) {
 	b.mu.Lock()
 	d := b.desc
 	b.mu.Unlock()
 	c := capabilityOf(d, capability)
 	rec, ok := input["record"].(string)
 	if c == nil || c.Record == nil || !ok || rec == "" || slices.Contains(c.Record.Visible, rec) {
-		return nil // the executor judges the rest
+		return nil, false, false // the executor judges the rest
 	}
 	kind := c.Record.Kind
 	full := d
 	found := lookup(d, kind, rec)
 	if len(found) == 0 || (found[0].Offscreen && !c.Record.AllowOffscreen) {
+		if !describe {
+			return nil, false, true
+		}
 		// The bounded describe did not list it (or we need to act on it):
 		// ask for every record of the page.
 		max := maxLookup
 		var err error
 		if full, err = b.client.Describe(ctx, &schema.DescribeOptions{MaxRecords: &max}); err != nil {
-			return nil // the invoke says what is wrong
+			return nil, false, false // the invoke says what is wrong
 		}
 		found = lookup(full, kind, rec)
 	}
@@ -195,14 +209,14 @@ func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map
 		if id, label := exampleRecord(full, *c); id != "" {
 			*note = fmt.Sprintf("No %s has the id or label %q. Next: pass the id or the whole label of a %s listed by browser.page, e.g. %s.", kind, rec, kind, example(id, label))
 		}
-		return nil
+		return nil, false, false
 	case len(found) > 1:
 		var labels []string
 		for _, it := range found[:min(len(found), 5)] {
 			labels = append(labels, fmt.Sprintf("%s (%s)", pagetext.Quote(it.ID), pagetext.Quote(it.Label)))
 		}
 		return fail(perr.InvalidArgs, fmt.Sprintf("%d %ss match %q: %s.", len(found), kind, rec, strings.Join(labels, "; ")),
-			"pass the id of the one you mean.")
+			"pass the id of the one you mean."), false, false
 	}
 	it := found[0]
 	input["record"] = it.ID
@@ -210,20 +224,35 @@ func (b *Bridge) resolveRecord(ctx context.Context, capability string, input map
 		*note = fmt.Sprintf("%s is %s", rec, it.ID)
 	}
 	if !it.Offscreen || c.Record.AllowOffscreen {
-		return nil
+		return nil, false, false
 	}
 	rv := revealer(full, kind, capability)
 	if rv == nil {
 		return fail(perr.ActionUnavailable, fmt.Sprintf("%s %s is not in view, and %s acts only on %ss in view.", kind, rec, capability, kind),
-			"bring it into view first (scroll or filter the page), then call this tool again.")
+			"bring it into view first (scroll or filter the page), then call this tool again."), false, false
 	}
 	if _, err := b.client.Invoke(ctx, rv.ID, map[string]any{"record": it.ID}); err != nil {
 		return fail(perr.ActionUnavailable, fmt.Sprintf("%s %s is not in view, and bringing it into view with %s failed: %v.", kind, rec, rv.ID, err),
-			"bring it into view yourself, then call this tool again.")
+			"bring it into view yourself, then call this tool again."), false, false
 	}
 	if *note != "" {
 		*note += "; "
 	}
 	*note += "brought into view with " + rv.ID + " first"
-	return nil
+	return nil, true, false
+}
+
+// recordRefused reports whether the page refused a folded call for its
+// record, before anything ran: not found, out of view (or otherwise
+// unavailable), or a label several rows have.
+func recordRefused(err error) bool {
+	var be *agent.BusinessError
+	if !errors.As(err, &be) {
+		return false
+	}
+	switch be.Code {
+	case perr.ActionNotFound, perr.ActionUnavailable, perr.InvalidParams:
+		return true
+	}
+	return false
 }

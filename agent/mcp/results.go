@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -34,17 +33,12 @@ const maxValueText = 600
 // itself, any other value as its JSON text, quoted after "From the page:"
 // (pagetext.Words) — the page's data, which its users may have written,
 // never reads as the bridge's — and cut to maxValueText characters, the
-// cut said outside the quotes.
-func valueText(v json.RawMessage) string {
-	text := string(v)
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		text = s
-	}
-	t, cut := pagetext.Cut(text, maxValueText)
+// cut said outside the quotes, with where the whole value is (h).
+func valueText(v json.RawMessage, h *handover) string {
+	t, cut := pagetext.Cut(valueString(v), maxValueText)
 	out := pagetext.Words(t)
 	if cut > 0 {
-		out += fmt.Sprintf(" (pling mcp cut %d more characters; structuredContent.value has more)", cut)
+		out += h.note(cut)
 	}
 	return out
 }
@@ -59,7 +53,7 @@ func feedbackLine(f schema.Feedback) string {
 // successText is a success for a model: what ran, the value, the evidence
 // and which states changed, in a few short lines — a faithful summary of
 // structuredContent, which has the states' old and new values.
-func successText(r *agent.Result, note string) string {
+func successText(r *agent.Result, note string, h *handover) string {
 	var b strings.Builder
 	b.WriteString("Done: " + r.Capability)
 	if r.Evidence != nil && r.Evidence.Record != "" {
@@ -70,7 +64,8 @@ func successText(r *agent.Result, note string) string {
 	}
 	b.WriteString(".")
 	if len(r.Value) > 0 && string(r.Value) != "null" {
-		b.WriteString("\nValue: " + valueText(r.Value))
+		b.WriteString("\nValue: " + valueText(r.Value, h))
+		b.WriteString(h.text())
 	}
 	if e := r.Evidence; e != nil {
 		// The expectations without their values, which are in

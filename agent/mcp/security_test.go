@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
@@ -99,13 +100,13 @@ func TestAgentSideBounds(t *testing.T) {
 	}
 }
 
-// TestResultBounded: a result over MaxResultBytes reaches the model cut,
-// with a note; its structured content is bounded to MaxStructuredBytes
-// and says so. Unbounded, the 200 KB value would go into
-// structuredContent whole.
+// TestResultBounded: a value too large to be handed over whole (over
+// MaxHeldBytes) reaches the model cut, with a note; its structured
+// content is bounded to MaxStructuredBytes and says so. Unbounded, the
+// value would go into structuredContent whole.
 func TestResultBounded(t *testing.T) {
 	rt := runtime.New(runtime.WithExpose("*"))
-	big := strings.Repeat("x", 200<<10)
+	big := strings.Repeat("x", plingmcp.MaxHeldBytes)
 	rt.DeclareAction(runtime.Action{ID: "big", Title: "Big", Risk: "read",
 		Run: func(context.Context, *runtime.Call) (any, error) { return big, nil }})
 	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
@@ -113,5 +114,8 @@ func TestResultBounded(t *testing.T) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	if len(raw) > plingmcp.MaxStructuredBytes || !strings.Contains(string(raw), "cut the page's data here to its bound") {
 		t.Errorf("structured content of %d bytes: %.200s", len(raw), raw)
+	}
+	if txt := res.Content[0].(*sdk.TextContent).Text; len(res.Content) != 1 || !strings.Contains(txt, "over the 4 MiB it holds for a session") {
+		t.Errorf("a value over what is held: %d contents, text %.900s", len(res.Content), txt)
 	}
 }

@@ -253,9 +253,14 @@ func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad erro
 				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
 			}}, StructuredContent: map[string]any{}}
 		default:
+			// An answer too long for the text is handed over whole, as a
+			// capability's value is (values.go): a JSON string.
+			whole, _ := json.Marshal(out)
+			h := b.handOver(req.Session, whole, maxPageAnswer)
 			r = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{
-				Text: "The page answered (its own words, not checked by Pling): " + quoteCut(out, maxPageAnswer),
+				Text: "The page answered (its own words, not checked by Pling): " + quoteCut(out, maxPageAnswer) + h.text(),
 			}}, StructuredContent: map[string]any{}}
+			h.apply(r)
 		}
 		navigationText(r, to, tools)
 		if sc, _ := r.StructuredContent.(map[string]any); len(sc) == 0 {

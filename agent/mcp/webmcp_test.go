@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
@@ -22,6 +24,9 @@ const pageToolsJS = `<script>
 document.modelContext.registerTool({ name: "lookup", title: "Look up a word", description: "Finds a word",
   inputSchema: { type: "object", properties: { word: { type: "string" } } }, annotations: { readOnlyHint: true },
   execute: async (args) => "meaning of " + args.word });
+document.modelContext.registerTool({ name: "export", description: "Exports the words",
+  inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true },
+  execute: async () => "word,meaning\n" + Array.from({ length: 2000 }, (_, i) => "w" + i + ",the meaning of word " + i + "\u202e").join("\n") });
 </script>`
 
 // pling mcp speaks to a page's own WebMCP tools (Chromium's native API):
@@ -120,6 +125,30 @@ pling.action({ id: "note", title: "Note", run: () => true });</script>`))
 		t.Errorf("webmcp.lookup answered %v: %s", out.IsError, text(out))
 	}
 	t.Logf("plain page tools: %v", names)
+
+	// An answer too long for the text is handed over whole, as a
+	// capability's value is: linked pages whose text joined is the
+	// answer as one JSON string.
+	out = call(t, s, "webmcp.export", map[string]any{})
+	var links []string
+	for _, c := range out.Content {
+		if l, ok := c.(*sdk.ResourceLink); ok {
+			links = append(links, l.URI)
+		}
+	}
+	var joined strings.Builder
+	for _, l := range links {
+		rr, err := s.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: l})
+		if err != nil {
+			t.Fatalf("resources/read %s: %v", l, err)
+		}
+		joined.WriteString(rr.Contents[0].Text)
+	}
+	var answer string
+	if err := json.Unmarshal([]byte(joined.String()), &answer); err != nil || len(links) < 2 ||
+		!strings.HasPrefix(answer, "word,meaning\nw0,the meaning of word 0\u202e\nw1,") || !strings.HasSuffix(answer, "word 1999\u202e") {
+		t.Errorf("webmcp.export: %d links, answer %.80q…, %v; text %.300s", len(links), answer, err, text(out))
+	}
 
 	// Both: Pling's mirror registers lookup too (the page's own
 	// registration of that name is refused or replaced); the agent sees

@@ -48,7 +48,8 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 		"over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through",
 		"the agent client and its recovery rules; the tool list follows the page, with",
 		"notifications/tools/list_changed. A call that waits for a person sends notifications/progress",
-		"when it carried a progressToken. If the page's browser dies, pling mcp says so and exits 1.",
+		"when it carried a progressToken. A value too long for a result is handed over whole as MCP",
+		"resources, read in pages with resources/read. If the page's browser dies, pling mcp says so and exits 1.",
 		"A page URL starts a browsing session: browser.open (on TARGET's origin and every --allow-origin),",
 		"browser.back, browser.tabs, browser.switch_tab and browser.page beside the page's tools, which",
 		"follow the page the tab shows. The browser starts while the client connects.",
@@ -69,7 +70,7 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 	})
 	headed := fl.Bool("headed", false, "show the browser window, so a person sees the page, its approvals and handoffs (needs a display)")
 	userDataDir := fl.String("user-data-dir", "", "keep the browser profile (logins, cookies, caches) in this directory")
-	poll := fl.Duration("poll", 5*time.Second, "describe the page this often to follow changes made without an invoke (0: only on tools/list and after invokes)")
+	poll := fl.Duration("poll", 5*time.Second, "look this often whether the page changed without an invoke, and describe it when it did (in a browser: its DOM or a person's input moved, or a minute passed); 0: describe only on tools/list and after invokes")
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr, and the time start-up spent by phase")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {

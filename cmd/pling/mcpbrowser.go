@@ -115,6 +115,12 @@ func (l *lazyPage) Outline(ctx context.Context, max int) (string, error) {
 	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.Outline(ctx, max) })
 }
 
+// ChangeMark is the page's (cdp.Page.ChangeMark): the bridge's watch
+// describes only when it moved.
+func (l *lazyPage) ChangeMark(ctx context.Context) (string, error) {
+	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.ChangeMark(ctx) })
+}
+
 func (l *lazyPage) WebMCPTools(ctx context.Context, doc plingmcp.Document) ([]cdp.WebMCPTool, error) {
 	return onPage(ctx, l, func(p *cdp.Page) ([]cdp.WebMCPTool, error) { return p.WebMCPTools(ctx, doc) })
 }

@@ -4,10 +4,7 @@
 // characters that each caller names.
 package idchars
 
-import (
-	"math"
-	"strings"
-)
+import "math"
 
 // Of reports whether s is minLen to maxLen bytes long and each byte is an
 // ASCII letter, an ASCII digit or one of extra.
@@ -17,11 +14,23 @@ func Of(s string, minLen, maxLen int, extra string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || in(extra, c)) {
 			return false
 		}
 	}
 	return true
+}
+
+// in reports whether c is one of extra's few bytes: a loop, not
+// strings.IndexByte, whose call costs more than the search at this size
+// (a describe checks every row's id, 10,000 on a large page).
+func in(extra string, c byte) bool {
+	for i := 0; i < len(extra); i++ {
+		if extra[i] == c {
+			return true
+		}
+	}
+	return false
 }
 
 // Unbounded is the maxLen of an alphabet check whose length another rule

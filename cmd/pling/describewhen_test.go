@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/internal/testing/demotest"
+)
+
+// countPage has a read that changes nothing and a write that shows the
+// new count in the page.
+const countPage = `<!doctype html><title>Count</title>
+<script src="/pling/pling.js" data-expose="*"></script>
+<p id="n">0</p>
+<script>
+  let n = 0;
+  pling.state("count", () => n);
+  pling.action({ id: "count.read", title: "Read the count", risk: "read", params: { why: { type: "string" } }, run: () => n });
+  pling.action({ id: "count.add", title: "Add one", run: () => { n++; document.getElementById("n").textContent = String(n); return n; } });
+</script>`
+
+// TestMCPDescribesWhenChanged: through the pling binary (a child
+// process, the Go SDK's client on its stdio, a page in Chromium) with
+// --poll 100ms, pling mcp describes the page when it changed, not at
+// every look: once the first describes are done, ten calls that change
+// nothing and a second of looks cause no describe; a call that changes
+// the page's DOM causes the next look to describe, and then it is quiet
+// again. The describes are counted in --verbose's log of exchanges
+// (were every look to describe, that would be about ten a second).
+func TestMCPDescribesWhenChanged(t *testing.T) {
+	browserTest(t)
+	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"count.html": countPage}), demotest.Dist(t))
+	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", base+"/count.html", "--poll", "100ms", "--verbose")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	describes := func() int { return strings.Count(pp.stderr.String(), "method=describe") }
+	// quiet waits until a second passes without a describe, and returns
+	// how many there were.
+	quiet := func(what string) int {
+		t.Helper()
+		n, since := describes(), time.Now()
+		for deadline := time.Now().Add(30 * time.Second); time.Since(since) < time.Second; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: still describing after 30 s (%d describes)", what, describes())
+			}
+			if m := describes(); m != n {
+				n, since = m, time.Now()
+			}
+		}
+		return n
+	}
+	if _, err := pp.cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	start := quiet("start")
+	if start < 1 || start > 3 {
+		t.Errorf("%d describes to start, want 1 to 3", start)
+	}
+
+	for i := 0; i < 10; i++ {
+		res, err := pp.cs.CallTool(ctx, &sdk.CallToolParams{Name: "count_read", Arguments: map[string]any{"why": fmt.Sprint("look ", i)}})
+		if err != nil || res.IsError {
+			t.Fatalf("count_read %d: %v %+v", i, err, res)
+		}
+	}
+	time.Sleep(time.Second)
+	if n := describes(); n != start {
+		t.Errorf("%d describes after ten reads and a second of looks, want %d (none more)", n, start)
+	}
+
+	res, err := pp.cs.CallTool(ctx, &sdk.CallToolParams{Name: "count_add", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("count_add: %v %+v", err, res)
+	}
+	for deadline := time.Now().Add(10 * time.Second); describes() == start; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no describe after the page's DOM changed")
+		}
+	}
+	after := quiet("after the change")
+	t.Logf("describes: %d to start, %d after ten reads, %d after one change", start, start, after)
+	if after-start > 2 {
+		t.Errorf("%d describes for one change, want 1 or 2", after-start)
+	}
+}
