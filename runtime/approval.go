@@ -86,6 +86,7 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 		return fail(perr.PermissionDenied, "A person denied the action", nil)
 	}
 	ev.Approval = "approved"
+	in.call.Approval = dec.Approval
 	return nil
 }
 
