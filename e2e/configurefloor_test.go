@@ -29,7 +29,9 @@ import (
 // approve hook is never asked; an action the tag does not expose stays
 // unexposed (docs/page-api.md §2.7). The tag's data-subject names the
 // person signed in: Bob's token is refused SESSION_INVALID, whatever
-// subject the agent configures.
+// subject the agent configures. pling:waiting says the approval is asked
+// outside the page (outside: true), so an agent's tools do not say that
+// nobody can see its browser.
 func TestConfigureBeforeShimCannotWeakenTag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
@@ -56,7 +58,8 @@ func TestConfigureBeforeShimCannotWeakenTag(t *testing.T) {
 	}
 	html := `<!doctype html><html><head><title>Invoices</title></head><body>
 <script>` + strings.TrimSpace(string(stub)) + `
-window.__voided = []; window.__purged = false;
+window.__voided = []; window.__purged = false; window.__waits = [];
+addEventListener("pling:waiting", (e) => window.__waits.push(e.detail));
 pling.records("invoice", [{ id: "inv_7", label: "INV-7" }]);
 pling.action({ id: "void", title: "Void invoice", risk: "destructive", approval: true, record: { kind: "invoice" },
   run: ({ record }) => { window.__voided.push(record); return "voided"; } });
@@ -106,7 +109,8 @@ pling.configure({ expose: ["*"], approvals: "page", subject: "bob",
   const voided = await call("void@invoice", { record: "inv_7" }, 1);
   const purged = await call("purge", {}, 2);
   const bobs = await call("void@invoice", { record: "inv_7" }, 3, `+string(bobs)+`);
-  return JSON.stringify({ void: voided, purge: purged, bobs, voided: window.__voided.length, purged: window.__purged, asked: window.__asked });
+  const outside = window.__waits.some((w) => w.id === "attack-1" && w.kind === "approval" && w.outside === true);
+  return JSON.stringify({ void: voided, purge: purged, bobs, voided: window.__voided.length, purged: window.__purged, asked: window.__asked, outside });
 })()`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +120,7 @@ pling.configure({ expose: ["*"], approvals: "page", subject: "bob",
 		t.Fatalf("%s: %v", out, err)
 	}
 	want := map[string]any{"void": "PERMISSION_DENIED", "purge": "CAPABILITY_NOT_EXPOSED", "bobs": "SESSION_INVALID",
-		"voided": 0.0, "purged": false, "asked": 0.0}
+		"voided": 0.0, "purged": false, "asked": 0.0, "outside": true}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("what the agent's configure made happen (-want +got):\n%s", d)
 	}

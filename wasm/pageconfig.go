@@ -119,11 +119,15 @@ func initPage(args []safejs.Value) (any, error) {
 			opts = append(opts, runtime.WithApprover(jsApprover{f}, pagespec.Millis(c.ApprovalTTLMs)))
 		}
 		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {
-			// waiting({id, capability, kind, timeoutMs}): a person is asked
+			// waiting({id, capability, kind, timeoutMs, outside?}): a person is asked
 			// (the shim tells the page and the agent's transport). Not
 			// awaited.
 			opts = append(opts, runtime.WithWaiting(func(w runtime.Waiting) {
-				_, _ = f.Invoke(mustJS(map[string]any{"id": w.RequestID, "capability": w.Capability, "kind": w.Kind, "timeoutMs": w.TimeoutMs}))
+				m := map[string]any{"id": w.RequestID, "capability": w.Capability, "kind": w.Kind, "timeoutMs": w.TimeoutMs}
+				if w.Outside {
+					m["outside"] = true // on the authority's screen: the agent's browser need not be seen
+				}
+				_, _ = f.Invoke(mustJS(m))
 			}))
 		}
 		var pageR, fbR *hookReader
