@@ -207,6 +207,10 @@ type Waiting struct {
 	// Kind is "approval" or "handoff".
 	Kind    string
 	Timeout time.Duration
+	// Outside says a person approves outside the page, on its
+	// authority's approval screen: whether anyone sees the browser the
+	// agent drives does not matter.
+	Outside bool
 }
 
 // ReportWaiting passes a page's Waiting notice to the invoke whose context
@@ -214,7 +218,7 @@ type Waiting struct {
 // notice reaches the invoke's OnWaiting only for the request id it sent.
 func ReportWaiting(ctx context.Context, w Waiting) {
 	runtime.NotifyWaiting(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
-		TimeoutMs: w.Timeout.Milliseconds()})
+		TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside})
 }
 
 // withWaiting is ctx with the invoke's waiting hook for the request id.
@@ -227,7 +231,8 @@ func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) co
 		if w.RequestID != id {
 			return
 		}
-		aw := Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind, Timeout: time.Duration(w.TimeoutMs) * time.Millisecond}
+		aw := Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind, Timeout: time.Duration(w.TimeoutMs) * time.Millisecond,
+			Outside: w.Outside}
 		log.LogAttrs(ctx, slog.LevelInfo, "pling: a person is asked", slog.String("id", id),
 			slog.String("kind", aw.Kind), slog.Duration("timeout", aw.Timeout))
 		if f != nil {

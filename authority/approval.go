@@ -314,8 +314,17 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 	if err := st.CollectApproval(r.Context(), a.ID); s.refused(w, r, err, ErrConflict, perr.DelegationCredentialInvalid, "The poll secret is not valid") {
 		return
 	}
+	// The binding's other fields go along in the clear, so the site's
+	// server can compute the binding again from what it is about to do
+	// (follow.Follower.CheckCall).
+	var shown approvalShown
+	if err := json.Unmarshal([]byte(a.Challenge), &shown); err != nil {
+		s.internal(w, r, err)
+		return
+	}
 	tok, err := signApproval(k, runtime.ApprovalClaims{Binding: a.Binding, Audience: a.Audience, IssuedAtMs: now,
-		ExpiresAtMs: a.ExpiresMs, ID: a.ID})
+		ExpiresAtMs: a.ExpiresMs, ID: a.ID, RequestID: shown.Request.RequestID, Session: shown.Request.Session,
+		Summary: shown.Request.Summary})
 	if err != nil {
 		s.internal(w, r, err)
 		return

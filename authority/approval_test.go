@@ -1,6 +1,7 @@
 package authority_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -301,4 +302,55 @@ func TestApprovalSessionBound(t *testing.T) {
 			t.Errorf("after its approvals expired the session may not ask: %d %v", st, b)
 		}
 	})
+}
+
+// TestApprovalOnlyForTheSendersAudience: with two tenants on one
+// authority, a page of one cannot ask for an approval in the other's
+// audience: not with the other tenant's origin in the body, not sent
+// from the other tenant's origin, not from a foreign origin; and a
+// refused browser origin that is no audience gets no CORS answer that
+// would let it read the refusal.
+func TestApprovalOnlyForTheSendersAudience(t *testing.T) {
+	const tenantB = "https://tenant-b.example"
+	f := newFixture(t, openSQLite(t), func(c *authority.Config) {
+		c.MaxBodyBytes = 4096
+		c.Audiences = map[string][]string{origin: {"orders.*", "cart.view"}, tenantB: {"*"}}
+	})
+	sid, tok := f.session() // a session of origin's tenant
+	exp := f.clock.Load() + 60_000
+	body := func(audience string) map[string]any {
+		b := approvalBody(sid, approvalRequest("ord_1", exp))
+		b["audience"] = audience
+		return b
+	}
+	for _, tc := range []struct {
+		name, from, audience string
+	}{
+		{"the other tenant's audience, from its origin", tenantB, tenantB},
+		{"the other tenant's audience, no Origin", "", tenantB},
+		{"this tenant's audience, from the other tenant's origin", tenantB, origin},
+		{"this tenant's audience, from a foreign origin", "https://evil.example", origin},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := json.Marshal(body(tc.audience))
+			req, _ := http.NewRequest("POST", f.url+"/v1/approvals", bytes.NewReader(b))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			if tc.from != "" {
+				req.Header.Set("Origin", tc.from)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			_ = json.NewDecoder(res.Body).Decode(&out)
+			if res.StatusCode != http.StatusForbidden || code(out) != string(perr.DelegationAudienceMismatch) {
+				t.Errorf("%d %v, want 403 %s", res.StatusCode, out, perr.DelegationAudienceMismatch)
+			}
+			if tc.from == "https://evil.example" && res.Header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("a foreign origin is answered CORS: %q", res.Header.Get("Access-Control-Allow-Origin"))
+			}
+		})
+	}
 }

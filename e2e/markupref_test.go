@@ -13,7 +13,8 @@ import (
 // shimReads is every attribute js-shim/pling.js reads: the data-pling-*
 // attributes of the page (attr(el, "name"), "data-pling-name" literals)
 // and the data-* options of its script tag (data.name, and the loader
-// options of LOADER, read from the tag's dataset).
+// options of LOADER, read from the tag's dataset), with those of the tag
+// the module reads from the dataset pling.js hands it.
 func shimReads(t *testing.T) []string {
 	t.Helper()
 	b, err := os.ReadFile("../js-shim/pling.js")
@@ -36,6 +37,19 @@ func shimReads(t *testing.T) []string {
 		t.Fatal("no LOADER in pling.js")
 	}
 	for _, m := range regexp.MustCompile(`"(\w+)"`).FindAllStringSubmatch(loader[1], -1) {
+		set[kebab(m[1])] = true
+	}
+	// The module reads the rest of the tag's dataset, which pling.js hands
+	// it (wasm/pageconfig.go tagOptions: str("name")).
+	mod, err := os.ReadFile("../wasm/pageconfig.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagOpts := regexp.MustCompile(`(?s)func tagOptions\(.*?\n}\n`).Find(mod)
+	if tagOpts == nil {
+		t.Fatal("no tagOptions in wasm/pageconfig.go")
+	}
+	for _, m := range regexp.MustCompile(`str\("(\w+)"\)`).FindAllStringSubmatch(string(tagOpts), -1) {
 		set[kebab(m[1])] = true
 	}
 	var out []string

@@ -101,6 +101,12 @@ export interface Call {
   requestId: string;
   step: number;
   subject?: string;
+  /** The session token the request carried: forward it, the site's server verifies it (docs/authority.md). */
+  session?: string;
+  /** The approval the authority signed for this invoke (pa1.…), when a person approved it there. */
+  approval?: string;
+  /** Pling-Session and Pling-Approval, ready for fetch(url, {headers: call.headers}). */
+  headers?: { "Pling-Session": string; "Pling-Approval"?: string };
 }
 
 /** An expectation (§2.1). */

@@ -598,6 +598,13 @@ export declare namespace Page {
      * signed for that binding; needs authority).
      */
     approvals?: string;
+    /**
+     * Subject is the person signed in on the site (its user id, as the
+     * authority's operator names them in a token's sub): a session for
+     * anyone else is refused with SESSION_INVALID, and every session when
+     * it is "" (nobody signed in). Absent: not checked.
+     */
+    subject?: string;
   }
 
   /** Expect is an expectation: the state that must change, and how. */

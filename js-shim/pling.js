@@ -19,10 +19,13 @@
   // defaultHooks are the hooks used unless the page configures its own.
   // loader holds where the page's files are served (assets, wasm,
   // wasmExec, ui, webmcpSrc): configure sets them; they stay in JS.
-  function createPling(load, defaults, defaultHooks, loader) {
+  // data, in a page, is the script tag's data attributes: the module
+  // holds configure to what they set (data-expose is never widened,
+  // data-approvals="authority" never undone; docs/page-api.md §2.7).
+  function createPling(load, defaults, defaultHooks, loader, data) {
     loader = loader || {};
     var bridge = null, loading = null, configured = false, started = false, configs = 0;
-    var config = Object.assign({ expose: [] }, defaults || {});
+    var config = Object.assign({}, defaults);
     var hooks = Object.assign({}, defaultHooks);
     var queue = [], watchers = [], warned = {};
 
@@ -35,7 +38,7 @@
           if (loading === attempt) loading = null;
           throw e;
         }).then(function (b) {
-          var r = b.init(JSON.stringify(config), hooks);
+          var r = b.init(JSON.stringify(config), hooks, data);
           if (r && r.error) throw new Error(r.error);
           bridge = b;
           started = true;
@@ -461,7 +464,7 @@
       });
       return out;
     }
-  }, loader);
+  }, loader, data);
   var pre = root.pling;
   root.pling = pling;
   adopt(pling, pre);

@@ -59,7 +59,7 @@
   // approve@order tool, listed when its check without a record says yes,
   // as runtime capAvailable does), regions (an open modal hides the rest)
   // and handoffs. Anything else (per-row declarations, a row check that
-  // needs a record, sessions or other configuration, an asynchronous or
+  // needs a record, sessions or any configure, an asynchronous or
   // failing availability check, a parameter with items) returns null and
   // the module is loaded to say. Once the module runs, sync compares its
   // list with what was registered here (drift counts the differences:
@@ -71,7 +71,10 @@
   }
   function preTools() {
     var p = pling._pending;
-    if (!p) return null;
+    // A configure may come from a script that ran before pling.js; the
+    // module holds it to the script tag (docs/page-api.md §2.7), so it
+    // says which tools there are.
+    if (!p || pling.configured) return null;
     var cfg = p.config, scope = cfg.anonymous || ["*"], byID = {}, caps = [];
     for (var k in cfg) if (["expose", "origin", "anonymous"].indexOf(k) < 0) return null;
     function match(pats, id) {

@@ -65,9 +65,10 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 	in.approvalDisplay(&ch)
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rt.notifyWaiting(ctx, Waiting{RequestID: in.req.ID, Capability: in.cap.id, Kind: WaitingApproval, TimeoutMs: req.ExpiresAtMs - now})
+	ra, outside := rt.cfg.approver.(RequestApprover)
+	rt.notifyWaiting(ctx, Waiting{RequestID: in.req.ID, Capability: in.cap.id, Kind: WaitingApproval, TimeoutMs: req.ExpiresAtMs - now, Outside: outside})
 	var decided <-chan schema.SurfaceApprovalDecision
-	if ra, ok := rt.cfg.approver.(RequestApprover); ok {
+	if outside {
 		decided = ra.ApproveRequest(actx, ch, req)
 	} else {
 		decided = rt.cfg.approver.Approve(actx, ch)
@@ -86,6 +87,7 @@ func (in *invocation) authorize(ctx context.Context, ev *schema.Evidence) *failu
 		return fail(perr.PermissionDenied, "A person denied the action", nil)
 	}
 	ev.Approval = "approved"
+	in.call.Approval = dec.Approval
 	return nil
 }
 

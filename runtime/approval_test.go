@@ -255,3 +255,53 @@ func TestApprovalEndsWithItsCall(t *testing.T) {
 		})
 	}
 }
+
+// answeringApprover approves at once; asRequest makes it a
+// RequestApprover (an approval backend outside the page).
+type answeringApprover struct{}
+
+func (answeringApprover) Approve(_ context.Context, ch schema.SurfaceApprovalChallenge) <-chan schema.SurfaceApprovalDecision {
+	out := make(chan schema.SurfaceApprovalDecision, 1)
+	out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: true, Approval: "pa1.k.signed.sig"}
+	return out
+}
+
+type requestApprover struct{ answeringApprover }
+
+func (r requestApprover) ApproveRequest(ctx context.Context, ch schema.SurfaceApprovalChallenge, _ ApprovalRequest) <-chan schema.SurfaceApprovalDecision {
+	return r.Approve(ctx, ch)
+}
+
+// TestWaitingSaysApprovalOutside: the Waiting notice of an approval asked
+// of a RequestApprover (the authority's screen) says Outside, so an
+// agent's tool does not tell its user that nobody can see the browser;
+// one asked in the page does not. The handler's call carries the
+// approval the backend signed.
+func TestWaitingSaysApprovalOutside(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ap           Approver
+		wantOutside  bool
+		wantApproval string
+	}{
+		{"in the page", answeringApprover{}, false, "pa1.k.signed.sig"},
+		{"the authority's screen", requestApprover{}, true, "pa1.k.signed.sig"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []Waiting
+			var approval string
+			rt := New(WithExpose("*"), WithApprover(tc.ap, time.Minute), WithWaiting(func(w Waiting) { got = append(got, w) }))
+			if _, err := rt.DeclareAction(Action{ID: "wipe", Title: "Wipe", Risk: "destructive", Approval: true,
+				Run: func(_ context.Context, c *Call) (any, error) { approval = c.Approval; return true, nil }}); err != nil {
+				t.Fatal(err)
+			}
+			rt.Handle(context.Background(), []byte(`{"protocol":"pling.surface/0.1","id":"w1","method":"invoke","capability":"wipe"}`))
+			if len(got) != 1 || got[0].Outside != tc.wantOutside {
+				t.Errorf("waiting notices %+v, want one with Outside %v", got, tc.wantOutside)
+			}
+			if approval != tc.wantApproval {
+				t.Errorf("call.Approval %q, want %q", approval, tc.wantApproval)
+			}
+		})
+	}
+}

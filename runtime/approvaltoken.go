@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/runtime/internal/canon"
 )
 
 // ApprovalPrefix starts an approval the authority signed (pa1.<kid>.
@@ -24,6 +25,24 @@ type ApprovalClaims struct {
 	IssuedAtMs  int64  `json:"iat,omitempty"`
 	ExpiresAtMs int64  `json:"exp"`
 	ID          string `json:"jti"`
+	// RequestID, Session and Summary are the binding's fields a site's
+	// server cannot know by itself (ExpiresAtMs is the binding's expiry
+	// too): with them and what it is about to do — capability, input,
+	// record — the server computes the binding again and accepts the
+	// approval only when it is the one signed (follow.Follower.CheckCall).
+	// Only Binding is trusted: the page compares it with its own.
+	RequestID string `json:"rid,omitempty"`
+	Session   string `json:"sess,omitempty"`
+	Summary   string `json:"sum,omitempty"`
+}
+
+// SessionDigest is the digest of the session a token opens, as an
+// approval's binding names it (ApprovalRequest.Session): what a server
+// compares an approval with the session token that came with it by.
+func SessionDigest(token string) string {
+	sum := tokenDigest(token)
+	d, _ := canon.Digest(sessionKey(&sum))
+	return d
 }
 
 // VerifyApproval checks an approval the authority signed: signed by one

@@ -118,6 +118,17 @@ type Call struct {
 	RequestID string
 	// Step is the 0-based index of the running step of a composite action.
 	Step int
+	// Session is the session token the request carried ("" without one).
+	// A handler forwards it to the site's server (the Pling-Session
+	// header), which verifies it itself (follow.Follower.CheckCall): the
+	// page's word for who asks is no proof.
+	Session string
+	// Approval is the approval an authority signed for this very invoke
+	// (pa1.…), when a person approved it on the authority's screen; ""
+	// otherwise. A handler forwards it (the Pling-Approval header) so the
+	// site's server can refuse a consequential change no person approved
+	// (follow.Follower.CheckCall; docs/authority.md).
+	Approval string
 }
 
 // Expectation is a declared success condition on a state, observed after

@@ -62,6 +62,7 @@ type gateConfig struct {
 	shared          ReplayGuard
 	audit           AuditSink
 	origin          string
+	subject         func(context.Context) (string, error) // WithSubject
 }
 
 func defaultGateConfig() gateConfig {
@@ -79,6 +80,18 @@ func WithExpose(patterns ...string) Option {
 // carry a session.
 func WithSessions(v SessionVerifier, required bool) Option {
 	return func(cfg *config) { cfg.gate.verifier, cfg.gate.sessionRequired = v, required }
+}
+
+// WithSubject ties a session to the person signed in on the site: for
+// every request that carries a session, signedIn(ctx) names that person
+// (the site's own user id, as the authority's operator put it in the
+// token's sub), and a session whose subject is another — or any session,
+// when signedIn answers "" or an error — is refused with SESSION_INVALID
+// before anything is described or run. A token for Bob in a browser
+// signed in as Alice is Bob's agent, not Alice's. Requests without a
+// session are not affected.
+func WithSubject(signedIn func(ctx context.Context) (string, error)) Option {
+	return func(cfg *config) { cfg.gate.subject = signedIn }
 }
 
 // WithAnonymous sets the anonymous allowlist: the patterns a request
@@ -198,6 +211,12 @@ func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Se
 		return nil, perr.New(perr.SessionInvalid, "The session is not valid yet", nil)
 	case gc.origin != "" && ss.Audience != gc.origin:
 		return nil, perr.New(perr.SessionInvalid, "The session is bound to another origin", nil)
+	}
+	if gc.subject != nil {
+		who, err := gc.subject(ctx)
+		if err != nil || who == "" || who != sess.Subject {
+			return nil, perr.New(perr.SessionInvalid, "The session is for another person than the one signed in on this page", nil)
+		}
 	}
 	return sess, nil
 }

@@ -20,6 +20,10 @@ type Waiting struct {
 	// Kind is WaitingApproval or WaitingHandoff.
 	Kind      string `json:"kind"`
 	TimeoutMs int64  `json:"timeoutMs"`
+	// Outside says the person approves outside this page, on an approval
+	// backend's own screen (the authority's: a RequestApprover), so
+	// whether anyone can see the page does not matter.
+	Outside bool `json:"outside,omitempty"`
 }
 
 // The kinds of Waiting.

@@ -167,6 +167,9 @@ func (in *invocation) resolve(ctx context.Context) *failure {
 	in.cap, in.act = c, c.action
 	in.input = in.req.Input
 	call := &Call{Capability: c.id, Action: c.action.ID, Subject: in.sess.Subject, RequestID: in.req.ID}
+	if !in.sess.anonymous {
+		call.Session = in.req.Session
+	}
 	if c.fold != nil {
 		rv, ok := in.input["record"]
 		rec, isStr := rv.(string)

@@ -458,4 +458,9 @@ type ApprovalField struct {
 type SurfaceApprovalDecision struct {
 	Binding  string `json:"binding" pling:"required"`
 	Approved bool   `json:"approved"`
+	// Approval is the approval an authority signed for Binding (pa1.…),
+	// when the decision rests on one: the runtime hands it to the handler
+	// (runtime.Call.Approval) for the site's server to check. Never on
+	// the wire: a page's approve hook cannot give one.
+	Approval string `json:"-"`
 }

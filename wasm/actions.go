@@ -12,6 +12,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"github.com/pling-go/pling/authority/follow"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -33,7 +34,11 @@ func cancelRequest(args []safejs.Value) (any, error) {
 }
 
 // callInfoJS is the second argument of a JS handler and of a hook, who
-// calls what: {action, capability, record?, requestId, step, subject?}, the
+// calls what: {action, capability, record?, requestId, step, subject?,
+// session?, approval?, headers?}, headers (with a session) holding the session token and the
+// approval under the names the site's server reads them by
+// (follow.SessionHeader, follow.ApprovalHeader), so a handler forwards
+// them with fetch(url, {headers: call.headers}); the
 // object JSON.parse makes of json.Marshal's text of that map (keys in
 // order), here written without reflection.
 func callInfoJS(c *runtime.Call) safejs.Value {
@@ -60,6 +65,23 @@ func appendCallInfo(b []byte, c *runtime.Call) []byte {
 	if c.Subject != "" {
 		b = append(b, `,"subject":`...)
 		b = schema.AppendQuoted(b, c.Subject, false)
+	}
+	if c.Session != "" {
+		b = append(b, `,"session":`...)
+		b = schema.AppendQuoted(b, c.Session, false)
+	}
+	if c.Approval != "" {
+		b = append(b, `,"approval":`...)
+		b = schema.AppendQuoted(b, c.Approval, false)
+	}
+	if c.Session != "" {
+		b = append(b, `,"headers":{"`+follow.SessionHeader+`":`...)
+		b = schema.AppendQuoted(b, c.Session, false)
+		if c.Approval != "" {
+			b = append(b, `,"`+follow.ApprovalHeader+`":`...)
+			b = schema.AppendQuoted(b, c.Approval, false)
+		}
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -12,9 +13,12 @@ import (
 
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema/pagespec"
+	"github.com/pling-go/pling/wasm/internal/tagfloor"
 )
 
-// initPage builds the page runtime once: init(configJSON, hooks).
+// initPage builds the page runtime once: init(configJSON, hooks, tag?).
+// tag is a copy of the script tag's data attributes (its dataset);
+// configure may narrow what they set, never widen it (tagfloor).
 func initPage(args []safejs.Value) (any, error) {
 	text, err := argString(args, 0)
 	if err != nil {
@@ -28,6 +32,13 @@ func initPage(args []safejs.Value) (any, error) {
 	if len(args) > 1 {
 		hooks = args[1]
 	}
+	if len(args) > 2 {
+		var notes []string
+		c, notes = tagfloor.Apply(c, tagOptions(args[2]))
+		for _, n := range notes {
+			consoleWarn(n)
+		}
+	}
 	// A page says in describe which of its actions it does not expose
 	// (docs/page-api.md §2); fixture pages do not, so conformance is as
 	// before.
@@ -37,6 +48,12 @@ func initPage(args []safejs.Value) (any, error) {
 	}
 	if c.Origin != "" {
 		opts = append(opts, runtime.WithOrigin(c.Origin))
+	}
+	if c.Subject != nil {
+		// The person signed in on the site: a session for anyone else is
+		// refused (docs/authority.md "What the site's server checks").
+		who := *c.Subject
+		opts = append(opts, runtime.WithSubject(func(context.Context) (string, error) { return who, nil }))
 	}
 	if c.Authority != "" {
 		if len(c.Keys) > 0 {
@@ -102,11 +119,15 @@ func initPage(args []safejs.Value) (any, error) {
 			opts = append(opts, runtime.WithApprover(jsApprover{f}, pagespec.Millis(c.ApprovalTTLMs)))
 		}
 		if f, err := hooks.Get("waiting"); err == nil && f.Type() == safejs.TypeFunction {
-			// waiting({id, capability, kind, timeoutMs}): a person is asked
+			// waiting({id, capability, kind, timeoutMs, outside?}): a person is asked
 			// (the shim tells the page and the agent's transport). Not
 			// awaited.
 			opts = append(opts, runtime.WithWaiting(func(w runtime.Waiting) {
-				_, _ = f.Invoke(mustJS(map[string]any{"id": w.RequestID, "capability": w.Capability, "kind": w.Kind, "timeoutMs": w.TimeoutMs}))
+				m := map[string]any{"id": w.RequestID, "capability": w.Capability, "kind": w.Kind, "timeoutMs": w.TimeoutMs}
+				if w.Outside {
+					m["outside"] = true // on the authority's screen: the agent's browser need not be seen
+				}
+				_, _ = f.Invoke(mustJS(m))
 			}))
 		}
 		var pageR, fbR *hookReader
@@ -131,4 +152,36 @@ func initPage(args []safejs.Value) (any, error) {
 	page.rt = runtime.New(opts...)
 	page.hooks = hooks
 	return true, nil
+}
+
+// tagOptions reads what the script tag's data attributes (its dataset)
+// set of the configuration: data-expose, data-anonymous (a list when
+// present, even empty), data-authority, data-approvals and data-subject
+// (present, even empty: checked).
+func tagOptions(v safejs.Value) pagespec.Config {
+	var tag pagespec.Config
+	if v.Type() != safejs.TypeObject {
+		return tag
+	}
+	str := func(k string) (string, bool) {
+		x, err := v.Get(k)
+		if err != nil || x.Type() != safejs.TypeString {
+			return "", false
+		}
+		s, err := x.String()
+		return s, err == nil
+	}
+	if s, ok := str("expose"); ok {
+		tag.Expose = tagfloor.List(s)
+	}
+	if s, ok := str("anonymous"); ok {
+		l := tagfloor.List(s)
+		tag.Anonymous = &l
+	}
+	tag.Authority, _ = str("authority")
+	tag.Approvals, _ = str("approvals")
+	if s, ok := str("subject"); ok {
+		tag.Subject = &s
+	}
+	return tag
 }

@@ -553,6 +553,7 @@ func (p *Page) noteWaiting(payload string) {
 		Capability string `json:"capability"`
 		Kind       string `json:"kind"`
 		TimeoutMs  int64  `json:"timeoutMs"`
+		Outside    bool   `json:"outside"`
 	}
 	if json.Unmarshal([]byte(payload), &w) != nil || (w.Kind != "approval" && w.Kind != "handoff") || w.TimeoutMs < 0 {
 		return
@@ -565,7 +566,7 @@ func (p *Page) noteWaiting(payload string) {
 	}
 	timeout := time.Duration(min(w.TimeoutMs, p.opts.maxWait().Milliseconds())) * time.Millisecond
 	select {
-	case ch <- agent.Waiting{RequestID: w.ID, Capability: w.Capability, Kind: w.Kind, Timeout: timeout}:
+	case ch <- agent.Waiting{RequestID: w.ID, Capability: w.Capability, Kind: w.Kind, Timeout: timeout, Outside: w.Outside}:
 	default: // the request has notices enough to read
 	}
 }

@@ -61,25 +61,26 @@ func (a *authorityApprover) Approve(ctx context.Context, ch schema.SurfaceApprov
 func (a *authorityApprover) ApproveRequest(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) <-chan schema.SurfaceApprovalDecision {
 	out := make(chan schema.SurfaceApprovalDecision, 1)
 	go func() {
-		approved, decided := a.ask(ctx, ch, req)
+		approval, approved, decided := a.ask(ctx, ch, req)
 		if decided {
-			out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: approved}
+			out <- schema.SurfaceApprovalDecision{Binding: ch.Binding, Approved: approved, Approval: approval}
 		}
 	}()
 	return out
 }
 
-func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) (approved, decided bool) {
+// ask answers the signed approval with approved.
+func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalChallenge, req runtime.ApprovalRequest) (approval string, approved, decided bool) {
 	f := a.f
 	d, ok := f.session(req.SessionKey)
 	if !ok {
-		return false, false // only a delegated session may ask the authority
+		return "", false, false // only a delegated session may ask the authority
 	}
 	// The authority computes the binding from req and shows the person
 	// req; ch goes along for the page's words (titles, the agent's name).
 	body, err := json.Marshal(map[string]any{"sessionId": d.id, "audience": f.audience, "request": req, "challenge": ch})
 	if err != nil {
-		return false, false
+		return "", false, false
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	st, resp, err := f.tr.Do(cctx, "POST", f.base+"/v1/approvals", d.token, body)
@@ -89,7 +90,7 @@ func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalCh
 		PollSecret string `json:"pollSecret"`
 	}
 	if err != nil || st != 201 || json.Unmarshal(resp, &created) != nil || !urlsafe.ID(created.ID) || created.PollSecret == "" {
-		return false, false
+		return "", false, false
 	}
 	if a.sent != nil {
 		a.sent(ch, created.ID)
@@ -99,7 +100,7 @@ func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalCh
 	for {
 		select {
 		case <-ctx.Done():
-			return false, false
+			return "", false, false
 		case <-f.clock.After(PollEveryMs):
 		}
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
@@ -118,11 +119,14 @@ func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalCh
 		case st == 202:
 			continue
 		case st == 200 && ans.Status == "approved":
-			return a.accept(ctx, ans.Approval, ch.Binding), true
+			if !a.accept(ctx, ans.Approval, ch.Binding) {
+				return "", false, true
+			}
+			return ans.Approval, true, true
 		case strings.Contains(string(resp), "DELEGATION_REVOKED"):
-			return false, true // a person denied it
+			return "", false, true // a person denied it
 		default:
-			return false, false // expired, spent or refused: nothing runs
+			return "", false, false // expired, spent or refused: nothing runs
 		}
 	}
 }

@@ -119,6 +119,8 @@ type Follower struct {
 	feedOKMs   int64            // the last answer of the feed, by the clock; 0: none
 	synced     bool
 	sessions   map[string]delegated // session key → the token it stands for
+
+	serverGuard runtime.ApprovalGuard // the approvals CheckCall accepted (apart from a page Approver's)
 }
 
 type keyEntry struct {

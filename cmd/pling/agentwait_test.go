@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/testing/browsertest"
@@ -254,5 +255,35 @@ func TestInvokeSaysNobodyCanSeeTheBrowser(t *testing.T) {
 		if !strings.Contains(note, want) {
 			t.Errorf("the note lacks %q: %s", want, note)
 		}
+	}
+}
+
+// TestInvokeNoUnseenNoteForAuthorityApproval: an approval the person
+// gives on the authority's screen (Waiting.Outside) is answered there, so
+// pling invoke does not say that nobody can see its browser; it names
+// the screen instead. In the page it still says so.
+func TestInvokeNoUnseenNoteForAuthorityApproval(t *testing.T) {
+	const target = "http://127.0.0.1:8080/orders/"
+	for _, tc := range []struct {
+		name       string
+		w          agent.Waiting
+		unseen     bool
+		wantUnseen bool
+		wantLine   string
+	}{
+		{"in the page, headless", agent.Waiting{Capability: "refund@order", Kind: "approval"}, true, true, "waiting for a person to approve refund@order ("},
+		{"on the authority's screen, headless", agent.Waiting{Capability: "refund@order", Kind: "approval", Outside: true}, true, false, "on the authority's approval screen"},
+		{"in the page, a window", agent.Waiting{Capability: "refund@order", Kind: "approval"}, false, false, "waiting for a person to approve"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := waitingNotes(tc.w, tc.unseen, target)
+			text := strings.Join(lines, "\n")
+			if got := strings.Contains(text, "nobody can see this browser"); got != tc.wantUnseen {
+				t.Errorf("says nobody can see the browser: %v, want %v:\n%s", got, tc.wantUnseen, text)
+			}
+			if !strings.Contains(lines[0], tc.wantLine) {
+				t.Errorf("first line %q lacks %q", lines[0], tc.wantLine)
+			}
+		})
 	}
 }

@@ -75,9 +75,8 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	// minutes, and it is not a hang.
 	unseen := unseenBrowser(*pc.browserSession, pos[0])
 	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) {
-		fmt.Fprintf(stderr, "pling invoke: %s\n", waitingLine(w))
-		if unseen {
-			fmt.Fprintf(stderr, "pling invoke: %s\n", unseenNote(pos[0]))
+		for _, l := range waitingNotes(w, unseen, pos[0]) {
+			fmt.Fprintf(stderr, "pling invoke: %s\n", l)
 		}
 	})
 	res, err := agent.New(tr, agent.WithSession(sess), onWaiting).Invoke(ctx, pos[1], input, opts...)
@@ -163,10 +162,25 @@ func printResult(w io.Writer, r *agent.Result) {
 	}
 }
 
+// waitingNotes are the lines pling invoke prints for a Waiting notice:
+// what the page waits for and, when nobody can see the browser (unseen)
+// and the person is asked in it, that no one can answer. An approval on
+// the authority's screen is answered there, whatever the browser.
+func waitingNotes(w agent.Waiting, unseen bool, target string) []string {
+	lines := []string{waitingLine(w)}
+	if unseen && !w.Outside {
+		lines = append(lines, unseenNote(target))
+	}
+	return lines
+}
+
 // waitingLine is a Waiting notice for people.
 func waitingLine(w agent.Waiting) string {
-	if w.Kind == "handoff" {
+	switch {
+	case w.Kind == "handoff":
 		return fmt.Sprintf("waiting for a person to finish their part of %s (up to %v)", w.Capability, w.Timeout)
+	case w.Outside:
+		return fmt.Sprintf("waiting for a person to approve %s on the authority's approval screen (up to %v)", w.Capability, w.Timeout)
 	}
 	return fmt.Sprintf("waiting for a person to approve %s (up to %v)", w.Capability, w.Timeout)
 }

@@ -372,3 +372,35 @@ func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
 		t.Errorf("A received %v", a.requests())
 	}
 }
+
+// TestInvokeRefusesTokenForAnotherOrigin: pling invoke URL on A, which
+// redirects to B, with a token given for A, stops with an error that
+// names both origins instead of sending B the request without the token
+// (which answered as an anonymous caller and said to describe again); B
+// receives nothing, and never A's token.
+func TestInvokeRefusesTokenForAnotherOrigin(t *testing.T) {
+	browserTest(t)
+	t.Setenv("PLING_CDP_TAB", "")
+	t.Setenv(sessionEnv, "")
+	t.Setenv(tokenDirEnv, t.TempDir())
+	rt := runtime.New(runtime.WithExpose("*"))
+	rt.DeclareAction(runtime.Action{ID: "hello", Title: "Say hello",
+		Run: func(context.Context, *runtime.Call) (any, error) { return "hi", nil }})
+	b := newSurfacePage(t, "localhost", rt, map[string]string{"/b": `<!doctype html><title>B</title><script>` + proxyJS + `</script>`})
+	a := newSurfacePage(t, "127.0.0.1", nil, map[string]string{"/a": "redirect:" + b.base + "/b"})
+	code, _, stderr := runPling(t, "invoke", a.base+"/a", "hello", "--session", fakeToken(a.base))
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"the session token is for " + a.base, "the page is on " + b.base} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "describe again") {
+		t.Errorf("stderr says to describe again:\n%s", stderr)
+	}
+	if got := b.requests(); len(got) != 0 {
+		t.Errorf("B received %v", got)
+	}
+}

@@ -83,9 +83,26 @@ func pinnedTransport(ctx context.Context, t agent.Transport, toks *originTokens)
 	if err != nil {
 		return nil, "", err
 	}
+	if toks.explicit != "" && doc.Origin != toks.explicitFor {
+		// The token is never sent to another origin; going on without it
+		// would answer as an anonymous caller (nothing exposed, "describe
+		// again"), which hides why.
+		return nil, "", tokenOriginError(toks.explicitFor, doc.Origin)
+	}
 	g := plingmcp.NewGuard(p, toks.forOrigin)
 	g.Pin(doc)
 	return g, "", nil
+}
+
+// tokenOriginError says why a session token given for one origin is not
+// used on a page of another.
+func tokenOriginError(tokenFor, pageOrigin string) error {
+	if tokenFor == "" {
+		return fmt.Errorf("the session token names no origin (no audience claim) and the page is on %s: it is not sent; "+
+			"give the token with the page's URL, or get one for %s with pling delegate", pageOrigin, pageOrigin)
+	}
+	return fmt.Errorf("the session token is for %s, but the page is on %s (after any redirect): a token is never sent to another origin; "+
+		"get one for %s with pling delegate", tokenFor, pageOrigin, pageOrigin)
 }
 
 // tokenTarget is the URL an explicit token was given with: the command's

@@ -268,7 +268,7 @@ func decodeConfig(v any, out *Config) error {
 	if !ok {
 		return wrongType("Config", "an object")
 	}
-	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "handlerTimeoutMs", "approvalTtlMs", "replayGuard", "authority", "approvals"); err != nil {
+	if err := nearMiss("Config", m, "expose", "anonymous", "origin", "requireSession", "keys", "rateLimit", "loop", "expectTimeoutMs", "handoffTimeoutMs", "handlerTimeoutMs", "approvalTtlMs", "replayGuard", "authority", "approvals", "subject"); err != nil {
 		return err
 	}
 	if x, ok := m["expose"]; ok && x != nil {
@@ -402,6 +402,15 @@ func decodeConfig(v any, out *Config) error {
 			return err
 		}
 		out.Approvals = v0
+	}
+	if x, ok := m["subject"]; ok && x != nil {
+		v0 := new(string)
+		v1, err := decString("Config.subject", x)
+		if err != nil {
+			return err
+		}
+		(*v0) = v1
+		out.Subject = v0
 	}
 	return nil
 }

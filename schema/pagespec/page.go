@@ -46,6 +46,11 @@ type Config struct {
 	// screen, and the page accepts only the approval the authority
 	// signed for that binding; needs authority).
 	Approvals string `json:"approvals,omitempty"`
+	// Subject is the person signed in on the site (its user id, as the
+	// authority's operator names them in a token's sub): a session for
+	// anyone else is refused with SESSION_INVALID, and every session when
+	// it is "" (nobody signed in). Absent: not checked.
+	Subject *string `json:"subject,omitempty"`
 }
 
 // RateLimit is the budget of describe and of invoke, per session.

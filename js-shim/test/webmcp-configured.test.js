@@ -1,0 +1,33 @@
+// A page a script configured before the module: the WebMCP mirror does
+// not list tools from that configuration; the module, which holds a
+// configure to the script tag, lists them.
+"use strict";
+
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("fs");
+const path = require("path");
+const vm = require("vm");
+const { createPling } = require("../pling.js");
+const { loadModule } = require("../node.js");
+const { dist } = require("../testsupport.js");
+
+test("webmcp: a configured page's tools come from the module, not from the configuration", async (t) => {
+  if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
+  let loaded = false;
+  const pling = createPling(() => { loaded = true; return loadModule(dist); }, { expose: ["shop.*"] });
+  pling.configure({ expose: ["*"] });
+  pling.action({ id: "shop.add", title: "Add", run: () => true });
+  const registered = [];
+  const mc = { registerTool(tool) { registered.push(tool.name); return Promise.resolve(); } };
+  const document = { modelContext: mc, addEventListener() {} };
+  const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, Set, JSON, Promise, Uint8Array, RegExp, Number, Math, URL, crypto: globalThis.crypto });
+  ctx.globalThis = ctx;
+  vm.runInContext(fs.readFileSync(path.join(__dirname, "..", "webmcp.js"), "utf8"), ctx);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(registered, [], "tools were listed from the configuration before the module ran");
+  await pling.ready;
+  await pling._webmcp.sync();
+  assert.equal(loaded, true);
+  assert.deepEqual(registered, ["shop_add"]);
+});
