@@ -123,6 +123,18 @@ func (l *lazyPage) ExecuteWebMCP(ctx context.Context, doc plingmcp.Document, nam
 	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.ExecuteWebMCP(ctx, doc, name, args) })
 }
 
+func (l *lazyPage) View(ctx context.Context, doc plingmcp.Document) ([]cdp.ViewNode, error) {
+	return onPage(ctx, l, func(p *cdp.Page) ([]cdp.ViewNode, error) { return p.View(ctx, doc) })
+}
+
+func (l *lazyPage) Act(ctx context.Context, doc plingmcp.Document, a cdp.Act) (string, error) {
+	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.Act(ctx, doc, a) })
+}
+
+func (l *lazyPage) WaitText(ctx context.Context, doc plingmcp.Document, text string, gone bool, timeout time.Duration) (bool, error) {
+	return onPage(ctx, l, func(p *cdp.Page) (bool, error) { return p.WaitText(ctx, doc, text, gone, timeout) })
+}
+
 // started is the page once the browser has started, else nil.
 func (l *lazyPage) started() *cdp.Page {
 	select {
