@@ -32,7 +32,7 @@ type ViewNode struct {
 	Value string `json:"value,omitempty"`
 	// States are the node's states as words: "disabled", "checked",
 	// "unchecked", "mixed", "expanded", "collapsed", "selected",
-	// "pressed", "focused", "required", "invalid", "readonly", "modal",
+	// "pressed", "required", "invalid", "readonly", "modal",
 	// "level=2".
 	States []string `json:"states,omitempty"`
 	// Node is the backend DOM node id of the element (0 for text): what
@@ -49,6 +49,9 @@ type ViewNode struct {
 	// the tools it lists.
 	Declared string `json:"declared,omitempty"`
 	Record   string `json:"record,omitempty"`
+	// Cells are the texts of a table row whose cells hold text only,
+	// said on the row's line instead of a line per cell.
+	Cells []string `json:"cells,omitempty"`
 }
 
 // maxViewNodes bounds the lines of one view; the caller bounds its bytes.
@@ -218,6 +221,13 @@ func viewNodes(nodes []*accessibility.Node, els map[int64]*element) []ViewNode {
 				v.Value = strings.Join(strings.Fields(axString(n.Value)), " ")
 			}
 			v.Declared, v.Record = declaredOf(els, node)
+			if role == "row" {
+				if cells, ok := textCells(n, byID); ok {
+					v.Cells = cells
+					out = append(out, v)
+					return
+				}
+			}
 			out = append(out, v)
 			if v.Secret != "" {
 				return // not even what an element inside it says
@@ -240,6 +250,47 @@ func viewNodes(nodes []*accessibility.Node, els map[int64]*element) []ViewNode {
 		kept = append(kept, v)
 	}
 	return kept
+}
+
+// textCells are the texts of row's cells when each is a data cell
+// holding only text (nothing to act on inside it).
+func textCells(row *accessibility.Node, byID map[accessibility.NodeID]*accessibility.Node) ([]string, bool) {
+	var cells []string
+	for _, id := range row.ChildIDs {
+		c := byID[id]
+		if c == nil || c.Ignored {
+			continue
+		}
+		if r := axString(c.Role); r != "cell" && r != "gridcell" {
+			return nil, false
+		}
+		if !onlyText(c, byID, 0) {
+			return nil, false
+		}
+		cells = append(cells, strings.Join(strings.Fields(axString(c.Name)), " "))
+	}
+	return cells, len(cells) > 0
+}
+
+func onlyText(n *accessibility.Node, byID map[accessibility.NodeID]*accessibility.Node, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	for _, id := range n.ChildIDs {
+		c := byID[id]
+		if c == nil {
+			continue
+		}
+		switch r := axString(c.Role); {
+		case c.Ignored, r == "StaticText", r == "InlineTextBox", r == "generic", r == "none", r == "LineBreak":
+			if !onlyText(c, byID, depth+1) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // axString is an AX value as text: a string as itself, a number or a
@@ -268,7 +319,7 @@ func axStates(props []*accessibility.Property) []string {
 		}
 		v := axString(pr.Value)
 		switch name := string(pr.Name); name {
-		case "disabled", "focused", "required", "readonly", "modal", "selected":
+		case "disabled", "required", "readonly", "modal", "selected":
 			if v == "true" {
 				out = append(out, name)
 			}

@@ -17,7 +17,7 @@ import (
 
 // The view: where a page declares nothing for a job, an agent reads the
 // page's accessibility tree (browser.view) and acts on its elements by
-// ref (browser.click, fill, select, check, press, scroll, wait). A ref
+// ref (browser.act: click, fill, select, check, press, scroll, wait). A ref
 // (e12) names one element of the document the view was read from: it is
 // issued by a view, backed by the element's backend DOM node id, and
 // refused once the tab shows another document. The view and its actions
@@ -60,19 +60,15 @@ const (
 // notProven is what every view action's result says.
 const notProven = "not proven by the page: no expectation, no evidence"
 
+// actVerbs are browser.act's actions and how its result says each.
+var actVerbs = map[string]string{"click": "Clicked", "fill": "Filled", "select": "Selected in", "check": "Checked",
+	"uncheck": "Unchecked", "press": "Pressed ", "scroll": "Scrolled to", "wait": "", "wait_gone": ""}
+
+// addViewTools adds browser.view and browser.act: two tools, not one per
+// action, since every tool is sent in every tools/list (RATIONALE.md).
 func (b *Bridge) addViewTools(v Viewer) {
-	obj := func(props string, required ...string) json.RawMessage {
-		s := `{"type":"object","properties":{` + props + `}`
-		if len(required) > 0 {
-			r, _ := json.Marshal(required)
-			s += `,"required":` + string(r)
-		}
-		return json.RawMessage(s + `}`)
-	}
-	const ref = `"ref":{"type":"string"}`
-	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
-	add := func(name, desc string, ann *sdk.ToolAnnotations, schema json.RawMessage, h func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error)) {
-		b.server.AddTool(&sdk.Tool{Name: name, Description: desc, Annotations: ann, InputSchema: schema}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	handler := func(h func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error)) sdk.ToolHandler {
+		return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			args, ok := arguments(req.Params.Arguments)
 			if !ok {
 				return browserError("INVALID_ARGS", "The arguments are not one JSON object.", "pass an object."), nil
@@ -82,41 +78,30 @@ func (b *Bridge) addViewTools(v Viewer) {
 				return browserError("BROWSER_FAILED", err.Error(), "call browser.view to see the page now."), nil
 			}
 			return res, nil
-		})
-	}
-	add("browser.view", "Lists the page's elements (accessibility tree) with refs (e12) to act on.", ro, obj(""),
-		func(ctx context.Context, _ viewArgs) (*sdk.CallToolResult, error) { return b.viewResult(ctx, v) })
-	act := func(kind, verb string) func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
-		return func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
-			a := cdp.Act{Kind: kind}
-			switch kind {
-			case "fill":
-				a.Text = in.str("text")
-			case "select":
-				a.Text = in.str("option")
-			case "check":
-				if c, ok := in["checked"].(bool); ok && !c {
-					a.Kind, verb = "uncheck", "Unchecked"
-				}
-			case "press":
-				a.Text = in.str("key")
-				if in.str("ref") == "" {
-					return b.act(ctx, v, "", a, verb)
-				}
-			}
-			return b.act(ctx, v, in.str("ref"), a, verb)
 		}
 	}
-	add("browser.click", "Clicks an element by ref.", nil, obj(ref, "ref"), act("click", "Clicked"))
-	add("browser.fill", "Replaces a text field's text.", nil, obj(ref+`,"text":{"type":"string"}`, "ref", "text"), act("fill", "Filled"))
-	add("browser.select", "Chooses a select's option (value or label).", nil, obj(ref+`,"option":{"type":"string"}`, "ref", "option"), act("select", "Selected in"))
-	add("browser.check", "Checks a checkbox, radio or switch (checked:false unchecks).", nil, obj(ref+`,"checked":{"type":"boolean"}`, "ref"), act("check", "Checked"))
-	add("browser.press", "Presses a key (Enter, Escape, Tab, ArrowDown…, or a character) in ref, or where the focus is.", nil,
-		obj(`"key":{"type":"string"},`+ref, "key"), act("press", "Pressed "))
-	add("browser.scroll", "Scrolls an element into view.", nil, obj(ref, "ref"), act("scroll", "Scrolled to"))
-	add("browser.wait", "Waits (at most 10 s) until a text shows, or with gone:true is gone.", ro,
-		obj(`"text":{"type":"string"},"gone":{"type":"boolean"}`, "text"),
-		func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) { return b.wait(ctx, v, in) })
+	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		Description: "Lists the page's elements (accessibility tree) with refs (e12) for browser.act.",
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		handler(func(ctx context.Context, _ viewArgs) (*sdk.CallToolResult, error) { return b.viewResult(ctx, v) }))
+	b.server.AddTool(&sdk.Tool{Name: "browser.act",
+		Description: "Acts on a ref of browser.view: click, fill or select (text), check, uncheck, scroll, press (text: a key such as Enter; ref optional); wait or wait_gone (text; no ref) waits up to 10 s.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"}},"required":["do"]}`)},
+		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
+			do := in.str("do")
+			verb, ok := actVerbs[do]
+			switch {
+			case !ok:
+				return browserError("INVALID_ARGS", "do must be one of click, fill, select, check, uncheck, press, scroll, wait, wait_gone.", "pass one of them."), nil
+			case do == "wait" || do == "wait_gone":
+				return b.wait(ctx, v, in.str("text"), do == "wait_gone")
+			case (do == "fill" || do == "select" || do == "press") && in["text"] == nil:
+				return browserError("INVALID_ARGS", do+" needs text.", "pass text."), nil
+			case do != "press" && in.str("ref") == "":
+				return browserError("INVALID_ARGS", do+" needs a ref from browser.view.", "pass ref."), nil
+			}
+			return b.act(ctx, v, in.str("ref"), cdp.Act{Kind: do, Text: in.str("text")}, verb)
+		}))
 }
 
 // viewArgs are a view tool's arguments.
@@ -194,12 +179,11 @@ func (b *Bridge) readView(ctx context.Context, v Viewer, doc Document) (viewStat
 	b.mu.Unlock()
 	st := viewState{doc: doc, refs: map[string]viewRef{}}
 	for _, n := range nodes {
-		l := viewLine(n, toolOf)
 		if n.Node != 0 && n.Role != "text" {
 			r := "e" + strconv.FormatInt(n.Node, 10)
-			st.refs[r] = viewRef{node: n.Node, line: strings.TrimSpace(l)}
+			st.refs[r] = viewRef{node: n.Node, line: strings.TrimSpace(viewLine(n, toolOf, false))}
 		}
-		st.lines = append(st.lines, l)
+		st.lines = append(st.lines, viewLine(n, toolOf, true))
 	}
 	b.mu.Lock()
 	b.view = st
@@ -208,9 +192,9 @@ func (b *Bridge) readView(ctx context.Context, v Viewer, doc Document) (viewStat
 }
 
 // viewLine is one node of the view: indented by its depth, its role, its
-// name and value quoted and cut (the page's words), its ref, its states,
-// and the declared tool that covers it.
-func viewLine(n cdp.ViewNode, toolOf map[string]string) string {
+// name and value quoted and cut (the page's words), its ref (withRef),
+// its states, a row's cells, and the declared tool that covers it.
+func viewLine(n cdp.ViewNode, toolOf map[string]string, withRef bool) string {
 	var l strings.Builder
 	l.WriteString(strings.Repeat(" ", min(n.Depth, maxViewDepth)))
 	if n.Role == "text" {
@@ -221,8 +205,16 @@ func viewLine(n cdp.ViewNode, toolOf map[string]string) string {
 	if n.Name != "" {
 		l.WriteString(" " + quoteCut(n.Name, maxViewName))
 	}
-	if n.Node != 0 {
+	if n.Node != 0 && withRef {
 		l.WriteString(" e" + strconv.FormatInt(n.Node, 10))
+	}
+	for i, c := range n.Cells {
+		if i == 0 {
+			l.WriteString(": ")
+		} else {
+			l.WriteString(" | ")
+		}
+		l.WriteString(quoteCut(c, maxViewName))
 	}
 	switch {
 	case n.Secret != "":
@@ -283,7 +275,7 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 	switch {
 	case errors.As(err, &na):
 		return browserError("NOT_ACTIONABLE", fmt.Sprintf("%s: %s; nothing was done.", strings.TrimSpace(what), na.Reason),
-			"browser.view to see the page now, or browser.wait for what it waits for."), nil
+			"browser.view to see the page now, or browser.act wait for what it waits for."), nil
 	case errors.Is(err, cdp.ErrDocumentGone):
 		return browserError("STALE_REF", "The tab navigated before the action; nothing was done.", "call browser.view."), nil
 	case err != nil:
@@ -351,12 +343,10 @@ func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState) st
 }
 
 // wait waits until a text shows (or goes), at most maxWaitSeconds.
-func (b *Bridge) wait(ctx context.Context, v Viewer, in viewArgs) (*sdk.CallToolResult, error) {
-	text := in.str("text")
+func (b *Bridge) wait(ctx context.Context, v Viewer, text string, gone bool) (*sdk.CallToolResult, error) {
 	if text == "" {
-		return browserError("INVALID_ARGS", "text must be a non-empty string.", "pass the text to wait for."), nil
+		return browserError("INVALID_ARGS", "wait needs text.", "pass the text to wait for."), nil
 	}
-	gone, _ := in["gone"].(bool)
 	doc, refused := b.viewDocument(ctx)
 	if refused != nil {
 		return refused, nil

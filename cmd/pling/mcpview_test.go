@@ -168,15 +168,15 @@ func TestMCPViewPageWithoutPling(t *testing.T) {
 	partner = newViewSite(t, "127.0.0.1", func() string { return site.url })
 	pp := startPlingProcess(t, buildPling(t), nil, "mcp", site.url+"/form.html")
 	var said []string // every text pling mcp returned
-	call := func(name string, args map[string]any) (string, bool) {
+	call := func(t *testing.T, name string, args map[string]any) (string, bool) {
 		t.Helper()
 		out, res := pp.call(t, name, args)
 		said = append(said, out)
 		return out, res.IsError
 	}
-	mustCall := func(name string, args map[string]any) string {
+	mustCall := func(t *testing.T, name string, args map[string]any) string {
 		t.Helper()
-		out, isErr := call(name, args)
+		out, isErr := call(t, name, args)
 		if isErr {
 			t.Fatalf("%s %v failed: %s", name, args, out)
 		}
@@ -184,71 +184,83 @@ func TestMCPViewPageWithoutPling(t *testing.T) {
 	}
 
 	t.Run("form", func(t *testing.T) {
-		view := mustCall("browser.view", nil)
+		view := mustCall(t, "browser.view", nil)
 		t.Logf("the form's view:\n%s", view)
 		for _, want := range []string{`textbox "Password" `, `(password: not read)`, `(payment: not read)`, `(one-time code: not read)`, `button "Archive" `} {
 			if !strings.Contains(view, want) {
 				t.Errorf("the view lacks %q", want)
 			}
 		}
-		mustCall("browser.fill", map[string]any{"ref": refOf(t, view, "textbox", "Name"), "text": "Ada"})
-		if out := mustCall("browser.select", map[string]any{"ref": refOf(t, view, "combobox", "Country"), "option": "France"}); !strings.Contains(out, `"France"`) {
+		mustCall(t, "browser.act", map[string]any{"do": "fill", "ref": refOf(t, view, "textbox", "Name"), "text": "Ada"})
+		if out := mustCall(t, "browser.act", map[string]any{"do": "select", "ref": refOf(t, view, "combobox", "Country"), "text": "France"}); !strings.Contains(out, `"France"`) {
 			t.Errorf("browser.select says %q", out)
 		}
-		if out := mustCall("browser.check", map[string]any{"ref": refOf(t, view, "checkbox", "I accept the terms")}); !strings.Contains(out, "checked") {
+		if out := mustCall(t, "browser.act", map[string]any{"do": "check", "ref": refOf(t, view, "checkbox", "I accept the terms")}); !strings.HasPrefix(out, "Checked ") {
 			t.Errorf("browser.check says %q", out)
 		}
-		out := mustCall("browser.click", map[string]any{"ref": refOf(t, view, "button", "Create account")})
+		terms := refOf(t, view, "checkbox", "I accept the terms")
+		if out := mustCall(t, "browser.act", map[string]any{"do": "check", "ref": terms}); !strings.Contains(out, "checked already") {
+			t.Errorf("checking a checked box says %q", out)
+		}
+		// Enter in the name field submits the form, as a person's would.
+		out := mustCall(t, "browser.act", map[string]any{"do": "press", "ref": refOf(t, view, "textbox", "Name"), "text": "Enter"})
 		if !strings.Contains(out, "not proven by the page") || !strings.Contains(out, `"Welcome Ada from fr"`) {
 			t.Errorf("the click's result does not say it is unproven, or lacks the page's change:\n%s", out)
 		}
 		if got := site.reports(); !slices.Contains(got, "Welcome Ada from fr") {
 			t.Errorf("the page reported %v, want the sign-up", got)
 		}
+		if out := mustCall(t, "browser.act", map[string]any{"do": "uncheck", "ref": terms}); !strings.HasPrefix(out, "Unchecked ") || !strings.Contains(out, "unchecked") {
+			t.Errorf("unchecking says %q", out)
+		}
+		out = mustCall(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Create account")})
+		if !strings.Contains(out, `"Accept the terms first"`) {
+			t.Errorf("the click on Create account without the terms:\n%s", out)
+		}
 		// Typed into a password field, and still not read back.
-		mustCall("browser.fill", map[string]any{"ref": refOf(t, view, "textbox", "Password"), "text": "typed-secret-77"})
-		again := mustCall("browser.view", nil)
+		mustCall(t, "browser.act", map[string]any{"do": "fill", "ref": refOf(t, view, "textbox", "Password"), "text": "typed-secret-77"})
+		again := mustCall(t, "browser.view", nil)
 		if strings.Contains(again, "typed-secret-77") {
 			t.Errorf("the view reads back what was typed into the password field:\n%s", again)
 		}
 	})
 
 	t.Run("not actionable", func(t *testing.T) {
-		view := mustCall("browser.view", nil)
+		view := mustCall(t, "browser.view", nil)
 		for _, c := range []struct{ name, why string }{
 			{"Archive", "it is disabled"},
 			{"Hidden behind", "another element (div) would receive the click"},
 		} {
-			out, isErr := call("browser.click", map[string]any{"ref": refOf(t, view, "button", c.name)})
+			out, isErr := call(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", c.name)})
 			if !isErr || !strings.HasPrefix(out, "NOT_ACTIONABLE: ") || !strings.Contains(out, c.why) {
 				t.Errorf("a click on %q answered (error %v) %q; want NOT_ACTIONABLE saying %q", c.name, isErr, out, c.why)
 			}
 		}
-		if out, isErr := call("browser.click", map[string]any{"ref": "e999999"}); !isErr || !strings.HasPrefix(out, "UNKNOWN_REF: ") {
+		if out, isErr := call(t, "browser.act", map[string]any{"do": "click", "ref": "e999999"}); !isErr || !strings.HasPrefix(out, "UNKNOWN_REF: ") {
 			t.Errorf("a ref no view gave answered (error %v) %q", isErr, out)
 		}
 	})
 
 	var tableRef string
 	t.Run("table and dialog", func(t *testing.T) {
-		mustCall("browser.open", map[string]any{"url": "/table.html"})
-		view := mustCall("browser.view", nil)
+		mustCall(t, "browser.open", map[string]any{"url": "/table.html"})
+		view := mustCall(t, "browser.view", nil)
 		tableRef = refOf(t, view, "button", "Next")
-		out := mustCall("browser.click", map[string]any{"ref": refOf(t, view, "button", "Price")})
+		out := mustCall(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Price")})
 		if !strings.Contains(out, `"Spoon"`) {
 			t.Errorf("sorting by price: the result does not show the cheapest first:\n%s", out)
 		}
-		out = mustCall("browser.click", map[string]any{"ref": tableRef})
+		out = mustCall(t, "browser.act", map[string]any{"do": "click", "ref": tableRef})
 		if !strings.Contains(out, `"Jar"`) || !strings.Contains(out, `"2"`) {
 			t.Errorf("page 2 by price: the result lacks Jar:\n%s", out)
 		}
-		out = mustCall("browser.click", map[string]any{"ref": refOf(t, view, "button", "Delete the cheapest")})
+		out = mustCall(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Delete the cheapest")})
 		if !strings.Contains(out, "dialog") {
 			t.Errorf("the dialog's opening is not in the result:\n%s", out)
 		}
-		view = mustCall("browser.view", nil)
-		mustCall("browser.click", map[string]any{"ref": refOf(t, view, "button", "Confirm")})
-		if out := mustCall("browser.wait", map[string]any{"text": "Deleted Spoon"}); !strings.Contains(out, "shows on the page") {
+		view = mustCall(t, "browser.view", nil)
+		mustCall(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Confirm")})
+		if out := mustCall(t, "browser.act", map[string]any{"do": "wait", "text": "Deleted Spoon"}); !strings.Contains(out, "shows on the page") {
 			t.Errorf("browser.wait: %s", out)
 		}
 		if got := site.reports(); !slices.Contains(got, "deleted Spoon") {
@@ -257,18 +269,18 @@ func TestMCPViewPageWithoutPling(t *testing.T) {
 	})
 
 	t.Run("stale ref after navigation", func(t *testing.T) {
-		mustCall("browser.open", map[string]any{"url": "/table.html"}) // a new document of the same URL
-		out, isErr := call("browser.click", map[string]any{"ref": tableRef})
+		mustCall(t, "browser.open", map[string]any{"url": "/table.html"}) // a new document of the same URL
+		out, isErr := call(t, "browser.act", map[string]any{"do": "click", "ref": tableRef})
 		if !isErr || !strings.HasPrefix(out, "STALE_REF: ") {
 			t.Errorf("a ref from before the navigation answered (error %v) %q", isErr, out)
 		}
 	})
 
 	t.Run("outside the allowed origins", func(t *testing.T) {
-		mustCall("browser.open", map[string]any{"url": "/form.html"})
-		view := mustCall("browser.view", nil)
+		mustCall(t, "browser.open", map[string]any{"url": "/form.html"})
+		view := mustCall(t, "browser.view", nil)
 		name := refOf(t, view, "textbox", "Name")
-		out := mustCall("browser.click", map[string]any{"ref": refOf(t, view, "link", "Partner")})
+		out := mustCall(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "link", "Partner")})
 		if !strings.Contains(out, partner.url) {
 			t.Fatalf("the click on the partner link does not say the tab went there: %s", out)
 		}
@@ -277,11 +289,11 @@ func TestMCPViewPageWithoutPling(t *testing.T) {
 			args map[string]any
 		}{
 			{"browser.view", nil},
-			{"browser.fill", map[string]any{"ref": name, "text": "x"}},
-			{"browser.press", map[string]any{"key": "Enter"}},
-			{"browser.wait", map[string]any{"text": "Products"}},
+			{"browser.act", map[string]any{"do": "fill", "ref": name, "text": "x"}},
+			{"browser.act", map[string]any{"do": "press", "text": "Enter"}},
+			{"browser.act", map[string]any{"do": "wait", "text": "Products"}},
 		} {
-			out, isErr := call(c.tool, c.args)
+			out, isErr := call(t, c.tool, c.args)
 			if !isErr || !strings.HasPrefix(out, "ORIGIN_NOT_ALLOWED: ") {
 				t.Errorf("%s on a page outside the allowed origins answered (error %v) %q", c.tool, isErr, out)
 			}
@@ -330,11 +342,11 @@ func TestMCPViewOnPlingPage(t *testing.T) {
 	if regexp.MustCompile(`"Reset filters" e\d+ \(use`).MatchString(view) {
 		t.Errorf("the view marks the undeclared reset button as declared")
 	}
-	out, _ := pp.call(t, "browser.click", map[string]any{"ref": refOf(t, view, "button", "Reset filters")})
+	out, _ := pp.call(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Reset filters")})
 	if !strings.Contains(out, `"Filters reset"`) || !strings.Contains(out, "not proven by the page") {
 		t.Errorf("the reset through the view:\n%s", out)
 	}
-	out, _ = pp.call(t, "browser.click", map[string]any{"ref": refOf(t, view, "button", "Title")})
+	out, _ = pp.call(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Title")})
 	if !strings.Contains(out, `"Sorted by title"`) {
 		t.Errorf("the sort through the view:\n%s", out)
 	}
