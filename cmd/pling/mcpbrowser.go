@@ -17,7 +17,7 @@ import (
 // lazyPage is the browsing session of pling mcp while the browser still
 // starts: the MCP handshake does not wait for it, and every use waits for
 // it (start-up runs the two side by side). It implements agent.Transport
-// and plingmcp.Browser (a page's own WebMCP tools included: the bridge
+// and plingmcp.Browser and plingmcp.Viewer (a page's own WebMCP tools included: the bridge
 // reaches them only through the Browser it was given).
 type lazyPage struct {
 	ready chan struct{}
