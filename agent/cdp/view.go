@@ -181,7 +181,7 @@ func declaredOf(els map[int64]*element, id int64) (capability, record string) {
 
 // flattened are roles that make no line: their children take their place.
 var flattened = map[string]bool{"generic": true, "none": true, "presentation": true, "InlineTextBox": true, "LineBreak": true,
-	"paragraph": true, "ListMarker": true, "RootWebArea": true, "WebArea": true, "Section": true, "LabelText": true, "MenuListPopup": true, "rowgroup": true}
+	"paragraph": true, "ListMarker": true, "RootWebArea": true, "WebArea": true, "Section": true, "LabelText": true, "MenuListPopup": true, "rowgroup": true, "strong": true, "emphasis": true}
 
 // viewNodes walks the accessibility tree from its root in document
 // order.
@@ -242,9 +242,17 @@ func viewNodes(nodes []*accessibility.Node, els map[int64]*element) []ViewNode {
 	walk(root, 0, "")
 	// A label's text said again as the name of the control it labels
 	// goes: the control's line says it.
+	// A cell that holds one element of its own name (a link, a button)
+	// is said by that element's line.
 	kept := out[:0]
-	for i, v := range out {
+	for i := 0; i < len(out); i++ {
+		v := out[i]
 		if v.Role == "text" && i+1 < len(out) && out[i+1].Role != "text" && strings.Contains(out[i+1].Name, v.Name) {
+			continue
+		}
+		if (v.Role == "cell" || v.Role == "gridcell") && v.Name != "" && i+1 < len(out) && out[i+1].Depth == v.Depth+1 &&
+			out[i+1].Name == v.Name && (i+2 >= len(out) || out[i+2].Depth <= v.Depth) {
+			out[i+1].Depth = v.Depth
 			continue
 		}
 		kept = append(kept, v)

@@ -44,7 +44,9 @@ func withParents(nodes ...*accessibility.Node) []*accessibility.Node {
 // TestViewNodes: the view of an accessibility tree reads no value of a
 // password, payment or one-time-code field (nor anything inside one),
 // flattens what has no role of its own, says a text row in one line, and
-// names the capability a Pling declaration around a control makes of it.
+// says a cell that holds one element of its name by that element's line,
+// and names the capability a Pling declaration around a control makes of
+// it.
 func TestViewNodes(t *testing.T) {
 	els := map[int64]*element{
 		10: {tag: "form", attrs: map[string]string{"data-pling-action": "cart.add"}},
@@ -57,7 +59,7 @@ func TestViewNodes(t *testing.T) {
 		17: {tag: "button"},
 	}
 	tree := withParents(
-		axNode("1", "RootWebArea", "Shop", "", 1, "2", "3", "6", "7", "8", "9", "20", "30", "40"),
+		axNode("1", "RootWebArea", "Shop", "", 1, "2", "3", "6", "7", "8", "9", "20", "30", "40", "50"),
 		axNode("2", "generic", "", "", 2, "10"),
 		axNode("10", "form", "", "", 10, "11"),
 		axNode("11", "textbox", "Qty", "2", 11),
@@ -73,6 +75,11 @@ func TestViewNodes(t *testing.T) {
 		axNode("22", "cell", "8 EUR", "", 22),
 		axNode("30", "StaticText", "Reset", "", 0),
 		axNode("40", "button", "Reset", "", 17),
+		axNode("50", "row", "", "", 50, "51", "53"),
+		axNode("51", "cell", "T-1", "", 51, "52"),
+		axNode("52", "link", "T-1", "", 52),
+		axNode("53", "cell", "Open", "", 53, "54"),
+		axNode("54", "StaticText", "Open", "", 0),
 	)
 	got := viewNodes(tree, els)
 	want := []ViewNode{
@@ -84,6 +91,9 @@ func TestViewNodes(t *testing.T) {
 		{Depth: 0, Role: "button", Name: "Approve", Node: 16, Declared: "approve", Record: "order:ord_1"},
 		{Depth: 0, Role: "row", Node: 20, Cells: []string{"Mug", "8 EUR"}},
 		{Depth: 0, Role: "button", Name: "Reset", Node: 17},
+		{Depth: 0, Role: "row", Node: 50},
+		{Depth: 1, Role: "link", Name: "T-1", Node: 52},
+		{Depth: 1, Role: "cell", Name: "Open", Node: 53},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("viewNodes (-want +got):\n%s", d)

@@ -81,11 +81,11 @@ func (b *Bridge) addViewTools(v Viewer) {
 		}
 	}
 	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-		Description: "Lists the page's elements (accessibility tree) with refs (e12) for browser.act.",
+		Description: "The page's elements, with refs for browser.act.",
 		InputSchema: json.RawMessage(`{"type":"object"}`)},
 		handler(func(ctx context.Context, _ viewArgs) (*sdk.CallToolResult, error) { return b.viewResult(ctx, v) }))
 	b.server.AddTool(&sdk.Tool{Name: "browser.act",
-		Description: "Acts on a ref of browser.view: click, fill or select (text), check, uncheck, scroll, press (text: a key such as Enter; ref optional); wait or wait_gone (text; no ref) waits up to 10 s.",
+		Description: "Acts on a browser.view ref. text: what to fill or select, the key to press (e.g. Enter), the text to wait (≤10 s) for.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"}},"required":["do"]}`)},
 		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
 			do := in.str("do")

@@ -323,7 +323,7 @@ func TestMCPViewOnPlingPage(t *testing.T) {
 	site := newViewSite(t, "localhost", func() string { return "" })
 	pp := startPlingProcess(t, buildPling(t), nil, "mcp", site.url+"/notes.html")
 	pp.waitTool(t, "note_add")
-	if ins := pp.cs.InitializeResult().Instructions; !strings.Contains(ins, "Prefer the page's tools") {
+	if ins := pp.cs.InitializeResult().Instructions; !strings.Contains(ins, "Prefer them, then webmcp.*; browser.view and browser.act reach the rest") {
 		t.Errorf("the instructions do not say to prefer the page's tools: %s", ins)
 	}
 	view, res := pp.call(t, "browser.view", nil)
