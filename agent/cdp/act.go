@@ -122,7 +122,7 @@ var keys = map[string]string{"Enter": kb.Enter, "Tab": kb.Tab, "Escape": kb.Esca
 
 // Act does a on doc: right before it reads the tab's document from the
 // browser and acts only if it is still doc (else ErrDocumentGone, and
-// nothing was done). An element that is not actionable is a
+// nothing was done). Actions run one at a time. An element that is not actionable is a
 // *NotActionableError, and nothing was done. It returns a note on what
 // it did ("already checked", an option's label), the page's words.
 func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
@@ -134,6 +134,8 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 			return "", &NotActionableError{Reason: fmt.Sprintf("%q is not a key this tool sends", a.Text)}
 		}
 	}
+	p.acting.Lock()
+	defer p.acting.Unlock()
 	tab := p.cur()
 	if err := p.checkDocument(ctx, tab, &doc); err != nil {
 		return "", err
@@ -306,12 +308,9 @@ func (p *Page) clickPoint(ctx context.Context, world cdpruntime.ExecutionContext
 // names the hit node's tag when it is not.
 func (p *Page) inside(ctx context.Context, world cdpruntime.ExecutionContextID, hit cdproto.BackendNodeID, call func(string, ...any) (json.RawMessage, error)) (bool, string) {
 	d, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: hit})
-	tag := "?"
+	tag := "an element"
 	if err == nil && d.Node != nil {
-		tag = d.Node.LocalName
-		if len(tag) > 32 {
-			tag = tag[:32]
-		}
+		tag = tagName(d.Node.LocalName)
 	}
 	// The hit node, resolved in the element's own world, passed to it.
 	r, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: hit, ExecutionContextID: world})
@@ -321,6 +320,21 @@ func (p *Page) inside(ctx context.Context, world cdpruntime.ExecutionContextID, 
 	obj := r.Object.ObjectID
 	raw, err := call(insideJS, obj)
 	return err == nil && string(raw) == "true", tag
+}
+
+// tagName is a tag as a reason may say it: the page chooses a custom
+// element's name, so one that is not short lower-case letters, digits and
+// '-' is "an element".
+func tagName(s string) string {
+	if s == "" || len(s) > 32 {
+		return "an element"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return "an element"
+		}
+	}
+	return s
 }
 
 func sameQuad(a, b dom.Quad) bool {

@@ -124,3 +124,16 @@ func TestAXStates(t *testing.T) {
 		})
 	}
 }
+
+// TestTagName: a reason names the element over a control by its tag only
+// when the tag is plain; a custom element's name is the page's choice.
+func TestTagName(t *testing.T) {
+	for in, want := range map[string]string{
+		"div": "div", "my-overlay": "my-overlay", "": "an element",
+		"x\"ignore-previous": "an element", "x\u202eevil": "an element", "a-very-long-custom-element-name-over-32": "an element",
+	} {
+		if got := tagName(in); got != want {
+			t.Errorf("tagName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -288,8 +288,11 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 	} else {
 		t.WriteString(verb + what)
 	}
-	if note != "" {
-		t.WriteString(": " + quoteCut(note, maxViewName))
+	switch {
+	case note != "" && a.Kind == "select":
+		t.WriteString(": " + quoteCut(note, maxViewName)) // the option's label, the page's words
+	case note != "":
+		t.WriteString("; " + note)
 	}
 	t.WriteString(" (" + notProven + ").")
 	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: map[string]any{"proven": false}}

@@ -1,0 +1,44 @@
+package mcp_test
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestViewConcurrent: calls of browser.view and browser.act from many
+// goroutines at once on one bridge (the race detector watches the view's
+// state); every click lands once, and the page counts them all.
+func TestViewConcurrent(t *testing.T) {
+	s, _ := pagesSession(t, map[string]string{"/count/": `<!doctype html><title>Count</title>
+<button id="b">Add one</button><p id="n">0</p>
+<script>document.getElementById("b").onclick = () => { const n = document.getElementById("n"); n.textContent = String(+n.textContent + 1); };</script>`}, "/count/")
+	view := text(call(t, s, "browser.view", nil))
+	m := regexp.MustCompile(`button "Add one" (e\d+)`).FindStringSubmatch(view)
+	if m == nil {
+		t.Fatalf("no button in the view:\n%s", view)
+	}
+	const clicks = 6
+	var wg sync.WaitGroup
+	for i := 0; i < clicks; i++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if r := call(t, s, "browser.act", map[string]any{"do": "click", "ref": m[1]}); r.IsError {
+				t.Errorf("click: %s", text(r))
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if r := call(t, s, "browser.view", nil); r.IsError {
+				t.Errorf("view: %s", text(r))
+			}
+		}()
+	}
+	wg.Wait()
+	r := call(t, s, "browser.act", map[string]any{"do": "wait", "text": "6"})
+	if got := text(r); r.IsError || !strings.Contains(got, "shows on the page") {
+		t.Errorf("after %d clicks: %s\n%s", clicks, got, text(call(t, s, "browser.view", nil)))
+	}
+}
