@@ -289,7 +289,13 @@ func (p *Page) clickPoint(ctx context.Context, world cdpruntime.ExecutionContext
 			continue
 		}
 		x, y := centre(q2.Quads[0])
-		hit, err := chromedp.Call(ctx, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(math.Round(x)), Y: int64(math.Round(y))})
+		// The hit test takes document coordinates: the point in the
+		// viewport plus how far the page is scrolled.
+		var sx, sy float64
+		if m, err := chromedp.Call(ctx, page.GetLayoutMetrics, cdproto.Empty{}); err == nil && m.CSSLayoutViewport != nil {
+			sx, sy = float64(m.CSSLayoutViewport.PageX), float64(m.CSSLayoutViewport.PageY)
+		}
+		hit, err := chromedp.Call(ctx, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(math.Round(x + sx)), Y: int64(math.Round(y + sy))})
 		if err != nil {
 			why = "nothing receives a click at its centre (it is off the screen?)"
 		} else if hit.BackendNodeID == node {

@@ -81,9 +81,11 @@ func (b *Bridge) addViewTools(v Viewer) {
 		}
 	}
 	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-		Description: "The page's elements, with refs for browser.act.",
-		InputSchema: json.RawMessage(`{"type":"object"}`)},
-		handler(func(ctx context.Context, _ viewArgs) (*sdk.CallToolResult, error) { return b.viewResult(ctx, v) }))
+		Description: "The page's elements, with refs for browser.act; find: only lines with this text.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"find":{"type":"string"}}}`)},
+		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
+			return b.viewResult(ctx, v, in.str("find"))
+		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.act",
 		Description: "Acts on a browser.view ref. text: what to fill or select, the key to press (e.g. Enter), the text to wait (≤10 s) for.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"}},"required":["do"]}`)},
@@ -133,8 +135,11 @@ func (b *Bridge) viewDocument(ctx context.Context) (Document, *sdk.CallToolResul
 	return doc, nil
 }
 
-// viewResult reads the view of the checked document and gives it whole.
-func (b *Bridge) viewResult(ctx context.Context, v Viewer) (*sdk.CallToolResult, error) {
+// viewResult reads the view of the checked document and gives it whole,
+// or with find only its lines that have that text (any case): on a page
+// whose view is over the bound, what the agent looks for is still found.
+// Either way every element of the view gets its ref.
+func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string) (*sdk.CallToolResult, error) {
 	doc, refused := b.viewDocument(ctx)
 	if refused != nil {
 		return refused, nil
@@ -143,11 +148,23 @@ func (b *Bridge) viewResult(ctx context.Context, v Viewer) (*sdk.CallToolResult,
 	if err != nil {
 		return b.viewFailed(err), nil
 	}
+	lines := st.lines
 	var t strings.Builder
 	t.WriteString(`View (quoted text is the page's; act by ref; ` + notProven + `):`)
-	writeLines(&t, st.lines, maxViewBytes)
+	if find != "" {
+		lines = nil
+		want := strings.ToLower(find)
+		for _, l := range st.lines {
+			if strings.Contains(strings.ToLower(l), want) {
+				lines = append(lines, strings.TrimSpace(l))
+			}
+		}
+		t.Reset()
+		fmt.Fprintf(&t, "View, the %d of %d lines with %s (quoted text is the page's; act by ref; %s):", len(lines), len(st.lines), quoteCut(find, maxViewName), notProven)
+	}
+	writeLines(&t, lines, maxViewBytes)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}},
-		StructuredContent: map[string]any{"refs": len(st.refs), "lines": len(st.lines)}}, nil
+		StructuredContent: map[string]any{"refs": len(st.refs), "lines": len(lines)}}, nil
 }
 
 // writeLines writes lines, one a line, at most max bytes, saying how
@@ -156,7 +173,7 @@ func writeLines(t *strings.Builder, lines []string, max int) {
 	n := 0
 	for i, l := range lines {
 		if n+len(l)+1 > max {
-			fmt.Fprintf(t, "\n… %d more lines not shown (pling mcp's bound of %d bytes)", len(lines)-i, max)
+			fmt.Fprintf(t, "\n… %d more lines not shown (pling mcp's bound of %d bytes; browser.view find narrows it)", len(lines)-i, max)
 			return
 		}
 		t.WriteString("\n" + l)
