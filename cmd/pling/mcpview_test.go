@@ -261,7 +261,13 @@ func TestMCPViewPageWithoutPling(t *testing.T) {
 		view = mustCall(t, "browser.view", nil)
 		mustCall(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, "button", "Confirm")})
 		if out := mustCall(t, "browser.act", map[string]any{"do": "wait", "text": "Deleted Spoon"}); !strings.Contains(out, "shows on the page") {
-			t.Errorf("browser.wait: %s", out)
+			t.Errorf("wait: %s", out)
+		}
+		if out := mustCall(t, "browser.act", map[string]any{"do": "wait_gone", "text": "Delete it for good?"}); !strings.Contains(out, "is gone from the page") {
+			t.Errorf("wait_gone for the closed dialog: %s", out)
+		}
+		if out, isErr := call(t, "browser.act", map[string]any{"do": "wait", "text": "Not on this page", "ref": ""}); !isErr || !strings.HasPrefix(out, "TIMEOUT: ") {
+			t.Errorf("wait for a text that never shows answered (error %v) %q", isErr, out)
 		}
 		if got := site.reports(); !slices.Contains(got, "deleted Spoon") {
 			t.Errorf("the page reported %v, want the deletion", got)
