@@ -109,6 +109,11 @@ type Page struct {
 	navSeq     atomic.Uint64
 	navPending atomic.Bool  // requested, not yet committed
 	mainFrame  atomic.Value // cdp.FrameID
+
+	// acting serializes the view's actions (act.go): a person has one
+	// mouse and one keyboard, and two clicks whose press and release
+	// events interleave are one click to the page.
+	acting sync.Mutex
 }
 
 // NavigationSeq counts the current tab's main-frame navigations, each

@@ -129,6 +129,7 @@ type Bridge struct {
 	guard   *Guard          // with WithGuard: where checked documents are pinned
 	docs    DocumentBrowser // the browser, when it names documents
 	doc     Document        // the document described last (with docs)
+	view    viewState       // the agent's last look at the view (view.go)
 
 	// published is what the MCP server lists (publishLocked), by name:
 	// the tools as the last settled check saw them. announce is what the
@@ -219,6 +220,9 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 	b.server.AddSendingMiddleware(b.announce.gate)
 	if b.browser != nil {
 		b.addBrowserTools()
+		if v, ok := b.browser.(Viewer); ok {
+			b.addViewTools(v)
+		}
 		b.browser.OnNavigate(b.navigated)
 	}
 	return b

@@ -295,7 +295,11 @@ func (b *Bridge) pageResult(ctx context.Context, full bool) (*sdk.CallToolResult
 		} else if len(names) > 0 {
 			fmt.Fprintf(&t, "\nIt does not speak Pling. Its own WebMCP tools (the page's words, not checked by Pling): %s. Its outline:", strings.Join(names, ", "))
 		} else {
-			t.WriteString("\nIt does not speak Pling: no page tools. Its outline:")
+			hint := ""
+			if _, ok := b.browser.(Viewer); ok {
+				hint = " (browser.view to act on it)"
+			}
+			t.WriteString("\nIt does not speak Pling: no page tools" + hint + ". Its outline:")
 		}
 		b.mu.Lock()
 		b.seenNav = "" // the next page's links are said again, not "as before"

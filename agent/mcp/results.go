@@ -23,7 +23,8 @@ const Instructions = `These tools are the web page's own actions; a call runs it
 // BrowsingInstructions are the instructions of a bridge on a browsing
 // session (WithBrowser).
 const BrowsingInstructions = Instructions + ` ` +
-	`browser.* tools drive the tab (browser.open a URL); the page tools follow the page (tools/list_changed).`
+	`browser.* tools drive the tab (browser.open a URL); the page's tools follow it (tools/list_changed). ` +
+	`Prefer them, then webmcp.*; browser.view and browser.act reach the rest, unproven.`
 
 // maxValueText bounds the value as it appears in a result's text, in
 // characters; structuredContent has more of it (MaxStructuredBytes).

@@ -17,7 +17,7 @@ import (
 // lazyPage is the browsing session of pling mcp while the browser still
 // starts: the MCP handshake does not wait for it, and every use waits for
 // it (start-up runs the two side by side). It implements agent.Transport
-// and plingmcp.Browser (a page's own WebMCP tools included: the bridge
+// and plingmcp.Browser and plingmcp.Viewer (a page's own WebMCP tools included: the bridge
 // reaches them only through the Browser it was given).
 type lazyPage struct {
 	ready chan struct{}
@@ -127,6 +127,18 @@ func (l *lazyPage) WebMCPTools(ctx context.Context, doc plingmcp.Document) ([]cd
 
 func (l *lazyPage) ExecuteWebMCP(ctx context.Context, doc plingmcp.Document, name string, args json.RawMessage) (string, error) {
 	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.ExecuteWebMCP(ctx, doc, name, args) })
+}
+
+func (l *lazyPage) View(ctx context.Context, doc plingmcp.Document) ([]cdp.ViewNode, error) {
+	return onPage(ctx, l, func(p *cdp.Page) ([]cdp.ViewNode, error) { return p.View(ctx, doc) })
+}
+
+func (l *lazyPage) Act(ctx context.Context, doc plingmcp.Document, a cdp.Act) (string, error) {
+	return onPage(ctx, l, func(p *cdp.Page) (string, error) { return p.Act(ctx, doc, a) })
+}
+
+func (l *lazyPage) WaitText(ctx context.Context, doc plingmcp.Document, text string, gone bool, timeout time.Duration) (bool, error) {
+	return onPage(ctx, l, func(p *cdp.Page) (bool, error) { return p.WaitText(ctx, doc, text, gone, timeout) })
 }
 
 // started is the page once the browser has started, else nil.

@@ -80,6 +80,10 @@ type agentResult struct {
 	// better for Pling), the issue's way round for the WebMCP peer.
 	PlingOverWebMCP *ratios3 `json:"plingOverWebMCP,omitempty"`
 	Failure         string   `json:"failure,omitempty"`
+	// WithoutPling marks a task on a site without Pling (pling mcp's
+	// view only): it has targets of its own and is left out of the
+	// totals, which are the Pling sites'.
+	WithoutPling bool `json:"withoutPling,omitempty"`
 }
 
 type ratios3 struct {
@@ -161,7 +165,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 		io.WriteString(stdout, agentMarkdown(&rep))
 		return 0
 	}
-	all := slices.Concat(agentTasks, helpdeskTasks)
+	all := slices.Concat(agentTasks, helpdeskTasks, plainTasks)
 	tasks := all
 	if *only != "" {
 		tasks = nil
@@ -295,8 +299,18 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	defer hhs.Close()
 	rig.helpdesk = "http://" + hln.Addr().String()
 
+	// The same help desk without Pling, on a server of its own.
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	phs := &http.Server{Handler: withoutPling(hd), ReadHeaderTimeout: 10 * time.Second}
+	go phs.Serve(pln)
+	defer phs.Close()
+	rig.plain = "http://" + pln.Addr().String()
+
 	for _, t := range cfg.tasks {
-		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}}
+		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}, WithoutPling: t.Site == sitePlain}
 		all := map[string][]agentRun{}
 		sides := cfg.sides
 		if sides == nil {
@@ -304,6 +318,9 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 		}
 		for i := 0; i < cfg.runs && res.Failure == ""; i++ {
 			for _, side := range sides {
+				if side == sidePWWebMCP && t.webmcp == nil {
+					continue // a page without Pling mirrors no tools
+				}
 				tctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 				var run agentRun
 				var err error
@@ -327,7 +344,11 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 		}
 		for _, side := range agentSides {
 			if len(all[side]) > 0 {
-				res.Sides = append(res.Sides, figureOf(side, all[side]))
+				f := figureOf(side, all[side])
+				if side == sidePling && res.WithoutPling {
+					f.Verified = "inferred: the view's changes show it"
+				}
+				res.Sides = append(res.Sides, f)
 			}
 		}
 		res.Ratios = sideRatios(res.Sides)
@@ -449,7 +470,7 @@ func agentTotals(tasks []agentResult) []agentFigure {
 	for _, side := range agentSides {
 		f := agentFigure{Side: side}
 		for _, t := range tasks {
-			if t.Failure != "" {
+			if t.Failure != "" || t.WithoutPling {
 				continue
 			}
 			g, _ := figure(t.Sides, side)
@@ -472,7 +493,7 @@ func agentTotals(tasks []agentResult) []agentFigure {
 // and JSON has no infinities).
 func reportTargets(tasks []agentResult, totals []agentFigure) []bbTarget {
 	var out []bbTarget
-	for _, t := range append(agentTargets(totals), webmcpTargets(tasks, totals)...) {
+	for _, t := range slices.Concat(agentTargets(totals), webmcpTargets(tasks, totals), plainTargets(tasks)) {
 		if !math.IsInf(t.Value, 0) && !math.IsNaN(t.Value) {
 			out = append(out, t)
 		}

@@ -320,6 +320,7 @@ func (a *pwAgent) typeInto(ctx context.Context, role, name, text string) error {
 type agentRig struct {
 	base, pling, chromium string
 	helpdesk              string // the help desk's base URL
+	plain                 string // the help desk without Pling
 	tmp                   string // the run's temporary directory
 	pwArgv                []string
 	pwConfig              string // the snapshot and find sides' config
@@ -328,8 +329,11 @@ type agentRig struct {
 
 // siteOf is the base URL of the site t runs on.
 func (r *agentRig) siteOf(t agentTask) string {
-	if t.Site == "helpdesk" {
+	switch t.Site {
+	case "helpdesk":
 		return r.helpdesk
+	case sitePlain:
+		return r.plain
 	}
 	return r.base
 }

@@ -257,6 +257,34 @@ func TestAgentBenchSmoke(t *testing.T) {
 			t.Error("no pling mcp ÷ WebMCP ratios")
 		}
 	})
+
+	// The help desk without pling.js: pling mcp through its view only,
+	// beside Playwright MCP's snapshot path, and the targets of a site
+	// without Pling.
+	t.Run("the help desk without Pling", func(t *testing.T) {
+		task := plainTasks[1]
+		rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{task},
+			sides: []string{sidePling, sidePWSnapshot}, progress: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.Tasks[0].Failure; f != "" {
+			t.Fatal(f)
+		}
+		p, _ := figure(rep.Tasks[0].Sides, sidePling)
+		if p.Result != "saved" || !slices.ContainsFunc(p.Trace, func(c string) bool { return strings.HasPrefix(c, "browser.act ") }) {
+			t.Errorf("pling mcp on the help desk without Pling: %+v", p)
+		}
+		var met int
+		for _, tg := range rep.Targets {
+			if strings.HasSuffix(tg.Name, ": "+task.Name) && tg.Met {
+				met++
+			}
+		}
+		if met != 2 {
+			t.Errorf("the targets without Pling: %+v", rep.Targets)
+		}
+	})
 }
 
 func TestPlingRecordAndSKU(t *testing.T) {

@@ -1,0 +1,403 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/pagetext"
+)
+
+// The view: where a page declares nothing for a job, an agent reads the
+// page's accessibility tree (browser.view) and acts on its elements by
+// ref (browser.act: click, fill, select, check, press, scroll, wait). A ref
+// (e12) names one element of the document the view was read from: it is
+// issued by a view, backed by the element's backend DOM node id, and
+// refused once the tab shows another document. The view and its actions
+// obey the guard as declared calls do: only a document the bridge
+// checked and found on an allowed origin. Nothing done through the view
+// is proven by the page (no expectation, no evidence), and results say
+// so; on a Pling page the view marks the controls a declared tool covers.
+
+// Viewer is a Browser that reads a document's view and acts on its
+// elements (*cdp.Page is one).
+type Viewer interface {
+	View(ctx context.Context, doc Document) ([]cdp.ViewNode, error)
+	Act(ctx context.Context, doc Document, a cdp.Act) (string, error)
+	WaitText(ctx context.Context, doc Document, text string, gone bool, timeout time.Duration) (bool, error)
+}
+
+// viewState is the last view the agent was given: its document, its
+// lines and the elements its refs name.
+type viewState struct {
+	doc   Document
+	lines []string
+	refs  map[string]viewRef
+}
+
+type viewRef struct {
+	node int64
+	line string // the element's line, trimmed
+}
+
+// Bounds of the view, in bytes and characters.
+const (
+	maxViewBytes   = 8000
+	maxViewDiff    = 3000
+	maxViewName    = 80
+	maxViewValue   = 80
+	maxViewDepth   = 12
+	maxWaitSeconds = 10
+)
+
+// notProven is what every view action's result says.
+const notProven = "not proven by the page: no expectation, no evidence"
+
+// actVerbs are browser.act's actions and how its result says each.
+var actVerbs = map[string]string{"click": "Clicked", "fill": "Filled", "select": "Selected in", "check": "Checked",
+	"uncheck": "Unchecked", "press": "Pressed ", "scroll": "Scrolled to", "wait": "", "wait_gone": ""}
+
+// addViewTools adds browser.view and browser.act: two tools, not one per
+// action, since every tool is sent in every tools/list (RATIONALE.md).
+func (b *Bridge) addViewTools(v Viewer) {
+	handler := func(h func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error)) sdk.ToolHandler {
+		return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			args, ok := arguments(req.Params.Arguments)
+			if !ok {
+				return browserError("INVALID_ARGS", "The arguments are not one JSON object.", "pass an object."), nil
+			}
+			res, err := h(ctx, viewArgs(args))
+			if err != nil {
+				return browserError("BROWSER_FAILED", err.Error(), "call browser.view to see the page now."), nil
+			}
+			return res, nil
+		}
+	}
+	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		Description: "The page's elements, with refs for browser.act; find: only lines with this text.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"find":{"type":"string"}}}`)},
+		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
+			return b.viewResult(ctx, v, in.str("find"))
+		}))
+	b.server.AddTool(&sdk.Tool{Name: "browser.act",
+		Description: "Acts on a browser.view ref. text: what to fill or select, the key to press (e.g. Enter), the text to wait (≤10 s) for.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"}},"required":["do"]}`)},
+		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
+			do := in.str("do")
+			verb, ok := actVerbs[do]
+			switch {
+			case !ok:
+				return browserError("INVALID_ARGS", "do must be one of click, fill, select, check, uncheck, press, scroll, wait, wait_gone.", "pass one of them."), nil
+			case do == "wait" || do == "wait_gone":
+				return b.wait(ctx, v, in.str("text"), do == "wait_gone")
+			case (do == "fill" || do == "select" || do == "press") && in["text"] == nil:
+				return browserError("INVALID_ARGS", do+" needs text.", "pass text."), nil
+			case do != "press" && in.str("ref") == "":
+				return browserError("INVALID_ARGS", do+" needs a ref from browser.view.", "pass ref."), nil
+			}
+			return b.act(ctx, v, in.str("ref"), cdp.Act{Kind: do, Text: in.str("text")}, verb)
+		}))
+}
+
+// viewArgs are a view tool's arguments.
+type viewArgs map[string]any
+
+func (a viewArgs) str(k string) string {
+	s, _ := a[k].(string)
+	return s
+}
+
+// viewDocument is the document a view may be read from or acted on: the
+// one the bridge checked and found allowed (waiting for a check under
+// way); after a navigation the bridge has not looked at yet, it looks.
+func (b *Bridge) viewDocument(ctx context.Context) (Document, *sdk.CallToolResult) {
+	doc, err := b.pageDocument(ctx)
+	if err != nil {
+		if _, rerr := b.Refresh(ctx); rerr == nil {
+			doc, err = b.pageDocument(ctx)
+		}
+	}
+	if err != nil {
+		var left *LeftSiteError
+		if errors.As(err, &left) && left.Origin != "" {
+			return Document{}, browserError("ORIGIN_NOT_ALLOWED", fmt.Sprintf("The tab shows %s, outside the sites this session may use; nothing was read or done.", pagetext.Line(left.Origin, maxURLText)),
+				"browser.back, or browser.open a URL on those sites.")
+		}
+		return Document{}, browserError("NO_PAGE", "The tab shows no page checked for this session; nothing was read or done.", "call browser.page.")
+	}
+	return doc, nil
+}
+
+// viewResult reads the view of the checked document and gives it whole,
+// or with find only its lines that have that text (any case): on a page
+// whose view is over the bound, what the agent looks for is still found.
+// Either way every element of the view gets its ref.
+func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string) (*sdk.CallToolResult, error) {
+	doc, refused := b.viewDocument(ctx)
+	if refused != nil {
+		return refused, nil
+	}
+	st, err := b.readView(ctx, v, doc)
+	if err != nil {
+		return b.viewFailed(err), nil
+	}
+	lines := st.lines
+	var t strings.Builder
+	t.WriteString(`View (quoted text is the page's; act by ref; ` + notProven + `):`)
+	if find != "" {
+		lines = nil
+		want := strings.ToLower(find)
+		for _, l := range st.lines {
+			if strings.Contains(strings.ToLower(l), want) {
+				lines = append(lines, strings.TrimSpace(l))
+			}
+		}
+		t.Reset()
+		fmt.Fprintf(&t, "View, the %d of %d lines with %s (quoted text is the page's; act by ref; %s):", len(lines), len(st.lines), quoteCut(find, maxViewName), notProven)
+	}
+	writeLines(&t, lines, maxViewBytes)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}},
+		StructuredContent: map[string]any{"refs": len(st.refs), "lines": len(lines)}}, nil
+}
+
+// writeLines writes lines, one a line, at most max bytes, saying how
+// many were left out.
+func writeLines(t *strings.Builder, lines []string, max int) {
+	n := 0
+	for i, l := range lines {
+		if n+len(l)+1 > max {
+			fmt.Fprintf(t, "\n… %d more lines not shown (pling mcp's bound of %d bytes; browser.view find narrows it)", len(lines)-i, max)
+			return
+		}
+		t.WriteString("\n" + l)
+		n += len(l) + 1
+	}
+}
+
+// readView reads doc's view, writes its lines and keeps them as the
+// agent's last look.
+func (b *Bridge) readView(ctx context.Context, v Viewer, doc Document) (viewState, error) {
+	nodes, err := v.View(ctx, doc)
+	if err != nil {
+		return viewState{}, err
+	}
+	b.mu.Lock()
+	toolOf := make(map[string]string, len(b.tools))
+	for n, e := range b.tools {
+		toolOf[e.capability] = n
+	}
+	b.mu.Unlock()
+	st := viewState{doc: doc, refs: map[string]viewRef{}}
+	for _, n := range nodes {
+		if n.Node != 0 && n.Role != "text" {
+			r := "e" + strconv.FormatInt(n.Node, 10)
+			st.refs[r] = viewRef{node: n.Node, line: strings.TrimSpace(viewLine(n, toolOf, false))}
+		}
+		st.lines = append(st.lines, viewLine(n, toolOf, true))
+	}
+	b.mu.Lock()
+	b.view = st
+	b.mu.Unlock()
+	return st, nil
+}
+
+// viewLine is one node of the view: indented by its depth, its role, its
+// name and value quoted and cut (the page's words), its ref (withRef),
+// its states, a row's cells, and the declared tool that covers it.
+func viewLine(n cdp.ViewNode, toolOf map[string]string, withRef bool) string {
+	var l strings.Builder
+	l.WriteString(strings.Repeat(" ", min(n.Depth, maxViewDepth)))
+	if n.Role == "text" {
+		l.WriteString(quoteCut(n.Name, maxViewName*2))
+		return l.String()
+	}
+	l.WriteString(pagetext.Line(n.Role, 32))
+	if n.Name != "" {
+		l.WriteString(" " + quoteCut(n.Name, maxViewName))
+	}
+	if n.Node != 0 && withRef {
+		l.WriteString(" e" + strconv.FormatInt(n.Node, 10))
+	}
+	for i, c := range n.Cells {
+		if i == 0 {
+			l.WriteString(": ")
+		} else {
+			l.WriteString(" | ")
+		}
+		l.WriteString(quoteCut(c, maxViewName))
+	}
+	switch {
+	case n.Secret != "":
+		l.WriteString(" (" + n.Secret + ": not read)")
+	case n.Value != "" && n.Value != n.Name:
+		l.WriteString(" =" + quoteCut(n.Value, maxViewValue))
+	}
+	for _, s := range n.States {
+		l.WriteString(" " + s)
+	}
+	if tool := declaredTool(n, toolOf); tool != "" {
+		l.WriteString(" (use " + tool + ")")
+	}
+	return l.String()
+}
+
+// declaredTool is the tool the bridge lists for the capability the
+// markup declares on n, with its record: only a tool listed now, named
+// by the bridge, never the page's attribute as written.
+func declaredTool(n cdp.ViewNode, toolOf map[string]string) string {
+	if n.Declared == "" {
+		return ""
+	}
+	if n.Record != "" {
+		kind, id, ok := strings.Cut(n.Record, ":")
+		if tool := toolOf[n.Declared+"@"+kind]; ok && tool != "" {
+			return tool + " record " + quoteCut(id, maxViewName)
+		}
+	}
+	return toolOf[n.Declared]
+}
+
+// act does a on the element ref names, in the document its view was
+// read from, and says what changed in the view.
+func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb string) (*sdk.CallToolResult, error) {
+	doc, refused := b.viewDocument(ctx)
+	if refused != nil {
+		return refused, nil
+	}
+	b.mu.Lock()
+	st := b.view
+	b.mu.Unlock()
+	what := ""
+	if ref != "" || a.Kind != "press" {
+		r, ok := st.refs[ref]
+		switch {
+		case st.refs == nil || !st.doc.Same(doc):
+			return browserError("STALE_REF", fmt.Sprintf("%s is not from a view of the page the tab shows now (it navigated since); nothing was done.", pagetext.Line(ref, 20)),
+				"call browser.view for the refs of this page."), nil
+		case !ok:
+			return browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s; nothing was done.", pagetext.Line(ref, 20)), "use a ref from browser.view."), nil
+		}
+		a.Node, what = r.node, " "+ref+" ("+r.line+")"
+	}
+	mark := b.markNav()
+	note, err := v.Act(ctx, doc, a)
+	var na *cdp.NotActionableError
+	switch {
+	case errors.As(err, &na):
+		return browserError("NOT_ACTIONABLE", fmt.Sprintf("%s: %s; nothing was done.", strings.TrimSpace(what), na.Reason),
+			"browser.view to see the page now, or browser.act wait for what it waits for."), nil
+	case errors.Is(err, cdp.ErrDocumentGone):
+		return browserError("STALE_REF", "The tab navigated before the action; nothing was done.", "call browser.view."), nil
+	case err != nil:
+		return nil, err
+	}
+	to, tools := b.followNavigation(ctx, mark)
+	var t strings.Builder
+	if a.Kind == "press" {
+		t.WriteString(verb + pagetext.Line(a.Text, 20) + what)
+	} else {
+		t.WriteString(verb + what)
+	}
+	switch {
+	case note != "" && a.Kind == "select":
+		t.WriteString(": " + quoteCut(note, maxViewName)) // the option's label, the page's words
+	case note != "":
+		t.WriteString("; " + note)
+	}
+	t.WriteString(" (" + notProven + ").")
+	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: map[string]any{"proven": false}}
+	if to != "" {
+		b.mu.Lock()
+		b.view = viewState{}
+		b.mu.Unlock()
+		navigationText(r, to, tools)
+		r.Content[0].(*sdk.TextContent).Text += " Refs from before are gone (browser.view)."
+		return r, nil
+	}
+	r.Content[0].(*sdk.TextContent).Text += b.viewChanges(ctx, v, st)
+	return r, nil
+}
+
+// viewChanges reads the view again and says what changed since before:
+// the lines that are new or changed, and how many went.
+func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState) string {
+	doc, err := b.pageDocument(ctx)
+	if err != nil || !doc.Same(before.doc) {
+		return "\nThe page changed under the action: call browser.view."
+	}
+	after, err := b.readView(ctx, v, doc)
+	if err != nil {
+		return "\nThe view could not be read again: call browser.view."
+	}
+	old := map[string]int{}
+	for _, l := range before.lines {
+		old[strings.TrimSpace(l)]++
+	}
+	var added []string
+	for _, l := range after.lines {
+		k := strings.TrimSpace(l)
+		if old[k] > 0 {
+			old[k]--
+			continue
+		}
+		added = append(added, l)
+	}
+	gone := 0
+	for _, n := range old {
+		gone += n
+	}
+	if len(added) == 0 && gone == 0 {
+		return "\nThe view did not change."
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "\nView changes: %d new or changed lines, %d gone:", len(added), gone)
+	writeLines(&t, added, maxViewDiff)
+	return t.String()
+}
+
+// wait waits until a text shows (or goes), at most maxWaitSeconds.
+func (b *Bridge) wait(ctx context.Context, v Viewer, text string, gone bool) (*sdk.CallToolResult, error) {
+	if text == "" {
+		return browserError("INVALID_ARGS", "wait needs text.", "pass the text to wait for."), nil
+	}
+	doc, refused := b.viewDocument(ctx)
+	if refused != nil {
+		return refused, nil
+	}
+	ok, err := v.WaitText(ctx, doc, text, gone, maxWaitSeconds*time.Second)
+	if errors.Is(err, cdp.ErrDocumentGone) {
+		return browserError("STALE_REF", "The tab navigated while it waited.", "call browser.page."), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	q := quoteCut(text, maxViewName)
+	switch {
+	case ok && gone:
+		return textResult(q + " is gone from the page."), nil
+	case ok:
+		return textResult(q + " shows on the page."), nil
+	case gone:
+		return browserError("TIMEOUT", fmt.Sprintf("%s still shows after %d s.", q, maxWaitSeconds), "browser.view to see the page."), nil
+	}
+	return browserError("TIMEOUT", fmt.Sprintf("%s did not show in %d s.", q, maxWaitSeconds), "browser.view to see the page."), nil
+}
+
+func textResult(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// viewFailed is the result of a view that could not be read.
+func (b *Bridge) viewFailed(err error) *sdk.CallToolResult {
+	if errors.Is(err, cdp.ErrDocumentGone) {
+		return browserError("STALE_REF", "The tab navigated while the view was read.", "call browser.view again.")
+	}
+	return browserError("BROWSER_FAILED", err.Error(), "call browser.page to see where the session is.")
+}
