@@ -175,8 +175,18 @@ func TestPageTextThroughPling(t *testing.T) {
 			if h := rawHidden(text + sc); h != nil {
 				t.Errorf("raw %v in the result:\n%.700s\n%.300s", h, text, sc)
 			}
-			if len(sc) > 16<<10 || !strings.Contains(sc, `each string at most 2000 characters, the whole at most 16384 bytes`) {
-				t.Errorf("structuredContent of %d bytes, not cut with its bound: %.300s", len(sc), sc)
+			// The value is too long for the text: it is handed over whole
+			// as resources, whose text escapes what a reader cannot see
+			// as the result's does.
+			if len(sc) > 16<<10 || !strings.Contains(sc, `"valueResource":`) {
+				t.Errorf("structuredContent of %d bytes, without the value's resource: %.300s", len(sc), sc)
+			}
+			rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "pling://value/v1"})
+			if err != nil || len(rr.Contents) == 0 {
+				t.Fatalf("reading the value's resource: %v", err)
+			}
+			if h := rawHidden(rr.Contents[0].Text); h != nil || !strings.Contains(rr.Contents[0].Text, `\u202e`) {
+				t.Errorf("the value's resource has raw %v or lacks the escaped \\u202e:\n%.300s", h, rr.Contents[0].Text)
 			}
 		})
 		t.Run("browser.page", func(t *testing.T) {
