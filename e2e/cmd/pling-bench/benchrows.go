@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,6 +146,10 @@ type brSize struct {
 	// a constant in the page from the bench's own CDP connection (pling
 	// mcp makes about three CDP round trips a call: the document check,
 	// the invoke, the look for a navigation after it).
+	// MCPCPUMs: the CPU time the pling mcp process spent per timed call
+	// (its user and system time over the loop ÷ the calls, from
+	// /proc/PID/stat in 10 ms ticks; 0 where there is no /proc).
+	MCPCPUMs         float64 `json:"plingMCPCPUMsPerCall"`
 	MCPPingMs        float64 `json:"mcpPingP50Ms"`
 	CDPEvalMs        float64 `json:"cdpEvalP50Ms"`
 	DescribesInCalls int     `json:"describesInCalls"` // over the 20 timed MCP calls
@@ -208,8 +213,8 @@ func runBenchRows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return fail("%d rows: %v", n, err)
 		}
 		rep.Sizes = append(rep.Sizes, s)
-		fmt.Fprintf(stdout, "%6d rows: pling mcp %7.2f ms, in the page %6.2f ms: %.2f× (target ≤ 1.5); in an MCP call: page invoke %.2f ms, page describes %.2f ms, the rest %.2f ms (an MCP ping %.2f ms, a CDP evaluate %.2f ms); records reads per describe %v (%d describes counted, %d overlapped)\n",
-			n, s.MCP.Ms.P50, s.InPage.Ms.P50, s.Ratio, s.MCPPageInvokeMs, s.MCPPageDescribeMs, s.MCPRestMs, s.MCPPingMs, s.CDPEvalMs, s.ReadsPerDescribe, s.DescribesCounted, s.DescribesOverlaps)
+		fmt.Fprintf(stdout, "%6d rows: pling mcp %7.2f ms, in the page %6.2f ms: %.2f× (target ≤ 1.5); in an MCP call: page invoke %.2f ms, page describes %.2f ms, the rest %.2f ms (an MCP ping %.2f ms, a CDP evaluate %.2f ms; pling mcp's CPU %.1f ms a call); records reads per describe %v (%d describes counted, %d overlapped)\n",
+			n, s.MCP.Ms.P50, s.InPage.Ms.P50, s.Ratio, s.MCPPageInvokeMs, s.MCPPageDescribeMs, s.MCPRestMs, s.MCPPingMs, s.CDPEvalMs, s.MCPCPUMs, s.ReadsPerDescribe, s.DescribesCounted, s.DescribesOverlaps)
 	}
 	rep.Machine["loadEnd"] = loadAverage()
 	b, err := json.MarshalIndent(rep, "", "  ")
@@ -372,6 +377,7 @@ func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int
 		return res, err
 	}
 	var mcpMs, pageMs, invMs, descMs, restMs, pingMs, evalMs []float64
+	cpu0 := cpuTicks(cmd)
 	for i := range calls {
 		ms, err := mcpCall()
 		if err != nil {
@@ -411,6 +417,9 @@ func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int
 		}
 		evalMs = append(evalMs, durMs(time.Since(t)))
 	}
+	if cpu0 >= 0 {
+		res.MCPCPUMs = float64(cpuTicks(cmd)-cpu0) * 10 / float64(calls)
+	}
 	res.MCP.Ms, res.InPage.Ms = distOf(mcpMs), distOf(pageMs)
 	res.Ratio = finite(ratio(res.MCP.Ms.P50, res.InPage.Ms.P50))
 	res.MCPPageInvokeMs, res.MCPPageDescribeMs, res.MCPRestMs = distOf(invMs).P50, distOf(descMs).P50, distOf(restMs).P50
@@ -437,6 +446,31 @@ func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int
 	}
 	progress("%d rows: %d describes counted", n, res.DescribesCounted)
 	return res, nil
+}
+
+// cpuTicks is the user plus system time of cmd's process in clock ticks
+// (100 a second on Linux), or -1 when /proc does not say.
+func cpuTicks(cmd *exec.Cmd) int64 {
+	if cmd.Process == nil {
+		return -1
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command's name, which is in parentheses and
+	// may hold spaces: state is field 3, utime 14, stime 15.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return -1
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return u + st
 }
 
 func hasTool(ts []*sdk.Tool, name string) bool {
