@@ -15,7 +15,7 @@ GOROOT   := $(shell $(GO) env GOROOT)
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := bin/staticcheck
 
-.PHONY: bench-origin-check npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
+.PHONY: bench-origin-check bench-rows npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -142,9 +142,13 @@ bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP pol
 bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json)
 	PLING_BENCH_OUT=$(CURDIR)/e2e/artifacts/bench-gateway.json $(GO) test -count=1 -run '^TestLoad200Streams$$' -v ./gateway/
 
-bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache: snapshot, find, and WebMCP on reading the page's mirrored tools), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg); then the tool call with and without the per-request origin check (bench-origin-check)
+bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache: snapshot, find, and WebMCP on reading the page's mirrored tools), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg); then the tool call with and without the per-request origin check (bench-origin-check), and a row call on a 2,000- and 10,000-row page through pling mcp ÷ in the page (bench-rows)
 	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
 	$(MAKE) bench-origin-check
+	$(MAKE) bench-rows
+
+bench-rows: wasm build ## a row action on an order page of 2,000 and 10,000 rows (five row actions of the kind) through pling mcp ÷ the same call in the page's own script, medians of 20 in one run, and the records reader's runs per describe through pling mcp (e2e/artifacts/bench-rows.json)
+	$(GO) run ./e2e/cmd/pling-bench rows --dist $(DIST) --pling bin/pling
 
 bench-origin-check: wasm ## pling mcp tool-call latency in Chromium without and with the per-request origin check, side by side (BenchmarkToolCall)
 	$(GO) test -run='^$$' -bench='^BenchmarkToolCall$$' -benchtime=100x -count=3 ./agent/mcp/

@@ -15,6 +15,10 @@
 //	        through @playwright/mcp (installed from npm at run time), one
 //	        MCP client for both; JSON, Markdown and an SVG chart
 //	        (make bench-agent)
+//	pling-bench rows [--n N] [--dist DIR] [--pling BIN] [--out FILE]
+//	        a row action on an order page of 2,000 and 10,000 rows through
+//	        pling mcp and in the page's own script, side by side, and the
+//	        records reader's runs per describe; JSON (make bench-rows)
 //	pling-bench authority [--d D] [--clients N] [--dist DIR] [--n N]
 //	        the authority's lease and write throughput on SQLite and
 //	        PostgreSQL with 1 and 3 instances, and the shared replay
