@@ -100,7 +100,7 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 		return 1
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "· "+format+"\n", a...) }
-	rep := &baReport{Date: time.Now().UTC().Format("2006-01-02"), Machine: map[string]any{"cpus": goruntime.NumCPU(), "loadStart": loadAverage()},
+	rep := &baReport{Date: reportDate(), Machine: map[string]any{"cpus": goruntime.NumCPU(), "loadStart": loadAverage()},
 		Ratios: map[string]float64{}}
 
 	progress("starting a throwaway PostgreSQL cluster")

@@ -19,6 +19,10 @@
 //	        the authority's lease and write throughput on SQLite and
 //	        PostgreSQL with 1 and 3 instances, and the shared replay
 //	        check's cost in Chromium; JSON and Markdown (make bench-authority)
+//	pling-bench docs [--artifacts DIR] [--doc FILE] [BLOCK…]
+//	        the generated figures of docs/benchmarks.md from
+//	        e2e/artifacts/*.json, each with its command and date (every
+//	        make bench-* that writes an artifact runs it)
 //
 // Run "pling-bench COMMAND -h" for a command's flags.
 package main
