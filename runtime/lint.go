@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/pling-go/pling/internal/pagebridge"
 )
 
 // availabilityCheckFailed is the reason of an availability check that
@@ -19,17 +21,6 @@ func saying(text string) string {
 		return ""
 	}
 	return " (the page says: " + text + ")"
-}
-
-// keyWord names what identifies a declaration of the kind.
-func keyWord(kind string) string {
-	switch kind {
-	case "state":
-		return "key"
-	case "guide":
-		return "target"
-	}
-	return "id"
 }
 
 // maxLint bounds the lines lint returns.
@@ -71,7 +62,7 @@ func (rt *Runtime) lint(ctx context.Context) []string {
 		}
 	}
 	for _, sa := range snap.setAside {
-		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), keyWord(sa.kind), keyWord(sa.kind))
+		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), pagebridge.KeyWord(sa.kind), pagebridge.KeyWord(sa.kind))
 	}
 	for _, c := range snap.caps {
 		if c.conflict {

@@ -323,9 +323,9 @@ func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
 		var why string
 		switch p.Status {
 		case pagebridge.PlaceSetAside:
-			why = "the site's script declares the same " + keyWord(p.Kind) + ", so it is set aside"
+			why = "the site's script declares the same " + pagebridge.KeyWord(p.Kind) + ", so it is set aside"
 		case pagebridge.PlaceConflict:
-			why = "another, different declaration holds the same " + keyWord(p.Kind) + ", so neither is available"
+			why = "another, different declaration holds the same " + pagebridge.KeyWord(p.Kind) + ", so neither is available"
 		case pagebridge.PlaceRefused:
 			why = "it was refused"
 		default:
@@ -345,15 +345,4 @@ func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
 	if warned > 0 {
 		fmt.Fprintf(warn, "pling describe: pling check %s says how to fix each\n", url)
 	}
-}
-
-// keyWord names what identifies a declaration of the kind.
-func keyWord(kind string) string {
-	switch kind {
-	case "state":
-		return "key"
-	case "guide":
-		return "target"
-	}
-	return "id"
 }

@@ -50,6 +50,19 @@ const (
 	PlaceRefused = "refused"
 )
 
+// KeyWord names what identifies a declaration of the kind (a
+// MarkupPlace's Kind), for the messages that name its Key: a state's key,
+// a guide's target, an action's or a region's id.
+func KeyWord(kind string) string {
+	switch kind {
+	case "state":
+		return "key"
+	case "guide":
+		return "target"
+	}
+	return "id"
+}
+
 // FormField is one control of a markup form that the browser's
 // constraint validation found invalid: its param's name and the
 // validation message the page shows a person (the page's own, set with

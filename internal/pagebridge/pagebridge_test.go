@@ -68,3 +68,13 @@ func TestRegistered(t *testing.T) {
 		t.Errorf("author warnings %q, want none", warned)
 	}
 }
+
+// TestKeyWord: the word the runtime's lint and pling describe use for
+// what identifies a declaration of each kind.
+func TestKeyWord(t *testing.T) {
+	for kind, want := range map[string]string{"action": "id", "region": "id", "state": "key", "guide": "target"} {
+		if got := pagebridge.KeyWord(kind); got != want {
+			t.Errorf("KeyWord(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}

@@ -25,10 +25,6 @@ import (
 	"github.com/pling-go/pling/plinghttp"
 )
 
-func init() {
-	registry.Add("agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent)
-}
-
 // The browser-automation MCP server the agent benchmark compares with,
 // installed with npm into a cache directory at run time.
 const (

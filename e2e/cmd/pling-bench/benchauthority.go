@@ -21,10 +21,6 @@ import (
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
-func init() {
-	registry.Add("authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority)
-}
-
 // The authority benchmark (make bench-authority): real instances on
 // loopback (authority.NewServer behind httpserver.Authority, as pling
 // authority runs them), each with its own store handle, on one SQLite file

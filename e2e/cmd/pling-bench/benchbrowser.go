@@ -36,10 +36,6 @@ import (
 	"github.com/pling-go/pling/internal/demosite"
 )
 
-func init() {
-	registry.Add("browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser)
-}
-
 // The WebMCP polyfill the browser benchmark compares with, installed with
 // npm into a cache directory at run time (never into the repository).
 const (

@@ -17,10 +17,6 @@ import (
 	"github.com/pling-go/pling/internal/cliflags"
 )
 
-func init() {
-	registry.Add("docs", "write the generated figures of docs/benchmarks.md from e2e/artifacts/*.json (each make bench-* runs it)", runBenchDocs)
-}
-
 // A generated block of docs/benchmarks.md: the lines between
 // "<!-- generated: NAME -->" and "<!-- end -->" are the figures of
 // e2e/artifacts/NAME.json, with the command that measured them and when;
