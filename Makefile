@@ -136,14 +136,17 @@ fuzz: ## run every fuzz target in the repository for FUZZTIME each (found by go 
 bench-hosts: wasm ## the module on every host in one run: sizes, cold start, describe/invoke as ratios to native
 	$(GO) run ./e2e/cmd/pling-bench hosts --dist $(DIST)
 
-bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg)
+bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg), then its figures in docs/benchmarks.md
 	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
+	$(GO) run ./e2e/cmd/pling-bench docs bench-browser
 
-bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json)
+bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json), then its figures in docs/benchmarks.md
 	PLING_BENCH_OUT=$(CURDIR)/e2e/artifacts/bench-gateway.json $(GO) test -count=1 -run '^TestLoad200Streams$$' -v ./gateway/
+	$(GO) run ./e2e/cmd/pling-bench docs bench-gateway
 
-bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache: snapshot, find, and WebMCP on reading the page's mirrored tools), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg); then the tool call with and without the per-request origin check (bench-origin-check), and a row call on a 2,000- and 10,000-row page through pling mcp ÷ in the page (bench-rows)
+bench-agent: wasm build ## scripted agent tasks through pling mcp and @playwright/mcp (npm, cache: snapshot, find, and WebMCP on reading the page's mirrored tools), as ratios; RUNS=5 (e2e/artifacts/bench-agent.json, .md, .svg) and its figures in docs/benchmarks.md; then the tool call with and without the per-request origin check (bench-origin-check), and a row call on a 2,000- and 10,000-row page through pling mcp ÷ in the page (bench-rows)
 	$(GO) run ./e2e/cmd/pling-bench agent --dist $(DIST) --pling bin/pling --runs $(or $(RUNS),5)
+	$(GO) run ./e2e/cmd/pling-bench docs bench-agent
 	$(MAKE) bench-origin-check
 	$(MAKE) bench-rows
 
@@ -153,8 +156,9 @@ bench-rows: wasm build ## a row action on an order page of 2,000 and 10,000 rows
 bench-origin-check: wasm ## pling mcp tool-call latency in Chromium without and with the per-request origin check, side by side (BenchmarkToolCall)
 	$(GO) test -run='^$$' -bench='^BenchmarkToolCall$$' -benchtime=100x -count=3 ./agent/mcp/
 
-bench-authority: wasm ## the authority's lease and write throughput and p99 on SQLite and PostgreSQL with 1 and 3 instances, client write p99 while a million expired rows are swept (÷ an empty store) and the sweep's rows/s, the create limit's accuracy with 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios (e2e/artifacts/bench-authority.json, .md)
+bench-authority: wasm ## the authority's lease and write throughput and p99 on SQLite and PostgreSQL with 1 and 3 instances, client write p99 while a million expired rows are swept (÷ an empty store) and the sweep's rows/s, the create limit's accuracy with 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios (e2e/artifacts/bench-authority.json, .md), then its figures in docs/benchmarks.md
 	$(GO) run ./e2e/cmd/pling-bench authority --dist $(DIST)
+	$(GO) run ./e2e/cmd/pling-bench docs bench-authority
 
 bench: ## benchmarks, reported as ratios measured side by side
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=500ms ./runtime/ ./wasm/...

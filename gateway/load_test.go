@@ -183,6 +183,7 @@ func TestLoad200Streams(t *testing.T) {
 	if out := os.Getenv("PLING_BENCH_OUT"); out != "" {
 		ratio, direct, via := chunkLatencyRatio(t)
 		b, _ := json.MarshalIndent(map[string]any{
+			"date":    time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 			"streams": streams, "bytesPerStream": chunks * size, "seconds": elapsed.Seconds(),
 			"heapBeforeMiB": heap0 >> 20, "heapPeakMiB": peak.Load() >> 20, "heapAfterMiB": heap1 >> 20,
 			"chunkLatencyDirectMicros": direct.Microseconds(), "chunkLatencyGatewayMicros": via.Microseconds(),

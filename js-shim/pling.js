@@ -226,7 +226,7 @@
       load: start,
       // check() → a promise of every mistake the page's author should fix:
       // the declarations refused or in conflict so far, and what the
-      // module finds across them (runtime.Lint; docs/page-api.md §2.10).
+      // module finds across them (pagebridge.Lint; docs/page-api.md §2.10).
       check: function () {
         return start().then(function () { return bridge.lint(); }).then(parse);
       },

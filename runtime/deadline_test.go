@@ -33,7 +33,7 @@ func TestHandlerDeadline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var warned []string
-			e := newEnv(t, WithAuthorWarning(func(m string) { warned = append(warned, m) }), WithHandlerTimeout(20*time.Second))
+			e := newEnv(t, withAuthorWarning(func(m string) { warned = append(warned, m) }), WithHandlerTimeout(20*time.Second))
 			started, release := make(chan struct{}), make(chan struct{})
 			defer close(release)
 			mustDeclare(t, e.rt, Action{ID: "board.save", Title: "Save", TimeoutMs: tt.timeoutMs,
@@ -74,7 +74,7 @@ func TestHandlerDeadline(t *testing.T) {
 	}
 	t.Run("a handler that finishes in time", func(t *testing.T) {
 		var warned []string
-		e := newEnv(t, WithAuthorWarning(func(m string) { warned = append(warned, m) }))
+		e := newEnv(t, withAuthorWarning(func(m string) { warned = append(warned, m) }))
 		mustDeclare(t, e.rt, Action{ID: "board.save", Title: "Save", TimeoutMs: 1,
 			Run: func(ctx context.Context, c *Call) (any, error) { return "saved", nil }})
 		if _, res := e.invoke("board.save", nil); res.Error != nil {

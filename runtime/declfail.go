@@ -11,7 +11,7 @@ import (
 // A page's reader (records, state) or availability check that fails costs
 // only its own declaration: describe lists the rest and names the failure
 // with the page's own error text (a reader's in the context's feedback, a
-// check's as the action's unavailable reason), and Lint tells the author (docs/page-api.md §2.10; RATIONALE "Why does a
+// check's as the action's unavailable reason), and lint tells the author (docs/page-api.md §2.10; RATIONALE "Why does a
 // failing reader cost only its own declaration?").
 
 // maxPageSays bounds the page's error text quoted in a reason or a lint
@@ -67,15 +67,15 @@ func availabilityFailed(text string) string {
 	return availabilityCheckFailed + ": " + text
 }
 
-// CheckFailed is the availability of an action whose check failed (threw,
+// checkFailed is the availability of an action whose check failed (threw,
 // rejected): unavailable, with availabilityCheckFailed and the page's text
-// of err as the reason. Lint reports it to the page's author.
-func CheckFailed(err error) Availability {
+// of err as the reason. lint reports it to the page's author.
+func checkFailed(err error) Availability {
 	return Unavailable(availabilityFailed(pageSays(err)))
 }
 
 // checkFailedText is the page's text in an availability reason that
-// CheckFailed or checkAvailable gave, and whether the reason is one.
+// checkFailed or checkAvailable gave, and whether the reason is one.
 func checkFailedText(reason string) (string, bool) {
 	if reason == availabilityCheckFailed {
 		return "", true

@@ -17,7 +17,7 @@ import (
 // answers with the rest of the page and names the failure with the
 // page's own text (first line, bounded): a reader's as a declaration
 // mistake in the context's feedback, a check's as its action's
-// unavailable reason; the model tools are the rest, and Lint tells the
+// unavailable reason; the model tools are the rest, and lint tells the
 // author (pling check, pling.check(), the development console).
 func TestFailingDeclaration(t *testing.T) {
 	long := "orders not loaded yet " + strings.Repeat("x", 5000) + "\n    at load (orders.js:12)"
@@ -99,8 +99,8 @@ func TestFailingDeclaration(t *testing.T) {
 			if diff := cmp.Diff(tt.wantFeedback, d.Context.Feedback); diff != "" {
 				t.Errorf("feedback (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantLint, e.rt.Lint(context.Background())); diff != "" {
-				t.Errorf("Lint (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantLint, e.rt.lint(context.Background())); diff != "" {
+				t.Errorf("lint (-want +got):\n%s", diff)
 			}
 			tools, err := e.rt.tools(context.Background(), "")
 			if err != nil {

@@ -793,7 +793,7 @@ func checkAvailable(ctx context.Context, a *Action, record string) (av Availabil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			av = CheckFailed(panicError(r))
+			av = checkFailed(panicError(r))
 		}
 	}()
 	return a.Available(ctx, record)

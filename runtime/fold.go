@@ -18,7 +18,7 @@ type capEntry struct {
 	id       string
 	action   Action // the current declaration (a fold's template, else its first row)
 	conflict bool
-	// places names where the declarations in conflict sit, for Lint.
+	// places names where the declarations in conflict sit, for lint.
 	places []string
 	fold   *foldView
 	// static is the encoded static part of the capability (everything but
@@ -63,7 +63,7 @@ type snapshot struct {
 	records        map[string][]Records
 	hooks          []Hook
 	// setAside is the markup declarations a script declaration under the
-	// same key sets aside, for Lint (at most maxLint).
+	// same key sets aside, for lint (at most maxLint).
 	setAside []setAside
 
 	// exposed caches, per exposure key, the capabilities the exposure's

@@ -2,23 +2,15 @@ package runtime
 
 import (
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/schema"
 )
-
-// FormField is one control of a markup form that the browser's
-// constraint validation found invalid: its param's name and the
-// validation message the page shows a person (the page's own, set with
-// setCustomValidity, or the browser's).
-type FormField struct {
-	Name    string
-	Message string
-}
 
 // maxFormMessage bounds, in characters, the page's message that one
 // violation quotes.
 const maxFormMessage = 150
 
-// FormRefused is the failure of a markup form whose submit the browser's
+// formRefused is the failure of a markup form whose submit the browser's
 // constraint validation blocked: INVALID_PARAMS with a violation per
 // field, at its param's path, each quoting what the page tells a person
 // ("the page says …", a JSON string, cut), so the page's own message
@@ -26,7 +18,7 @@ const maxFormMessage = 150
 // Fields without a name, and the later controls of a name already listed
 // (the radios of one group), are left out; at most maxViolations are
 // listed.
-func FormRefused(fields []FormField) error {
+func formRefused(fields []pagebridge.FormField) error {
 	var vs []Violation
 	seen := map[string]bool{}
 	for _, f := range fields {

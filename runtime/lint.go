@@ -6,11 +6,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/pling-go/pling/internal/pagebridge"
 )
 
 // availabilityCheckFailed is the reason of an availability check that
 // threw (or panicked): the page bridge and checkAvailable both give it,
-// and Lint reports it to the page's author.
+// and lint reports it to the page's author.
 const availabilityCheckFailed = "The availability check failed"
 
 // saying quotes the page's text of a failure in a lint line.
@@ -21,21 +23,10 @@ func saying(text string) string {
 	return " (the page says: " + text + ")"
 }
 
-// keyWord names what identifies a declaration of the kind.
-func keyWord(kind string) string {
-	switch kind {
-	case "state":
-		return "key"
-	case "guide":
-		return "target"
-	}
-	return "id"
-}
-
-// maxLint bounds the lines Lint returns.
+// maxLint bounds the lines lint returns.
 const maxLint = 100
 
-// Lint lists, for the page's author, the mistakes in what is declared now
+// lint lists, for the page's author, the mistakes in what is declared now
 // that no single declaration shows: an expectation on a state nobody
 // declares (it can never be met), an availability check that throws, a
 // records or state reader that fails, a site allowlist that exposes
@@ -43,7 +34,7 @@ const maxLint = 100
 // line names the declaration and says how to fix it. It asks the page's
 // availability checks, so the page bridge runs it on development origins
 // and for pling check only (docs/page-api.md §2.10).
-func (rt *Runtime) Lint(ctx context.Context) []string {
+func (rt *Runtime) lint(ctx context.Context) []string {
 	snap := rt.snapshot()
 	states := map[string]bool{}
 	for _, s := range snap.states {
@@ -71,7 +62,7 @@ func (rt *Runtime) Lint(ctx context.Context) []string {
 		}
 	}
 	for _, sa := range snap.setAside {
-		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), keyWord(sa.kind), keyWord(sa.kind))
+		add("pling: %s %q%s: the site's script declares the same %s, so this markup declaration is ignored; if it sits in content the site's users wrote, mark that content data-pling-user-content (docs/markup.md), else give it its own %s", sa.kind, sa.key, markupWhere(sa.markup), pagebridge.KeyWord(sa.kind), pagebridge.KeyWord(sa.kind))
 	}
 	for _, c := range snap.caps {
 		if c.conflict {

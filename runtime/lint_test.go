@@ -43,21 +43,21 @@ func TestLint(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := New(tt.opts...)
 			tt.declare(t, rt)
-			got := rt.Lint(context.Background())
+			got := rt.lint(context.Background())
 			if len(tt.want) == 0 {
 				if len(got) != 0 {
-					t.Errorf("Lint = %q, want nothing", got)
+					t.Errorf("lint = %q, want nothing", got)
 				}
 				return
 			}
 			all := strings.Join(got, "\n")
 			for _, w := range tt.want {
 				if !strings.Contains(all, w) {
-					t.Errorf("Lint = %q, want a line with %q", got, w)
+					t.Errorf("lint = %q, want a line with %q", got, w)
 				}
 			}
 			if tt.name != "nothing exposed" && len(got) != len(tt.want) {
-				t.Errorf("Lint = %q, want %d line(s)", got, len(tt.want))
+				t.Errorf("lint = %q, want %d line(s)", got, len(tt.want))
 			}
 		})
 	}

@@ -132,9 +132,9 @@ func TestMarkupNeverDisplacesScript(t *testing.T) {
 			if _, res := e.invoke("account.delete", nil); res.Error != nil || ran != "script" {
 				t.Errorf("invoke: error %+v, ran %q; want the script's run", res.Error, ran)
 			}
-			lint := strings.Join(e.rt.Lint(context.Background()), "\n")
+			lint := strings.Join(e.rt.lint(context.Background()), "\n")
 			if !strings.Contains(lint, `action "account.delete" (markup at #reviews > p > button): the site's script declares the same id`) {
-				t.Errorf("Lint = %q, want the markup declaration named with where it sits", lint)
+				t.Errorf("lint = %q, want the markup declaration named with where it sits", lint)
 			}
 		})
 	}
@@ -163,9 +163,9 @@ func TestMarkupNeverDisplacesScript(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Code() != perr.DuplicateActionID {
 			t.Fatalf("err = %v, want DUPLICATE_ACTION_ID", err)
 		}
-		lint := strings.Join(e.rt.Lint(context.Background()), "\n")
+		lint := strings.Join(e.rt.lint(context.Background()), "\n")
 		if !strings.Contains(lint, `DUPLICATE_ACTION_ID: two different actions are declared under the id "helpful" (markup at main > button; markup at #reviews button)`) {
-			t.Errorf("Lint = %q, want the conflict named with where each declaration sits", lint)
+			t.Errorf("lint = %q, want the conflict named with where each declaration sits", lint)
 		}
 		d := e.describe("")
 		u := unavailableByID(d, "helpful")

@@ -18,7 +18,7 @@ var pageFailureCodes = map[perr.Code]bool{
 	perr.ExecutionFailed:   true,
 }
 
-// PageFailure is the error a page handler's business failure becomes
+// pageFailure is the error a page handler's business failure becomes
 // (docs/page-api.md §2.9): code is one of INVALID_PARAMS,
 // PERMISSION_DENIED, ACTION_UNAVAILABLE or EXECUTION_FAILED, message is
 // for the agent. For INVALID_PARAMS, details may name the parameter as
@@ -29,7 +29,7 @@ var pageFailureCodes = map[perr.Code]bool{
 //
 // A code that is not one of these is EXECUTION_FAILED with the message,
 // and warning says so for the page's author ("" when all is well).
-func PageFailure(code, message string, details map[string]any) (warning string, err error) {
+func pageFailure(code, message string, details map[string]any) (warning string, err error) {
 	c := perr.Code(strings.TrimSpace(code))
 	if !pageFailureCodes[c] {
 		warning = fmt.Sprintf("pling.fail: %q is not a code a handler can give (INVALID_PARAMS, PERMISSION_DENIED, ACTION_UNAVAILABLE or EXECUTION_FAILED); the agent was told EXECUTION_FAILED", cutBytes(code, 64))

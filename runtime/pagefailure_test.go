@@ -44,7 +44,7 @@ func TestPageFailure(t *testing.T) {
 			e := newEnv(t)
 			var warning string
 			mustDeclare(t, e.rt, Action{ID: "board.save", Title: "Save", Run: func(context.Context, *Call) (any, error) {
-				w, err := PageFailure(tt.code, tt.message, tt.details)
+				w, err := pageFailure(tt.code, tt.message, tt.details)
 				warning = w
 				return nil, err
 			}})

@@ -68,9 +68,9 @@ func TestRecordsReadOncePerDescribe(t *testing.T) {
 				t.Errorf("Tools ran the records reader %d times, want 1", got)
 			}
 			before = reads.Load()
-			e.rt.Lint(context.Background())
+			e.rt.lint(context.Background())
 			if got := reads.Load() - before; got != 1 {
-				t.Errorf("Lint ran the records reader %d times, want 1", got)
+				t.Errorf("lint ran the records reader %d times, want 1", got)
 			}
 		})
 	}

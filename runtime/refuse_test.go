@@ -12,7 +12,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// Refuse gives what Handle gives the text a host refused unread: the same
+// refuse gives what Handle gives the text a host refused unread: the same
 // response bytes and the same audit record (docs/protocol.md §3.3 step 1).
 func TestRefuse(t *testing.T) {
 	tests := []struct {
@@ -28,15 +28,15 @@ func TestRefuse(t *testing.T) {
 		t.Run(tt.reason, func(t *testing.T) {
 			handled, refused := newEnv(t), newEnv(t)
 			want := handled.rt.Handle(context.Background(), []byte(tt.text))
-			got := refused.rt.Refuse(tt.reason)
+			got := refused.rt.refuse(tt.reason)
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("Refuse(%q) (-Handle +Refuse):\n%s", tt.reason, diff)
+				t.Errorf("refuse(%q) (-Handle +refuse):\n%s", tt.reason, diff)
 			}
 			if diff := cmp.Diff(handled.audit.Events(), refused.audit.Events()); diff != "" {
-				t.Errorf("audit (-Handle +Refuse):\n%s", diff)
+				t.Errorf("audit (-Handle +refuse):\n%s", diff)
 			}
 			if !strings.Contains(string(got), `"reason":"`+tt.reason+`"`) {
-				t.Errorf("Refuse(%q) = %s, want that reason", tt.reason, got)
+				t.Errorf("refuse(%q) = %s, want that reason", tt.reason, got)
 			}
 		})
 	}
@@ -62,7 +62,7 @@ func TestCallToolTooLarge(t *testing.T) {
 			var ran atomic.Int64
 			mustDeclare(t, e.rt, Action{ID: "noop", Title: "Noop", Params: map[string]Param{"note": {Type: "string"}}, Run: counter(&ran, nil)})
 			got := e.rt.callTool(context.Background(), tt.session, tt.tool, tt.arguments)
-			want := newEnv(t).rt.Refuse(schema.ReasonTooLarge)
+			want := newEnv(t).rt.refuse(schema.ReasonTooLarge)
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("CallTool (-want +got):\n%s", diff)
 			}

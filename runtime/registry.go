@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime/internal/canon"
 )
 
@@ -204,8 +205,8 @@ type registry struct {
 	records    map[string][]instance[Records]
 	hooks      []instance[Hook]
 	// refused is the markup declarations refused when declared, for
-	// MarkupPlaces (noteRefused).
-	refused []MarkupPlace
+	// markupPlaces (noteRefused).
+	refused []pagebridge.MarkupPlace
 }
 
 func newRegistry() *registry {

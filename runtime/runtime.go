@@ -189,10 +189,10 @@ func WithHandlerTimeout(timeout time.Duration) Option {
 	}
 }
 
-// WithAuthorWarning sets where the runtime tells the page's author about
+// withAuthorWarning sets where the runtime tells the page's author about
 // a mistake it sees while running (a handler that missed its deadline);
 // the page bridge writes them to the console.
-func WithAuthorWarning(f func(message string)) Option {
+func withAuthorWarning(f func(message string)) Option {
 	return func(cfg *config) { cfg.warn = f }
 }
 

@@ -29,13 +29,13 @@ func (rt *Runtime) handleParts(ctx context.Context, raw []byte) [][]byte {
 	return rt.serve(ctx, req, start)
 }
 
-// Refuse answers request text that a host refused without handing it
+// refuse answers request text that a host refused without handing it
 // over: schema.ReasonTooLarge for text its length alone shows to be longer
 // than schema.MaxRequestBytes (a JS string of more UTF-16 code units than
 // that has more UTF-8 bytes too), schema.ReasonInvalidUTF8 for text with
 // no UTF-8 form (a JS string with a lone surrogate). The response and the
 // audit record are those Handle gives such text at step 1 of §3.3.
-func (rt *Runtime) Refuse(reason string) []byte {
+func (rt *Runtime) refuse(reason string) []byte {
 	start := rt.cfg.clock.NowMs()
 	rej := schema.NotAnObject(reason)
 	rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)

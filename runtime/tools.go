@@ -157,12 +157,12 @@ func offscreenRule(c *capEntry, names []string, listed []*capEntry) string {
 //
 // A session, name or arguments text longer than schema.MaxRequestBytes
 // cannot fit in the request the call becomes: the call is refused as
-// Handle refuses such a request (Refuse with schema.ReasonTooLarge), before
+// Handle refuses such a request (refuse with schema.ReasonTooLarge), before
 // anything is read or a tool call id drawn, so that a host may judge it by
 // its length alone (a JS string's UTF-16 length: UTF-8 is never shorter).
 func (rt *Runtime) callTool(ctx context.Context, session, name, arguments string) []byte {
 	if max(len(session), len(name), len(arguments)) > schema.MaxRequestBytes {
-		return rt.Refuse(schema.ReasonTooLarge)
+		return rt.refuse(schema.ReasonTooLarge)
 	}
 	id, err := rt.toolCallID()
 	if err != nil {

@@ -18,10 +18,10 @@ func WithUnexposedFeedback() Option {
 	return func(cfg *config) { cfg.unexposedFeedback = true }
 }
 
-// SiteExposes reports whether the site allowlist lets any caller reach the
+// siteExposes reports whether the site allowlist lets any caller reach the
 // capability an action declares (its id, or id@kind for a row action). A
 // session's scope may narrow that further; it can never widen it.
-func (rt *Runtime) SiteExposes(a Action) bool {
+func (rt *Runtime) siteExposes(a Action) bool {
 	return MatchAny(rt.cfg.gate.expose, capabilityIDOf(&a))
 }
 

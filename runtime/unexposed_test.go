@@ -66,8 +66,8 @@ func TestSiteExposes(t *testing.T) {
 		{Action{ID: "checkout"}, false},
 	} {
 		t.Run(capabilityIDOf(&tc.a), func(t *testing.T) {
-			if got := rt.SiteExposes(tc.a); got != tc.want {
-				t.Errorf("SiteExposes = %v, want %v", got, tc.want)
+			if got := rt.siteExposes(tc.a); got != tc.want {
+				t.Errorf("siteExposes = %v, want %v", got, tc.want)
 			}
 		})
 	}

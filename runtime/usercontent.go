@@ -2,64 +2,29 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// MarkupPlace is one declaration read from the page's markup and where it
-// sits, for the page's author (pling check, pling describe): never for
-// an agent.
-type MarkupPlace struct {
-	// Kind is action, state, guide or region.
-	Kind string `json:"kind"`
-	// Key is the action's id (a row action's folded id, ACTION@KIND), the
-	// state's key, the guide's target or the region's id.
-	Key string `json:"key"`
-	// Path is the short selector path pling.js reported (MarkupRef.Path).
-	Path string `json:"path,omitempty"`
-	// Status is PlaceDeclared, PlaceSetAside, PlaceConflict or PlaceRefused.
-	Status string `json:"status"`
-	// UserContent: it sits inside the site's data-pling-user-content mark.
-	UserContent bool `json:"userContent,omitempty"`
-	// Suspect says why its place looks like content the site's users
-	// wrote although the site marked none there (likelyUserContent), or
-	// is empty.
-	Suspect string `json:"suspect,omitempty"`
-}
-
-// The statuses of a MarkupPlace.
-const (
-	// PlaceDeclared: the declaration counts.
-	PlaceDeclared = "declared"
-	// PlaceSetAside: the site's script declares under the same key, so
-	// this markup declaration is ignored.
-	PlaceSetAside = "set aside"
-	// PlaceConflict: another, different declaration holds the key, so
-	// neither is available.
-	PlaceConflict = "conflict"
-	// PlaceRefused: refused when declared (inside user content, or a form
-	// that would send elsewhere).
-	PlaceRefused = "refused"
-)
-
-// maxPlaces bounds MarkupPlaces, and the refused declarations the
+// maxPlaces bounds markupPlaces, and the refused declarations the
 // registry keeps for it.
 const maxPlaces = 500
 
-// MarkupPlaces lists the declarations read from the page's markup, those
+// markupPlaces lists the declarations read from the page's markup, those
 // refused when declared included (each place once, until maxPlaces), with
 // where each sits and whether its place looks like the site's users
 // wrote it. A refused declaration stays listed after its element left
 // the page: nothing tells the runtime it left.
-func (rt *Runtime) MarkupPlaces() []MarkupPlace {
+func (rt *Runtime) markupPlaces() []pagebridge.MarkupPlace {
 	r := rt.reg
 	r.mu.RLock()
-	var out []MarkupPlace
+	var out []pagebridge.MarkupPlace
 	add := func(kind, key string, m *MarkupRef, status string) {
 		if m != nil && len(out) < maxPlaces {
-			out = append(out, MarkupPlace{Kind: kind, Key: key, Path: m.Path, Status: status, UserContent: m.UserContent})
+			out = append(out, pagebridge.MarkupPlace{Kind: kind, Key: key, Path: m.Path, Status: status, UserContent: m.UserContent})
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(r.actions)) {
@@ -72,11 +37,11 @@ func (rt *Runtime) MarkupPlaces() []MarkupPlace {
 		each := func(s *slot[Action]) {
 			for _, in := range s.insts {
 				if in.markup {
-					st := PlaceDeclared
+					st := pagebridge.PlaceDeclared
 					if script {
-						st = PlaceSetAside
+						st = pagebridge.PlaceSetAside
 					} else if conflict {
-						st = PlaceConflict
+						st = pagebridge.PlaceConflict
 					}
 					add("action", id, in.decl.Markup, st)
 				}
@@ -114,18 +79,18 @@ func placesOf[T any](s *slot[T], kind, key string, of func(T) *MarkupRef, add fu
 		if !in.markup {
 			continue
 		}
-		st := PlaceDeclared
+		st := pagebridge.PlaceDeclared
 		if script {
-			st = PlaceSetAside
+			st = pagebridge.PlaceSetAside
 		} else if conflict {
-			st = PlaceConflict
+			st = pagebridge.PlaceConflict
 		}
 		add(kind, key, of(in.decl), st)
 	}
 }
 
 // noteRefused keeps a markup declaration refused when declared, for
-// MarkupPlaces: each place once, at most maxPlaces.
+// markupPlaces: each place once, at most maxPlaces.
 func (rt *Runtime) noteRefused(kind, key string, m *MarkupRef) {
 	if m == nil {
 		return
@@ -139,7 +104,7 @@ func (rt *Runtime) noteRefused(kind, key string, m *MarkupRef) {
 		}
 	}
 	if len(r.refused) < maxPlaces {
-		r.refused = append(r.refused, MarkupPlace{Kind: kind, Key: key, Path: m.Path, Status: PlaceRefused, UserContent: m.UserContent})
+		r.refused = append(r.refused, pagebridge.MarkupPlace{Kind: kind, Key: key, Path: m.Path, Status: pagebridge.PlaceRefused, UserContent: m.UserContent})
 	}
 }
 
@@ -247,7 +212,7 @@ func isAlnum(r rune) bool { return isLower(r) || isUpper(r) || '0' <= r && r <= 
 //     key at the same place in the row. A site's row template repeats
 //     its declarations in every row; a user's declaration is in the
 //     rows that user wrote.
-func likelyUserContent(places []MarkupPlace) {
+func likelyUserContent(places []pagebridge.MarkupPlace) {
 	type sig struct{ kind, key, rel string }
 	paths := make([][]segment, len(places))
 	rows := map[string]int{}                      // run → the most rows it is known to have

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pling-go/pling/internal/pagebridge"
 )
 
 // TestLikelyUserContent: from the paths pling.js reports alone, a
@@ -17,13 +18,15 @@ import (
 // declaration in every row), its page layout, its navigation, and
 // anything already inside the site's mark are not.
 func TestLikelyUserContent(t *testing.T) {
-	p := func(kind, key, path string) MarkupPlace { return MarkupPlace{Kind: kind, Key: key, Path: path} }
+	p := func(kind, key, path string) pagebridge.MarkupPlace {
+		return pagebridge.MarkupPlace{Kind: kind, Key: key, Path: path}
+	}
 	tests := []struct {
 		name    string
-		places  []MarkupPlace
+		places  []pagebridge.MarkupPlace
 		suspect []string // the keys that must be suspect, in order
 	}{
-		{"the recipe page's reviews", []MarkupPlace{
+		{"the recipe page's reviews", []pagebridge.MarkupPlace{
 			p("action", "newsletter.join", "form#newsletter"),
 			p("action", "recipe.save", "html > body > main > button"),
 			p("action", "account.delete_all", "section#reviews > article > button"),
@@ -33,23 +36,23 @@ func TestLikelyUserContent(t *testing.T) {
 			p("state", "account.plan", "section#reviews > article:nth-of-type(9) > span"),
 			p("guide", "settings", "section#reviews > article:nth-of-type(10) > a"),
 		}, []string{"account.delete_all", "account.delete", "notice", "notice.ack", "account.plan", "settings"}},
-		{"one comment, alone in its list", []MarkupPlace{
+		{"one comment, alone in its list", []pagebridge.MarkupPlace{
 			p("action", "wipe", "ol#comment-list > li > p > button"),
 			p("action", "comment.add", "section#comments > form"),
 		}, []string{"wipe"}},
-		{"camel case and plural ids", []MarkupPlace{
+		{"camel case and plural ids", []pagebridge.MarkupPlace{
 			p("action", "a", "div#userReviews > li > button"),
 			p("action", "b", "div#preview > li > button"),
 			p("action", "c", "div#replies > div:nth-of-type(3) > p > button"),
 			p("action", "d", "div#replies > div > p > button"),
 		}, []string{"a", "c", "d"}},
-		{"a quotation", []MarkupPlace{
+		{"a quotation", []pagebridge.MarkupPlace{
 			p("guide", "help", "main > div > blockquote > p > a"),
 		}, []string{"help"}},
-		{"an article run where only some rows declare it", []MarkupPlace{
+		{"an article run where only some rows declare it", []pagebridge.MarkupPlace{
 			p("action", "x", "main > div > article:nth-of-type(5) > footer > button"),
 		}, []string{"x"}},
-		{"a row template in every row", []MarkupPlace{
+		{"a row template in every row", []pagebridge.MarkupPlace{
 			p("action", "cart.add@product", "main#products > article > button"),
 			p("action", "cart.add@product", "main#products > article:nth-of-type(2) > button"),
 			p("action", "cart.add@product", "main#products > article:nth-of-type(3) > button"),
@@ -57,17 +60,17 @@ func TestLikelyUserContent(t *testing.T) {
 			p("action", "helpful@review", "ol#reviews > li:nth-of-type(2) > div > button"),
 			p("action", "open@review", "ol#reviews > li:nth-of-type(2) > p > button"),
 		}, []string{"open@review"}},
-		{"the site's layout and navigation", []MarkupPlace{
+		{"the site's layout and navigation", []pagebridge.MarkupPlace{
 			p("guide", "delete-workspace", "main > div > div > section:nth-of-type(3) > button"),
 			p("guide", "help", "nav > ul > li:nth-of-type(3) > a"),
 			p("state", "team.count", "h2#team-title > span"),
 			p("action", "team.invite", "form#invite-form"),
 			p("action", "open", "main > div:nth-of-type(4) > button"),
 		}, nil},
-		{"already inside the site's mark", []MarkupPlace{
+		{"already inside the site's mark", []pagebridge.MarkupPlace{
 			{Kind: "action", Key: "x", Path: "section#reviews > article:nth-of-type(2) > button", UserContent: true},
 		}, nil},
-		{"an odd path", []MarkupPlace{
+		{"an odd path", []pagebridge.MarkupPlace{
 			p("action", "x", "div:nth-of-type(x) > > #"),
 			p("action", "y", ""),
 		}, nil},
@@ -88,7 +91,7 @@ func TestLikelyUserContent(t *testing.T) {
 	}
 }
 
-// TestMarkupPlaces: MarkupPlaces lists every markup declaration with its
+// TestMarkupPlaces: markupPlaces lists every markup declaration with its
 // path and status (declared, set aside by a script declaration, in
 // conflict, refused when declared, each place once however often it is
 // declared), never a script declaration, and marks as suspect those whose
@@ -109,23 +112,23 @@ func TestMarkupPlaces(t *testing.T) {
 	rt.DeclareState(State{Key: "account.plan", Read: func(context.Context) (any, error) { return "x", nil }, Markup: &MarkupRef{Path: "section#reviews > article:nth-of-type(9) > span", UserContent: true}})
 	rt.DeclareGuide(Guide{Target: "settings", Markup: at("section#reviews > article:nth-of-type(10) > a")})
 	rt.DeclareRegion(Region{ID: "notice", Markup: at("form#newsletter > div")})
-	got := rt.MarkupPlaces()
+	got := rt.markupPlaces()
 	for i := range got {
 		got[i].Suspect = strings.TrimSpace(strings.SplitN(got[i].Suspect, " ", 2)[0]) // "it" or ""
 	}
-	want := []MarkupPlace{
-		{Kind: "action", Key: "account.delete", Path: "section#reviews > article:nth-of-type(4) > button", Status: PlaceSetAside, Suspect: "it"},
-		{Kind: "action", Key: "account.delete_all", Path: "section#reviews > article > button", Status: PlaceDeclared, Suspect: "it"},
-		{Kind: "action", Key: "recipe.save", Path: "html > body > main > button", Status: PlaceConflict},
-		{Kind: "action", Key: "recipe.save", Path: "section#reviews > article:nth-of-type(12) > button", Status: PlaceConflict, Suspect: "it"},
-		{Kind: "action", Key: "helpful@review", Path: "section#reviews > article:nth-of-type(5) > button", Status: PlaceDeclared, Suspect: "it"},
-		{Kind: "guide", Key: "settings", Path: "section#reviews > article:nth-of-type(10) > a", Status: PlaceDeclared, Suspect: "it"},
-		{Kind: "region", Key: "notice", Path: "form#newsletter > div", Status: PlaceDeclared},
-		{Kind: "action", Key: "account.verify", Path: "section#reviews > article:nth-of-type(2) > form", Status: PlaceRefused, Suspect: "it"},
-		{Kind: "state", Key: "account.plan", Path: "section#reviews > article:nth-of-type(9) > span", Status: PlaceRefused, UserContent: true},
+	want := []pagebridge.MarkupPlace{
+		{Kind: "action", Key: "account.delete", Path: "section#reviews > article:nth-of-type(4) > button", Status: pagebridge.PlaceSetAside, Suspect: "it"},
+		{Kind: "action", Key: "account.delete_all", Path: "section#reviews > article > button", Status: pagebridge.PlaceDeclared, Suspect: "it"},
+		{Kind: "action", Key: "recipe.save", Path: "html > body > main > button", Status: pagebridge.PlaceConflict},
+		{Kind: "action", Key: "recipe.save", Path: "section#reviews > article:nth-of-type(12) > button", Status: pagebridge.PlaceConflict, Suspect: "it"},
+		{Kind: "action", Key: "helpful@review", Path: "section#reviews > article:nth-of-type(5) > button", Status: pagebridge.PlaceDeclared, Suspect: "it"},
+		{Kind: "guide", Key: "settings", Path: "section#reviews > article:nth-of-type(10) > a", Status: pagebridge.PlaceDeclared, Suspect: "it"},
+		{Kind: "region", Key: "notice", Path: "form#newsletter > div", Status: pagebridge.PlaceDeclared},
+		{Kind: "action", Key: "account.verify", Path: "section#reviews > article:nth-of-type(2) > form", Status: pagebridge.PlaceRefused, Suspect: "it"},
+		{Kind: "state", Key: "account.plan", Path: "section#reviews > article:nth-of-type(9) > span", Status: pagebridge.PlaceRefused, UserContent: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("MarkupPlaces (-want +got):\n%s", diff)
+		t.Errorf("markupPlaces (-want +got):\n%s", diff)
 	}
 }
 
@@ -153,7 +156,7 @@ func TestMarkupPlacesHammer(t *testing.T) {
 						h.Dispose()
 					}
 				default:
-					rt.MarkupPlaces()
+					rt.markupPlaces()
 				}
 			}
 		}()
@@ -161,8 +164,8 @@ func TestMarkupPlacesHammer(t *testing.T) {
 	close(start)
 	wg.Wait()
 	refused := 0
-	for _, p := range rt.MarkupPlaces() {
-		if p.Status == PlaceRefused {
+	for _, p := range rt.markupPlaces() {
+		if p.Status == pagebridge.PlaceRefused {
 			refused++
 		}
 		if p.Key == "dup" {
@@ -175,7 +178,7 @@ func TestMarkupPlacesHammer(t *testing.T) {
 	for i := range 2 * maxPlaces {
 		rt.DeclareAction(Action{ID: "form.send", Run: run, Markup: &MarkupRef{Path: fmt.Sprintf("main > form:nth-of-type(%d)", i+2), SubmitTo: "https://attacker.example/"}})
 	}
-	if n := len(rt.MarkupPlaces()); n != maxPlaces {
+	if n := len(rt.markupPlaces()); n != maxPlaces {
 		t.Errorf("%d places listed, want the bound, %d", n, maxPlaces)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -61,21 +62,21 @@ func (e *tenv) invokeFailure(t *testing.T, id string) schema.ActionFailure {
 func TestFormRefused(t *testing.T) {
 	tests := []struct {
 		name   string
-		fields []FormField
+		fields []pagebridge.FormField
 		want   schema.ActionFailure
 	}{
-		{"the page's message per field", []FormField{{Name: "ref", Message: "A reference starts with T-"}, {Name: "a/b", Message: ""}},
+		{"the page's message per field", []pagebridge.FormField{{Name: "ref", Message: "A reference starts with T-"}, {Name: "a/b", Message: ""}},
 			schema.ActionFailure{Code: "INVALID_PARAMS", Message: "The page's form did not accept the input", Details: map[string]any{"violations": []any{
 				map[string]any{"path": "/ref", "reason": `is not valid: the page says "A reference starts with T-"`},
 				map[string]any{"path": "/a~1b", "reason": "is not valid"},
 			}}}},
-		{"the radios of one group are one violation", []FormField{{Name: "priority", Message: "Select one of these options."}, {Name: "priority", Message: "Select one of these options."}},
+		{"the radios of one group are one violation", []pagebridge.FormField{{Name: "priority", Message: "Select one of these options."}, {Name: "priority", Message: "Select one of these options."}},
 			schema.ActionFailure{Code: "INVALID_PARAMS", Message: "The page's form did not accept the input", Details: map[string]any{"violations": []any{
 				map[string]any{"path": "/priority", "reason": `is not valid: the page says "Select one of these options."`},
 			}}}},
-		{"a field without a name is left out", []FormField{{Message: "x"}},
+		{"a field without a name is left out", []pagebridge.FormField{{Message: "x"}},
 			schema.ActionFailure{Code: "INVALID_PARAMS", Message: "The page's form did not accept the input"}},
-		{"a long message is cut", []FormField{{Name: "n", Message: strings.Repeat("é", 200)}},
+		{"a long message is cut", []pagebridge.FormField{{Name: "n", Message: strings.Repeat("é", 200)}},
 			schema.ActionFailure{Code: "INVALID_PARAMS", Message: "The page's form did not accept the input", Details: map[string]any{"violations": []any{
 				map[string]any{"path": "/n", "reason": `is not valid: the page says "` + strings.Repeat("é", maxFormMessage-1) + `…"`},
 			}}}},
@@ -84,7 +85,7 @@ func TestFormRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			mustDeclare(t, e.rt, Action{ID: "form.save", Title: "Save", Run: func(context.Context, *Call) (any, error) {
-				return nil, FormRefused(tt.fields)
+				return nil, formRefused(tt.fields)
 			}})
 			if diff := cmp.Diff(tt.want, e.invokeFailure(t, "form.save")); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)

@@ -13,6 +13,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"github.com/pling-go/pling/authority/follow"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -148,7 +149,7 @@ func pageFailure(v safejs.Value) (error, bool) {
 			details, _ = g.(map[string]any)
 		}
 	}
-	warning, ferr := runtime.PageFailure(str("code"), str("message"), details)
+	warning, ferr := pagebridge.PageFailure(str("code"), str("message"), details)
 	if warning != "" {
 		consoleWarn(warning)
 	}

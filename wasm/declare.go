@@ -12,6 +12,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 	"github.com/pling-go/pling/schema/pagespec"
@@ -68,7 +69,7 @@ func declare(args []safejs.Value) (any, error) {
 		}
 		h, err = rt.DeclareAction(decl)
 		out, oerr := outcome(h, err)
-		if m, ok := out.(map[string]any); ok && err == nil && !rt.SiteExposes(decl) {
+		if m, ok := out.(map[string]any); ok && err == nil && !pagebridge.SiteExposes(rt, decl) {
 			m["unexposed"] = true // the shim warns once per id
 		}
 		return out, oerr
@@ -268,7 +269,7 @@ func toAction(a *pagespec.Action, fns safejs.Value) (runtime.Action, error) {
 			}
 			v, err := callFn(av, args...)
 			if err != nil {
-				return runtime.CheckFailed(pageError(err))
+				return pagebridge.CheckFailed[runtime.Availability](pageError(err))
 			}
 			switch v.Type() {
 			case safejs.TypeString:

@@ -11,6 +11,7 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"github.com/pling-go/pling/internal/conform/fixture"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -100,7 +101,7 @@ func fixtureAPI() map[string]any {
 				return nil, err
 			}
 			if refused != "" {
-				return string(p.Runtime().Refuse(refused)), nil
+				return string(pagebridge.Refuse(p.Runtime(), refused)), nil
 			}
 			return string(p.Handle(context.Background(), req)), nil
 		}),

@@ -7,7 +7,7 @@ package main
 import (
 	"github.com/hack-pad/safejs"
 
-	"github.com/pling-go/pling/runtime"
+	"github.com/pling-go/pling/internal/pagebridge"
 )
 
 // maxFormControls bounds the controls of one form looked at.
@@ -17,7 +17,7 @@ const maxFormControls = 500
 // submit the browser's constraint validation would block
 // (pling.fail("INVALID_PARAMS", "", form)): each invalid control's param
 // name and validationMessage, the page's setCustomValidity text or the
-// browser's, in document order (runtime.FormRefused). ok is false when
+// browser's, in document order (pagebridge.FormRefused). ok is false when
 // details is not a <form>.
 func formRefused(form safejs.Value) (error, bool) {
 	if tag, err := form.Get("tagName"); err != nil || tag.Type() != safejs.TypeString {
@@ -33,7 +33,7 @@ func formRefused(form safejs.Value) (error, bool) {
 	if l, err := els.Get("length"); err == nil && l.Type() == safejs.TypeNumber {
 		n, _ = l.Int()
 	}
-	var fields []runtime.FormField
+	var fields []pagebridge.FormField
 	for i := 0; i < n && i < maxFormControls; i++ {
 		el, err := els.Index(i)
 		if err != nil || el.Type() != safejs.TypeObject || valid(el) {
@@ -43,9 +43,9 @@ func formRefused(form safejs.Value) (error, bool) {
 		if name == "" {
 			name = jsText(el.Get("name"))
 		}
-		fields = append(fields, runtime.FormField{Name: name, Message: jsText(el.Get("validationMessage"))})
+		fields = append(fields, pagebridge.FormField{Name: name, Message: jsText(el.Get("validationMessage"))})
 	}
-	return runtime.FormRefused(fields), true
+	return pagebridge.FormRefused(fields), true
 }
 
 // valid reports el.validity.valid; a control that is not validated

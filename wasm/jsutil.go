@@ -271,7 +271,7 @@ func describeJSError(v safejs.Value) string {
 // pageError is err, an exception the page's own function threw, with the
 // text the page wrote: syscall/js spells a thrown Error "JavaScript error:
 // <message>", and the runtime quotes the message (a declaration mistake's
-// reason, runtime.CheckFailed).
+// reason, pagebridge.CheckFailed).
 func pageError(err error) error {
 	if s, ok := strings.CutPrefix(err.Error(), "JavaScript error: "); ok {
 		return errors.New(s)
@@ -290,7 +290,7 @@ func errorValue(err error) safejs.Value {
 }
 
 // consoleWarn tells the page's author, on the console, about a mistake
-// the runtime saw (runtime.WithAuthorWarning).
+// the runtime saw (pagebridge.WithAuthorWarning).
 func consoleWarn(msg string) {
 	if console, err := safejs.Global().Get("console"); err == nil && console.Type() == safejs.TypeObject {
 		_, _ = console.Call("warn", msg)

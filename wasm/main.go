@@ -19,8 +19,8 @@
 //	callTool(session, name, args[, cb]) → responseText or Promise<responseText>
 //	messages(lang)                   → JSON text: i18n key → text (errors.*, ui.*)
 //	toolText(responseText)           → an invoke's response written for a model (modeltool.Text)
-//	lint([cb])                       → Promise<JSON list of the page's declaration mistakes> (runtime.Lint)
-//	places()                         → JSON list of the markup declarations and where each sits (runtime.MarkupPlaces)
+//	lint([cb])                       → Promise<JSON list of the page's declaration mistakes> (pagebridge.Lint)
+//	places()                         → JSON list of the markup declarations and where each sits (pagebridge.MarkupPlaces)
 //	fixture.{load, handle, advance, calls, declare, dispose, callTool, close}
 //	                                 the conformance entry (synchronous), only in
 //	                                 the test module built with -tags plingfixture
@@ -43,6 +43,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/modeltool"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -85,7 +86,7 @@ func main() {
 					return "", err
 				}
 				if refused != "" {
-					return string(rt.Refuse(refused)), nil
+					return string(pagebridge.Refuse(rt, refused)), nil
 				}
 				return handleGuarded(ctx, rt, req), nil
 			})
@@ -109,7 +110,7 @@ func main() {
 			})
 		}).Value(),
 		// lint() → a promise of the JSON list of the page's declaration
-		// mistakes for its author (runtime.Lint): pling check, and the
+		// mistakes for its author (pagebridge.Lint): pling check, and the
 		// console report on development origins.
 		"lint": fnOf("lint", func(args []safejs.Value) (any, error) {
 			return promise(args, func() (string, error) {
@@ -120,20 +121,20 @@ func main() {
 				page.Lock()
 				out := append([]string{}, page.refused...)
 				page.Unlock()
-				b, err := json.Marshal(append(out, rt.Lint(context.Background())...))
+				b, err := json.Marshal(append(out, pagebridge.Lint(rt, context.Background())...))
 				return string(b), err
 			})
 		}).Value(),
 		// places() → the JSON list of the page's markup declarations,
 		// each with where it sits, its status and whether its place looks
-		// like the site's users wrote it (runtime.MarkupPlaces): pling
+		// like the site's users wrote it (pagebridge.MarkupPlaces): pling
 		// describe, for the page's author.
 		"places": fnOf("places", func(args []safejs.Value) (any, error) {
 			rt, err := pageRuntime()
 			if err != nil {
 				return nil, err
 			}
-			b, err := json.Marshal(rt.MarkupPlaces())
+			b, err := json.Marshal(pagebridge.MarkupPlaces(rt))
 			return string(b), err
 		}).Value(),
 		"callTool": fnOf("callTool", func(args []safejs.Value) (any, error) {
@@ -151,7 +152,7 @@ func main() {
 					return "", err
 				}
 				if big0 || big1 || big2 {
-					return string(rt.Refuse(schema.ReasonTooLarge)), nil
+					return string(pagebridge.Refuse(rt, schema.ReasonTooLarge)), nil
 				}
 				return string(modeltool.Call(rt, context.Background(), session, name, arguments)), nil
 			})

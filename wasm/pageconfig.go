@@ -11,6 +11,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema/pagespec"
 	"github.com/pling-go/pling/wasm/internal/tagfloor"
@@ -80,7 +81,7 @@ func initPage(args []safejs.Value) (any, error) {
 	if c.HandlerTimeoutMs > 0 {
 		opts = append(opts, runtime.WithHandlerTimeout(pagespec.Millis(c.HandlerTimeoutMs)))
 	}
-	opts = append(opts, runtime.WithAuthorWarning(consoleWarn))
+	opts = append(opts, pagebridge.WithAuthorWarning[runtime.Option](consoleWarn))
 	shared, err := pageReplayGuard(c.ReplayGuard)
 	if err != nil {
 		return nil, err

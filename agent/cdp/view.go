@@ -11,6 +11,8 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/chromedp"
+
+	"github.com/pling-go/pling/internal/axtree"
 )
 
 // The view of a page: what the browser's accessibility tree says it
@@ -186,17 +188,7 @@ var flattened = map[string]bool{"generic": true, "none": true, "presentation": t
 // viewNodes walks the accessibility tree from its root in document
 // order.
 func viewNodes(nodes []*accessibility.Node, els map[int64]*element) []ViewNode {
-	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
-	for _, n := range nodes {
-		byID[n.NodeID] = n
-	}
-	var root *accessibility.Node
-	for _, n := range nodes {
-		if n.ParentID == "" || byID[n.ParentID] == nil {
-			root = n
-			break
-		}
-	}
+	byID, root := axtree.Index(nodes)
 	var out []ViewNode
 	var walk func(n *accessibility.Node, depth int, parentName string)
 	walk = func(n *accessibility.Node, depth int, parentName string) {

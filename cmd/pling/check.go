@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/internal/pagetext"
-	"github.com/pling-go/pling/runtime"
 )
 
 func init() {
@@ -212,7 +212,7 @@ func printPageProblems(ctx context.Context, w io.Writer, t any, url string) {
 }
 
 // placesJS reads the page's markup declarations from the module's bridge
-// (places(), runtime.MarkupPlaces) once pling.check() has started it, and
+// (places(), pagebridge.MarkupPlaces) once pling.check() has started it, and
 // whether the page marks any of its content as its users'
 // (data-pling-user-content). The page's script may have replaced the
 // bridge, so what it answers is bounded before it is sent: a string of at
@@ -236,7 +236,7 @@ const maxPlacesRead = 512 << 10
 
 // markupPlace is one of the page's markup declarations, as the page's
 // module writes it.
-type markupPlace = runtime.MarkupPlace
+type markupPlace = pagebridge.MarkupPlace
 
 // pagePlaces is what placesJS reads: the page's markup declarations
 // (none when it cannot say), and whether it marks user content.

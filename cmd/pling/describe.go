@@ -11,8 +11,8 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/internal/pagetext"
-	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -322,11 +322,11 @@ func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
 	for _, p := range ps {
 		var why string
 		switch p.Status {
-		case runtime.PlaceSetAside:
-			why = "the site's script declares the same " + keyWord(p.Kind) + ", so it is set aside"
-		case runtime.PlaceConflict:
-			why = "another, different declaration holds the same " + keyWord(p.Kind) + ", so neither is available"
-		case runtime.PlaceRefused:
+		case pagebridge.PlaceSetAside:
+			why = "the site's script declares the same " + pagebridge.KeyWord(p.Kind) + ", so it is set aside"
+		case pagebridge.PlaceConflict:
+			why = "another, different declaration holds the same " + pagebridge.KeyWord(p.Kind) + ", so neither is available"
+		case pagebridge.PlaceRefused:
 			why = "it was refused"
 		default:
 			why = "it declares as the site"
@@ -336,7 +336,7 @@ func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
 			why = "it sits inside user content (data-pling-user-content), where markup declares nothing; " + why
 		case p.Suspect != "":
 			why = "it looks like content the site's users wrote (" + p.Suspect + "); " + why
-		case p.Status == runtime.PlaceDeclared:
+		case p.Status == pagebridge.PlaceDeclared:
 			continue
 		}
 		fmt.Fprintf(warn, "pling describe: warning: %s %s (markup at %s): %s\n", ln(p.Kind, 20), pagetext.Quote(pagetext.Line(p.Key, 200)), ln(p.Path, 200), ln(why, 1000))
@@ -345,15 +345,4 @@ func printMarkup(w, warn io.Writer, pp pagePlaces, url string) {
 	if warned > 0 {
 		fmt.Fprintf(warn, "pling describe: pling check %s says how to fix each\n", url)
 	}
-}
-
-// keyWord names what identifies a declaration of the kind.
-func keyWord(kind string) string {
-	switch kind {
-	case "state":
-		return "key"
-	case "guide":
-		return "target"
-	}
-	return "id"
 }

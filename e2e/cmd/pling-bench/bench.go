@@ -17,10 +17,6 @@ import (
 	"github.com/pling-go/pling/internal/conform/fixture"
 )
 
-func init() {
-	registry.Add("hosts", "measure the module on every host, side by side, as ratios to native", runBench)
-}
-
 // benchPage is a fixture page with n plain actions and a no-op, with rate
 // limits and loop detection off so that the loop measures the pipeline.
 func benchPage(n int) []byte {

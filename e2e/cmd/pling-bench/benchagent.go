@@ -25,10 +25,6 @@ import (
 	"github.com/pling-go/pling/plinghttp"
 )
 
-func init() {
-	registry.Add("agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent)
-}
-
 // The browser-automation MCP server the agent benchmark compares with,
 // installed with npm into a cache directory at run time.
 const (
@@ -225,7 +221,7 @@ func defaultAgentCache() string { return userCache("bench-agent") }
 // every task cfg.runs times on every side, interleaved so that a change
 // in the machine's load falls on all sides alike.
 func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
-	rep := &agentReport{Date: time.Now().UTC().Format("2006-01-02"), Runs: cfg.runs,
+	rep := &agentReport{Date: reportDate(), Runs: cfg.runs,
 		Playwright: playwrightMCPPackage + "@" + playwrightMCPVersion,
 		TokensNote: "estimated tokens = bytes / 4 (no tokenizer is run)"}
 	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
@@ -602,6 +598,7 @@ func agentMarkdown(rep *agentReport) string {
 			if f.Note != "" {
 				res += " (" + f.Note + ")"
 			}
+			res = strings.ReplaceAll(res, "|", "/")
 			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s |\n", t.Name, f.Side, f.Calls, f.Bytes, f.ListBytes, f.Received, f.Tokens, fmtMs(f.TimeMs.P50), f.Verified, res)
 		}
 		if t.Failure != "" {

@@ -21,10 +21,6 @@ import (
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
-func init() {
-	registry.Add("authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority)
-}
-
 // The authority benchmark (make bench-authority): real instances on
 // loopback (authority.NewServer behind httpserver.Authority, as pling
 // authority runs them), each with its own store handle, on one SQLite file
@@ -100,7 +96,7 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 		return 1
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "· "+format+"\n", a...) }
-	rep := &baReport{Date: time.Now().UTC().Format("2006-01-02"), Machine: map[string]any{"cpus": goruntime.NumCPU(), "loadStart": loadAverage()},
+	rep := &baReport{Date: reportDate(), Machine: map[string]any{"cpus": goruntime.NumCPU(), "loadStart": loadAverage()},
 		Ratios: map[string]float64{}}
 
 	progress("starting a throwaway PostgreSQL cluster")

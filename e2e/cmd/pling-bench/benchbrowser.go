@@ -36,10 +36,6 @@ import (
 	"github.com/pling-go/pling/internal/demosite"
 )
 
-func init() {
-	registry.Add("browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser)
-}
-
 // The WebMCP polyfill the browser benchmark compares with, installed with
 // npm into a cache directory at run time (never into the repository).
 const (
@@ -55,6 +51,8 @@ type bbOptions struct {
 // bbReport is what pling-bench browser writes as JSON. Times are
 // milliseconds, sizes bytes.
 type bbReport struct {
+	// Date is when the run began, UTC (the docs give it with the figures).
+	Date    string `json:"date,omitempty"`
 	Browser string `json:"browser"`
 	Machine struct {
 		CPUs      int    `json:"cpus"`
@@ -335,7 +333,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "bench-browser: "+format+"\n", a...) }
 
-	rep := &bbReport{Server: "pling serve handler (demosite), in-process (COOP same-origin, COEP require-corp)"}
+	rep := &bbReport{Date: reportDate(), Server: "pling serve handler (demosite), in-process (COOP same-origin, COEP require-corp)"}
 	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
 	rep.Polyfill.Package = polyfillPackage
 	polyFile, polyVer, err := polyfillIIFE(ctx, *polyfill, *cacheDir, progress)

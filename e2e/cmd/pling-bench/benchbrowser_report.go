@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
+
+	"github.com/pling-go/pling/internal/axtree"
 )
 
 // bbDist summarizes samples (milliseconds unless a field says otherwise):
@@ -102,17 +104,7 @@ func (t bbTarget) verdict() string {
 // the name printed above it already contains is left out. It also counts the table
 // rows the snapshot reaches (rows with cells: the header row has none).
 func axSnapshot(nodes []*accessibility.Node) (text string, rows int) {
-	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
-	for _, n := range nodes {
-		byID[n.NodeID] = n
-	}
-	var root *accessibility.Node
-	for _, n := range nodes {
-		if n.ParentID == "" || byID[n.ParentID] == nil {
-			root = n
-			break
-		}
-	}
+	byID, root := axtree.Index(nodes)
 	if root == nil {
 		return "", 0
 	}

@@ -23,6 +23,10 @@
 //	        the authority's lease and write throughput on SQLite and
 //	        PostgreSQL with 1 and 3 instances, and the shared replay
 //	        check's cost in Chromium; JSON and Markdown (make bench-authority)
+//	pling-bench docs [--artifacts DIR] [--doc FILE] [BLOCK…]
+//	        the generated figures of docs/benchmarks.md from
+//	        e2e/artifacts/*.json, each with its command and date (every
+//	        make bench-* that writes an artifact runs it)
 //
 // Run "pling-bench COMMAND -h" for a command's flags.
 package main
@@ -40,8 +44,16 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// registry holds the commands; each command's file adds itself in init.
+// registry holds the commands, one place to read them all.
 var registry = cmdtable.Table{}
+
+func init() {
+	registry.Add("hosts", "measure the module on every host, side by side, as ratios to native", runBench)
+	registry.Add("agent", "scripted agent tasks through pling mcp and @playwright/mcp, as ratios (e2e/artifacts/bench-agent.*)", runBenchAgent)
+	registry.Add("authority", "the authority's lease and write throughput on SQLite and PostgreSQL, 1 and 3 instances, and the shared replay check's cost in Chromium, as ratios", runBenchAuthority)
+	registry.Add("browser", "measure the shim and the module in Chromium beside the WebMCP polyfill, as ratios", runBenchBrowser)
+	registry.Add("docs", "write the generated figures of docs/benchmarks.md from e2e/artifacts/*.json (each make bench-* runs it)", runBenchDocs)
+}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
@@ -57,6 +69,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(w, "Usage: pling-bench COMMAND [flags]")
 	fmt.Fprintln(w)
-	registry.WriteList(w, 8)
+	registry.WriteList(w, 9)
 	return code
 }
