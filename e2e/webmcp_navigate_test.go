@@ -21,7 +21,7 @@ const navigatingPage = `<!doctype html><html lang="en"><head><title>Contact</tit
 <label>Name <input name="name" data-pling-param required></label> <button>Send</button></form>
 <a id="elsewhere" href="/test/nav/elsewhere">Elsewhere</a>
 <script>
-pling.action({ id: "help.open", title: "Open help", run: () => { location.assign("/test/nav/help?from=tool"); return true; } });
+pling.action({ id: "help.open", title: "Open help", run: () => { location.assign("/test/nav/help?from=tool"); return new Promise((r) => setTimeout(() => r(true), 300)); } });
 pling.action({ id: "count", title: "Count", risk: "read", run: () => 1 });
 pling.action({ id: "wait", title: "Wait a while", risk: "read", run: () => { window.waiting = true; return new Promise((r) => setTimeout(() => r(true), 8000)); } });
 </script></body></html>`
@@ -123,8 +123,10 @@ func TestWebMCPNavigatingTool(t *testing.T) {
 			// A link the person follows while a call runs goes at once.
 			person := site.attachTab(t, "/test/nav/form")
 			done := make(chan callOutcome, 1)
+			callCtx, stop := context.WithCancel(ctx)
+			defer stop()
 			go func() {
-				out, err := mc.call(ctx, "wait", map[string]any{})
+				out, err := mc.call(callCtx, "wait", map[string]any{})
 				done <- callOutcome{out, err}
 			}()
 			person.waitJS(`window.waiting === true`) // the call is in its 8 s run
@@ -137,6 +139,9 @@ func TestWebMCPNavigatingTool(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Errorf("the person's link was not followed while the call ran")
 			}
+			// What the consumer then answers is its own (the document it
+			// called into is gone): the test stops waiting for it.
+			stop()
 			<-done
 		})
 	}
