@@ -12,16 +12,19 @@ import (
 )
 
 // navigatingPage has tools whose run ends the document: a markup form
-// that posts to this origin, a handler that calls location.assign; one
+// that posts to this origin, a handler that clicks a form's named submit
+// button, a handler that calls location.assign and works on; one
 // that does not navigate; and a slow one, during which the person follows
 // a link.
 const navigatingPage = `<!doctype html><html lang="en"><head><title>Contact</title>
 <script src="/pling/pling.js" data-expose="*"></script></head><body>
 <form data-pling-action="contact.send" data-pling-title="Send a message" action="/test/nav/thanks" method="post">
 <label>Name <input name="name" data-pling-param required></label> <button>Send</button></form>
+<form id="order" action="/test/nav/placed" method="post"><input name="item" value="tea"> <button id="place" name="how" value="express">Place</button></form>
 <a id="elsewhere" href="/test/nav/elsewhere">Elsewhere</a>
 <script>
 pling.action({ id: "help.open", title: "Open help", run: () => { location.assign("/test/nav/help?from=tool"); return new Promise((r) => setTimeout(() => r(true), 300)); } });
+pling.action({ id: "order.place", title: "Place the order", run: () => { document.getElementById("place").click(); return true; } });
 pling.action({ id: "count", title: "Count", risk: "read", run: () => 1 });
 pling.action({ id: "wait", title: "Wait a while", risk: "read", run: () => { window.waiting = true; return new Promise((r) => setTimeout(() => r(true), 8000)); } });
 </script></body></html>`
@@ -29,8 +32,9 @@ pling.action({ id: "wait", title: "Wait a while", risk: "read", run: () => { win
 // TestWebMCPNavigatingTool calls, through Playwright MCP and Chrome
 // DevTools MCP attached to a Chromium with native WebMCP, mirrored tools
 // whose run navigates: the consumer gets Pling's answer with the line
-// saying where the page goes, and the navigation then happens (the
-// server receives the form's values, the handler's page). A call that
+// saying where the page goes, and the navigation then happens once (the
+// server receives the form's values with the submitter's, the handler's
+// page). A call that
 // does not navigate answers as before, and a link the person follows
 // while a call runs is not held.
 func TestWebMCPNavigatingTool(t *testing.T) {
@@ -101,6 +105,7 @@ func TestWebMCPNavigatingTool(t *testing.T) {
 				received string
 			}{
 				{"contact_send", map[string]any{"name": "Ada Lovelace"}, "OK: contact.send ran.", "/test/nav/thanks", "POST /test/nav/thanks name=Ada+Lovelace"},
+				{"order_place", map[string]any{}, "OK: order.place ran.", "/test/nav/placed", "POST /test/nav/placed how=express&item=tea"},
 				{"help_open", map[string]any{}, "OK: help.open ran.", "/test/nav/help?from=tool", "GET /test/nav/help from=tool"},
 			} {
 				open()

@@ -200,7 +200,8 @@
   // has taken the answer (RATIONALE.md). Not held: what the person starts
   // (userInitiated), same-document changes, downloads, traversals,
   // another origin, a POST whose form is not the one just submitted or
-  // whose submitter overrides the form's action, method or target.
+  // whose submitter overrides the form's action, method or target or is
+  // an image button.
   var nav = root.navigation, busy = 0, held = null, sent = null, waiting = null;
   if (nav && typeof nav.addEventListener === "function") {
     doc.addEventListener("submit", function (e) { sent = busy ? { form: e.target, by: e.submitter, e: e } : null; }, true);
@@ -210,7 +211,7 @@
       if (!busy || held || !e.cancelable || e.userInitiated || e.hashChange || e.downloadRequest || to.sameDocument ||
         e.navigationType === "traverse" || u.origin !== root.location.origin) return;
       if (e.formData && (!f || (e.sourceElement && e.sourceElement !== f.form && e.sourceElement !== f.by) ||
-        (f.by && ["formaction", "formmethod", "formenctype", "formtarget"].some(function (a) { return f.by.hasAttribute(a); })))) return;
+        (f.by && (f.by.type === "image" || ["formaction", "formmethod", "formenctype", "formtarget"].some(function (a) { return f.by.hasAttribute(a); }))))) return;
       e.preventDefault();
       held = { url: to.url, type: e.navigationType, post: e.formData ? f : null };
       if (waiting) waiting();
@@ -259,10 +260,10 @@
     busy++;
     var h = null;
     // A form's submission navigates in a task of its own after the submit
-    // event: one the page let go and that has not navigated yet is waited
-    // for (briefly) before the answer.
+    // event: one the page let go (not a dialog's) that has not navigated
+    // yet is waited for, at most 500 ms, before the answer.
     function end() {
-      var s = busy === 1 && !held && sent && !sent.e.defaultPrevented;
+      var s = busy === 1 && !held && sent && !sent.e.defaultPrevented && !/^dialog$/i.test(sent.by && sent.by.getAttribute("formmethod") || sent.form.method);
       return (s ? new Promise(function (ok) { waiting = ok; setTimeout(ok, 500); }) : Promise.resolve()).then(function () {
         waiting = null;
         if (!--busy) { h = held; held = sent = null; }
