@@ -194,8 +194,54 @@
     return "webmcp_" + (++seq) + "_" + Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
   }
 
-  function result(res) {
+  // A cross-document navigation a call causes (a markup form posting to
+  // this origin, a handler's location.assign, a link's click) would end
+  // the document, and with it the consumer's evaluation, before the
+  // answer is out: while a call runs it is held (the Navigation API's
+  // navigate event, cancelled), the answer says where the page goes, and
+  // it is replayed one task after the answer settled, once the browser
+  // has taken the answer (RATIONALE.md). Not held: what the person starts
+  // (userInitiated), same-document changes, downloads, traversals,
+  // another origin, a POST whose form is not the one just submitted or
+  // whose submitter overrides the form's action, method or target or is
+  // an image button.
+  var nav = root.navigation, busy = 0, held = null, sent = null, waiting = null;
+  if (nav && typeof nav.addEventListener === "function") {
+    doc.addEventListener("submit", function (e) { sent = busy ? { form: e.target, by: e.submitter, e: e } : null; }, true);
+    nav.addEventListener("navigate", function (e) {
+      var to = e.destination, f = e.formData && sent, u;
+      try { u = new URL(to.url); } catch (x) { return; }
+      if (!busy || held || !e.cancelable || e.userInitiated || e.hashChange || e.downloadRequest || to.sameDocument ||
+        e.navigationType === "traverse" || u.origin !== root.location.origin) return;
+      if (e.formData && (!f || (e.sourceElement && e.sourceElement !== f.form && e.sourceElement !== f.by) ||
+        (f.by && (f.by.type === "image" || ["formaction", "formmethod", "formenctype", "formtarget"].some(function (a) { return f.by.hasAttribute(a); }))))) return;
+      e.preventDefault();
+      held = { url: to.url, type: e.navigationType, post: e.formData ? f : null };
+      if (waiting) waiting();
+    });
+  }
+  function replay(h) {
+    setTimeout(function () {
+      var by = h.post && h.post.by, extra;
+      if (!h.post) return h.type === "reload" ? root.location.reload() : h.type === "replace" ? root.location.replace(h.url) : root.location.assign(h.url);
+      // The same form, without its submit handlers again; the submitter's
+      // name and value as a hidden field, as the browser sends them.
+      if (by && by.name) {
+        extra = doc.createElement("input");
+        extra.type = "hidden"; extra.name = by.name; extra.value = by.value;
+        h.post.form.appendChild(extra);
+      }
+      HTMLFormElement.prototype.submit.call(h.post.form);
+      if (extra) extra.remove();
+    }, 0);
+  }
+
+  function result(res, h) {
     return pling._toolText(res).then(function (text) {
+      if (h) {
+        var u = new URL(h.url);
+        text += "\nThe page goes to " + (u.origin === root.location.origin ? u.pathname + u.search : h.url) + " once this answer is sent.";
+      }
       if (native) return text;
       var failed = !res.ok || !!(res.result && res.result.error);
       return { content: [{ type: "text", text: text }], structuredContent: res, isError: failed };
@@ -214,9 +260,24 @@
       signal.addEventListener("abort", cancel);
     }
     set.add(cancel);
-    return pling._invoke(tool.capability, args || {}, id, WINDOW_MS).then(result).finally(function () {
+    busy++;
+    var h = null;
+    // A form's submission navigates in a task of its own after the submit
+    // event: one the page let go (not a dialog's) that has not navigated
+    // yet is waited for, at most 500 ms, before the answer.
+    function end() {
+      var s = busy === 1 && !held && sent && !sent.e.defaultPrevented && !/^dialog$/i.test(sent.by && sent.by.getAttribute("formmethod") || sent.form.method);
+      return (s ? new Promise(function (ok) { waiting = ok; setTimeout(ok, 500); }) : Promise.resolve()).then(function () {
+        waiting = null;
+        if (!--busy) { h = held; held = sent = null; }
+      });
+    }
+    return pling._invoke(tool.capability, args || {}, id, WINDOW_MS).then(function (res) {
+      return end().then(function () { return result(res, h); });
+    }, function (e) { return end().then(function () { throw e; }); }).finally(function () {
       set.delete(cancel);
       if (signal) signal.removeEventListener("abort", cancel);
+      if (h) replay(h);
     });
   }
   // toolcancel names the tool whose call the consumer gave up on: every
