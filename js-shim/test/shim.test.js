@@ -97,11 +97,12 @@ test("availability from JS: a reason string makes the action unavailable", async
   assert.equal(res.result.error.code, "ACTION_UNAVAILABLE");
   assert.equal(res.result.error.message, "Cart is full");
   const d = await pling.surface.handle(req("describe"));
-  // With its input schema, so an agent can offer it before it can run.
+  // With its input schema, title and risk, so an agent can offer it
+  // before it can run.
   assert.deepEqual(d.result.context.unavailable, [{ id: "cart.add", reason: "Cart is full", inputSchema: {
     type: "object", additionalProperties: false, required: ["sku"],
     properties: { sku: { type: "string" }, qty: { type: "integer", minimum: 1 } },
-  } }]);
+  }, title: "Add to cart", risk: "write" }]);
 });
 
 test("a different declaration under one id is DUPLICATE_ACTION_ID; the same one is de-duplicated", async () => {
