@@ -417,7 +417,8 @@ func (s *Server) registerPasskey(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.passkeys.wa.CreateCredential(u, webauthn.SessionData{
 		Challenge:      base64.RawURLEncoding.EncodeToString(s.registrationChallenge(browser, subject, issued)),
-		RelyingPartyID: s.passkeys.rpID, UserID: u.WebAuthnID(), UserVerification: protocol.VerificationRequired}, parsed)
+		RelyingPartyID: s.passkeys.rpID, UserID: u.WebAuthnID(), UserVerification: protocol.VerificationRequired,
+		CredParams: webauthn.CredentialParametersDefault()}, parsed)
 	if err != nil || !c.Flags.UserVerified {
 		refuse(http.StatusBadRequest, "The passkey could not be registered: it must verify you (a PIN, a fingerprint or your face).")
 		return
