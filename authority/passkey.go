@@ -194,7 +194,7 @@ func (u *passkeyUser) WebAuthnName() string                       { return u.sub
 func (u *passkeyUser) WebAuthnDisplayName() string                { return u.subject }
 func (u *passkeyUser) WebAuthnCredentials() []webauthn.Credential { return u.creds }
 
-// user loads subject's passkeys; a row whose MAC does not hold is not
+// passkeyUser loads subject's passkeys; a row whose MAC does not hold is not
 // one this authority wrote, and is left out.
 func (s *Server) passkeyUser(ctx context.Context, subject string) (*passkeyUser, error) {
 	u := &passkeyUser{subject: subject, counts: map[string]int64{}}
@@ -325,7 +325,7 @@ func (s *Server) approveWithPasskey(ctx context.Context, a Approval, assertion s
 	return s.raw.(PasskeyStore).ApproveWithPasskey(ctx, a.ID, assertion, c.ID, prev, int64(c.Authenticator.SignCount), s.nowMs())
 }
 
-// passkeyUserView is the passkeys screen's data.
+// passkeyView is the passkeys screen's data.
 type passkeyView struct {
 	Subject, CSRF, Issued, Options string
 	Count                          int

@@ -142,7 +142,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS("#register")), chromedp.WaitVisible(chromedp.CSS("#done")))
 		sctx, cancel := context.WithTimeout(bctx, waitLimit)
 		defer cancel()
-		creds, err := chromedp.Call(sctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: va.AuthenticatorID})
+		creds, err := chromedp.Call(sctx, webauthn.GetCredentials, webauthn.GetCredentialsParams(va))
 		if err != nil || len(creds.Credentials) != 1 || !creds.Credentials[0].IsResidentCredential {
 			t.Fatalf("the authenticator holds %+v (%v), want one resident credential", creds, err)
 		}
