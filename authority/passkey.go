@@ -328,7 +328,10 @@ func (s *Server) approveWithPasskey(ctx context.Context, a Approval, assertion s
 // passkeyView is the passkeys screen's data.
 type passkeyView struct {
 	Subject, CSRF, Issued, Options string
-	Count                          int
+	// Confirm are navigator.credentials.get's options when the subject
+	// has a passkey: adding another needs one they have.
+	Confirm string
+	Count   int
 }
 
 // registrationChallenge is the challenge of a registration form: bound
@@ -377,9 +380,19 @@ func (s *Server) showPasskeys(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts, _ := json.Marshal(cr.Response)
+	v := &passkeyView{Subject: subject, Count: len(u.creds), Issued: issued, CSRF: s.csrf(browser, "passkeys\x00"+issued), Options: string(opts)}
+	if len(u.creds) > 0 {
+		as, _, err := s.passkeys.wa.BeginLogin(u, webauthn.WithChallenge(s.registrationChallenge(browser, subject, issued+"\x00confirm")),
+			webauthn.WithUserVerification(protocol.VerificationRequired), webauthn.WithAllowedCredentials(exclude))
+		if err != nil {
+			s.screenFailed(w, r, err, renderPasskeys)
+			return
+		}
+		b, _ := json.Marshal(as.Response)
+		v.Confirm = string(b)
+	}
 	w.Header().Set("Content-Security-Policy", passkeyCSP)
-	renderPasskeys(w, http.StatusOK, page{Passkeys: &passkeyView{Subject: subject, Count: len(u.creds), Issued: issued,
-		CSRF: s.csrf(browser, "passkeys\x00"+issued), Options: string(opts)}})
+	renderPasskeys(w, http.StatusOK, page{Passkeys: v})
 }
 
 // maxRegistrationAgeMs is how long a registration form is good for.
@@ -409,7 +422,32 @@ func (s *Server) registerPasskey(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusForbidden, "Sign in to register a passkey.")
 		return
 	}
-	u := &passkeyUser{subject: subject}
+	u, err := s.passkeyUser(r.Context(), subject)
+	if err != nil {
+		s.screenFailed(w, r, err, renderPasskeys)
+		return
+	}
+	if len(u.creds) > 0 {
+		// Whoever holds the person's signed-in browser (an extension, an
+		// agent driving it) would otherwise add its own authenticator and
+		// approve with it: adding a passkey needs one the person has.
+		// The assertion's counter is not recorded: its challenge is this
+		// form's, good for this browser for five minutes.
+		ids := make([][]byte, 0, len(u.creds))
+		for _, c := range u.creds {
+			ids = append(ids, c.ID)
+		}
+		as, verr := protocol.ParseCredentialRequestResponseBytes([]byte(r.PostForm.Get("assertion")))
+		if verr == nil {
+			_, verr = s.passkeys.wa.ValidateLogin(u, webauthn.SessionData{
+				Challenge:      base64.RawURLEncoding.EncodeToString(s.registrationChallenge(browser, subject, issued+"\x00confirm")),
+				RelyingPartyID: s.passkeys.rpID, UserID: u.WebAuthnID(), AllowedCredentialIDs: ids, UserVerification: protocol.VerificationRequired}, as)
+		}
+		if verr != nil || !as.Response.AuthenticatorData.Flags.HasUserVerified() {
+			refuse(http.StatusForbidden, "Adding a passkey needs one you have, and no valid one was given: nothing was registered.")
+			return
+		}
+	}
 	parsed, err := protocol.ParseCredentialCreationResponseBytes([]byte(r.PostForm.Get("credential")))
 	if err != nil {
 		refuse(http.StatusBadRequest, "Your browser sent no passkey.")
@@ -464,9 +502,10 @@ var passkeysTemplate = screenTemplate("passkeys", `{{define "heading"}}Your pass
 <p>Signed in as <strong id="subject">{{.Subject}}</strong>. You have <span id="count">{{.Count}}</span> passkey(s) here.
 A site may require your passkey to approve what matters; nothing else can give that approval.</p>
 <p class="problem" role="alert" id="passkey-problem" hidden></p>
-<form method="post" action="`+PasskeysPath+`" id="passkey-form" data-passkey-create="{{.Options}}">
+<form method="post" action="`+PasskeysPath+`" id="passkey-form" data-passkey-create="{{.Options}}"{{with .Confirm}} data-passkey-get="{{.}}"{{end}}>
 <input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="issued" value="{{.Issued}}">
-<input type="hidden" name="credential" value="">
+<input type="hidden" name="credential" value="">{{if .Confirm}}<input type="hidden" name="assertion" value="">
+<p id="passkey-confirm">Adding a passkey asks first for one you have.</p>{{end}}
 <button type="submit" id="register">Add a passkey</button>
 </form>
 <script src="`+passkeyScriptPath+`"></script>{{end}}{{end}}`)

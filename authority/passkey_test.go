@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // TestPasskeyStore: the passkeys' table and the approval a passkey
@@ -116,4 +119,50 @@ func TestPasskeyApprovalNotByOperatorOrDatabase(t *testing.T) {
 			t.Errorf("collect: %d %v", s, b)
 		}
 	})
+}
+
+// TestPasskeyAddNeedsOneYouHave: whoever holds the person's signed-in
+// browser cannot add its own authenticator once the person has a
+// passkey: the screen asks for an assertion of one they have, and a
+// registration without it is refused before the new credential is read.
+// With none registered yet, the first is registered without one.
+func TestPasskeyAddNeedsOneYouHave(t *testing.T) {
+	ctx := context.Background()
+	st, err := authority.OpenSQLite(ctx, t.TempDir()+"/a.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	as := authoritytest.Start(t, authority.Config{Store: st, Audiences: map[string][]string{"http://shop.example": {"*"}},
+		ScreenSubject: func(*http.Request) (string, bool) { return "alice", true },
+		Passkeys:      authority.PasskeyConfig{Origin: "http://localhost"}}, nil)
+	field := regexp.MustCompile(`name="(csrf|issued)" value="([^"]*)"`)
+	post := func() (int, string, string) {
+		t.Helper()
+		c := browser(t)
+		_, page := fetch(t, c, "GET", as.URL+authority.PasskeysPath, nil, nil)
+		form := url.Values{"credential": {"{}"}}
+		for _, m := range field.FindAllStringSubmatch(page, -1) {
+			form.Set(m[1], m[2])
+		}
+		code, body := fetch(t, c, "POST", as.URL+authority.PasskeysPath, form, nil)
+		return code, body, page
+	}
+	if code, body, _ := post(); code != http.StatusBadRequest || !strings.Contains(body, "sent no passkey") {
+		t.Errorf("the first registration with no credential: %d, want 400 for the credential:\n%s", code, body)
+	}
+	cred := `{"id":"AQID","publicKey":"AQID","flags":{}}`
+	if err := st.AddPasskey(ctx, authority.Passkey{ID: []byte{1, 2, 3}, Subject: "alice", Credential: cred, MAC: []byte{}, CreatedMs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	code, body, page := post()
+	if !strings.Contains(page, "data-passkey-get=") {
+		t.Errorf("the screen of a person with a passkey asks for none:\n%s", page)
+	}
+	if code != http.StatusForbidden || !strings.Contains(body, "needs one you have") {
+		t.Errorf("a second registration without an assertion: %d, want 403:\n%s", code, body)
+	}
+	if got, _ := st.Passkeys(ctx, "alice"); len(got) != 1 {
+		t.Errorf("alice has %d passkeys, want 1", len(got))
+	}
 }
