@@ -77,9 +77,10 @@ func TestPasskeyStore(t *testing.T) {
 }
 
 // TestPasskeyApprovalNotByOperatorOrDatabase: for a capability its site
-// requires a passkey for, neither the operator's route nor a row set to
-// approved in the database gets an approval signed; a capability it does
-// not name is approved as before.
+// requires a passkey for, the screen of a person without one offers no
+// Approve, and neither the operator's route nor a row set to approved in
+// the database gets an approval signed; a capability it does not name is
+// approved as before.
 func TestPasskeyApprovalNotByOperatorOrDatabase(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		st := open()
@@ -99,6 +100,11 @@ func TestPasskeyApprovalNotByOperatorOrDatabase(t *testing.T) {
 			return body["id"].(string), body["pollSecret"].(string)
 		}
 		id, secret := create("refund@order")
+		// The person has no passkey: the screen offers Deny only.
+		if code, page := fetch(t, browser(t), "GET", f.url+authority.ApprovalPath+"?id="+id, nil, nil); code != http.StatusOK ||
+			!strings.Contains(page, `id="no-passkey"`) || strings.Contains(page, `id="approve"`) {
+			t.Errorf("the screen for a person without a passkey: %d\n%s", code, page)
+		}
 		if s, b := f.call("POST", "/v1/approvals/"+id+"/approve", opKey, nil); s == http.StatusOK || code(b) != string(perr.DelegationCredentialInvalid) {
 			t.Errorf("the operator approved a passkey approval: %d %v", s, b)
 		}
