@@ -43,6 +43,9 @@ type Approval struct {
 	CreatedMs int64
 	ExpiresMs int64
 	Collected bool
+	// Passkey is the assertion (the credential's JSON) that approved it,
+	// for an approval its site requires a passkey for (passkey.go).
+	Passkey string
 }
 
 // ApprovalStore keeps approvals. The SQL store (SQLite and PostgreSQL)
@@ -106,9 +109,9 @@ func (s *sqlStore) CreateApproval(ctx context.Context, a Approval, maxPerSession
 func (s *sqlStore) Approval(ctx context.Context, id string) (Approval, error) {
 	var a Approval
 	var collected int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, poll_secret_digest, audience, session_id, binding, challenge, status, created_ms, expires_ms, collected
+	err := s.db.QueryRowContext(ctx, `SELECT id, poll_secret_digest, audience, session_id, binding, challenge, status, created_ms, expires_ms, collected, passkey
 		FROM approvals WHERE id = ?`, id).Scan(&a.ID, &a.PollSecretDigest, &a.Audience, &a.SessionID, &a.Binding, &a.Challenge, &a.Status,
-		&a.CreatedMs, &a.ExpiresMs, &collected)
+		&a.CreatedMs, &a.ExpiresMs, &collected, &a.Passkey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Approval{}, ErrNotFound
 	}
@@ -265,6 +268,15 @@ func (s *Server) decideApproval(status string) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		if status == StatusApproved {
+			// The operator is not the person: an approval whose site
+			// requires the person's passkey is approved on the screen only.
+			a, err := st.Approval(r.Context(), r.PathValue("id"))
+			if err == nil && s.passkeyRequired(a) {
+				s.fail(w, perr.DelegationCredentialInvalid, "This approval needs the person's passkey on the approval screen")
+				return
+			}
+		}
 		err := st.DecideApproval(r.Context(), r.PathValue("id"), status, s.nowMs())
 		switch {
 		case errors.Is(err, ErrConflict):
@@ -305,6 +317,20 @@ func (s *Server) collectApproval(w http.ResponseWriter, r *http.Request) {
 	if a.Status == StatusPending {
 		writeJSON(w, http.StatusAccepted, map[string]any{"status": "pending", "intervalSeconds": 1})
 		return
+	}
+	if s.passkeyRequired(a) {
+		// Verified again before signing: a row set to approved in the
+		// database holds no assertion of the person's passkey over this
+		// approval's challenge.
+		if _, _, err := s.verifyApprovalPasskey(r.Context(), a, a.Passkey, false); err != nil {
+			if !errors.Is(err, errPasskey) {
+				s.internal(w, r, err)
+				return
+			}
+			s.cfg.Logger.Warn("approved without a valid passkey assertion: not signed", "approval", a.ID)
+			s.fail(w, perr.DelegationCredentialInvalid, "The approval holds no valid passkey assertion")
+			return
+		}
 	}
 	k, err := s.signingKey(r.Context(), now)
 	if err != nil {

@@ -71,9 +71,10 @@ func (s *Server) screenSubject(r *http.Request, browser string) (string, bool) {
 }
 
 // screenHeaders are the screens' headers: never cached, no referrer (the
-// user code and the approval id are in the URL), no script, never framed,
-// not readable by another origin's no-cors fetch, and no window handle
-// for the page that opened it.
+// user code and the approval id are in the URL), no script (a screen
+// that asks for a passkey allows the authority's own: passkeyCSP), never
+// framed, not readable by another origin's no-cors fetch, and no window
+// handle for the page that opened it.
 func screenHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
@@ -144,7 +145,8 @@ const screenLayout = `{{define "screen"}}<!doctype html>
 
 // screenTemplate is a screen: screenLayout with the definitions in
 // screen, parsed as html/template, so every string a page or an agent
-// supplied is escaped for where it lands. The screens have no script.
+// supplied is escaped for where it lands. The screens have no script but
+// the authority's /passkey.js where a passkey is asked for (passkey.go).
 func screenTemplate(name, screen string) *template.Template {
 	return template.Must(template.New(name).Parse(`{{template "screen" .}}` + screenLayout + screen))
 }

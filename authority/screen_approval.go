@@ -30,6 +30,11 @@ type approvalView struct {
 	Title, Risk, Summary, Reason, Agent, RecordKind, RecordLabel string
 	Input                                                        []schema.ApprovalField
 	More                                                         int
+	// PasskeyNeeded: the site requires the person's passkey for this
+	// approval; PasskeyOptions are navigator.credentials.get's options
+	// ("" when the subject has registered none: Approve is not offered).
+	PasskeyNeeded  bool
+	PasskeyOptions string
 }
 
 func viewApproval(a Approval, csrf string) *approvalView {
@@ -109,7 +114,18 @@ func (s *Server) showApproval(w http.ResponseWriter, r *http.Request) {
 		renderApproval(w, http.StatusOK, page{Done: approvalStatusText(a.Status), Approval: s.whoAsks(r, a, viewApproval(a, ""))})
 		return
 	}
-	renderApproval(w, http.StatusOK, page{Approval: s.whoAsks(r, a, viewApproval(a, s.csrf(browserID(w, r), "approval\x00"+a.ID)))})
+	v := s.whoAsks(r, a, viewApproval(a, s.csrf(browserID(w, r), "approval\x00"+a.ID)))
+	if s.passkeyRequired(a) {
+		v.PasskeyNeeded = true
+		opts, err := s.approvalPasskeyOptions(r.Context(), a, v.Subject)
+		if err != nil {
+			s.screenFailed(w, r, err, renderApproval)
+			return
+		}
+		v.PasskeyOptions = opts
+		w.Header().Set("Content-Security-Policy", passkeyCSP)
+	}
+	renderApproval(w, http.StatusOK, page{Approval: v})
 }
 
 func (s *Server) decideApprovalScreen(w http.ResponseWriter, r *http.Request) {
@@ -138,7 +154,20 @@ func (s *Server) decideApprovalScreen(w http.ResponseWriter, r *http.Request) {
 	if decision == "approve" {
 		status = StatusApproved
 	}
-	err := st.DecideApproval(r.Context(), id, status, s.nowMs())
+	var err error
+	if status == StatusApproved && s.passkeyRequired(a) {
+		// The site requires the person's passkey: Approve without a
+		// user-verified assertion over this approval's challenge is
+		// refused, and nothing is approved.
+		err = s.approveWithPasskey(r.Context(), a, r.PostForm.Get("assertion"))
+		if errors.Is(err, errPasskey) {
+			s.cfg.Logger.Info("approval refused: no valid passkey assertion", "approval", id)
+			refuse(http.StatusForbidden, "This action needs your passkey, and no valid one was given: nothing was approved.")
+			return
+		}
+	} else {
+		err = st.DecideApproval(r.Context(), id, status, s.nowMs())
+	}
 	switch {
 	case errors.Is(err, ErrConflict):
 		refuse(http.StatusConflict, "This approval was decided already or has expired.")
@@ -198,6 +227,15 @@ code{background:#f2f2f2;padding:0 .25rem}dl{display:grid;grid-template-columns:m
 {{range .Input}}{{if ne .Title .Name}}<dt><code>{{.Name}}</code></dt><dd class="page">{{.Title}}</dd>{{end}}
 {{end}}</dl>
 <p>The approval covers exactly this action, row and input for this one request, and lapses at {{.Expires}}.</p>
-{{if not $.Done}}<form method="post" action="`+ApprovalPath+`">
+{{if not $.Done}}{{if .PasskeyNeeded}}<p id="passkey-needed">This action needs your passkey: Approve asks for it.</p>
+<p class="problem" role="alert" id="passkey-problem" hidden></p>
+{{if .PasskeyOptions}}<form method="post" action="`+ApprovalPath+`" data-passkey-get="{{.PasskeyOptions}}">
+<input type="hidden" name="assertion" value="">
 {{template "decide" .}}
-</form>{{end}}{{end}}{{end}}`)
+</form><script src="`+passkeyScriptPath+`"></script>
+{{else}}<p class="problem" id="no-passkey">You have no passkey here, so you cannot approve this: register one at <a href="`+PasskeysPath+`">your passkeys</a>, then open this link again.</p>
+<form method="post" action="`+ApprovalPath+`"><input type="hidden" name="id" value="{{.ID}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
+<button type="submit" name="decision" value="deny" id="deny">Deny</button></form>{{end}}
+{{else}}<form method="post" action="`+ApprovalPath+`">
+{{template "decide" .}}
+</form>{{end}}{{end}}{{end}}{{end}}`)

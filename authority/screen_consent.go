@@ -185,6 +185,7 @@ type page struct {
 	Code     string
 	Request  *requestView
 	Approval *approvalView
+	Passkeys *passkeyView
 }
 
 type requestView struct {

@@ -103,6 +103,9 @@ type Config struct {
 	// under a previous KEK, which are sealed again under KEK at start.
 	KEK     []byte
 	OldKEKs [][]byte
+	// Passkeys turns on the person's passkeys for the approvals a site
+	// marks (passkey.go).
+	Passkeys PasskeyConfig
 	// SealPlainKeys says that the signing keys stored plain are this
 	// authority's own, from before a KEK was set: they are sealed at
 	// start and each is logged. Without it a plain key beside a KEK
@@ -138,6 +141,7 @@ type Server struct {
 	metricsReg    metricsRegistry
 	screenKey     []byte // the screens' CSRF tokens and pseudonyms (screen.go)
 	screenCOP     *http.CrossOriginProtection
+	passkeys      *passkeys // nil: passkeys off (passkey.go)
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -232,6 +236,11 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	// The optional parts of a store (approvals, maintenance) are found on
 	// the store itself: the sealing wrapper passes only Store through.
 	s.raw = cfg.Store
+	pk, err := newPasskeys(cfg, cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.passkeys = pk
 	s.cfg.Store = sealed
 	keys, err := s.cfg.Store.Keys(ctx, s.nowMs())
 	if err != nil {
@@ -257,6 +266,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	s.routeApprovals(m)
 	m.HandleFunc(ConsentPath, s.serveConsent)
 	m.HandleFunc(ApprovalPath, s.serveApproval)
+	m.HandleFunc(PasskeysPath, s.servePasskeys)
+	m.HandleFunc("GET "+passkeyScriptPath, s.servePasskeyScript)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
 	s.mux = m

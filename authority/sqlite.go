@@ -28,6 +28,7 @@ type SQLStore interface {
 	ApprovalStore
 	MaintenanceStore
 	RateStore
+	PasskeyStore
 }
 
 // sqlStore is the Store on database/sql: SQLite (OpenSQLite) or

@@ -32,6 +32,14 @@ type authoritySite struct {
 // test ends; ctx bounds the test to four minutes.
 func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 	t.Helper()
+	return startAuthoritySiteWith(t, nil)
+}
+
+// startAuthoritySiteWith is startAuthoritySite with mod applied to the
+// authority's config (nil: none); mod is given the authority's loopback
+// listener, open before the authority is configured.
+func startAuthoritySiteWith(t *testing.T, mod func(c *authority.Config, authLn net.Listener)) (authoritySite, context.Context) {
+	t.Helper()
 	d := dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -44,7 +52,15 @@ func startAuthoritySite(t *testing.T) (authoritySite, context.Context) {
 	origin := "http://" + ln.Addr().String()
 	// The consent screen is the authority's own (VerificationURI ""),
 	// on its origin, not the site's.
-	auth := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{origin: {"*"}}, Interval: time.Second}, nil)
+	cfg := authority.Config{Audiences: map[string][]string{origin: {"*"}}, Interval: time.Second}
+	var authLn net.Listener
+	if mod != nil {
+		if authLn, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		mod(&cfg, authLn)
+	}
+	auth := authoritytest.StartOn(t, authLn, cfg, nil)
 	ss := httptest.NewUnstartedServer(demoSite(t, ctx, d, demosite.Options{Brotli: 1, Authority: auth.URL}))
 	ss.Listener.Close()
 	ss.Listener = ln

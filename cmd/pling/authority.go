@@ -83,7 +83,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		"                       [--operator-keys FILE] [--audience ORIGIN=PATTERNS]… [--verification-uri URL]",
 		"                       [--delegation-burst N] [--delegation-rate R] [--trusted-proxy CIDR]… [--feed-polls-per-client N]",
 		"                       [--retention 24h] [--task-idle 720h] [--sweep-every 1m] [--max-pending N] [--max-pending-per-address N]",
-		"                       [--metrics-addr HOST:PORT]",
+		"                       [--metrics-addr HOST:PORT] [--passkey-origin URL] [--passkey-approvals ORIGIN=PATTERNS]…",
 		"       pling authority migrate status|up|down [--store …]",
 		"       pling authority restore --store … [--from BACKUP.db] [--kek-file FILE]",
 		"Runs the delegation authority (docs/authority.md). Operator keys come from --operator-keys",
@@ -111,6 +111,9 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl.Var(&proxies, "trusted-proxy", "a load balancer's address or CIDR (repeatable): its requests count against the X-Forwarded-For client, for the feed's per-client bound and --delegation-rate")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
+	passkeyOrigin := fl.String("passkey-origin", "", "this authority's origin as people's browsers open its screens (https://…; localhost for a test): turns on passkeys, registered at /passkeys")
+	passkeyApprovals := audienceFlag{}
+	fl.Var(passkeyApprovals, "passkey-approvals", "an audience and the capabilities whose approvals need the person's passkey, e.g. https://shop.example=refund@*,delete@* (repeatable; needs --passkey-origin)")
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
 	}
@@ -157,7 +160,8 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Retention: authority.RetentionConfig{Retention: *retention, TaskIdle: *taskIdle, SweepEvery: *sweepEvery,
 			MaxPendingPerAudience: int64(limitOff(int(*maxPending))), MaxPendingPerAddress: int64(limitOff(int(*maxPendingAddr)))},
 		SeparateMetrics: *metricsAddr != "",
-		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain, TrustedProxies: proxies, MaxFeedWaitersPerClient: *feedPerClient})
+		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain, TrustedProxies: proxies, MaxFeedWaitersPerClient: *feedPerClient,
+		Passkeys: authority.PasskeyConfig{Origin: *passkeyOrigin, Approvals: passkeyApprovals}})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1

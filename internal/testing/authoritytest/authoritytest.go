@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -35,6 +36,14 @@ type Authority struct {
 // wrap, when not nil, wraps the handler (a fault or a counter in front).
 func Start(t testing.TB, cfg authority.Config, wrap func(http.Handler) http.Handler) *Authority {
 	t.Helper()
+	return StartOn(t, nil, cfg, wrap)
+}
+
+// StartOn is Start on the listener ln (nil: a new loopback one), for a
+// test that must know the authority's address before its config (the
+// passkeys' origin).
+func StartOn(t testing.TB, ln net.Listener, cfg authority.Config, wrap func(http.Handler) http.Handler) *Authority {
+	t.Helper()
 	ctx := context.Background()
 	if cfg.Store == nil {
 		st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
@@ -55,7 +64,12 @@ func Start(t testing.TB, cfg authority.Config, wrap func(http.Handler) http.Hand
 	if wrap != nil {
 		h = wrap(h)
 	}
-	hs := httptest.NewServer(h)
+	hs := httptest.NewUnstartedServer(h)
+	if ln != nil {
+		hs.Listener.Close()
+		hs.Listener = ln
+	}
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return &Authority{URL: hs.URL, OperatorKey: cfg.OperatorKeys[0], Server: srv}
 }
