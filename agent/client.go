@@ -207,6 +207,13 @@ type Waiting struct {
 	// Kind is "approval" or "handoff".
 	Kind    string
 	Timeout time.Duration
+	// Approval is the id the page's authority gave the approval once it
+	// holds the request (a page with approvals "authority"; a second
+	// notice for the same request): the authority's approval screen,
+	// ApprovalPath?id=… on the authority's origin, shows it to the
+	// person. The page says it: an agent builds the screen's address from
+	// an authority it knows, never from the page's words.
+	Approval string
 }
 
 // ReportWaiting passes a page's Waiting notice to the invoke whose context
@@ -214,7 +221,7 @@ type Waiting struct {
 // notice reaches the invoke's OnWaiting only for the request id it sent.
 func ReportWaiting(ctx context.Context, w Waiting) {
 	runtime.NotifyWaiting(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
-		TimeoutMs: w.Timeout.Milliseconds()})
+		TimeoutMs: w.Timeout.Milliseconds(), Approval: w.Approval})
 }
 
 // withWaiting is ctx with the invoke's waiting hook for the request id.
@@ -227,7 +234,8 @@ func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) co
 		if w.RequestID != id {
 			return
 		}
-		aw := Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind, Timeout: time.Duration(w.TimeoutMs) * time.Millisecond}
+		aw := Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind, Timeout: time.Duration(w.TimeoutMs) * time.Millisecond,
+			Approval: w.Approval}
 		log.LogAttrs(ctx, slog.LevelInfo, "pling: a person is asked", slog.String("id", id),
 			slog.String("kind", aw.Kind), slog.Duration("timeout", aw.Timeout))
 		if f != nil {

@@ -20,6 +20,10 @@ type Waiting struct {
 	// Kind is WaitingApproval or WaitingHandoff.
 	Kind      string `json:"kind"`
 	TimeoutMs int64  `json:"timeoutMs"`
+	// Approval is the id an authority gave the approval once it holds the
+	// request (approvals "authority"): its approval screen shows it at
+	// ApprovalPath?id=…. Empty for an approval asked in the page.
+	Approval string `json:"approval,omitempty"`
 }
 
 // The kinds of Waiting.
