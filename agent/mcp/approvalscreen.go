@@ -82,6 +82,10 @@ type pendingCall struct {
 	err      error
 	cancel   context.CancelFunc // cancels the invoke
 	declined atomic.Value       // the host's action, "decline" or "cancel"
+
+	// The session and the tool the call came in: only they resume it.
+	session    *sdk.ServerSession
+	capability string
 }
 
 func (pc *pendingCall) screen(w agent.Waiting) {
@@ -108,7 +112,8 @@ func (b *Bridge) invokeAskingHost(ctx context.Context, req *sdk.CallToolRequest,
 	// the host asks them); it ends with the host's call after it, with a
 	// decline, or with the page's own wait for the approval.
 	ictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	pc := &pendingCall{screens: make(chan agent.Waiting, 1), done: make(chan struct{}), cancel: cancel}
+	pc := &pendingCall{screens: make(chan agent.Waiting, 1), done: make(chan struct{}), cancel: cancel,
+		session: req.Session, capability: capability}
 	go func() {
 		defer close(pc.done)
 		defer cancel()
@@ -168,15 +173,20 @@ func (b *Bridge) holdCall(pc *pendingCall) (string, bool) {
 	b.pending[state] = pc
 	go func() {
 		<-pc.done
-		time.AfterFunc(pendingKeep, func() { b.takeCall(state) })
+		time.AfterFunc(pendingKeep, func() { b.takeCall(state, nil, "", true) })
 	}()
 	return state, true
 }
 
-func (b *Bridge) takeCall(state string) *pendingCall {
+// takeCall takes the call held under state for the session and tool it
+// came in; sweep takes it whoever asks.
+func (b *Bridge) takeCall(state string, ss *sdk.ServerSession, capability string, sweep bool) *pendingCall {
 	b.pendMu.Lock()
 	defer b.pendMu.Unlock()
 	pc := b.pending[state]
+	if pc == nil || (!sweep && (ss == nil || pc.session != ss || pc.capability != capability)) {
+		return nil
+	}
 	delete(b.pending, state)
 	return pc
 }
@@ -185,7 +195,7 @@ func (b *Bridge) takeCall(state string) *pendingCall {
 // cancel cancels the invoke (the page is told; nothing runs); accept
 // waits for the page's outcome, which the approval screen decides.
 func (b *Bridge) resumeCall(ctx context.Context, req *sdk.CallToolRequest, capability string) (*sdk.CallToolResult, error) {
-	pc := b.takeCall(req.Params.RequestState)
+	pc := b.takeCall(req.Params.RequestState, req.Session, capability, false)
 	if pc == nil {
 		e := perr.New(perr.InvalidArgs, "This call's request state is unknown or was used: call the tool again", nil)
 		return businessResult(&agent.BusinessError{Code: e.Code(), Message: e.Message(), Capability: capability}), nil
