@@ -211,6 +211,13 @@ type Waiting struct {
 	// authority's approval screen: whether anyone sees the browser the
 	// agent drives does not matter.
 	Outside bool
+	// Approval is the id the page's authority gave the approval once it
+	// holds the request (a page with approvals "authority"; a second
+	// notice for the same request): the authority's approval screen,
+	// ApprovalPath?id=… on the authority's origin, shows it to the
+	// person. The page says it: an agent builds the screen's address from
+	// an authority it knows, never from the page's words.
+	Approval string
 }
 
 // ReportWaiting passes a page's Waiting notice to the invoke whose context
@@ -218,7 +225,7 @@ type Waiting struct {
 // notice reaches the invoke's OnWaiting only for the request id it sent.
 func ReportWaiting(ctx context.Context, w Waiting) {
 	runtime.NotifyWaiting(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
-		TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside})
+		TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside, Approval: w.Approval})
 }
 
 // withWaiting is ctx with the invoke's waiting hook for the request id.
@@ -232,7 +239,7 @@ func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) co
 			return
 		}
 		aw := Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind, Timeout: time.Duration(w.TimeoutMs) * time.Millisecond,
-			Outside: w.Outside}
+			Outside: w.Outside, Approval: w.Approval}
 		log.LogAttrs(ctx, slog.LevelInfo, "pling: a person is asked", slog.String("id", id),
 			slog.String("kind", aw.Kind), slog.Duration("timeout", aw.Timeout))
 		if f != nil {

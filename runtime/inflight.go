@@ -24,6 +24,10 @@ type Waiting struct {
 	// backend's own screen (the authority's: a RequestApprover), so
 	// whether anyone can see the page does not matter.
 	Outside bool `json:"outside,omitempty"`
+	// Approval is the id an authority gave the approval once it holds the
+	// request (approvals "authority"): its approval screen shows it at
+	// ApprovalPath?id=…. Empty for an approval asked in the page.
+	Approval string `json:"approval,omitempty"`
 }
 
 // The kinds of Waiting.

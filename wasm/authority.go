@@ -175,7 +175,8 @@ func readCapped(res safejs.Value, max int) ([]byte, error) {
 // approvalSent tells the page, through its waiting hook, the id of an
 // approval its authority now holds: pling:waiting with {id, capability,
 // kind: "approval", approval}, so the page can point the person at the
-// authority's approval screen. The id opens nothing by itself (the screen
+// authority's approval screen, and the agent's transport (the request id
+// says whose) can ask the agent's host to. The id opens nothing by itself (the screen
 // needs the operator key, collecting needs the poll secret).
 func approvalSent(hooks safejs.Value) follow.ApprovalSent {
 	if hooks.Type() != safejs.TypeObject {
@@ -185,8 +186,8 @@ func approvalSent(hooks safejs.Value) follow.ApprovalSent {
 	if err != nil || f.Type() != safejs.TypeFunction {
 		return nil
 	}
-	return func(ch schema.SurfaceApprovalChallenge, id string) {
-		_, _ = f.Invoke(mustJS(map[string]any{"capability": ch.Capability, "kind": "approval", "approval": id,
+	return func(ch schema.SurfaceApprovalChallenge, requestID, id string) {
+		_, _ = f.Invoke(mustJS(map[string]any{"id": requestID, "capability": ch.Capability, "kind": "approval", "approval": id,
 			"timeoutMs": max(ch.ExpiresAtMs-runtime.SystemClock{}.NowMs(), 0)}))
 	}
 }

@@ -559,9 +559,13 @@ func (p *Page) noteWaiting(payload string) {
 		Kind       string `json:"kind"`
 		TimeoutMs  int64  `json:"timeoutMs"`
 		Outside    bool   `json:"outside"`
+		Approval   string `json:"approval"`
 	}
 	if json.Unmarshal([]byte(payload), &w) != nil || (w.Kind != "approval" && w.Kind != "handoff") || w.TimeoutMs < 0 {
 		return
+	}
+	if w.Kind != "approval" || !approvalID(w.Approval) {
+		w.Approval = ""
 	}
 	p.waitersM.Lock()
 	ch := p.waiters[w.ID]
@@ -571,9 +575,23 @@ func (p *Page) noteWaiting(payload string) {
 	}
 	timeout := time.Duration(min(w.TimeoutMs, p.opts.maxWait().Milliseconds())) * time.Millisecond
 	select {
-	case ch <- agent.Waiting{RequestID: w.ID, Capability: w.Capability, Kind: w.Kind, Timeout: timeout, Outside: w.Outside}:
+	case ch <- agent.Waiting{RequestID: w.ID, Capability: w.Capability, Kind: w.Kind, Timeout: timeout, Outside: w.Outside, Approval: w.Approval}:
 	default: // the request has notices enough to read
 	}
+}
+
+// approvalID reports whether s has the shape of an authority's approval
+// id (1 to 64 URL-safe characters): the page's word goes into a URL.
+func approvalID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Page) watch(id string) chan agent.Waiting {

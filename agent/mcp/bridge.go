@@ -72,6 +72,7 @@ type options struct {
 	origins      []string
 	guard        *Guard
 	mark         func(context.Context) (string, error)
+	screen       string // WithApprovalScreen
 }
 
 // WithImplementation names the server in the MCP handshake (default
@@ -153,6 +154,13 @@ type Bridge struct {
 	described   string
 	describedAt time.Time
 	quiet       time.Duration
+
+	// screen is the authority whose approval screen the host is asked to
+	// open (WithApprovalScreen; "" none); pending are the calls waiting
+	// for the host's answer, by request state (approvalscreen.go).
+	screen  string
+	pendMu  sync.Mutex
+	pending map[string]*pendingCall
 }
 
 type toolEntry struct {
@@ -184,7 +192,7 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{client: c, log: o.logger, tools: map[string]toolEntry{}, browser: o.browser, origins: o.origins, guard: o.guard,
-		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}, mark: o.mark, quiet: QuietDescribe}
+		bound: map[string]string{}, names: map[string]string{}, published: map[string]toolEntry{}, mark: o.mark, quiet: QuietDescribe, screen: o.screen}
 	if cm, ok := o.browser.(interface {
 		ChangeMark(context.Context) (string, error)
 	}); ok && b.mark == nil {
@@ -879,6 +887,10 @@ func toolSchema(in schema.JSONSchema, record *schema.PropertySchema) schema.JSON
 // client.
 func (b *Bridge) handler(capability string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if req.Params.RequestState != "" {
+			// The host answered the approval screen it was asked to open.
+			return b.resumeCall(ctx, req, capability)
+		}
 		input, ok := arguments(req.Params.Arguments)
 		if !ok {
 			e := perr.New(perr.InvalidArgs, "The arguments are not one JSON object", nil)
@@ -890,79 +902,109 @@ func (b *Bridge) handler(capability string) sdk.ToolHandler {
 		if failed != nil {
 			return failed, nil
 		}
-		var opts []agent.InvokeOption
-		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-			// The host asked for progress: say when the page asks a person,
-			// so the call is not taken for stuck.
-			n := 0.0
-			opts = append(opts, agent.OnWaiting(func(w agent.Waiting) {
-				n++
-				err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
-					Message: WaitingMessage(w), Progress: n})
-				if err != nil {
-					b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: progress notification failed", slog.String("error", err.Error()))
-				}
-			}))
+		if b.screen == "" || !urlElicitation(req.Session) {
+			return b.invokeTool(ctx, ctx, req, capability, input, rec, note, deferred, nil)
 		}
-		before := b.unavailableNow()
-		mark := b.markNav()
-		res, err := b.client.Invoke(ctx, capability, input, opts...)
-		if deferred && recordRefused(err) {
-			// The page refused a record the last describe did not list:
-			// look at every record now (a describe), as the call did not
-			// before it went, and send it again if that brought the
-			// record into view.
-			failed, revealed, _ := b.resolveRecord(ctx, capability, input, &note, true)
-			if failed != nil {
-				return failed, nil
-			}
-			if revealed {
-				res, err = b.client.Invoke(ctx, capability, input, opts...)
-			}
-		}
-		if err == nil && note == "" && res.Evidence != nil && rec != "" && res.Evidence.Record != "" && res.Evidence.Record != rec {
-			note = rec + " is " + res.Evidence.Record // a label the page resolved
-		}
-		b.follow(ctx, res, err)
-		var to string
-		var tools []string
-		if b.browser != nil {
-			to, tools = b.followNavigation(ctx, mark)
-			b.publish(ctx) // what the look after the invoke saw, if it did not publish
-		}
-		avail := ""
-		if to == "" {
-			avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
-		}
-		if err == nil {
-			r := successResult(res, note, b.handOver(req.Session, res.Value, maxValueText))
-			r.Content[0].(*sdk.TextContent).Text += avail
-			b.markToolsChanged(r, mark.names, to)
-			navigationText(r, to, tools)
-			return r, nil
-		}
-		var ue *agent.UnconfirmedError
-		if errors.As(err, &ue) {
-			r := unconfirmedResult(ue)
-			navigationText(r, to, tools)
-			return r, nil
-		}
-		var be *agent.BusinessError
-		if errors.As(err, &be) {
-			r := businessResult(be)
-			r.Content[0].(*sdk.TextContent).Text += avail
-			b.markToolsChanged(r, mark.names, to)
-			navigationText(r, to, tools)
-			if note != "" && be.Code == perr.ActionNotFound {
-				// The record does not exist; the page did not change: say
-				// so, with what an id and a label look like, in place of
-				// the registry's "describe again".
-				r.Content[0].(*sdk.TextContent).Text = string(be.Code) + ": " + note
-			}
-			return r, nil
-		}
-		return nil, rpcError(err)
+		return b.invokeAskingHost(ctx, req, capability, input, rec, note, deferred)
 	}
+}
+
+// invokeTool is one tool call's invoke: through ictx, and what follows it
+// (the tool list, the navigation, the result) through ctx. With pc (the
+// host may be asked to open the approval screen), the page's notice that
+// its authority holds the approval goes to pc.screens, and a call the
+// person declined in the host ends saying so.
+func (b *Bridge) invokeTool(ctx, ictx context.Context, req *sdk.CallToolRequest, capability string, input map[string]any,
+	rec, note string, deferred bool, pc *pendingCall) (*sdk.CallToolResult, error) {
+	var opts []agent.InvokeOption
+	token := req.Params.GetProgressToken()
+	if (token != nil || pc != nil) && req.Session != nil {
+		n := 0.0
+		opts = append(opts, agent.OnWaiting(func(w agent.Waiting) {
+			if w.Approval != "" {
+				if pc != nil {
+					pc.screen(w)
+				}
+				return // it follows the waiting notice of the same approval
+			}
+			if token == nil {
+				return
+			}
+			// The host asked for progress: say when the page asks a
+			// person, so the call is not taken for stuck.
+			n++
+			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+				Message: WaitingMessage(w), Progress: n})
+			if err != nil {
+				b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: progress notification failed", slog.String("error", err.Error()))
+			}
+		}))
+	}
+	before := b.unavailableNow()
+	mark := b.markNav()
+	res, err := b.client.Invoke(ictx, capability, input, opts...)
+	if pc != nil && err != nil {
+		if action, _ := pc.declined.Load().(string); action != "" {
+			if r, ok := declinedResult(capability, action, err); ok {
+				return r, nil
+			}
+		}
+	}
+	if deferred && recordRefused(err) {
+		// The page refused a record the last describe did not list:
+		// look at every record now (a describe), as the call did not
+		// before it went, and send it again if that brought the
+		// record into view.
+		failed, revealed, _ := b.resolveRecord(ctx, capability, input, &note, true)
+		if failed != nil {
+			return failed, nil
+		}
+		if revealed {
+			res, err = b.client.Invoke(ictx, capability, input, opts...)
+		}
+	}
+	if err == nil && note == "" && res.Evidence != nil && rec != "" && res.Evidence.Record != "" && res.Evidence.Record != rec {
+		note = rec + " is " + res.Evidence.Record // a label the page resolved
+	}
+	b.follow(ctx, res, err)
+	var to string
+	var tools []string
+	if b.browser != nil {
+		to, tools = b.followNavigation(ctx, mark)
+		b.publish(ctx) // what the look after the invoke saw, if it did not publish
+	}
+	avail := ""
+	if to == "" {
+		avail = b.availabilityText(before, b.unavailableNow()) + b.toolsText(mark.names)
+	}
+	if err == nil {
+		r := successResult(res, note, b.handOver(req.Session, res.Value, maxValueText))
+		r.Content[0].(*sdk.TextContent).Text += avail
+		b.markToolsChanged(r, mark.names, to)
+		navigationText(r, to, tools)
+		return r, nil
+	}
+	var ue *agent.UnconfirmedError
+	if errors.As(err, &ue) {
+		r := unconfirmedResult(ue)
+		navigationText(r, to, tools)
+		return r, nil
+	}
+	var be *agent.BusinessError
+	if errors.As(err, &be) {
+		r := businessResult(be)
+		r.Content[0].(*sdk.TextContent).Text += avail
+		b.markToolsChanged(r, mark.names, to)
+		navigationText(r, to, tools)
+		if note != "" && be.Code == perr.ActionNotFound {
+			// The record does not exist; the page did not change: say
+			// so, with what an id and a label look like, in place of
+			// the registry's "describe again".
+			r.Content[0].(*sdk.TextContent).Text = string(be.Code) + ": " + note
+		}
+		return r, nil
+	}
+	return nil, rpcError(err)
 }
 
 // WaitingMessage is the progress message of a Waiting notice, for people:

@@ -28,8 +28,9 @@ const PollEveryMs = 1000
 // request, so the page can point the person at the authority's screen.
 // The id is no credential: the screen is on the authority's origin, where
 // no script of the page reads or posts it, and collecting needs the poll
-// secret only the page holds.
-type ApprovalSent func(ch schema.SurfaceApprovalChallenge, approvalID string)
+// secret only the page holds. requestID is the invoke's, so the agent that
+// sent it can point its person at the same screen.
+type ApprovalSent func(ch schema.SurfaceApprovalChallenge, requestID, approvalID string)
 
 // Approver returns the runtime.Approver that asks the authority. sent,
 // when not nil, is called once the authority holds a challenge.
@@ -93,7 +94,7 @@ func (a *authorityApprover) ask(ctx context.Context, ch schema.SurfaceApprovalCh
 		return "", false, false
 	}
 	if a.sent != nil {
-		a.sent(ch, created.ID)
+		a.sent(ch, req.RequestID, created.ID)
 	}
 	poll, _ := json.Marshal(map[string]string{"pollSecret": created.PollSecret})
 	url := f.base + "/v1/approvals/" + created.ID + "/token"

@@ -79,7 +79,7 @@ func TestPageApprovalThroughAuthority(t *testing.T) {
 	var runs atomic.Int32
 	rt := runtime.New(runtime.WithExpose("*"), runtime.WithOrigin(origin), runtime.WithSessions(f, true),
 		runtime.WithSharedReplayGuard(f.ReplayGuard(nil)),
-		runtime.WithApprover(f.Approver(func(ch schema.SurfaceApprovalChallenge, id string) { sent <- id }), 30*time.Second))
+		runtime.WithApprover(f.Approver(func(ch schema.SurfaceApprovalChallenge, _, id string) { sent <- id }), 30*time.Second))
 	if _, err := rt.DeclareAction(runtime.Action{ID: "order.refund", Title: "Refund", Risk: "destructive", Approval: true,
 		Params: map[string]runtime.Param{"amount": {Type: "number", Required: true}},
 		Run:    func(context.Context, *runtime.Call) (any, error) { runs.Add(1); return "refunded", nil }}); err != nil {

@@ -103,7 +103,7 @@ func TestSiteServerChecksApproval(t *testing.T) {
 	answers := make(chan string, 1)
 	sent := make(chan string, 1)
 	rt := runtime.New(runtime.WithExpose("*"), runtime.WithOrigin(origin), runtime.WithSessions(page, true),
-		runtime.WithApprover(page.Approver(func(_ schema.SurfaceApprovalChallenge, id string) { sent <- id }), 30*time.Second))
+		runtime.WithApprover(page.Approver(func(_ schema.SurfaceApprovalChallenge, _, id string) { sent <- id }), 30*time.Second))
 	if _, err := rt.DeclareAction(runtime.Action{ID: "order.refund", Title: "Refund", Risk: "destructive", Approval: true,
 		Params: map[string]runtime.Param{"amount": {Type: "number", Required: true}},
 		Run: func(_ context.Context, c *runtime.Call) (any, error) {

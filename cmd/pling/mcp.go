@@ -30,6 +30,7 @@ var mcpStdin io.Reader = os.Stdin
 // mcpArgs is what pling mcp's command line says.
 type mcpArgs struct {
 	target, session, browserSession string
+	authority                       string // whose approval screen a host opens ("" none)
 	origins                         []string
 	headed                          bool
 	userDataDir                     string
@@ -43,12 +44,13 @@ type mcpArgs struct {
 func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool) {
 	fl := newFlags("mcp", stderr,
 		"Usage: pling mcp (--fixture PATH | TARGET | --session-name NAME) [--allow-origin ORIGIN]… [--headed] [--user-data-dir DIR]",
-		"                 [--session TOKEN | --session-file PATH | --token-file PATH] [--poll DURATION] [--verbose]",
+		"                 [--session TOKEN | --session-file PATH | --token-file PATH] [--authority URL] [--poll DURATION] [--verbose]",
 		"Serves the capabilities the page exposes to the session as Model Context Protocol tools",
 		"over stdio (JSON-RPC on stdin/stdout; logs on stderr). Every tool call is an invoke through",
 		"the agent client and its recovery rules; the tool list follows the page, with",
 		"notifications/tools/list_changed. A call that waits for a person sends notifications/progress",
-		"when it carried a progressToken. A value too long for a result is handed over whole as MCP",
+		"when it carried a progressToken; one that waits for the authority's approval screen asks a host that",
+		"takes URL elicitations to open it (--authority, else $"+authorityEnv+"). A value too long for a result is handed over whole as MCP",
 		"resources, read in pages with resources/read. If the page's browser dies, pling mcp says so and exits 1.",
 		"A page URL starts a browsing session: browser.open (on TARGET's origin and every --allow-origin),",
 		"browser.back, browser.tabs, browser.switch_tab and browser.page beside the page's tools, which",
@@ -72,6 +74,7 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 	headed := fl.Bool("headed", false, "show the browser window, so a person sees the page, its approvals and handoffs (needs a display)")
 	userDataDir := fl.String("user-data-dir", "", "keep the browser profile (logins, cookies, caches) in this directory")
 	poll := fl.Duration("poll", 5*time.Second, "look this often whether the page changed without an invoke, and describe it when it did (in a browser: its DOM or a person's input moved, or a minute passed); 0: describe only on tools/list and after invokes")
+	authURL := fl.String("authority", "", "the site's authority (default $"+authorityEnv+"): a host that takes URL elicitations is asked to open its approval screen for the person when a call waits for it")
 	verbose := fl.Bool("verbose", false, "log every exchange to stderr, and the time start-up spent by phase")
 	pos, exit, ok := parseFlags(fl, args)
 	if !ok {
@@ -95,12 +98,21 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 		fmt.Fprintf(stderr, "pling mcp: --poll must not be negative\n")
 		return a, 2, false
 	}
+	if *authURL == "" {
+		*authURL = os.Getenv(authorityEnv)
+	}
+	if *authURL != "" {
+		if _, ok := plingmcp.ApprovalScreenURL(*authURL, "x"); !ok {
+			fmt.Fprintf(stderr, "pling mcp: --authority must be an http(s) URL without credentials, query or fragment, not %q\n", *authURL)
+			return a, 2, false
+		}
+	}
 	browsing := *browserSession != "" || isPageURL(target)
 	if !browsing && (*headed || *userDataDir != "" || len(origins) > 0) {
 		fmt.Fprintln(stderr, "pling mcp: --headed, --user-data-dir and --allow-origin need a page URL or --session-name")
 		return a, 2, false
 	}
-	a = mcpArgs{target: target, session: session, browserSession: *browserSession, origins: origins,
+	a = mcpArgs{target: target, session: session, browserSession: *browserSession, origins: origins, authority: *authURL,
 		headed: *headed, userDataDir: *userDataDir, poll: *poll, verbose: *verbose, browsing: browsing}
 	return a, 0, true
 }
@@ -129,6 +141,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var t agent.Transport
 	bopts := []plingmcp.Option{plingmcp.WithImplementation("pling", schema.Protocol), plingmcp.WithLogger(logger)}
+	if a.authority != "" {
+		bopts = append(bopts, plingmcp.WithApprovalScreen(a.authority))
+	}
 	var lazy *lazyPage
 	if browsing {
 		if target != "" {
