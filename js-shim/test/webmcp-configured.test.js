@@ -14,8 +14,12 @@ const { dist } = require("../testsupport.js");
 
 test("webmcp: a configured page's tools come from the module, not from the configuration", async (t) => {
   if (!fs.existsSync(path.join(dist, "pling.wasm"))) return t.skip("pling.wasm is not built; run make wasm");
-  let loaded = false;
-  const pling = createPling(() => { loaded = true; return loadModule(dist); }, { expose: ["shop.*"] });
+  // The module waits until the test has looked at what the mirror
+  // registered before it: a module that loads fast would list the tools
+  // itself, as it should, and hide what the mirror did.
+  let loaded = false, release;
+  const gate = new Promise((r) => { release = r; });
+  const pling = createPling(() => { loaded = true; return gate.then(() => loadModule(dist)); }, { expose: ["shop.*"] });
   pling.configure({ expose: ["*"] });
   pling.action({ id: "shop.add", title: "Add", run: () => true });
   const registered = [];
@@ -26,6 +30,7 @@ test("webmcp: a configured page's tools come from the module, not from the confi
   vm.runInContext(fs.readFileSync(path.join(__dirname, "..", "webmcp.js"), "utf8"), ctx);
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(registered, [], "tools were listed from the configuration before the module ran");
+  release();
   await pling.ready;
   await pling._webmcp.sync();
   assert.equal(loaded, true);
