@@ -80,8 +80,12 @@ func TestSweeperFairOnABacklog(t *testing.T) {
 	}
 	db.Close()
 
+	// Batches of 25 rows: the backlog takes rows/25 rounds, each followed
+	// by a pause of at least 5 ms, so one sweep of it needs at least
+	// 6 s whatever the machine's speed, three times the deadline (with
+	// SQLite's 100 a fast machine swept 30,000 rows within the 2 s).
 	srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
-		Retention: authority.RetentionConfig{SweepTimeout: 2 * time.Second, SweepEvery: time.Hour}})
+		Retention: authority.RetentionConfig{SweepTimeout: 2 * time.Second, SweepEvery: time.Hour, SweepBatch: 25}})
 	if err != nil {
 		t.Fatal(err)
 	}
