@@ -34,16 +34,7 @@ func TestWatchDescribesWhenChanged(t *testing.T) {
 		Run:    func(context.Context, *runtime.Call) (any, error) { return count.Add(1), nil }}); err != nil {
 		t.Fatal(err)
 	}
-	inner := agent.InProcess(rt)
-	var describes atomic.Int64
-	tr := agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
-		var m struct{ Method string }
-		_ = json.Unmarshal(raw, &m)
-		if m.Method == "describe" {
-			describes.Add(1)
-		}
-		return inner.RoundTrip(ctx, raw)
-	})
+	tr, describes := countDescribes(rt)
 	var mu sync.Mutex
 	mark := "m1"
 	setMark := func(m string) { mu.Lock(); mark = m; mu.Unlock() }
@@ -78,7 +69,7 @@ func TestWatchDescribesWhenChanged(t *testing.T) {
 	}
 
 	setMark("m2")
-	waitDescribes(t, &describes, 2)
+	waitDescribes(t, describes, 2)
 	time.Sleep(200 * time.Millisecond)
 	if n := describes.Load(); n != 2 {
 		t.Errorf("%d describes after the mark moved once, want 2", n)
@@ -87,7 +78,7 @@ func TestWatchDescribesWhenChanged(t *testing.T) {
 	b.mu.Lock()
 	b.quiet = 50 * time.Millisecond
 	b.mu.Unlock()
-	waitDescribes(t, &describes, 3)
+	waitDescribes(t, describes, 3)
 }
 
 func waitDescribes(t *testing.T, describes *atomic.Int64, want int64) {
@@ -118,16 +109,7 @@ func TestRowCallsDoNotDescribe(t *testing.T) {
 		Run: func(_ context.Context, c *runtime.Call) (any, error) { return "paid " + c.Record, nil }}); err != nil {
 		t.Fatal(err)
 	}
-	inner := agent.InProcess(rt)
-	var describes atomic.Int64
-	tr := agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
-		var m struct{ Method string }
-		_ = json.Unmarshal(raw, &m)
-		if m.Method == "describe" {
-			describes.Add(1)
-		}
-		return inner.RoundTrip(ctx, raw)
-	})
+	tr, describes := countDescribes(rt)
 	cs, _ := valueClient(t, NewBridge(agent.New(tr)))
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -160,4 +142,19 @@ func TestRowCallsDoNotDescribe(t *testing.T) {
 	if n := describes.Load() - start; n < 1 || n > 3 {
 		t.Errorf("%d describes after a row the page does not have, want 1 to 3", n)
 	}
+}
+
+// countDescribes is a transport to rt in process and the count of the
+// describes it carried.
+func countDescribes(rt *runtime.Runtime) (agent.Transport, *atomic.Int64) {
+	inner := agent.InProcess(rt)
+	var describes atomic.Int64
+	return agent.TransportFunc(func(ctx context.Context, raw []byte) ([]byte, error) {
+		var m struct{ Method string }
+		_ = json.Unmarshal(raw, &m)
+		if m.Method == "describe" {
+			describes.Add(1)
+		}
+		return inner.RoundTrip(ctx, raw)
+	}), &describes
 }
