@@ -41,6 +41,16 @@ type webmcpConsumer struct {
 	call func(ctx context.Context, tool string, args map[string]any) (string, error)
 }
 
+// webmcpConsumers are the consumers the WebMCP tests drive, each started
+// attached to the test's browser.
+var webmcpConsumers = []struct {
+	name  string
+	start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
+}{
+	{"chrome-devtools-mcp", startChromeDevToolsMCP},
+	{"playwright-mcp", startPlaywrightMCP},
+}
+
 // toolHints are the annotations a consumer shows its model for a tool.
 type toolHints struct{ ReadOnly, Consequential bool }
 
@@ -57,13 +67,7 @@ func TestWebMCPClients(t *testing.T) {
 		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
 	}
 	d := dist(t)
-	for _, c := range []struct {
-		name  string
-		start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
-	}{
-		{"chrome-devtools-mcp", startChromeDevToolsMCP},
-		{"playwright-mcp", startPlaywrightMCP},
-	} {
+	for _, c := range webmcpConsumers {
 		t.Run(c.name, func(t *testing.T) {
 			site := startBrowserSite(t, d, nil, chromedp.Flag("enable-experimental-web-platform-features", true))
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)

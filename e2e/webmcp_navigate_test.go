@@ -42,13 +42,7 @@ func TestWebMCPNavigatingTool(t *testing.T) {
 		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
 	}
 	d := dist(t)
-	for _, c := range []struct {
-		name  string
-		start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
-	}{
-		{"playwright-mcp", startPlaywrightMCP},
-		{"chrome-devtools-mcp", startChromeDevToolsMCP},
-	} {
+	for _, c := range webmcpConsumers {
 		t.Run(c.name, func(t *testing.T) {
 			// What the server received, by path: the posted name, or the query.
 			got := make(chan string, 16)
