@@ -337,14 +337,7 @@ Object.defineProperty(document, "readyState", { get() { throw new Error("no"); }
 // would receive it.
 func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
 	browserTest(t)
-	t.Setenv("PLING_CDP_TAB", "")
-	t.Setenv(sessionEnv, "")
-	t.Setenv(tokenDirEnv, t.TempDir())
-	rt := runtime.New(runtime.WithExpose("*"))
-	rt.DeclareAction(runtime.Action{ID: "hello", Title: "Say hello",
-		Run: func(context.Context, *runtime.Call) (any, error) { return "hi", nil }})
-	b := newSurfacePage(t, "localhost", rt, map[string]string{"/b": `<!doctype html><title>B</title><script>` + proxyJS + `</script>`})
-	a := newSurfacePage(t, "127.0.0.1", nil, map[string]string{"/a": "redirect:" + b.base + "/b"})
+	a, b := redirectToAnotherOrigin(t)
 	tokA, tokB := fakeToken(a.base), fakeToken(b.base)
 	for origin, tok := range map[string]string{a.base: tokA, b.base: tokB} {
 		path, err := tokenFileFor(origin)
@@ -380,14 +373,7 @@ func TestDescribeUsesTheTokenOfTheOriginItEndsOn(t *testing.T) {
 // receives nothing, and never A's token.
 func TestInvokeRefusesTokenForAnotherOrigin(t *testing.T) {
 	browserTest(t)
-	t.Setenv("PLING_CDP_TAB", "")
-	t.Setenv(sessionEnv, "")
-	t.Setenv(tokenDirEnv, t.TempDir())
-	rt := runtime.New(runtime.WithExpose("*"))
-	rt.DeclareAction(runtime.Action{ID: "hello", Title: "Say hello",
-		Run: func(context.Context, *runtime.Call) (any, error) { return "hi", nil }})
-	b := newSurfacePage(t, "localhost", rt, map[string]string{"/b": `<!doctype html><title>B</title><script>` + proxyJS + `</script>`})
-	a := newSurfacePage(t, "127.0.0.1", nil, map[string]string{"/a": "redirect:" + b.base + "/b"})
+	a, b := redirectToAnotherOrigin(t)
 	code, _, stderr := runPling(t, "invoke", a.base+"/a", "hello", "--session", fakeToken(a.base))
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
@@ -403,4 +389,20 @@ func TestInvokeRefusesTokenForAnotherOrigin(t *testing.T) {
 	if got := b.requests(); len(got) != 0 {
 		t.Errorf("B received %v", got)
 	}
+}
+
+// redirectToAnotherOrigin starts page A on one origin, whose /a
+// redirects to /b on page B's origin, where a runtime offers "hello";
+// pling runs with no session, tab or stored token of the environment's.
+func redirectToAnotherOrigin(t *testing.T) (a, b *surfacePage) {
+	t.Helper()
+	t.Setenv("PLING_CDP_TAB", "")
+	t.Setenv(sessionEnv, "")
+	t.Setenv(tokenDirEnv, t.TempDir())
+	rt := runtime.New(runtime.WithExpose("*"))
+	rt.DeclareAction(runtime.Action{ID: "hello", Title: "Say hello",
+		Run: func(context.Context, *runtime.Call) (any, error) { return "hi", nil }})
+	b = newSurfacePage(t, "localhost", rt, map[string]string{"/b": `<!doctype html><title>B</title><script>` + proxyJS + `</script>`})
+	a = newSurfacePage(t, "127.0.0.1", nil, map[string]string{"/a": "redirect:" + b.base + "/b"})
+	return a, b
 }
