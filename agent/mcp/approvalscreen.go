@@ -113,6 +113,9 @@ const pendingKeep = 10 * time.Minute
 // approval screen, under a fresh request state; the invoke goes on.
 func (b *Bridge) invokeAskingHost(ctx context.Context, req *sdk.CallToolRequest, capability string, input map[string]any,
 	rec, note string, deferred bool) (*sdk.CallToolResult, error) {
+	// What the call sends, read before the invoke may go on with input
+	// (a record it looks up again).
+	sent := inputJSON(input)
 	// The invoke outlives this request (it waits for the person while
 	// the host asks them); it ends with the host's call after it, with a
 	// decline, or with the page's own wait for the approval.
@@ -124,7 +127,6 @@ func (b *Bridge) invokeAskingHost(ctx context.Context, req *sdk.CallToolRequest,
 		defer cancel()
 		pc.res, pc.err = b.invokeTool(ictx, ictx, req, capability, input, rec, note, deferred, pc)
 	}()
-	sent := inputJSON(input)
 	for ignored := 0; ; {
 		var w agent.Waiting
 		select {
