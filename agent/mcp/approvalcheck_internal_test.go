@@ -26,7 +26,7 @@ func TestApprovalOfCall(t *testing.T) {
 		t.Helper()
 		exp := time.Now().Add(5 * time.Minute).UnixMilli()
 		code, out := authoritytest.Call(t, a.URL, http.MethodPost, "/v1/approvals", s.Token, map[string]any{"sessionId": s.SID, "audience": site,
-			"request": runtime.ApprovalRequest{Capability: capability, Input: input, Session: "sha256:" + strings.Repeat("a", 64), RequestID: requestID, ExpiresAtMs: exp},
+			"request":   runtime.ApprovalRequest{Capability: capability, Input: input, Session: "sha256:" + strings.Repeat("a", 64), RequestID: requestID, ExpiresAtMs: exp},
 			"challenge": map[string]any{"binding": "sha256:" + strings.Repeat("0", 64), "capability": capability, "title": "Refund", "expiresAtMs": exp}})
 		if code != http.StatusCreated {
 			t.Fatalf("approval: %d %v", code, out)
