@@ -139,6 +139,7 @@ func (s *Server) routeApprovals(m *http.ServeMux) {
 	m.HandleFunc("POST /v1/approvals/{id}/approve", s.operator(s.decideApproval(StatusApproved)))
 	m.HandleFunc("POST /v1/approvals/{id}/deny", s.operator(s.decideApproval(StatusDenied)))
 	m.HandleFunc("POST /v1/approvals/{id}/token", s.collectApproval)
+	m.HandleFunc("GET /v1/sessions/{id}/approvals/{aid}", s.sessionApproval)
 }
 
 func (s *Server) approvals(w http.ResponseWriter) (ApprovalStore, bool) {
@@ -259,6 +260,39 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal([]byte(a.Challenge), &shown)
 	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "audience": a.Audience, "sessionId": a.SessionID, "binding": a.Binding,
 		"request": shown.Request, "page": shown.Page, "status": status, "expiresAtMs": a.ExpiresMs})
+}
+
+// sessionApproval: GET /v1/sessions/{id}/approvals/{aid} with the
+// session's own token as bearer → 200 {id, capability, requestId, input,
+// status, expiresAtMs}: what an approval of that session asks, so that an
+// agent can tell whether the approval a page names is the one for the
+// call it made before it asks its host to open the screen (a page script
+// can name any approval id). Another session's approval, or none, is 404
+// alike; the page's own words are not given.
+func (s *Server) sessionApproval(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.approvals(w)
+	if !ok {
+		return
+	}
+	se, ok := s.sessionByBearer(w, r, r.PathValue("id"))
+	if !ok {
+		return
+	}
+	a, err := st.Approval(r.Context(), r.PathValue("aid"))
+	if err == nil && a.SessionID != se.ID {
+		err = ErrNotFound
+	}
+	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such approval of this session") {
+		return
+	}
+	status := a.Status
+	if status == StatusPending && s.nowMs() >= a.ExpiresMs {
+		status = StatusExpired
+	}
+	var shown approvalShown
+	_ = json.Unmarshal([]byte(a.Challenge), &shown)
+	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "capability": shown.Request.Capability, "requestId": shown.Request.RequestID,
+		"input": shown.Request.Input, "status": status, "expiresAtMs": a.ExpiresMs})
 }
 
 // decideApproval: POST /v1/approvals/{id}/approve|deny (operator), once.

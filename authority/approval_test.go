@@ -354,3 +354,61 @@ func TestApprovalOnlyForTheSendersAudience(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionReadsItsApproval: GET /v1/sessions/{id}/approvals/{aid}
+// answers the session's own token with what its approval asks and how it
+// stands (what pling mcp checks before it asks its host to open a
+// screen), and nothing of another session's approval.
+func TestSessionReadsItsApproval(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open opener) {
+		f := newFixture(t, open())
+		sid, tok := f.session()
+		otherSID, otherTok := f.session()
+		rq := approvalRequest("ord_1", f.clock.Load()+120_000)
+		st, b := f.call("POST", "/v1/approvals", tok, approvalBody(sid, rq))
+		if st != 201 {
+			t.Fatalf("create: %d %v", st, b)
+		}
+		id := b["id"].(string)
+		path := func(s string) string { return "/v1/sessions/" + s + "/approvals/" + id }
+		read := func(status string) map[string]any {
+			return map[string]any{"id": id, "capability": "refund@order", "requestId": "r-ord_1",
+				"input": map[string]any{"record": "ord_1", "reason": "damaged", "amount": 12.5}, "status": status, "expiresAtMs": float64(rq.ExpiresAtMs)}
+		}
+		type step struct {
+			name, path, auth string
+			status           int
+			want             map[string]any
+			wantCode         string
+		}
+		for _, s := range []step{
+			{name: "its own", path: path(sid), auth: tok, status: 200, want: read("pending")},
+			{name: "another session's token", path: path(sid), auth: otherTok, status: 401, wantCode: "DELEGATION_CREDENTIAL_INVALID"},
+			{name: "another session asks for it", path: path(otherSID), auth: otherTok, status: 404, wantCode: "DELEGATION_NOT_FOUND"},
+			{name: "no such approval", path: "/v1/sessions/" + sid + "/approvals/nosuchapproval", auth: tok, status: 404, wantCode: "DELEGATION_NOT_FOUND"},
+			{name: "no bearer", path: path(sid), status: 401, wantCode: "DELEGATION_CREDENTIAL_INVALID"},
+		} {
+			t.Run(s.name, func(t *testing.T) {
+				st, b := f.call("GET", s.path, s.auth, nil)
+				if st != s.status {
+					t.Errorf("status %d, want %d (%v)", st, s.status, b)
+				}
+				if s.wantCode != "" {
+					if code(b) != s.wantCode {
+						t.Errorf("code %q, want %q (%v)", code(b), s.wantCode, b)
+					}
+					return
+				}
+				if diff := cmp.Diff(s.want, b); diff != "" {
+					t.Errorf("body (-want +got)\n%s", diff)
+				}
+			})
+		}
+		if st, b := f.call("POST", "/v1/approvals/"+id+"/approve", opKey, nil); st != 200 {
+			t.Fatalf("approve: %d %v", st, b)
+		}
+		if st, b := f.call("GET", path(sid), tok, nil); st != 200 || b["status"] != "approved" {
+			t.Errorf("after approval: %d %v", st, b)
+		}
+	})
+}

@@ -6,10 +6,10 @@ import (
 )
 
 // CORS for the routes a page calls from the browser (docs/authority.md
-// "Pages that follow the authority"): the keys, the revocation feed and
-// the shared replay guard. Only the origins the authority issues for (its
-// audiences) are allowed, each by its exact value; any other origin gets
-// no CORS headers, so the browser keeps the answer from it. The operator
+// "Pages that follow the authority"): the keys, the revocation feed, the
+// shared replay guard, the sessions' invoke limit and the approvals. Only
+// the origins the authority issues for (its audiences) are allowed, each
+// by its exact value; any other origin gets no CORS headers, so the browser keeps the answer from it. The operator
 // and delegation routes are never offered to a browser origin.
 
 // pageRoute reports whether the path is one a page calls, with the
@@ -20,6 +20,8 @@ func pageRoute(path string) (methods string, ok bool) {
 		return "GET", true
 	case strings.HasPrefix(path, "/v1/sessions/") && strings.Contains(path, "/requests/"):
 		return "POST, PUT", true
+	case strings.HasPrefix(path, "/v1/sessions/") && strings.HasSuffix(path, "/invokes"):
+		return "POST", true
 	case path == "/v1/approvals", strings.HasPrefix(path, "/v1/approvals/") && strings.HasSuffix(path, "/token"):
 		return "POST", true
 	}

@@ -131,17 +131,19 @@ type Server struct {
 	createLimit rateLimiter // nil: off
 	// approvalLimit is POST /v1/approvals' per-address limit (nil: off).
 	approvalLimit rateLimiter
-	limited       prometheus.Counter
-	waiters       atomic.Int64 // long-polls parked on the feed now
-	waitersG      prometheus.GaugeFunc
-	instanceID    string // names this instance in the store's leases
-	sweeps        sweepMetrics
-	feed          feedSlots
-	epochC        epochCache
-	metricsReg    metricsRegistry
-	screenKey     []byte // the screens' CSRF tokens and pseudonyms (screen.go)
-	screenCOP     *http.CrossOriginProtection
-	passkeys      *passkeys // nil: passkeys off (passkey.go)
+	// invokes keeps the delegated sessions' invoke buckets (invokelimit.go).
+	invokes    RateStore
+	limited    prometheus.Counter
+	waiters    atomic.Int64 // long-polls parked on the feed now
+	waitersG   prometheus.GaugeFunc
+	instanceID string // names this instance in the store's leases
+	sweeps     sweepMetrics
+	feed       feedSlots
+	epochC     epochCache
+	metricsReg metricsRegistry
+	screenKey  []byte // the screens' CSRF tokens and pseudonyms (screen.go)
+	screenCOP  *http.CrossOriginProtection
+	passkeys   *passkeys // nil: passkeys off (passkey.go)
 }
 
 // NewServer returns a Server; it creates a signing key when the store has
@@ -212,7 +214,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, revoked: make(chan struct{}), storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "pling_authority_store_errors_total", Help: "Store calls that failed."}), cont: newContinuity(),
-		createLimit: newCreateLimiter(cfg), approvalLimit: newApprovalLimiter(cfg),
+		createLimit: newCreateLimiter(cfg), approvalLimit: newApprovalLimiter(cfg), invokes: invokeBuckets(cfg.Store),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{Name: "pling_authority_rate_limited_total",
 			Help: "Delegation requests refused by the per-address rate limit."})}
 	s.instanceID, s.sweeps = "i"+randomID(12), newSweepMetrics()
@@ -270,6 +272,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	m.HandleFunc("GET "+passkeyScriptPath, s.servePasskeyScript)
 	m.HandleFunc("POST /v1/sessions/{id}/requests/{rid}", s.consumeRequest)
 	m.HandleFunc("PUT /v1/sessions/{id}/requests/{rid}/complete", s.completeRequest)
+	m.HandleFunc("POST /v1/sessions/{id}/invokes", s.takeInvoke)
 	s.mux = m
 	return s, nil
 }

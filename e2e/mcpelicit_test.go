@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -33,14 +35,19 @@ import (
 // opens that URL and clicks Approve, and the call completes with the
 // refund's result. Declined: the host's decline cancels the call, which
 // ends saying so; the person approving on the screen afterwards runs
-// nothing, as the page's count of refunded orders shows.
+// nothing, as the page's count of refunded orders shows. The host is told
+// when each screen it was asked to open is done with
+// (notifications/elicitation/complete). Spoofed: a script of the page
+// that names another approval of the session in a pling:waiting of its
+// own gets nothing opened: the host is asked only for the call's own.
 func TestMCPApprovalScreenInHost(t *testing.T) {
 	if plingmcp.ApprovalPath != authority.ApprovalPath {
 		t.Fatalf("mcp.ApprovalPath %q, the authority serves its screen at %q", plingmcp.ApprovalPath, authority.ApprovalPath)
 	}
 	site, ctx := startAuthoritySite(t)
 	origin, authURL := site.origin, site.auth.URL
-	token := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"}).Token
+	grant := site.auth.DeviceGrant(t, authoritytest.Grant{Audience: origin, Scope: []string{"*"}, Agent: "agent-1"})
+	token := grant.Token
 	bctx, devTools := launchBrowser(t, ctx)
 	bin := buildPlingBinary(t)
 
@@ -48,7 +55,7 @@ func TestMCPApprovalScreenInHost(t *testing.T) {
 	// demo's orders are the same on every load).
 	p := openTab(t, ctx, devTools, origin+"/orders/?approvals=authority&tab=test", 20*time.Second)
 	tb := &tab{t: t, pageConn: &pageConn{page: p, ctx: p.Context(), agent: agent.New(p, agent.WithSession(token), agent.WithIDPrefix("e2e-elicit"))}}
-	orders := refundable(t, tb, 4)
+	orders := refundable(t, tb, 6)
 
 	// The hosts of today speak 2025-11-25 (the SDK asks them inside the
 	// call); a host on a later version gets the call's "input required"
@@ -59,19 +66,20 @@ func TestMCPApprovalScreenInHost(t *testing.T) {
 			name = "latest"
 		}
 		t.Run(name, func(t *testing.T) {
-			testApprovalScreenInHost(t, ctx, bctx, bin, devTools, origin, authURL, token, version, site.auth.OperatorKey, orders[2*i:2*i+2])
+			testApprovalScreenInHost(t, ctx, bctx, bin, devTools, origin, authURL, grant.SID, token, version, site.auth.OperatorKey, orders[3*i:3*i+3])
 		})
 	}
 }
 
 // testApprovalScreenInHost is TestMCPApprovalScreenInHost with a host on
-// protocol version ("" the SDK's latest), refunding orders[0] (approved)
-// and orders[1] (declined).
-func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devTools, origin, authURL, token, version, operatorKey string, orders []schema.RecordItem) {
+// protocol version ("" the SDK's latest), refunding orders[0] (approved),
+// orders[1] (declined) and orders[2] (spoofed, then declined).
+func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devTools, origin, authURL, sid, token, version, operatorKey string, orders []schema.RecordItem) {
 	type asked struct {
 		params *sdk.ElicitParams
 	}
 	elicited := make(chan asked, 4)
+	completed := make(chan string, 8)
 	var answer atomic.Value
 	answer.Store("accept")
 	stderr := &syncbuf.Buffer{}
@@ -84,6 +92,9 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			elicited <- asked{req.Params}
 			return &sdk.ElicitResult{Action: answer.Load().(string)}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
+			completed <- req.Params.ElicitationID
 		},
 	})
 	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
@@ -165,6 +176,23 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 		}()
 		return out
 	}
+	lastElicitation := ""
+	// completes waits for the host to be told that the screen of
+	// elicitation id is done with.
+	completes := func(t *testing.T, id string) {
+		t.Helper()
+		for deadline := time.After(30 * time.Second); ; {
+			select {
+			case got := <-completed:
+				if got == id {
+					return
+				}
+				t.Logf("a completion notice for %q", got)
+			case <-deadline:
+				t.Fatalf("pling mcp sent no notifications/elicitation/complete for %q in 30 s", id)
+			}
+		}
+	}
 	screenURL := func(t *testing.T) string {
 		t.Helper()
 		select {
@@ -175,6 +203,7 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 			if !strings.Contains(a.params.Message, "refund") {
 				t.Errorf("elicitation message %q does not name the action", a.params.Message)
 			}
+			lastElicitation = a.params.ElicitationID
 			return a.params.URL
 		case <-time.After(time.Minute):
 			t.Fatal("pling mcp asked the host to open no approval screen in a minute")
@@ -205,6 +234,7 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 		res := call(orders[0].ID)
 		u := screenURL(t)
 		person(t, u)
+		completes(t, lastElicitation)
 		select {
 		case r := <-res:
 			if r.IsError || !strings.HasPrefix(text(r), "Done") {
@@ -233,6 +263,7 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 		case <-time.After(time.Minute):
 			t.Fatal("the declined refund did not end in a minute")
 		}
+		completes(t, lastElicitation)
 		// Approving on the screen now runs nothing: the page cancelled the
 		// call.
 		person(t, u)
@@ -243,6 +274,60 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 		time.Sleep(3 * time.Second) // the page polls the authority every second
 		if after := refunded(t); after != before {
 			t.Errorf("the page says %q after the declined refund, %q before: it ran", after, before)
+		}
+	})
+
+	t.Run("spoofed", func(t *testing.T) {
+		// The attacker's approval: a real one of the same session (a page
+		// script holds the token), for another order and request.
+		decoyReq := map[string]any{"capability": "refund@order", "input": map[string]any{"record": orders[0].ID, "reason": "damaged"},
+			"session": "sha256:" + strings.Repeat("d", 64), "requestId": "decoy-" + strings.ReplaceAll(t.Name(), "/", "-"),
+			"expiresAtMs": time.Now().Add(5 * time.Minute).UnixMilli()}
+		code, out := authoritytest.Call(t, authURL, http.MethodPost, "/v1/approvals", token, map[string]any{"sessionId": sid, "audience": origin,
+			"request": decoyReq, "challenge": map[string]any{"binding": "sha256:" + strings.Repeat("0", 64), "capability": "refund@order",
+				"title": "Refund order", "expiresAtMs": decoyReq["expiresAtMs"]}})
+		if code != http.StatusCreated {
+			t.Fatalf("the decoy approval: HTTP %d %v", code, out)
+		}
+		decoy, _ := out["id"].(string)
+		refunded(t) // attached to pling mcp's tab
+		// A script of the page names the decoy in a pling:waiting of its
+		// own, for the call's request, as soon as the page says it asks.
+		spoof := `(() => { let fired = false; addEventListener("pling:waiting", (e) => {
+  const d = e.detail || {};
+  if (fired || d.kind !== "approval" || d.approval) return;
+  fired = true;
+  dispatchEvent(new CustomEvent("pling:waiting", { detail: { id: d.id, capability: d.capability, kind: "approval", approval: ` + strconv.Quote(decoy) + `, timeoutMs: 60000 } }));
+}); return true; })()`
+		sctx, scancel := context.WithTimeout(theirs, waitLimit)
+		if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](spoof)); err != nil {
+			scancel()
+			t.Fatalf("installing the spoofing script: %v", err)
+		}
+		scancel()
+		answer.Store("decline")
+		res := call(orders[2].ID)
+		u := screenURL(t)
+		if strings.HasSuffix(u, "?id="+decoy) {
+			t.Fatalf("pling mcp asked the host to open the page script's approval %s for the refund of %s", u, orders[2].ID)
+		}
+		id := u[strings.Index(u, "?id=")+len("?id="):]
+		code, got := authoritytest.Call(t, authURL, http.MethodGet, "/v1/approvals/"+id, operatorKey, nil)
+		rq, _ := got["request"].(map[string]any)
+		in, _ := rq["input"].(map[string]any)
+		if code != http.StatusOK || fmt.Sprint(in["record"]) != orders[2].ID {
+			t.Errorf("the screen the host was asked to open is of %v (HTTP %d), want the refund of %s", got["request"], code, orders[2].ID)
+		}
+		select {
+		case r := <-res:
+			if !r.IsError || !strings.HasPrefix(text(r), "Cancelled: the person declined") {
+				t.Fatalf("the refund the person declined answered: %s", text(r))
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the declined refund did not end in a minute")
+		}
+		if !strings.Contains(stderr.String(), "not this call's") {
+			t.Errorf("pling mcp did not say it ignored the page's approval; its stderr:\n%s", stderr.String())
 		}
 	})
 }

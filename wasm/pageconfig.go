@@ -102,6 +102,14 @@ func initPage(args []safejs.Value) (any, error) {
 			return nil, err
 		}
 		follower, opts = f, append(opts, aopts...)
+		// A delegated session's invoke limit is kept at the authority,
+		// one bucket per session, so the page's tabs and reloads share
+		// its burst (docs/authority.md "Invoke limit").
+		rl := runtime.DefaultRateLimit()
+		if r := c.RateLimit; r != nil {
+			rl = runtime.RateLimit{Describe: runtime.Bucket(r.Describe), Invoke: runtime.Bucket(r.Invoke)}
+		}
+		opts = append(opts, runtime.WithLimiter(f.Limiter(rl)))
 		if c.Approvals == "authority" {
 			// The person approves on the authority's screen; the in-page
 			// dialog and the page's approve hook are never asked, so

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -28,7 +29,11 @@ import (
 // under the person's own session with the authority, and the page still
 // runs only what the authority signed; the host's answer only informs:
 // decline or cancel cancels the call, so nothing runs later; accept keeps
-// waiting for the page's outcome. A page approval (approvals "page") has
+// waiting for the page's outcome. The page only names the approval's id,
+// and any script of the page can name another: the bridge opens an
+// approval only once the authority says it is this call's
+// (approvalcheck.go), and tells the host when it is done with
+// (notifications/elicitation/complete). A page approval (approvals "page") has
 // no authority's id, and is never asked in the host: the person is in the
 // browser there.
 
@@ -91,7 +96,7 @@ type pendingCall struct {
 func (pc *pendingCall) screen(w agent.Waiting) {
 	select {
 	case pc.screens <- w:
-	default: // one screen a call: the first
+	default: // a few held at once: the call checks them in turn and opens the first that is its own
 	}
 }
 
@@ -108,46 +113,106 @@ const pendingKeep = 10 * time.Minute
 // approval screen, under a fresh request state; the invoke goes on.
 func (b *Bridge) invokeAskingHost(ctx context.Context, req *sdk.CallToolRequest, capability string, input map[string]any,
 	rec, note string, deferred bool) (*sdk.CallToolResult, error) {
+	// What the call sends, read before the invoke may go on with input
+	// (a record it looks up again).
+	sent := inputJSON(input)
 	// The invoke outlives this request (it waits for the person while
 	// the host asks them); it ends with the host's call after it, with a
 	// decline, or with the page's own wait for the approval.
 	ictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	pc := &pendingCall{screens: make(chan agent.Waiting, 1), done: make(chan struct{}), cancel: cancel,
+	pc := &pendingCall{screens: make(chan agent.Waiting, 4), done: make(chan struct{}), cancel: cancel,
 		session: req.Session, capability: capability}
 	go func() {
 		defer close(pc.done)
 		defer cancel()
 		pc.res, pc.err = b.invokeTool(ictx, ictx, req, capability, input, rec, note, deferred, pc)
 	}()
-	select {
-	case <-pc.done:
-		return pc.res, pc.err
-	case <-ctx.Done():
-		cancel()
-		<-pc.done
-		return pc.res, pc.err
-	case w := <-pc.screens:
-		u, ok := ApprovalScreenURL(b.screen, w.Approval)
-		state, registered := "", false
-		if ok {
-			state, registered = b.holdCall(pc)
-		}
-		if !registered {
-			select { // wait as without elicitations
-			case <-pc.done:
-			case <-ctx.Done():
-				cancel()
-				<-pc.done
-			}
+	for ignored := 0; ; {
+		var w agent.Waiting
+		select {
+		case <-pc.done:
 			return pc.res, pc.err
+		case <-ctx.Done():
+			cancel()
+			<-pc.done
+			return pc.res, pc.err
+		case w = <-pc.screens:
+		}
+		aa, why := b.approvalOfCall(ctx, w, capability, sent)
+		if why != "" {
+			// Any script of the page can name an approval: one that is
+			// not this call's is never shown to the person as this call's.
+			ignored++
+			b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: the page named an approval that is not this call's; not asking the host to open it",
+				slog.String("approval", pagetext.Line(w.Approval, 64)), slog.String("capability", pagetext.Line(capability, 80)),
+				slog.String("why", why))
+			if ignored < maxIgnoredScreens {
+				continue
+			}
+			return b.waitWithoutHost(ctx, pc, cancel)
+		}
+		u, _ := ApprovalScreenURL(b.screen, w.Approval)
+		state, registered := b.holdCall(pc)
+		if !registered {
+			return b.waitWithoutHost(ctx, pc, cancel)
 		}
 		msg := "Approve " + strconv.Quote(pagetext.Line(w.Capability, 80))
 		if rec != "" {
 			msg += " on " + strconv.Quote(pagetext.Line(rec, 80))
 		}
 		msg += "? The site asks you on its authority's approval screen, which shows exactly what will run: approve or deny there. Declining here cancels the call."
+		eid := "pling-approval-" + w.Approval
+		go b.completeWhenEnded(req.Session, pc, aa, eid)
 		return &sdk.CallToolResult{RequestState: state, InputRequests: sdk.InputRequestMap{
-			approvalInput: &sdk.ElicitParams{Mode: "url", URL: u, ElicitationID: "pling-approval-" + w.Approval, Message: msg}}}, nil
+			approvalInput: &sdk.ElicitParams{Mode: "url", URL: u, ElicitationID: eid, Message: msg}}}, nil
+	}
+}
+
+// maxIgnoredScreens bounds the approvals a call checks at the authority
+// and ignores (a page that keeps naming others): past it the call waits
+// as without elicitations.
+const maxIgnoredScreens = 8
+
+// waitWithoutHost waits for the call as when the host takes no
+// elicitations.
+func (b *Bridge) waitWithoutHost(ctx context.Context, pc *pendingCall, cancel context.CancelFunc) (*sdk.CallToolResult, error) {
+	select {
+	case <-pc.done:
+	case <-ctx.Done():
+		cancel()
+		<-pc.done
+	}
+	return pc.res, pc.err
+}
+
+// approvalPoll is how often the bridge asks the authority whether an
+// approval the host shows was decided.
+const approvalPoll = time.Second
+
+// completeWhenEnded tells the host, once, that the approval screen it was
+// asked to open is done with (notifications/elicitation/complete, MCP URL
+// elicitations): when the authority says the approval was approved,
+// denied or expired, or when the call ended (cancelled, declined, timed
+// out), whichever is first, so a host can close its prompt.
+func (b *Bridge) completeWhenEnded(ss *sdk.ServerSession, pc *pendingCall, a authorityApproval, eid string) {
+	if ss == nil {
+		return
+	}
+	t := time.NewTicker(approvalPoll)
+	defer t.Stop()
+	for ended := false; !ended; {
+		select {
+		case <-pc.done:
+			ended = true
+		case <-t.C:
+			r, err := a.read(context.Background())
+			ended = err == nil && r.Status != "pending"
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), approvalCheckTimeout)
+	defer cancel()
+	if err := ss.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: eid}); err != nil {
+		b.log.LogAttrs(ctx, slog.LevelWarn, "pling mcp: the elicitation's completion notice failed", slog.String("error", err.Error()))
 	}
 }
 

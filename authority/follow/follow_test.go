@@ -151,6 +151,13 @@ type page struct {
 // newPage starts a page on clock (nil: the wall clock) following a.
 func newPage(t *testing.T, a *authorityFixture, clock runtime.Clock, opts ...follow.Option) *page {
 	t.Helper()
+	return newPageWith(t, a, clock, nil, opts...)
+}
+
+// newPageWith is newPage with more runtime options, some of which want
+// the follower (with).
+func newPageWith(t *testing.T, a *authorityFixture, clock runtime.Clock, with func(*follow.Follower) []runtime.Option, opts ...follow.Option) *page {
+	t.Helper()
 	opts = append([]follow.Option{follow.WithWait(1)}, opts...)
 	if clock != nil {
 		opts = append(opts, follow.WithClock(clock))
@@ -165,6 +172,9 @@ func newPage(t *testing.T, a *authorityFixture, clock runtime.Clock, opts ...fol
 		runtime.WithSharedReplayGuard(f.ReplayGuard(nil))}
 	if clock != nil {
 		ropts = append(ropts, runtime.WithClock(clock))
+	}
+	if with != nil {
+		ropts = append(ropts, with(f)...)
 	}
 	p.rt = runtime.New(ropts...)
 	if _, err := p.rt.DeclareAction(runtime.Action{ID: "order.place", Title: "Place", Risk: "write",

@@ -111,9 +111,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl.Var(&proxies, "trusted-proxy", "a load balancer's address or CIDR (repeatable): its requests count against the X-Forwarded-For client, for the feed's per-client bound and --delegation-rate")
 	aud := audienceFlag{}
 	fl.Var(aud, "audience", "a page origin the authority issues for and the patterns it allows, e.g. https://shop.example=orders.*,cart.* (repeatable; default http://127.0.0.1:8080=*)")
-	passkeyOrigin := fl.String("passkey-origin", "", "this authority's origin as people's browsers open its screens (https://…; localhost for a test): turns on passkeys, registered at /passkeys")
-	passkeyApprovals := audienceFlag{}
-	fl.Var(passkeyApprovals, "passkey-approvals", "an audience and the capabilities whose approvals need the person's passkey, e.g. https://shop.example=refund@*,delete@* (repeatable; needs --passkey-origin)")
+	passkeys := addPasskeyFlags(fl)
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
 	}
@@ -161,7 +159,7 @@ func runAuthority(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			MaxPendingPerAudience: int64(limitOff(int(*maxPending))), MaxPendingPerAddress: int64(limitOff(int(*maxPendingAddr)))},
 		SeparateMetrics: *metricsAddr != "",
 		KEK:             kek, OldKEKs: oldKEKs, SealPlainKeys: *sealPlain, TrustedProxies: proxies, MaxFeedWaitersPerClient: *feedPerClient,
-		Passkeys: authority.PasskeyConfig{Origin: *passkeyOrigin, Approvals: passkeyApprovals}})
+		Passkeys: passkeys.config()})
 	if err != nil {
 		fmt.Fprintf(stderr, "pling authority: %v\n", err)
 		return 1

@@ -28,13 +28,15 @@ func init() {
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("serve", stderr,
 		"Usage: pling serve [--addr HOST:PORT] [--dist DIR] [--dir DIR] [--authority URL|embedded] [--gateway URL]",
+		"                   [--passkey-origin URL] [--passkey-approvals ORIGIN=PATTERNS]…",
 		"Serves the demo site (/shop/, /orders/, /settings/) and the module under /pling/,",
 		"precompressed, cross-origin isolated (COOP/COEP) so performance.now() is precise.",
 		"With --dir, serves your own pages from DIR instead, with Pling beside them at /pling/.",
 		"With --authority the pages follow the authority: they verify its session tokens, and "+demosite.ConsentPath,
 		"and "+demosite.ApprovalPath+" lead to its consent and approval screens, which are the authority's, on its",
 		"own origin. --authority embedded runs an authority in this process (in memory, on --authority-addr)",
-		"issuing for this site.",
+		"issuing for this site; --passkey-origin and --passkey-approvals turn on its passkeys as they do",
+		"pling authority's (an authority at a URL is configured where it runs).",
 	)
 	pages := fl.String("dir", "", "serve the pages in this directory (instead of the demo site), with Pling at /pling/")
 	addr := fl.String("addr", "127.0.0.1:8080", "the address to listen on (port 0 picks a free port)")
@@ -43,6 +45,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	quality := fl.Int("brotli", brotli.BestCompression, "brotli quality 0–11 for the module; files over 1 MiB start at 5 and are upgraded in the background")
 	authFlag := fl.String("authority", "", "the delegation authority: its URL, or embedded to run one here")
 	authAddr := fl.String("authority-addr", "127.0.0.1:8090", "where --authority embedded listens")
+	passkeys := addPasskeyFlags(fl)
 	if exit, ok := parseNoArgs(fl, args, stderr); !ok {
 		return exit
 	}
@@ -61,6 +64,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 	}
+	if passkeys.set() && *authFlag != "embedded" {
+		fmt.Fprintln(stderr, "pling serve: --passkey-origin and --passkey-approvals configure the embedded authority (--authority embedded); an authority at a URL takes them where it runs")
+		return 2
+	}
 	if *pages != "" {
 		if *authFlag != "" {
 			fmt.Fprintln(stderr, "pling serve: --authority plays the demo site's backend; it does not combine with --dir")
@@ -76,7 +83,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer ln.Close()
 	opts := serveOptions{brotli: *quality}
 	if *authFlag != "" {
-		auth, exit := startSiteAuthority(ctx, *authFlag, *authAddr, "http://"+ln.Addr().String(), stdout, stderr)
+		auth, exit := startSiteAuthority(ctx, *authFlag, *authAddr, "http://"+ln.Addr().String(), passkeys.config(), stdout, stderr)
 		if auth == nil {
 			return exit
 		}

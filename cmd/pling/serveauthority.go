@@ -21,11 +21,12 @@ type siteAuthority struct {
 }
 
 // startSiteAuthority connects pling serve to an authority (a URL) or runs
-// one (embedded) issuing for siteOrigin. nil means exit with the status.
+// one (embedded) issuing for siteOrigin, with passkeys. nil means exit
+// with the status.
 // The screens a person decides on are the authority's, on its origin; the
 // site only links them (demosite.ConsentPath, demosite.ApprovalPath), so
 // pling serve holds no operator key.
-func startSiteAuthority(ctx context.Context, which, embeddedAddr, siteOrigin string, stdout, stderr io.Writer) (*siteAuthority, int) {
+func startSiteAuthority(ctx context.Context, which, embeddedAddr, siteOrigin string, passkeys authority.PasskeyConfig, stdout, stderr io.Writer) (*siteAuthority, int) {
 	fail := func(code int, format string, a ...any) (*siteAuthority, int) {
 		fmt.Fprintf(stderr, "pling serve: "+format+"\n", a...)
 		return nil, code
@@ -48,7 +49,7 @@ func startSiteAuthority(ctx context.Context, which, embeddedAddr, siteOrigin str
 			return fail(1, "embedded authority: %v", err)
 		}
 		srv, err := authority.NewServer(ctx, authority.Config{Store: st, Audiences: map[string][]string{siteOrigin: {"*"}},
-			VerificationURI: authURL + authority.ConsentPath, Logger: slog.New(slog.NewTextHandler(stderr, nil))})
+			VerificationURI: authURL + authority.ConsentPath, Logger: slog.New(slog.NewTextHandler(stderr, nil)), Passkeys: passkeys})
 		if err != nil {
 			ln.Close()
 			st.Close()

@@ -22,6 +22,7 @@ func TestServeAuthorityUsage(t *testing.T) {
 		{"not a URL", []string{"--authority", "ftp://x"}, "--authority: want a URL or embedded"},
 		{"an operator key is no flag of serve", []string{"--authority", "embedded", "--operator-key-file", "k"}, "flag provided but not defined"},
 		{"the site's own origin", []string{"--addr", "127.0.0.1:18765", "--authority", "http://127.0.0.1:18765"}, "the site's own origin"},
+		{"passkeys are the embedded authority's", []string{"--authority", "http://127.0.0.1:1", "--passkey-origin", "http://localhost:1"}, "configure the embedded authority"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
