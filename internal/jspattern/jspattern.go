@@ -14,9 +14,7 @@
 package jspattern
 
 import (
-	"cmp"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -242,7 +240,9 @@ func (ps *parser) term() error {
 		ps.w(")")
 	case '.':
 		ps.i++
-		ps.set(negate([]rng{{'\n', '\n'}, {'\r', '\r'}, {0x2028, 0x2029}}))
+		if emitRegexp2 {
+			ps.set(negate([]rng{{'\n', '\n'}, {'\r', '\r'}, {0x2028, 0x2029}}))
+		}
 	case '[':
 		ps.i++
 		set, err := ps.class()
@@ -471,6 +471,10 @@ var (
 // backreference) as the set it matches, and whether it is a class escape
 // (\d, \s, \w and their negations), which cannot end a range.
 func (ps *parser) escape(inClass bool) ([]rng, bool, error) {
+	if c := ps.src[ps.i]; !emitRegexp2 && strings.ContainsRune("dDwWsS", c) {
+		ps.i++
+		return nil, true, nil // only the rewrite needs the set
+	}
 	switch ps.src[ps.i] {
 	case 'd':
 		ps.i++
@@ -598,8 +602,14 @@ type rng struct{ lo, hi rune }
 
 // normalize sorts and merges ranges.
 func normalize(set []rng) []rng {
-	s := slices.Clone(set)
-	slices.SortFunc(s, func(a, b rng) int { return cmp.Compare(a.lo, b.lo) })
+	// An insertion sort: a class has few ranges, and a generic sort would
+	// add its own instance to every binary.
+	s := append([]rng(nil), set...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].lo < s[j-1].lo; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 	var out []rng
 	for _, r := range s {
 		if n := len(out); n > 0 && r.lo <= out[n-1].hi+1 {
