@@ -102,7 +102,7 @@ test: deps vet tidy-check wasm test-go test-race test-node ## the whole suite: G
 test-go: wasm ## Go tests, including the conformance suite on every host
 	@echo "test-go: go test ./... (every package, browsers and every conformance host; several minutes)"
 	PLING_DIST=$(CURDIR)/$(DIST) PLING_REQUIRE_NPM=1 $(GO) test -count=1 -timeout 30m ./...
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/ ./internal/jspattern/
 
 test-race: wasm ## the race detector on every package (-short: the slowest tests skip, saying why)
 	@echo "test-race: go test -race -short ./... (several minutes)"

@@ -3,10 +3,8 @@ package errors
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -64,7 +62,7 @@ func Redact(details map[string]any) map[string]any {
 // replaced, and cut to MaxDetailsChars. It is for free text such as a
 // message that came from page code.
 func RedactString(s string) string {
-	s = credentialPattern().ReplaceAllString(s, Redacted)
+	s = replaceCredentials(s)
 	return truncateString(s, MaxDetailsChars)
 }
 
@@ -106,24 +104,6 @@ func sensitiveKey(k string) bool {
 	return false
 }
 
-// credentialPattern finds credential-looking text: HTTP auth schemes, JWTs,
-// Pling tokens, and common API key prefixes.
-// It is compiled on first use: module start-up (pling.wasm) should not pay
-// for it.
-var credentialPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(
-		`(?i)\b(?:bearer|basic|digest)\s+[A-Za-z0-9._~+/=-]{8,}` +
-			`|\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` +
-			// Pling's own delegation token, pl1.<kid>.<payload>.<signature>,
-			// also without its signature; a short payload (pl1.cart.add)
-			// is an id, not a token.
-			`|\bpl1\.[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?` +
-			`|\b(?:sk|pk|rk)[-_][A-Za-z0-9_-]{12,}` +
-			`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-			`|\bAKIA[0-9A-Z]{16}\b` +
-			`|(?i)\b(?:access_token|refresh_token|id_token|token|password|passwd|api_key|apikey|secret|client_secret|sig|signature)=[^&\s"']+`)
-})
-
 func normalize(v any) any {
 	// Numbers go through JSON too: a NaN or an invalid json.Number cannot
 	// be encoded, which would defeat the cap and MarshalJSON.
@@ -147,8 +127,8 @@ func normalize(v any) any {
 func redactValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		if credentialPattern().MatchString(x) {
-			return credentialPattern().ReplaceAllString(x, Redacted)
+		if hasCredential(x) {
+			return replaceCredentials(x)
 		}
 		return x
 	case map[string]any:

@@ -429,7 +429,7 @@ func validateParam(id, field string, p *Param, depth int) error {
 			return declErr(k, id, field+".pattern", "is too long")
 		}
 		if _, err := compilePattern(p.Pattern); err != nil {
-			return declErr(k, id, field+".pattern", "is not a valid regular expression")
+			return declErr(k, id, field+".pattern", "is not a pattern Pling accepts (ECMAScript with the u flag): "+err.Error())
 		}
 	}
 	if p.Items != nil {

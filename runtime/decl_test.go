@@ -148,7 +148,8 @@ func TestDeclareActionRefusesBadDeclarations(t *testing.T) {
 		}, "params.qty"},
 		{"negative minItems", func(a *Action) { a.Params = map[string]Param{"qty": {Type: "array", MinItems: ptrI(-1)}} }, "params.qty"},
 		{"bad pattern", func(a *Action) { a.Params = map[string]Param{"qty": {Type: "string", Pattern: "a(b"}} }, "params.qty.pattern"},
-		{"pattern with a Perl lookahead", func(a *Action) { a.Params = map[string]Param{"qty": {Type: "string", Pattern: "(?=a)"}} }, "params.qty.pattern"},
+		{"pattern in RE2 syntax, not ECMAScript", func(a *Action) { a.Params = map[string]Param{"qty": {Type: "string", Pattern: "(?i)a"}} }, "params.qty.pattern"},
+		{"pattern outside the subset every host evaluates alike", func(a *Action) { a.Params = map[string]Param{"qty": {Type: "string", Pattern: `\p{L}`}} }, "params.qty.pattern"},
 		{"pattern too long", func(a *Action) {
 			a.Params = map[string]Param{"qty": {Type: "string", Pattern: strings.Repeat("a", 513)}}
 		}, "params.qty.pattern"},

@@ -6,13 +6,13 @@ import (
 	"maps"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/pling-go/pling/internal/jspattern"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
 )
@@ -128,7 +128,7 @@ func checkValue(p *Param, v any, path string, vs []Violation) []Violation {
 			add(fmt.Sprintf("must be at most %d characters", *p.MaxLength))
 		}
 		if p.Pattern != "" {
-			if re, err := compilePattern(p.Pattern); err != nil || !re.MatchString(s) {
+			if match, err := compilePattern(p.Pattern); err != nil || !match(s) {
 				add(patternReason(p))
 			}
 		}
@@ -243,18 +243,20 @@ func inEnum(enum []any, v any) bool {
 	return false
 }
 
-var patternCache sync.Map // string → *regexp.Regexp
+var patternCache sync.Map // string → func(string) bool
 
-// compilePattern compiles a parameter pattern (RE2 syntax, unanchored, as
-// JSON Schema's pattern is) once.
-func compilePattern(p string) (*regexp.Regexp, error) {
-	if re, ok := patternCache.Load(p); ok {
-		return re.(*regexp.Regexp), nil
+// compilePattern compiles a parameter pattern once: an ECMA-262 regular
+// expression with the u flag, unanchored, as JSON Schema's pattern is,
+// within the subset every host evaluates alike (internal/jspattern; in
+// the module the host's own RegExp evaluates it).
+func compilePattern(p string) (func(string) bool, error) {
+	if m, ok := patternCache.Load(p); ok {
+		return m.(func(string) bool), nil
 	}
-	re, err := regexp.Compile(p)
+	m, err := jspattern.Compile(p)
 	if err != nil {
 		return nil, err
 	}
-	patternCache.Store(p, re)
-	return re, nil
+	patternCache.Store(p, m)
+	return m, nil
 }

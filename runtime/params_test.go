@@ -79,7 +79,7 @@ func paramsCases() []paramsCase {
 		{"over maxLength", map[string]Param{"s": {Type: "string", MaxLength: ptrI(2)}}, map[string]any{"s": "abc"},
 			[]Violation{v("/s", "must be at most 2 characters")}, nil},
 
-		// Pattern: RE2, unanchored (JSON Schema semantics).
+		// Pattern: ECMAScript (u flag), unanchored (JSON Schema semantics).
 		{"pattern is a search", map[string]Param{"s": {Type: "string", Pattern: "[0-9]+"}}, map[string]any{"s": "abc123def"}, nil, nil},
 		{"pattern miss", map[string]Param{"s": {Type: "string", Pattern: "[0-9]+"}}, map[string]any{"s": "abc"},
 			[]Violation{v("/s", `does not match the pattern "[0-9]+"`)}, nil},

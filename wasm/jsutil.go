@@ -89,6 +89,7 @@ func initJS() error {
 			jsApply = f
 		}
 	}
+	initPattern()
 	return nil
 }
 

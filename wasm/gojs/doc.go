@@ -52,7 +52,9 @@
 // # Environment
 //
 // globalThis provides Object, Array, Uint8Array, Error, Date (with
-// getTimezoneOffset, from the host's time.Local), JSON (parse, stringify),
+// getTimezoneOffset, from the host's time.Local), RegExp (new RegExp(source,
+// "u") and test, for the ECMAScript subset internal/jspattern accepts, with
+// the evaluator native Go uses), JSON (parse, stringify),
 // console (log/info/debug to Stdout, warn/error to Stderr),
 // crypto.getRandomValues, performance.now, path.resolve, process (pid and
 // ids -1, getgroups [], umask, cwd "/", argv, env) and fs: writeSync and

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pling-go/pling/internal/jspattern"
 )
 
 // realm holds an instance's built-in prototypes. Objects made by the host
@@ -15,7 +17,7 @@ import (
 // realm's default for their class wherever they are examined, so one host
 // value can be handed to several instances.
 type realm struct {
-	objectProto, funcProto, arrayProto, u8Proto, errorProto, dateProto *Object
+	objectProto, funcProto, arrayProto, u8Proto, errorProto, dateProto, regexpProto *Object
 }
 
 // noProto ends a prototype chain (Object.prototype's [[Prototype]] is null).
@@ -39,6 +41,8 @@ func (r *realm) protoOf(o *Object) *Object {
 		return r.errorProto
 	case classDate:
 		return r.dateProto
+	case classRegExp:
+		return r.regexpProto
 	}
 	return r.objectProto
 }
@@ -103,6 +107,7 @@ func (i *Instance) newEnv(cfg Config) {
 	r.u8Proto = &Object{class: classObject}
 	r.errorProto = &Object{class: classObject}
 	r.dateProto = &Object{class: classObject}
+	r.regexpProto = &Object{class: classObject}
 
 	ctor := func(name string, proto *Object, construct func(args []Value) (Value, error)) *Function {
 		f := &Function{Object: Object{class: "Function"}, name: name, construct: construct, prototype: proto}
@@ -258,6 +263,28 @@ func (i *Instance) newEnv(cfg Config) {
 		return t.UTC().Format("2006-01-02T15:04:05.000Z"), nil
 	}))
 	g.set("Date", date)
+
+	// RegExp answers what the module asks of it, new RegExp(source, "u")
+	// and test, as a browser's or Node's would, for the patterns the
+	// module hands it (internal/jspattern: Check, then ForRegExp): the
+	// same evaluator native Go uses. Other flags throw.
+	g.set("RegExp", ctor("RegExp", r.regexpProto, func(args []Value) (Value, error) {
+		if flags := arg(args, 1); flags != "u" {
+			return nil, &Exception{newTypedError("SyntaxError", "Invalid flags supplied to RegExp constructor: only u is supported here")}
+		}
+		test, err := jspattern.Compile(ToString(arg(args, 0)))
+		if err != nil {
+			return nil, &Exception{newTypedError("SyntaxError", "Invalid regular expression: "+err.Error())}
+		}
+		return &Object{class: classRegExp, test: test}, nil
+	}))
+	r.regexpProto.set("test", method("test", func(this Value, args []Value) (Value, error) {
+		o, ok := this.(*Object)
+		if !ok || o.class != classRegExp {
+			return nil, throwType("RegExp.prototype.test called on an incompatible receiver")
+		}
+		return o.test(ToString(arg(args, 0))), nil
+	}))
 
 	g.set("JSON", NewObject(map[string]any{
 		"parse": NewFunc("parse", func(_ Value, args []Value) (Value, error) {

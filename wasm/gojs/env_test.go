@@ -298,3 +298,51 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("getRandomValues: %v, %x", err, r.Data)
 	}
 }
+
+// TestRegExp: new RegExp(source, "u") and test answer as ECMAScript does,
+// with the evaluator native Go uses, for what the module hands them
+// (a lookahead RE2 lacks, $ only at the very end); other flags and
+// patterns outside the subset throw a SyntaxError.
+func TestRegExp(t *testing.T) {
+	i, _, _ := newTestEnv(t)
+	ctor, err := i.get(i.global, "RegExp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, source, input string
+		want                bool
+	}{
+		{"lookahead", `^[^]*?(?:^(?=.*\d)[a-z0-9]+$)`, "abc1", true},
+		{"lookahead fails", `^[^]*?(?:^(?=.*\d)[a-z0-9]+$)`, "abc", false},
+		{"$ is the very end", `^[^]*?(?:^[a-z]+$)`, "abc\n", false},
+		{"unanchored search", `^[^]*?(?:\d)`, "ab1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			re, err := i.construct(ctor, []Value{tc.source, "u"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := i.callMethod(re, "test", []Value{tc.input})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("test(%q) = %v, want %v", tc.input, got, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, source, flags string }{
+		{"RE2 syntax", `(?i)a`, "u"},
+		{"named group", `(?<a>a)`, "u"},
+		{"flags other than u", `a`, "g"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := i.construct(ctor, []Value{tc.source, tc.flags})
+			var ex *Exception
+			if !errors.As(err, &ex) || ToString(ex.Value) == "" || !strings.HasPrefix(ToString(ex.Value), "SyntaxError") {
+				t.Errorf("new RegExp(%q, %q): %v, want a SyntaxError thrown", tc.source, tc.flags, err)
+			}
+		})
+	}
+}

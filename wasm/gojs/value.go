@@ -81,6 +81,7 @@ const (
 	classObject = "Object"
 	classError  = "Error"
 	classDate   = "Date"
+	classRegExp = "RegExp"
 )
 
 // Object is a JavaScript object with string-keyed properties kept in
@@ -91,8 +92,9 @@ type Object struct {
 	class string
 	proto *Object // nil: the default prototype for the class (see protoOf)
 	props []prop
-	index map[string]int // built once an object has many properties
-	date  time.Time      // class Date
+	index map[string]int    // built once an object has many properties
+	date  time.Time         // class Date
+	test  func(string) bool // class RegExp
 }
 
 type prop struct {
@@ -130,7 +132,7 @@ func newTypedError(name, message string) *Object {
 }
 
 // Class is the name of the built-in that made o: "Object", "Error", "Date",
-// "Array", "Uint8Array" or "Function".
+// "RegExp", "Array", "Uint8Array" or "Function".
 func (o *Object) Class() string { return o.class }
 
 func (o *Object) lookup(name string) (int, bool) {
