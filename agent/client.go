@@ -44,6 +44,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/waitnotice"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -224,7 +225,7 @@ type Waiting struct {
 // ctx is: a transport that carries the notice from the page calls it. The
 // notice reaches the invoke's OnWaiting only for the request id it sent.
 func ReportWaiting(ctx context.Context, w Waiting) {
-	runtime.NotifyWaiting(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
+	waitnotice.Notify(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
 		TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside, Approval: w.Approval})
 }
 
@@ -234,7 +235,7 @@ func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) co
 		f = c.cfg.onWaiting
 	}
 	log := c.cfg.logger
-	return runtime.ContextWithWaiting(ctx, func(w runtime.Waiting) {
+	return waitnotice.With(ctx, func(w runtime.Waiting) {
 		if w.RequestID != id {
 			return
 		}

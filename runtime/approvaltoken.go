@@ -36,10 +36,10 @@ type ApprovalClaims struct {
 	Summary   string `json:"sum,omitempty"`
 }
 
-// SessionDigest is the digest of the session a token opens, as an
-// approval's binding names it (ApprovalRequest.Session): what a server
-// compares an approval with the session token that came with it by.
-func SessionDigest(token string) string {
+// tokenSessionDigest is the digest of the session a token opens, as an
+// approval's binding names it (ApprovalRequest.Session; sessionkey.Digest,
+// which authority/follow calls).
+func tokenSessionDigest(token string) string {
 	sum := tokenDigest(token)
 	d, _ := canon.Digest(sessionKey(&sum))
 	return d

@@ -16,6 +16,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/idchars"
+	"github.com/pling-go/pling/internal/sessionkey"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -102,12 +103,12 @@ type verifiedCache struct {
 	m  map[[sha256.Size]byte]*verified
 }
 
-// verified is one cached token: its claims, and the *Session the gate
+// verified is one cached token: its claims, and the *gateSession the gate
 // hands to the pipeline (read-only there; the session key is the digest's
 // first half, the same for every verifier).
 type verified struct {
 	claims *Claims
-	sess   *Session
+	sess   *gateSession
 }
 
 func (c *verifiedCache) get(k [sha256.Size]byte) *verified {
@@ -226,7 +227,7 @@ func (v *TokenVerifier) verify(ctx context.Context, token string, sum [sha256.Si
 		if err != nil {
 			return nil, err
 		}
-		e = &verified{claims: c, sess: &Session{SurfaceSession: schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience,
+		e = &verified{claims: c, sess: &gateSession{SurfaceSession: schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience,
 			Scope: c.Scope, IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs, Agent: c.Agent}, key: sessionKey(&sum)}}
 	}
 	c := e.claims
@@ -307,12 +308,11 @@ func validPattern(p string) bool {
 	return idchars.Of(p, 1, 256, "._-@:*~")
 }
 
-// SessionKeyOf returns the key of the session a token opens: what
-// Session.Key returns and what a ReplayGuard is called with for it. It is
-// a digest, never the token, so a guard that needs to know which token a
-// key stands for (a shared guard in an authority) keeps its own map from
-// the keys of the tokens it verified.
-func SessionKeyOf(token string) string {
+func init() { sessionkey.Register(tokenSessionKey, tokenSessionDigest) }
+
+// tokenSessionKey is the key of the session a token opens
+// (sessionkey.Of, which authority/follow calls).
+func tokenSessionKey(token string) string {
 	sum := tokenDigest(token)
 	return sessionKey(&sum)
 }
