@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/pling-go/pling/internal/demosite"
 )
@@ -77,14 +75,11 @@ func serveBenchPages(ctx context.Context, dist string, poly []byte, quality int,
 		*f.s = compressedSizes(b, quality)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base, stop, err := serveLoopback(mux)
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	return &bbPages{base: "http://" + ln.Addr().String(), mux: mux, experiments: experiments,
-		close: func() { hs.Close() }}, nil
+	return &bbPages{base: base, mux: mux, experiments: experiments, close: stop}, nil
 }
 
 // writeBenchBrowser writes the report as JSON to out, the ARIA snapshots

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -255,13 +254,7 @@ func serveRowsPage(dist string) (base string, stop func(), err error) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, benchRowsPage)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
+	return serveLoopback(mux)
 }
 
 type brPageEntry struct {
