@@ -222,8 +222,10 @@ type Waiting struct {
 // ctx is: a transport that carries the notice from the page calls it. The
 // notice reaches the invoke's OnWaiting only for the request id it sent.
 func ReportWaiting(ctx context.Context, w Waiting) {
-	waitnotice.Notify(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
-		TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside, Approval: w.Approval})
+	if f, _ := waitnotice.Hook(ctx).(func(runtime.Waiting)); f != nil {
+		f(runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
+			TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside, Approval: w.Approval})
+	}
 }
 
 // withWaiting is ctx with the invoke's waiting hook for the request id.

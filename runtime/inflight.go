@@ -48,7 +48,9 @@ func (rt *Runtime) notifyWaiting(ctx context.Context, w Waiting) {
 	if rt.cfg.waiting != nil {
 		rt.cfg.waiting(w)
 	}
-	waitnotice.Notify(ctx, w) // the in-process caller's own hook (agent)
+	if f, _ := waitnotice.Hook(ctx).(func(Waiting)); f != nil {
+		f(w) // the in-process caller's own hook (agent)
+	}
 }
 
 type flightKey struct{ session, id string }

@@ -13,7 +13,7 @@ func init() {
 		MarkupPlaces:  (*Runtime).markupPlaces,
 		CheckFailed:   checkFailed,
 		AuthorWarning: withAuthorWarning,
-		Unexposed:     withUnexposedFeedback,
+		Unexposed:     withUnexposedFeedback(),
 		PageFailure:   pageFailure,
 		FormRefused:   formRefused,
 	})

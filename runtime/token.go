@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,9 +199,7 @@ func tokenDigest(token string) [sha256.Size]byte {
 
 // sessionKey is the key of the session a token opens: the first half of
 // its digest, never the token.
-func sessionKey(sum *[sha256.Size]byte) string {
-	return "s:" + hex.EncodeToString(sum[:16])
-}
+func sessionKey(sum *[sha256.Size]byte) string { return sessionkey.FromSum(sum) }
 
 // verify is Verify for the gate, given the token's digest: the cached
 // entry (shared: the gate only reads it) after the checks that can change
@@ -306,13 +303,4 @@ func (v *TokenVerifier) verifySigned(token string) (*Claims, error) {
 // capability id alphabet plus '*'.
 func validPattern(p string) bool {
 	return idchars.Of(p, 1, 256, "._-@:*~")
-}
-
-func init() { sessionkey.Register(tokenSessionKey, tokenSessionDigest) }
-
-// tokenSessionKey is the key of the session a token opens
-// (sessionkey.Of, which authority/follow calls).
-func tokenSessionKey(token string) string {
-	sum := tokenDigest(token)
-	return sessionKey(&sum)
 }

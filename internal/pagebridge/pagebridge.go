@@ -82,7 +82,7 @@ type Funcs[R, A, V, O any] struct {
 	MarkupPlaces  func(R) []MarkupPlace
 	CheckFailed   func(error) V
 	AuthorWarning func(func(message string)) O
-	Unexposed     func() O
+	Unexposed     O
 	PageFailure   func(code, message string, details map[string]any) (warning string, err error)
 	FormRefused   func([]FormField) error
 }
@@ -156,7 +156,7 @@ func WithAuthorWarning[O any](f func(message string)) O {
 // page's author learns of a forgotten data-expose from the first
 // describe; fixture pages, and so the conformance suite, run without it.
 func WithUnexposedFeedback[O any]() O {
-	return unexposed.(func() O)()
+	return unexposed.(O)
 }
 
 // PageFailure is the error a page handler's business failure becomes

@@ -7,22 +7,21 @@
 // is not part of either package's API (docs/style.md "A small public
 // API").
 //
-// It is generic in the notice's type because this package cannot import
-// package runtime, which imports it.
+// With is generic in the notice's type because this package cannot
+// import package runtime, which imports it; Hook is not, so that the
+// module (which links the runtime but not package agent) carries no
+// instance of it.
 package waitnotice
 
 import "context"
 
-type key[T any] struct{}
+type key struct{}
 
-// With returns a context whose invokes call f with their notices.
+// With returns a context whose invokes call f with their notices (T is
+// runtime.Waiting).
 func With[T any](ctx context.Context, f func(T)) context.Context {
-	return context.WithValue(ctx, key[T]{}, f)
+	return context.WithValue(ctx, key{}, f)
 }
 
-// Notify calls the hook With put in ctx, if any.
-func Notify[T any](ctx context.Context, w T) {
-	if f, _ := ctx.Value(key[T]{}).(func(T)); f != nil {
-		f(w)
-	}
-}
+// Hook is the hook With put in ctx, a func(runtime.Waiting), or nil.
+func Hook(ctx context.Context) any { return ctx.Value(key{}) }
