@@ -44,6 +44,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/waitnotice"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -65,7 +66,6 @@ type config struct {
 	sleep        func(ctx context.Context, d time.Duration) error
 	logger       *slog.Logger
 	random       io.Reader
-	onWaiting    func(Waiting)
 }
 
 // Option configures a Client. Options are applied once, by New.
@@ -98,10 +98,6 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // decisions: code, request id, capability, duration — never inputs or
 // response bodies (docs/protocol.md §5, "Logging and presentation").
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// WithOnWaiting sets what the client calls when the page says an invoke
-// waits for a person (see Waiting); OnWaiting overrides it for one invoke.
-func WithOnWaiting(f func(Waiting)) Option { return func(c *config) { c.onWaiting = f } }
 
 // WithRandom sets the source of the id nonce (default crypto/rand).
 func WithRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
@@ -193,7 +189,9 @@ type invokeConfig struct {
 }
 
 // OnWaiting sets what this invoke calls when the page says it waits for a
-// person, instead of the client's WithOnWaiting.
+// person (see Waiting). It is a setting of the invoke, not of the client:
+// a caller that wants one hook for every invoke passes the same option to
+// each (docs/style.md "Configuration: options for libraries").
 func OnWaiting(f func(Waiting)) InvokeOption { return func(o *invokeConfig) { o.onWaiting = f } }
 
 // Waiting is a page's notice that an invoke waits for a person before it
@@ -224,17 +222,16 @@ type Waiting struct {
 // ctx is: a transport that carries the notice from the page calls it. The
 // notice reaches the invoke's OnWaiting only for the request id it sent.
 func ReportWaiting(ctx context.Context, w Waiting) {
-	runtime.NotifyWaiting(ctx, runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
-		TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside, Approval: w.Approval})
+	if f, _ := waitnotice.Hook(ctx).(func(runtime.Waiting)); f != nil {
+		f(runtime.Waiting{RequestID: w.RequestID, Capability: w.Capability, Kind: w.Kind,
+			TimeoutMs: w.Timeout.Milliseconds(), Outside: w.Outside, Approval: w.Approval})
+	}
 }
 
 // withWaiting is ctx with the invoke's waiting hook for the request id.
 func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) context.Context {
-	if f == nil {
-		f = c.cfg.onWaiting
-	}
 	log := c.cfg.logger
-	return runtime.ContextWithWaiting(ctx, func(w runtime.Waiting) {
+	return waitnotice.With(ctx, func(w runtime.Waiting) {
 		if w.RequestID != id {
 			return
 		}
@@ -255,7 +252,8 @@ func (c *Client) withWaiting(ctx context.Context, f func(Waiting), id string) co
 func WithRequestID(id string) InvokeOption { return func(o *invokeConfig) { o.id = id } }
 
 // WithResume continues a composite action from its failed step with the
-// token of a STEP_FAILED failure.
+// token of a STEP_FAILED failure: a new request that starts at the failed
+// step, once, for the same session and capability.
 func WithResume(token string) InvokeOption { return func(o *invokeConfig) { o.resume = token } }
 
 // Describe asks for a bounded snapshot of what this session may do
@@ -285,13 +283,6 @@ func (c *Client) Describe(ctx context.Context, opts *schema.DescribeOptions) (*s
 		return nil, fmt.Errorf("pling: describe (request %s): %w: result: %v", id, ErrBadResponse, err)
 	}
 	return &d, nil
-}
-
-// Resume continues a composite action whose step failed (STEP_FAILED) with
-// the failure's resume token: a new request that starts at the failed
-// step, once, for the same session and capability.
-func (c *Client) Resume(ctx context.Context, capability string, input map[string]any, token string, opts ...InvokeOption) (*Result, error) {
-	return c.Invoke(ctx, capability, input, append(opts, WithResume(token))...)
 }
 
 // Invoke runs one capability with input (which carries "record" for a

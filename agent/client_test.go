@@ -581,9 +581,9 @@ func TestStepFailedResumes(t *testing.T) {
 	if !errors.As(err, &be) || be.Code != perr.StepFailed || be.Resume == "" {
 		t.Fatalf("err = %v, want STEP_FAILED with a resume token", err)
 	}
-	res, err := c.Resume(context.Background(), "checkout", nil, be.Resume)
+	res, err := c.Invoke(context.Background(), "checkout", nil, agent.WithResume(be.Resume))
 	if err != nil {
-		t.Fatalf("Resume: %v", err)
+		t.Fatalf("resume: %v", err)
 	}
 	if string(res.Value) != `"paid"` || first.n.Load() != 1 || second.n.Load() != 2 {
 		t.Errorf("value %s, step runs %d/%d; want \"paid\", 1/2", res.Value, first.n.Load(), second.n.Load())

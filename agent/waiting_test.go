@@ -42,8 +42,8 @@ func TestTransportErrors(t *testing.T) {
 }
 
 // TestWaitingReachesTheInvoke: a transport's Waiting notice reaches the
-// invoke that sent the request it names — OnWaiting, else the client's
-// WithOnWaiting — and nobody for another id.
+// invoke that sent the request it names (its OnWaiting), and nobody for
+// another id.
 func TestWaitingReachesTheInvoke(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -52,7 +52,7 @@ func TestWaitingReachesTheInvoke(t *testing.T) {
 		want      []string // who was told
 	}{
 		{name: "the invoke's own hook", perInvoke: true, want: []string{"invoke"}},
-		{name: "the client's hook", want: []string{"client"}},
+		{name: "an invoke without a hook", want: nil},
 		{name: "a notice for another request", noticeFor: "someone-else", perInvoke: true, want: nil},
 	}
 	for _, tt := range tests {
@@ -68,7 +68,7 @@ func TestWaitingReachesTheInvoke(t *testing.T) {
 				agent.ReportWaiting(ctx, agent.Waiting{RequestID: id, Capability: "refund", Kind: "approval", Timeout: time.Minute})
 				return []byte(`{"protocol":"pling.surface/0.1","id":"` + req.ID + `","ok":true,"result":{"value":1}}`), nil
 			})
-			c := agent.New(tr, agent.WithOnWaiting(func(agent.Waiting) { told = append(told, "client") }))
+			c := agent.New(tr)
 			var opts []agent.InvokeOption
 			if tt.perInvoke {
 				opts = append(opts, agent.OnWaiting(func(w agent.Waiting) {

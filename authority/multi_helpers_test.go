@@ -1,11 +1,8 @@
 package authority_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/httpserver"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // The helpers of the many-instance proofs (docs/authority.md "What the
@@ -31,33 +29,8 @@ type hresp struct {
 
 // hcall sends one request; an error is a transport error (no answer).
 func hcall(ctx context.Context, cl *http.Client, url, method, path, tok string, hdr map[string]string, body any) (hresp, error) {
-	var rd io.Reader
-	if body != nil {
-		j, _ := json.Marshal(body)
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url+path, rd)
-	if err != nil {
-		return hresp{}, err
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := cl.Do(req)
-	if err != nil {
-		return hresp{}, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return hresp{}, err
-	}
-	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
-	return hresp{res.StatusCode, res.Header, raw, out}, nil
+	a, err := authoritytest.Do(ctx, cl, url, method, path, tok, hdr, body)
+	return hresp{a.Status, a.Header, a.Raw, a.Body}, err
 }
 
 // mustCall is hcall that fails the test unless the status is want.

@@ -87,17 +87,7 @@ func TestRevocationFeedMissesNoneUnderConcurrentRevokes(t *testing.T) {
 		const n, writers = 120, 8
 		for i := range n {
 			id := fmt.Sprintf("d%d", i)
-			if err := st.CreateDelegation(ctx, authority.Delegation{ID: id, UserCode: id, PollSecretDigest: []byte{1},
-				Audience: origin, Scope: []string{"x"}, Agent: "a", TTLMs: 1, CreatedMs: 1, ExpiresMs: 1 << 50}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, "alice", 2); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Collect(ctx, id, authority.Session{ID: "s" + id, DelegationID: id, TokenDigest: []byte{2},
-				Audience: origin, ExpiresMs: 1 << 50}); err != nil {
-				t.Fatal(err)
-			}
+			collectSession(ctx, t, st, id, 1<<50)
 		}
 		seen := map[string]int{}
 		var cursor int64
@@ -158,17 +148,7 @@ func TestRevocationFeedSkipsExpired(t *testing.T) {
 		// Sessions expiring at 1000·i: i < 5 are past the cut-off 4500.
 		for i := range 8 {
 			id := fmt.Sprintf("d%d", i)
-			if err := st.CreateDelegation(ctx, authority.Delegation{ID: id, UserCode: id, PollSecretDigest: []byte{1},
-				Audience: origin, Scope: []string{"x"}, Agent: "a", TTLMs: 1, CreatedMs: 1, ExpiresMs: 1 << 50}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, "alice", 2); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Collect(ctx, id, authority.Session{ID: "s" + id, DelegationID: id, TokenDigest: []byte{2},
-				Audience: origin, ExpiresMs: int64(1000 * (i + 1))}); err != nil {
-				t.Fatal(err)
-			}
+			collectSession(ctx, t, st, id, int64(1000*(i+1)))
 			if err := st.Revoke(ctx, "s"+id, 3); err != nil {
 				t.Fatal(err)
 			}
@@ -214,4 +194,21 @@ func TestRevocationFeedSkipsExpired(t *testing.T) {
 			t.Errorf("after Restored (%+v): epoch %q, keys %v", res, e, keys)
 		}
 	})
+}
+
+// collectSession puts the delegation id on st, approved and collected:
+// its session is "s"+id, for origin, and expires at expiresMs.
+func collectSession(ctx context.Context, t *testing.T, st authority.Store, id string, expiresMs int64) {
+	t.Helper()
+	if err := st.CreateDelegation(ctx, authority.Delegation{ID: id, UserCode: id, PollSecretDigest: []byte{1},
+		Audience: origin, Scope: []string{"x"}, Agent: "a", TTLMs: 1, CreatedMs: 1, ExpiresMs: 1 << 50}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Decide(ctx, id, authority.StatusApproved, []string{"x"}, "alice", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Collect(ctx, id, authority.Session{ID: "s" + id, DelegationID: id, TokenDigest: []byte{2},
+		Audience: origin, ExpiresMs: expiresMs}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
-	"github.com/pling-go/pling/plinghttp"
 )
 
 // TestConfigureBeforeShimCannotWeakenTag: an agent with DevTools adds the
@@ -37,13 +36,7 @@ func TestConfigureBeforeShimCannotWeakenTag(t *testing.T) {
 		t.Skip("starts Chromium: not in -short mode")
 	}
 	d := dist(t)
-	ph, err := plinghttp.New(os.DirFS(d), plinghttp.WithBrotli(5, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := ph.Missing(); len(m) > 0 {
-		t.Fatalf("%s lacks %v: run make wasm", d, m)
-	}
+	ph := distServer(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -38,6 +38,21 @@ func TestSRIFile(t *testing.T) {
 	}
 }
 
+// distServer is plinghttp serving the built module in d, compressed
+// lightly (brotli 5 and 1: the tests measure nothing); it fails the test
+// when d lacks a file the pages load.
+func distServer(t *testing.T, d string) *plinghttp.Server {
+	t.Helper()
+	ph, err := plinghttp.New(os.DirFS(d), plinghttp.WithBrotli(5, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ph.Missing(); len(m) > 0 {
+		t.Fatalf("%s lacks %v: run make wasm", d, m)
+	}
+	return ph
+}
+
 // TestCrossOriginSRI: a page on one loopback origin, cross-origin isolated
 // (COEP require-corp), loads the shim and the module from plinghttp on
 // another origin with Subresource Integrity on pling.js, wasm_exec.js and
@@ -48,13 +63,7 @@ func TestCrossOriginSRI(t *testing.T) {
 		t.Skip("starts Chromium: not in -short mode")
 	}
 	d := dist(t)
-	ph, err := plinghttp.New(os.DirFS(d), plinghttp.WithBrotli(5, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := ph.Missing(); len(m) > 0 {
-		t.Fatalf("%s lacks %v: run make wasm", d, m)
-	}
+	ph := distServer(t, d)
 	assets := http.NewServeMux()
 	assets.Handle("/pling/", ph)
 	other := httptest.NewServer(assets)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -41,7 +40,7 @@ func TestMarkupFormValidation(t *testing.T) {
 	t.Run("a pattern violation names the pattern and the hint", func(t *testing.T) {
 		_, err := tb.on(t).invoke("tag.add", map[string]any{"code": "ab1", "ref": "T-1"})
 		be := wantCode(t, err, perr.InvalidParams)
-		want := []runtime.Violation{{Path: "/code",
+		want := []violation{{Path: "/code",
 			Reason: `does not match the pattern "^(?:[A-Z]{2}[0-9]+)$"; the parameter says "Tag code. Two capital letters, then digits"`}}
 		if diff := cmp.Diff(want, violations(t, be)); diff != "" {
 			t.Errorf("violations (-want +got):\n%s", diff)
@@ -51,7 +50,7 @@ func TestMarkupFormValidation(t *testing.T) {
 		tb := tb.on(t)
 		_, err := tb.invoke("tag.add", map[string]any{"code": "AB1", "ref": "X-9"})
 		be := wantCode(t, err, perr.InvalidParams)
-		want := []runtime.Violation{{Path: "/ref", Reason: `is not valid: the page says "A reference starts with T-, as on the ticket"`}}
+		want := []violation{{Path: "/ref", Reason: `is not valid: the page says "A reference starts with T-, as on the ticket"`}}
 		if diff := cmp.Diff(want, violations(t, be)); diff != "" {
 			t.Errorf("violations (-want +got):\n%s", diff)
 		}
@@ -69,16 +68,20 @@ func TestMarkupFormValidation(t *testing.T) {
 	})
 }
 
+// violation is one entry of an INVALID_PARAMS failure's
+// details.violations, as the wire carries it (docs/protocol.md).
+type violation struct{ Path, Reason string }
+
 // violations reads a business failure's details.violations.
-func violations(t *testing.T, be *agent.BusinessError) []runtime.Violation {
+func violations(t *testing.T, be *agent.BusinessError) []violation {
 	t.Helper()
 	list, _ := be.Details["violations"].([]any)
-	var vs []runtime.Violation
+	var vs []violation
 	for _, x := range list {
 		m, _ := x.(map[string]any)
 		p, _ := m["path"].(string)
 		r, _ := m["reason"].(string)
-		vs = append(vs, runtime.Violation{Path: p, Reason: r})
+		vs = append(vs, violation{Path: p, Reason: r})
 	}
 	if len(vs) == 0 {
 		t.Errorf("no violations in %v", be.Details)

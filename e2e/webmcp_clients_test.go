@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -43,12 +44,31 @@ type webmcpConsumer struct {
 
 // webmcpConsumers are the consumers the WebMCP tests drive, each started
 // attached to the test's browser.
-var webmcpConsumers = []struct {
-	name  string
-	start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
-}{
+var webmcpConsumers = []webmcpConsumerKind{
 	{"chrome-devtools-mcp", startChromeDevToolsMCP},
 	{"playwright-mcp", startPlaywrightMCP},
+}
+
+// webmcpConsumerKind is a consumer by name, and how to start one.
+type webmcpConsumerKind struct {
+	name  string
+	start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
+}
+
+// onSite starts a Chromium with the native WebMCP API on, on the demo
+// site of the module in d (and extra's pages), and the consumer attached
+// to it by the browser's debugging address, as docs/page-api.md §5 shows.
+// ctx ends after 3 minutes or with the test.
+func (c webmcpConsumerKind) onSite(t *testing.T, d string, extra *http.ServeMux) (*browserSite, context.Context, *webmcpConsumer) {
+	t.Helper()
+	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	ws, err := url.Parse(site.remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site, ctx, c.start(t, ctx, "http://"+ws.Host)
 }
 
 // toolHints are the annotations a consumer shows its model for a tool.
@@ -69,16 +89,7 @@ func TestWebMCPClients(t *testing.T) {
 	d := dist(t)
 	for _, c := range webmcpConsumers {
 		t.Run(c.name, func(t *testing.T) {
-			site := startBrowserSite(t, d, nil, chromedp.Flag("enable-experimental-web-platform-features", true))
-			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-			defer cancel()
-			// The consumers attach by the browser's debugging address, as
-			// docs/page-api.md §5 shows.
-			ws, err := url.Parse(site.remote)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mc := c.start(t, ctx, "http://"+ws.Host)
+			site, ctx, mc := c.onSite(t, d, nil)
 			if err := mc.open(ctx, site.url+"/orders/"); err != nil {
 				t.Fatalf("opening the orders page: %v", err)
 			}

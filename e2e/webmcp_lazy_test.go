@@ -87,14 +87,8 @@ func TestWebMCPLazy(t *testing.T) {
 	var log served
 	shop := ""
 	site := startBrowserSiteWith(t, d, extra, siteSetup{
-		wrap: log.wrap,
-		flags: func(u string) []chromedp.ExecAllocatorOption {
-			shop = strings.Replace(u, "127.0.0.1", "shop.test", 1)
-			return []chromedp.ExecAllocatorOption{
-				chromedp.Flag("host-resolver-rules", "MAP shop.test 127.0.0.1"),
-				chromedp.Flag("unsafely-treat-insecure-origin-as-secure", shop),
-			}
-		},
+		wrap:  log.wrap,
+		flags: asShopTest(&shop),
 	}, chromedp.Flag("enable-experimental-web-platform-features", true))
 	site.url = shop
 	tb := site.open(t, "/test/webmcp-lazy.html")
@@ -227,13 +221,7 @@ document.addEventListener("DOMContentLoaded", () => {
 	})
 	shop := ""
 	site := startBrowserSiteWith(t, d, extra, siteSetup{
-		flags: func(u string) []chromedp.ExecAllocatorOption {
-			shop = strings.Replace(u, "127.0.0.1", "shop.test", 1)
-			return []chromedp.ExecAllocatorOption{
-				chromedp.Flag("host-resolver-rules", "MAP shop.test 127.0.0.1"),
-				chromedp.Flag("unsafely-treat-insecure-origin-as-secure", shop),
-			}
-		},
+		flags: asShopTest(&shop),
 	}, chromedp.Flag("enable-experimental-web-platform-features", true))
 	site.url = shop
 	want := []string{"cart_clear", "note_add", "orders_search", "orders_wipe", "ship__order"}
@@ -274,5 +262,19 @@ document.addEventListener("DOMContentLoaded", () => {
 	tb.waitJS(`Array.isArray(window.atLoad)`)
 	if diff := cmp.Diff(want, eval[[]string](tb, `window.atLoad`)); diff != "" {
 		t.Errorf("pling.js with defer: getTools() at the load event (-want +got):\n%s", diff)
+	}
+}
+
+// asShopTest is a siteSetup's flags that name the site http://shop.test
+// (resolved to loopback) and make the browser treat that origin as
+// secure, as native WebMCP needs; it sets *shop to the site's address
+// under that name.
+func asShopTest(shop *string) func(u string) []chromedp.ExecAllocatorOption {
+	return func(u string) []chromedp.ExecAllocatorOption {
+		*shop = strings.Replace(u, "127.0.0.1", "shop.test", 1)
+		return []chromedp.ExecAllocatorOption{
+			chromedp.Flag("host-resolver-rules", "MAP shop.test 127.0.0.1"),
+			chromedp.Flag("unsafely-treat-insecure-origin-as-secure", *shop),
+		}
 	}
 }

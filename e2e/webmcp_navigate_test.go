@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -54,14 +53,7 @@ func TestWebMCPNavigatingTool(t *testing.T) {
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				_, _ = w.Write([]byte(`<!doctype html><title>Done</title><p>Done</p>`))
 			})
-			site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
-			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-			defer cancel()
-			ws, err := url.Parse(site.remote)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mc := c.start(t, ctx, "http://"+ws.Host)
+			site, ctx, mc := c.onSite(t, d, extra)
 			open := func() {
 				t.Helper()
 				if err := mc.open(ctx, site.url+"/test/nav/form"); err != nil {

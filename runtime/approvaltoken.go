@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/runtime/internal/canon"
 )
 
 // ApprovalPrefix starts an approval the authority signed (pa1.<kid>.
@@ -34,15 +33,6 @@ type ApprovalClaims struct {
 	RequestID string `json:"rid,omitempty"`
 	Session   string `json:"sess,omitempty"`
 	Summary   string `json:"sum,omitempty"`
-}
-
-// SessionDigest is the digest of the session a token opens, as an
-// approval's binding names it (ApprovalRequest.Session): what a server
-// compares an approval with the session token that came with it by.
-func SessionDigest(token string) string {
-	sum := tokenDigest(token)
-	d, _ := canon.Digest(sessionKey(&sum))
-	return d
 }
 
 // VerifyApproval checks an approval the authority signed: signed by one

@@ -19,7 +19,7 @@ const maxFormMessage = 150
 // (the radios of one group), are left out; at most maxViolations are
 // listed.
 func formRefused(fields []pagebridge.FormField) error {
-	var vs []Violation
+	var vs []violation
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if f.Name == "" || seen[f.Name] || len(vs) >= maxViolations {
@@ -30,7 +30,7 @@ func formRefused(fields []pagebridge.FormField) error {
 		if f.Message != "" {
 			reason = string(schema.AppendQuoted([]byte("is not valid: the page says "), cut(f.Message, maxFormMessage), false))
 		}
-		vs = append(vs, Violation{Path: pointer("", cut(f.Name, 128)), Reason: reason})
+		vs = append(vs, violation{Path: pointer("", cut(f.Name, 128)), Reason: reason})
 	}
 	var d map[string]any
 	if len(vs) > 0 {

@@ -14,8 +14,8 @@ import (
 // order of docs/protocol.md §3.3 — session, rate limit, replay guard, exposure — in
 // that order, failing closed. Nothing here runs page code.
 
-// Session is a verified session (or the anonymous page session).
-type Session struct {
+// gateSession is a verified session (or the anonymous page session).
+type gateSession struct {
 	schema.SurfaceSession
 	// key identifies the session for rate limits, the replay guard, loop
 	// detection and resume tokens: a digest of the token, never the token.
@@ -24,10 +24,10 @@ type Session struct {
 }
 
 // Key returns the session's opaque key (a digest of its token).
-func (s *Session) Key() string { return s.key }
+func (s *gateSession) Key() string { return s.key }
 
 // Anonymous reports a request without a session.
-func (s *Session) Anonymous() bool { return s.anonymous }
+func (s *gateSession) Anonymous() bool { return s.anonymous }
 
 // SessionVerifier turns a session token into a verified session. It
 // reports a bad token with a *perr.Error of code SESSION_INVALID,
@@ -170,13 +170,13 @@ const AnonymousSessionKey = anonymousKey
 const anonRetentionMs = 24 * 60 * 60 * 1000
 
 // session is step 6, at now.
-func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Session, *perr.Error) {
+func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*gateSession, *perr.Error) {
 	gc := &g.cfg.gate
 	if !req.HasSession {
 		if gc.sessionRequired {
 			return nil, perr.New(perr.SessionRequired, "", nil)
 		}
-		return &Session{SurfaceSession: schema.SurfaceSession{Scope: g.anonScope, ExpiresAtMs: now + anonRetentionMs},
+		return &gateSession{SurfaceSession: schema.SurfaceSession{Scope: g.anonScope, ExpiresAtMs: now + anonRetentionMs},
 			key: anonymousKey, anonymous: true}, nil
 	}
 	if gc.verifier == nil || req.Session == "" {
@@ -186,7 +186,7 @@ func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Se
 	// uses the same digest, so it is computed once and handed to it, and
 	// a cache hit gives the session ready-made.
 	sum := tokenDigest(req.Session)
-	var sess *Session
+	var sess *gateSession
 	if tv, ok := gc.verifier.(*TokenVerifier); ok {
 		e, err := tv.verify(ctx, req.Session, sum, now)
 		if err != nil {
@@ -198,7 +198,7 @@ func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*Se
 		if err != nil {
 			return nil, sessionError(err)
 		}
-		sess = &Session{SurfaceSession: ss, key: sessionKey(&sum)}
+		sess = &gateSession{SurfaceSession: ss, key: sessionKey(&sum)}
 	}
 	switch ss := &sess.SurfaceSession; {
 	case ss.Revoked:
@@ -235,7 +235,7 @@ func sessionError(err error) *perr.Error {
 }
 
 // exposureOf is the site allowlist ∩ the session scope.
-func (g *gate) exposureOf(s *Session) exposure {
+func (g *gate) exposureOf(s *gateSession) exposure {
 	return &patternExposure{site: g.cfg.gate.expose, scope: s.Scope}
 }
 

@@ -288,8 +288,8 @@ func TestMemoryReplayGuard(t *testing.T) {
 		t.Errorf("Len = %d", g.Len())
 	}
 	// Full: a new id is refused rather than an old one forgotten.
-	if _, err := g.Consume(ctx, "s", "r3", 1000, 30); !errors.Is(err, ErrReplayGuardFull) {
-		t.Errorf("full guard: %v, want ErrReplayGuardFull", err)
+	if _, err := g.Consume(ctx, "s", "r3", 1000, 30); !errors.Is(err, errReplayGuardFull) {
+		t.Errorf("full guard: %v, want errReplayGuardFull", err)
 	}
 	// A consumed id is still detected while full.
 	if prev, err := g.Consume(ctx, "s", "r1", 1000, 30); prev == nil || err != nil {
@@ -301,7 +301,7 @@ func TestMemoryReplayGuard(t *testing.T) {
 	}
 	// r2 was dropped: its session has expired, so nothing can replay it,
 	// and it is new again (here refused only because the guard is full).
-	if prev, err := g.Consume(ctx, "s", "r2", 2000, 500); prev != nil || !errors.Is(err, ErrReplayGuardFull) {
+	if prev, err := g.Consume(ctx, "s", "r2", 2000, 500); prev != nil || !errors.Is(err, errReplayGuardFull) {
 		t.Errorf("an expired id: %+v, %v", prev, err)
 	}
 	// At 1000 everything held expires and is collected.

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"sync"
+
+	"github.com/pling-go/pling/internal/waitnotice"
 )
 
 // The invokes in flight: a caller that gave up on one (its own deadline,
@@ -41,28 +43,14 @@ const (
 // goroutine and must return at once.
 func WithWaiting(f func(Waiting)) Option { return func(cfg *config) { cfg.waiting = f } }
 
-type waitingKey struct{}
-
-// ContextWithWaiting returns a context whose invokes call f with their
-// Waiting notices: the in-process caller's own hook, beside the page's.
-func ContextWithWaiting(ctx context.Context, f func(Waiting)) context.Context {
-	return context.WithValue(ctx, waitingKey{}, f)
-}
-
-// NotifyWaiting calls the hook ContextWithWaiting put in ctx, if any: a
-// transport relays a page's notice to its caller with it.
-func NotifyWaiting(ctx context.Context, w Waiting) {
-	if f, _ := ctx.Value(waitingKey{}).(func(Waiting)); f != nil {
-		f(w)
-	}
-}
-
 func (rt *Runtime) notifyWaiting(ctx context.Context, w Waiting) {
 	defer func() { _ = recover() }() // a notice never breaks the invoke
 	if rt.cfg.waiting != nil {
 		rt.cfg.waiting(w)
 	}
-	NotifyWaiting(ctx, w)
+	if f, _ := waitnotice.Hook(ctx).(func(Waiting)); f != nil {
+		f(w) // the in-process caller's own hook (agent)
+	}
 }
 
 type flightKey struct{ session, id string }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/waitnotice"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -245,7 +246,7 @@ func TestWaitingNotices(t *testing.T) {
 			if _, err := rt.DeclareAction(tt.action); err != nil {
 				t.Fatal(err)
 			}
-			ctx := ContextWithWaiting(context.Background(), func(w Waiting) { caller = append(caller, w) })
+			ctx := waitnotice.With(context.Background(), func(w Waiting) { caller = append(caller, w) })
 			rt.Handle(ctx, []byte(`{"protocol":"pling.surface/0.1","id":"req_1","method":"invoke","capability":"`+tt.action.ID+`"}`))
 			if diff := cmp.Diff([]Waiting{tt.want}, page); diff != "" {
 				t.Errorf("the page's notices (-want +got):\n%s", diff)

@@ -17,7 +17,7 @@ import (
 type invocation struct {
 	rt    *Runtime
 	req   *schema.Request
-	sess  *Session
+	sess  *gateSession
 	exp   exposure
 	snap  *snapshot
 	cap   *capEntry
@@ -56,7 +56,7 @@ func fail(code perr.Code, message string, details map[string]any) *failure {
 // policy/approval → before-hooks → run (steps, handoff) → expectation →
 // after-hooks → success. It returns the result and the business code ("" on
 // success).
-func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *Session, exp exposure) (schema.SurfaceInvokeResult, perr.Code) {
+func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *gateSession, exp exposure) (schema.SurfaceInvokeResult, perr.Code) {
 	in := &invocation{rt: rt, req: req, sess: sess, exp: exp, snap: rt.snapshot()}
 	value, ev, f := in.run(ctx)
 	// A cancelled invoke still reports what changed.
@@ -118,7 +118,7 @@ func (in *invocation) run(ctx context.Context) (any, *schema.Evidence, *failure)
 		step, ok := rt.steps.take(in.req.Resume, in.sess.key, in.cap.id, in.call.Record, rt.cfg.clock.NowMs())
 		if !ok || len(in.act.Steps) == 0 {
 			return nil, nil, fail(perr.InvalidParams, "The resume token is unknown, used, expired or for another call",
-				map[string]any{"violations": []Violation{{Path: "/resume", Reason: "is not a valid resume token"}}})
+				map[string]any{"violations": []violation{{Path: "/resume", Reason: "is not a valid resume token"}}})
 		}
 		startStep = step
 	}
@@ -179,7 +179,7 @@ func (in *invocation) resolve(ctx context.Context) *failure {
 				reason = "must be a record id string"
 			}
 			return fail(perr.InvalidParams, "input.record names the row of a folded action",
-				map[string]any{"violations": []Violation{{Path: "/record", Reason: reason}}})
+				map[string]any{"violations": []violation{{Path: "/record", Reason: reason}}})
 		}
 		rs, err := readRecords(ctx, in.snap.records[c.fold.kind])
 		if err != nil {

@@ -13,6 +13,7 @@ func init() {
 		MarkupPlaces:  (*Runtime).markupPlaces,
 		CheckFailed:   checkFailed,
 		AuthorWarning: withAuthorWarning,
+		Unexposed:     withUnexposedFeedback(),
 		PageFailure:   pageFailure,
 		FormRefused:   formRefused,
 	})

@@ -38,7 +38,7 @@ func pageFailure(code, message string, details map[string]any) (warning string, 
 	if c != perr.InvalidParams {
 		return warning, perr.New(c, message, nil)
 	}
-	var vs []Violation
+	var vs []violation
 	add := func(path any, reason any) {
 		p, _ := path.(string)
 		if p == "" || len(vs) >= maxViolations {
@@ -54,7 +54,7 @@ func pageFailure(code, message string, details map[string]any) (warning string, 
 		if r == "" {
 			r = "is not valid"
 		}
-		vs = append(vs, Violation{Path: cutBytes(p, 256), Reason: cutBytes(r, 500)})
+		vs = append(vs, violation{Path: cutBytes(p, 256), Reason: cutBytes(r, 500)})
 	}
 	add(details["path"], nil)
 	if ps, ok := details["paths"].([]any); ok {

@@ -57,9 +57,9 @@ func inputSchema(params map[string]Param) schema.JSONSchema {
 	return js
 }
 
-// Violation is one way an input fails its schema; Path is a JSON Pointer
+// violation is one way an input fails its schema; Path is a JSON Pointer
 // into the input.
-type Violation struct {
+type violation struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 }
@@ -69,12 +69,12 @@ const maxViolations = 20
 
 // validateInput checks input against params: every violation, with its
 // path, in path order. It returns the input with defaults applied.
-func validateInput(params map[string]Param, input map[string]any) (map[string]any, []Violation) {
-	var vs []Violation
+func validateInput(params map[string]Param, input map[string]any) (map[string]any, []violation) {
+	var vs []violation
 	out := make(map[string]any, len(input)+len(params))
 	for _, k := range slices.Sorted(maps.Keys(input)) {
 		if _, ok := params[k]; !ok {
-			vs = append(vs, Violation{Path: pointer("", k), Reason: "unknown parameter"})
+			vs = append(vs, violation{Path: pointer("", k), Reason: "unknown parameter"})
 			continue
 		}
 		out[k] = input[k]
@@ -84,7 +84,7 @@ func validateInput(params map[string]Param, input map[string]any) (map[string]an
 		v, ok := input[name]
 		if !ok {
 			if p.Required {
-				vs = append(vs, Violation{Path: pointer("", name), Reason: "is required"})
+				vs = append(vs, violation{Path: pointer("", name), Reason: "is required"})
 			} else if p.Default != nil {
 				out[name] = p.Default
 			}
@@ -111,8 +111,8 @@ func pointer(base, key string) string {
 	return base + "/" + string(esc)
 }
 
-func checkValue(p *Param, v any, path string, vs []Violation) []Violation {
-	add := func(reason string) { vs = append(vs, Violation{Path: path, Reason: reason}) }
+func checkValue(p *Param, v any, path string, vs []violation) []violation {
+	add := func(reason string) { vs = append(vs, violation{Path: path, Reason: reason}) }
 	switch p.Type {
 	case "string":
 		s, ok := v.(string)

@@ -15,11 +15,11 @@ type paramsCase struct {
 	name   string
 	params map[string]Param
 	input  map[string]any
-	want   []Violation
+	want   []violation
 	out    map[string]any // nil: the input itself
 }
 
-func v(path, reason string) Violation { return Violation{Path: path, Reason: reason} }
+func v(path, reason string) violation { return violation{Path: path, Reason: reason} }
 
 func paramsCases() []paramsCase {
 	str := map[string]Param{"s": {Type: "string"}}
@@ -28,27 +28,27 @@ func paramsCases() []paramsCase {
 	return []paramsCase{
 		// Types.
 		{"string ok", str, map[string]any{"s": "x"}, nil, nil},
-		{"string given a number", str, map[string]any{"s": json.Number("1")}, []Violation{v("/s", "must be a string")}, nil},
-		{"string given null", str, map[string]any{"s": nil}, []Violation{v("/s", "must be a string")}, nil},
+		{"string given a number", str, map[string]any{"s": json.Number("1")}, []violation{v("/s", "must be a string")}, nil},
+		{"string given null", str, map[string]any{"s": nil}, []violation{v("/s", "must be a string")}, nil},
 		{"number ok (json.Number)", num, map[string]any{"n": json.Number("1.5")}, nil, nil},
 		{"number ok (float64)", num, map[string]any{"n": 1.5}, nil, nil},
 		{"number ok (int)", num, map[string]any{"n": 3}, nil, nil},
-		{"number given a string", num, map[string]any{"n": "1"}, []Violation{v("/n", "must be a number")}, nil},
-		{"number given a bool", num, map[string]any{"n": true}, []Violation{v("/n", "must be a number")}, nil},
-		{"number out of float range", num, map[string]any{"n": json.Number("1e400")}, []Violation{v("/n", "must be a number")}, nil},
+		{"number given a string", num, map[string]any{"n": "1"}, []violation{v("/n", "must be a number")}, nil},
+		{"number given a bool", num, map[string]any{"n": true}, []violation{v("/n", "must be a number")}, nil},
+		{"number out of float range", num, map[string]any{"n": json.Number("1e400")}, []violation{v("/n", "must be a number")}, nil},
 		{"integer ok", integer, map[string]any{"n": json.Number("2")}, nil, nil},
 		{"integer 2.0 is an integer", integer, map[string]any{"n": json.Number("2.0")}, nil, nil},
 		{"integer 1e2 is an integer", integer, map[string]any{"n": json.Number("1e2")}, nil, nil},
 		{"integer -0 is an integer", integer, map[string]any{"n": json.Number("-0")}, nil, nil},
-		{"integer given 1.5", integer, map[string]any{"n": json.Number("1.5")}, []Violation{v("/n", "must be an integer")}, nil},
-		{"integer given float64 1.5", integer, map[string]any{"n": 1.5}, []Violation{v("/n", "must be an integer")}, nil},
-		{"integer given a string", integer, map[string]any{"n": "2"}, []Violation{v("/n", "must be a number")}, nil},
+		{"integer given 1.5", integer, map[string]any{"n": json.Number("1.5")}, []violation{v("/n", "must be an integer")}, nil},
+		{"integer given float64 1.5", integer, map[string]any{"n": 1.5}, []violation{v("/n", "must be an integer")}, nil},
+		{"integer given a string", integer, map[string]any{"n": "2"}, []violation{v("/n", "must be a number")}, nil},
 		{"boolean ok", map[string]Param{"b": {Type: "boolean"}}, map[string]any{"b": false}, nil, nil},
-		{"boolean given a string", map[string]Param{"b": {Type: "boolean"}}, map[string]any{"b": "true"}, []Violation{v("/b", "must be a boolean")}, nil},
+		{"boolean given a string", map[string]Param{"b": {Type: "boolean"}}, map[string]any{"b": "true"}, []violation{v("/b", "must be a boolean")}, nil},
 		{"object ok", map[string]Param{"o": {Type: "object"}}, map[string]any{"o": map[string]any{"a": 1}}, nil, nil},
-		{"object given an array", map[string]Param{"o": {Type: "object"}}, map[string]any{"o": []any{}}, []Violation{v("/o", "must be an object")}, nil},
+		{"object given an array", map[string]Param{"o": {Type: "object"}}, map[string]any{"o": []any{}}, []violation{v("/o", "must be an object")}, nil},
 		{"array ok", map[string]Param{"a": {Type: "array"}}, map[string]any{"a": []any{1, "x"}}, nil, nil},
-		{"array given an object", map[string]Param{"a": {Type: "array"}}, map[string]any{"a": map[string]any{}}, []Violation{v("/a", "must be an array")}, nil},
+		{"array given an object", map[string]Param{"a": {Type: "array"}}, map[string]any{"a": map[string]any{}}, []violation{v("/a", "must be an array")}, nil},
 		{"untyped accepts anything", map[string]Param{"x": {}}, map[string]any{"x": []any{nil, map[string]any{}}}, nil, nil},
 		{"untyped accepts null", map[string]Param{"x": {}}, map[string]any{"x": nil}, nil, nil},
 
@@ -57,64 +57,64 @@ func paramsCases() []paramsCase {
 		{"enum 1.0 matches 1", map[string]Param{"n": {Type: "number", Enum: []any{1.0}}}, map[string]any{"n": json.Number("1")}, nil, nil},
 		{"enum 1e0 matches 1", map[string]Param{"n": {Enum: []any{json.Number("1")}}}, map[string]any{"n": json.Number("1e0")}, nil, nil},
 		{"enum miss", map[string]Param{"n": {Type: "number", Enum: []any{1, 2}}}, map[string]any{"n": json.Number("3")},
-			[]Violation{v("/n", "must be one of the allowed values")}, nil},
+			[]violation{v("/n", "must be one of the allowed values")}, nil},
 		{"enum string is not a number", map[string]Param{"n": {Enum: []any{1}}}, map[string]any{"n": "1"},
-			[]Violation{v("/n", "must be one of the allowed values")}, nil},
+			[]violation{v("/n", "must be one of the allowed values")}, nil},
 		{"enum of objects ignores key order", map[string]Param{"o": {Enum: []any{map[string]any{"a": 1, "b": 2}}}},
 			map[string]any{"o": map[string]any{"b": json.Number("2"), "a": json.Number("1.0")}}, nil, nil},
 		{"enum of strings", map[string]Param{"c": {Type: "string", Enum: []any{"red", "green"}}}, map[string]any{"c": "blue"},
-			[]Violation{v("/c", "must be one of the allowed values")}, nil},
+			[]violation{v("/c", "must be one of the allowed values")}, nil},
 
 		// Bounds.
 		{"minimum inclusive", map[string]Param{"n": {Type: "integer", Minimum: ptrF(1)}}, map[string]any{"n": json.Number("1")}, nil, nil},
 		{"below minimum", map[string]Param{"n": {Type: "integer", Minimum: ptrF(1)}}, map[string]any{"n": json.Number("0")},
-			[]Violation{v("/n", "must be at least 1")}, nil},
+			[]violation{v("/n", "must be at least 1")}, nil},
 		{"above maximum", map[string]Param{"n": {Type: "number", Maximum: ptrF(2.5)}}, map[string]any{"n": json.Number("2.51")},
-			[]Violation{v("/n", "must be at most 2.5")}, nil},
+			[]violation{v("/n", "must be at most 2.5")}, nil},
 		{"maximum inclusive", map[string]Param{"n": {Type: "number", Maximum: ptrF(2.5)}}, map[string]any{"n": json.Number("2.5")}, nil, nil},
 		{"minLength in characters, not bytes", map[string]Param{"s": {Type: "string", MinLength: ptrI(3)}}, map[string]any{"s": "日本"},
-			[]Violation{v("/s", "must be at least 3 characters")}, nil},
+			[]violation{v("/s", "must be at least 3 characters")}, nil},
 		{"maxLength in characters, not bytes", map[string]Param{"s": {Type: "string", MaxLength: ptrI(2)}}, map[string]any{"s": "日本"}, nil, nil},
 		{"maxLength counts an emoji as one", map[string]Param{"s": {Type: "string", MaxLength: ptrI(1)}}, map[string]any{"s": "😀"}, nil, nil},
 		{"over maxLength", map[string]Param{"s": {Type: "string", MaxLength: ptrI(2)}}, map[string]any{"s": "abc"},
-			[]Violation{v("/s", "must be at most 2 characters")}, nil},
+			[]violation{v("/s", "must be at most 2 characters")}, nil},
 
 		// Pattern: ECMAScript (u flag), unanchored (JSON Schema semantics).
 		{"pattern is a search", map[string]Param{"s": {Type: "string", Pattern: "[0-9]+"}}, map[string]any{"s": "abc123def"}, nil, nil},
 		{"pattern miss", map[string]Param{"s": {Type: "string", Pattern: "[0-9]+"}}, map[string]any{"s": "abc"},
-			[]Violation{v("/s", `does not match the pattern "[0-9]+"`)}, nil},
+			[]violation{v("/s", `does not match the pattern "[0-9]+"`)}, nil},
 		{"anchored pattern", map[string]Param{"s": {Type: "string", Pattern: "^A[0-9]$"}}, map[string]any{"s": "xA1"},
-			[]Violation{v("/s", `does not match the pattern "^A[0-9]$"`)}, nil},
+			[]violation{v("/s", `does not match the pattern "^A[0-9]$"`)}, nil},
 		{"anchored pattern ok", map[string]Param{"s": {Type: "string", Pattern: "^A[0-9]$"}}, map[string]any{"s": "A1"}, nil, nil},
 
 		// Arrays.
 		{"items checked with their index", map[string]Param{"tags": {Type: "array", Items: &Param{Type: "string"}}},
 			map[string]any{"tags": []any{"a", json.Number("1"), "c", true}},
-			[]Violation{v("/tags/1", "must be a string"), v("/tags/3", "must be a string")}, nil},
+			[]violation{v("/tags/1", "must be a string"), v("/tags/3", "must be a string")}, nil},
 		{"nested items", map[string]Param{"m": {Type: "array", Items: &Param{Type: "array", Items: &Param{Type: "integer"}}}},
 			map[string]any{"m": []any{[]any{json.Number("1")}, []any{json.Number("2"), json.Number("2.5")}}},
-			[]Violation{v("/m/1/1", "must be an integer")}, nil},
+			[]violation{v("/m/1/1", "must be an integer")}, nil},
 		{"minItems", map[string]Param{"a": {Type: "array", MinItems: ptrI(2)}}, map[string]any{"a": []any{1}},
-			[]Violation{v("/a", "must have at least 2 items")}, nil},
+			[]violation{v("/a", "must have at least 2 items")}, nil},
 		{"maxItems", map[string]Param{"a": {Type: "array", MaxItems: ptrI(1)}}, map[string]any{"a": []any{1, 2}},
-			[]Violation{v("/a", "must have at most 1 items")}, nil},
+			[]violation{v("/a", "must have at most 1 items")}, nil},
 		{"empty array within bounds", map[string]Param{"a": {Type: "array", MaxItems: ptrI(1)}}, map[string]any{"a": []any{}}, nil, nil},
 
 		// Unknown, required, defaults.
-		{"unknown param", map[string]Param{"s": {}}, map[string]any{"s": 1, "x": 2}, []Violation{v("/x", "unknown parameter")},
+		{"unknown param", map[string]Param{"s": {}}, map[string]any{"s": 1, "x": 2}, []violation{v("/x", "unknown parameter")},
 			map[string]any{"s": 1}},
-		{"no params at all", nil, map[string]any{"x": 1}, []Violation{v("/x", "unknown parameter")}, map[string]any{}},
+		{"no params at all", nil, map[string]any{"x": 1}, []violation{v("/x", "unknown parameter")}, map[string]any{}},
 		{"required missing", map[string]Param{"sku": {Type: "string", Required: true}}, map[string]any{},
-			[]Violation{v("/sku", "is required")}, map[string]any{}},
+			[]violation{v("/sku", "is required")}, map[string]any{}},
 		{"required present as null is a type error", map[string]Param{"sku": {Type: "string", Required: true}}, map[string]any{"sku": nil},
-			[]Violation{v("/sku", "must be a string")}, nil},
+			[]violation{v("/sku", "must be a string")}, nil},
 		{"nil input", map[string]Param{"q": {Type: "integer", Default: 1}}, nil, nil, map[string]any{"q": 1}},
 		{"default applied", map[string]Param{"qty": {Type: "integer", Default: 1}, "sku": {Type: "string"}}, map[string]any{"sku": "A"},
 			nil, map[string]any{"qty": 1, "sku": "A"}},
 		{"default not applied over a value", map[string]Param{"qty": {Type: "integer", Default: 1}}, map[string]any{"qty": json.Number("3")},
 			nil, nil},
 		{"required with a default still required", map[string]Param{"qty": {Type: "integer", Required: true, Default: 1}}, map[string]any{},
-			[]Violation{v("/qty", "is required")}, map[string]any{}},
+			[]violation{v("/qty", "is required")}, map[string]any{}},
 
 		// Many violations, sorted by path; several for one path keep their order.
 		{"violations sorted by path", map[string]Param{
@@ -122,7 +122,7 @@ func paramsCases() []paramsCase {
 			"a": {Type: "integer", Required: true},
 			"c": {Type: "array", MaxItems: ptrI(1), Items: &Param{Type: "boolean"}},
 		}, map[string]any{"b": "xy", "c": []any{1, true}, "zz": 0, "_": 1},
-			[]Violation{
+			[]violation{
 				v("/_", "unknown parameter"),
 				v("/a", "is required"),
 				v("/b", "must be at least 5 characters"), v("/b", `does not match the pattern "^[0-9]+$"`),
@@ -132,7 +132,7 @@ func paramsCases() []paramsCase {
 
 		// JSON Pointer escaping (RFC 6901): ~ → ~0, / → ~1.
 		{"slash and tilde in an unknown key", map[string]Param{}, map[string]any{"a/b": 1, "m~n": 2, "~1": 3},
-			[]Violation{v("/a~1b", "unknown parameter"), v("/m~0n", "unknown parameter"), v("/~01", "unknown parameter")}, map[string]any{}},
+			[]violation{v("/a~1b", "unknown parameter"), v("/m~0n", "unknown parameter"), v("/~01", "unknown parameter")}, map[string]any{}},
 	}
 }
 

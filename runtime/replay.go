@@ -35,14 +35,14 @@ const DefaultReplayCapacity = 100_000
 // bounded?").
 const DefaultReplaySessionCapacity = 10_000
 
-// ErrReplayGuardFull is returned when the guard holds Capacity unexpired
+// errReplayGuardFull is returned when the guard holds Capacity unexpired
 // ids: it refuses new ones rather than forget a consumed one.
-var ErrReplayGuardFull = errors.New("pling: replay guard is full")
+var errReplayGuardFull = errors.New("pling: replay guard is full")
 
-// ErrReplaySessionFull is returned when one session holds its share of
+// errReplaySessionFull is returned when one session holds its share of
 // unexpired ids: that session's new ids are refused, other sessions'
 // are not.
-var ErrReplaySessionFull = errors.New("pling: this session's share of the replay guard is full")
+var errReplaySessionFull = errors.New("pling: this session's share of the replay guard is full")
 
 // MemoryReplayGuard is the built-in ReplayGuard. Memory is bounded: each id
 // is dropped when its session expires, and when capacity unexpired ids are
@@ -104,10 +104,10 @@ func (g *MemoryReplayGuard) Consume(_ context.Context, session, id string, expir
 		g.sweep(s, nowMs)
 	}
 	if g.n >= g.capacity {
-		return nil, ErrReplayGuardFull
+		return nil, errReplayGuardFull
 	}
 	if s != nil && len(s.ids) >= g.perSession {
-		return nil, ErrReplaySessionFull
+		return nil, errReplaySessionFull
 	}
 	if s == nil {
 		s = &replaySession{ids: map[string]replayEntry{}, minExp: math.MaxInt64}

@@ -85,9 +85,9 @@ func TestMemoryReplayGuardSessionShare(t *testing.T) {
 				prev, err := g.Consume(ctx, s.session, s.id, s.exp, s.now)
 				r := "new"
 				switch {
-				case errors.Is(err, ErrReplaySessionFull):
+				case errors.Is(err, errReplaySessionFull):
 					r = "session full"
-				case errors.Is(err, ErrReplayGuardFull):
+				case errors.Is(err, errReplayGuardFull):
 					r = "full"
 				case err != nil:
 					r = err.Error()

@@ -53,7 +53,7 @@ type Runtime struct {
 type config struct {
 	clock Clock
 	// unexposedFeedback: describe names declared actions the site
-	// allowlist hides (WithUnexposedFeedback).
+	// allowlist hides (withUnexposedFeedback).
 	unexposedFeedback bool
 	limits            Limits
 	loop              LoopConfig

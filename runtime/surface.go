@@ -62,7 +62,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 	if req.Method == schema.MethodInvoke {
 		capability = req.Capability
 	}
-	var sess *Session
+	var sess *gateSession
 	guard := rt.cfg.gate.guard
 	complete := guard.Complete // and the shared guard's, once both consumed the id
 	consumed := false

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/idchars"
+	"github.com/pling-go/pling/internal/sessionkey"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -102,12 +102,12 @@ type verifiedCache struct {
 	m  map[[sha256.Size]byte]*verified
 }
 
-// verified is one cached token: its claims, and the *Session the gate
+// verified is one cached token: its claims, and the *gateSession the gate
 // hands to the pipeline (read-only there; the session key is the digest's
 // first half, the same for every verifier).
 type verified struct {
 	claims *Claims
-	sess   *Session
+	sess   *gateSession
 }
 
 func (c *verifiedCache) get(k [sha256.Size]byte) *verified {
@@ -199,9 +199,7 @@ func tokenDigest(token string) [sha256.Size]byte {
 
 // sessionKey is the key of the session a token opens: the first half of
 // its digest, never the token.
-func sessionKey(sum *[sha256.Size]byte) string {
-	return "s:" + hex.EncodeToString(sum[:16])
-}
+func sessionKey(sum *[sha256.Size]byte) string { return sessionkey.FromSum(sum) }
 
 // verify is Verify for the gate, given the token's digest: the cached
 // entry (shared: the gate only reads it) after the checks that can change
@@ -226,7 +224,7 @@ func (v *TokenVerifier) verify(ctx context.Context, token string, sum [sha256.Si
 		if err != nil {
 			return nil, err
 		}
-		e = &verified{claims: c, sess: &Session{SurfaceSession: schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience,
+		e = &verified{claims: c, sess: &gateSession{SurfaceSession: schema.SurfaceSession{Subject: c.Subject, Audience: c.Audience,
 			Scope: c.Scope, IssuedAtMs: c.IssuedAtMs, NotBeforeMs: c.NotBeforeMs, ExpiresAtMs: c.ExpiresAtMs, Agent: c.Agent}, key: sessionKey(&sum)}}
 	}
 	c := e.claims
@@ -305,14 +303,4 @@ func (v *TokenVerifier) verifySigned(token string) (*Claims, error) {
 // capability id alphabet plus '*'.
 func validPattern(p string) bool {
 	return idchars.Of(p, 1, 256, "._-@:*~")
-}
-
-// SessionKeyOf returns the key of the session a token opens: what
-// Session.Key returns and what a ReplayGuard is called with for it. It is
-// a digest, never the token, so a guard that needs to know which token a
-// key stands for (a shared guard in an authority) keeps its own map from
-// the keys of the tokens it verified.
-func SessionKeyOf(token string) string {
-	sum := tokenDigest(token)
-	return sessionKey(&sum)
 }

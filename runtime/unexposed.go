@@ -7,14 +7,14 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// WithUnexposedFeedback makes describe say, in its context's feedback, which
+// withUnexposedFeedback makes describe say, in its context's feedback, which
 // declared actions the site allowlist (WithExpose) exposes to no caller: a
 // page whose author forgot data-expose, or spelled a pattern that matches
 // nothing, learns it from the first describe instead of from an empty
 // list (RATIONALE "Why does a page say which actions it does not
 // expose?"). The page bridge turns it on; fixture pages, and so the
-// conformance suite, run without it.
-func WithUnexposedFeedback() Option {
+// conformance suite, run without it (pagebridge.WithUnexposedFeedback).
+func withUnexposedFeedback() Option {
 	return func(cfg *config) { cfg.unexposedFeedback = true }
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/pling-go/pling/schema"
 )
 
-// TestUnexposedFeedback: with WithUnexposedFeedback, describe's feedback
+// TestUnexposedFeedback: with withUnexposedFeedback, describe's feedback
 // says how many declared actions the site allowlist hides (never their ids), with the
 // patterns; without it (fixture pages, the conformance suite) nothing
 // changes.
@@ -32,10 +32,10 @@ func TestUnexposedFeedback(t *testing.T) {
 		want   []schema.Feedback
 		listed []string
 	}{
-		{"all exposed", []Option{WithExpose("*"), WithUnexposedFeedback()}, nil, []string{"cart.add", "checkout", "open@order"}},
-		{"some hidden", []Option{WithExpose("cart.*"), WithUnexposedFeedback()}, []schema.Feedback{{Level: "warning",
+		{"all exposed", []Option{WithExpose("*"), withUnexposedFeedback()}, nil, []string{"cart.add", "checkout", "open@order"}},
+		{"some hidden", []Option{WithExpose("cart.*"), withUnexposedFeedback()}, []schema.Feedback{{Level: "warning",
 			Message: `2 declared action(s) are not exposed by the site allowlist (data-expose / expose: "cart.*"); the page's console names them`}}, []string{"cart.add"}},
-		{"nothing exposed", []Option{WithExpose(), WithUnexposedFeedback()}, []schema.Feedback{{Level: "warning",
+		{"nothing exposed", []Option{WithExpose(), withUnexposedFeedback()}, []schema.Feedback{{Level: "warning",
 			Message: `3 declared action(s) are not exposed by the site allowlist (data-expose / expose: none); the page's console names them`}}, []string{}},
 		{"off by default", []Option{WithExpose("cart.*")}, nil, []string{"cart.add"}},
 	} {

@@ -35,7 +35,7 @@ func TestPatternViolationNamesPatternAndHint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, vs := validateInput(map[string]Param{"code": tt.param}, map[string]any{"code": "nope"})
-			if diff := cmp.Diff([]Violation{{Path: "/code", Reason: tt.want}}, vs); diff != "" {
+			if diff := cmp.Diff([]violation{{Path: "/code", Reason: tt.want}}, vs); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})

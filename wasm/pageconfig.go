@@ -43,7 +43,7 @@ func initPage(args []safejs.Value) (any, error) {
 	// A page says in describe which of its actions it does not expose
 	// (docs/page-api.md §2); fixture pages do not, so conformance is as
 	// before.
-	opts := []runtime.Option{runtime.WithExpose(c.Expose...), runtime.WithUnexposedFeedback()}
+	opts := []runtime.Option{runtime.WithExpose(c.Expose...), pagebridge.WithUnexposedFeedback[runtime.Option]()}
 	if c.Anonymous != nil {
 		opts = append(opts, runtime.WithAnonymous(*c.Anonymous...))
 	}

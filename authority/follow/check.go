@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/sessionkey"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -101,7 +102,7 @@ func (f *Follower) CheckCall(ctx context.Context, session, approval string, c Ca
 	if err != nil || json.Unmarshal(payload, &claimed) != nil {
 		return deny("The approval's claims are malformed")
 	}
-	if claimed.Session != runtime.SessionDigest(session) {
+	if claimed.Session != sessionkey.Digest(session) {
 		return deny("The approval is for another session")
 	}
 	input := make(map[string]any, len(c.Input)+1)

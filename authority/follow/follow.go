@@ -27,6 +27,7 @@ import (
 
 	"github.com/pling-go/pling/authority/internal/urlsafe"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/sessionkey"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -558,7 +559,7 @@ func tokenKid(token string) (string, bool) {
 // its session key, for the shared replay guard. The claims are read again
 // only for a token not held yet (the signature has verified).
 func (f *Follower) remember(token string, expMs, nowMs int64) {
-	key := runtime.SessionKeyOf(token)
+	key := sessionkey.Of(token)
 	f.mu.Lock()
 	_, ok := f.sessions[key]
 	f.mu.Unlock()

@@ -95,7 +95,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 // printNothingExposed says why a description lists no capability: the
 // page's own line on what its site allowlist hides (declared N, exposed
-// none, the patterns: runtime.WithUnexposedFeedback), what is declared but
+// none, the patterns: pagebridge.WithUnexposedFeedback), what is declared but
 // unavailable now, or else where to look.
 func printNothingExposed(w io.Writer, d *schema.SurfaceDescription) {
 	fmt.Fprintln(w, "pling describe: the page exposes 0 capabilities to this session.")

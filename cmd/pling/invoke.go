@@ -74,12 +74,12 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	// While the page asks a person, say so on stderr: the wait may be
 	// minutes, and it is not a hang.
 	unseen := unseenBrowser(*pc.browserSession, pos[0])
-	onWaiting := agent.WithOnWaiting(func(w agent.Waiting) {
+	opts = append(opts, agent.OnWaiting(func(w agent.Waiting) {
 		for _, l := range waitingNotes(w, unseen, pos[0]) {
 			fmt.Fprintf(stderr, "pling invoke: %s\n", l)
 		}
-	})
-	res, err := agent.New(tr, agent.WithSession(sess), onWaiting).Invoke(ctx, pos[1], input, opts...)
+	}))
+	res, err := agent.New(tr, agent.WithSession(sess)).Invoke(ctx, pos[1], input, opts...)
 	if err != nil {
 		if *asJSON {
 			writeIndentedJSON(stdout, map[string]any{"ok": false, "error": failureJSON(err)})

@@ -44,38 +44,8 @@ func TestOperationsGuide(t *testing.T) {
 	ru.Path = "/" + restoredDB
 	restoredDSN := ru.String()
 
-	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	for _, d := range []string{bin, filepath.Join(root, "etc"), filepath.Join(root, "var"), filepath.Join(root, "backup")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "pling"), []byte("#!/bin/sh\nexec "+exe+" \"$@\"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	const op = "op-key-of-the-guide"
-	if err := os.WriteFile(filepath.Join(root, "etc", "operator-keys"), []byte(op+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	port, err := pgtest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	today := time.Now().Format("2006-01-02")
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, kekEnv+"=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PG") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, asPlingEnv+"=1", "PATH="+bin+":"+pgBin+":"+os.Getenv("PATH"),
-		"PGHOST="+u.Hostname(), "PGPORT="+u.Port(), "PGUSER="+u.User.Username())
+	g := newGuideRig(t, pgBin, u)
+	root, addr := g.root, g.addr
 	rewrite := func(s, store string) string {
 		return strings.NewReplacer(
 			"postgres://pling@db.internal/pling_restored", restoredDSN,
@@ -86,92 +56,11 @@ func TestOperationsGuide(t *testing.T) {
 			"/var/lib/pling", filepath.Join(root, "var"),
 			"/backup", filepath.Join(root, "backup"),
 			"0.0.0.0:8090", addr,
-			"2026-01-02", today,
+			"2026-01-02", time.Now().Format("2006-01-02"),
 		).Replace(s)
 	}
-	shell := func(block string) *exec.Cmd {
-		cmd := exec.Command("sh", "-e", "-c", block)
-		cmd.Env, cmd.Dir = env, root
-		return cmd
-	}
-	run := func(name, block string) string {
-		t.Helper()
-		out, err := shell(block).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s\n%s", name, err, block, out)
-		}
-		return string(out)
-	}
-	// start runs a start block in the background until the test ends
-	// (its process group is stopped) and waits for /readyz.
-	start := func(name, block string) (stop func()) {
-		t.Helper()
-		cmd := shell(block)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		stop = func() {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(15 * time.Second):
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				<-done
-			}
-		}
-		t.Cleanup(stop)
-		deadline := time.Now().Add(time.Minute)
-		for {
-			res, err := http.Get("http://" + addr + "/readyz")
-			if err == nil {
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					break
-				}
-			}
-			select {
-			case <-done:
-				t.Fatalf("%s exited: %s", name, out.String())
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not ready: %s", name, out.String())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		return stop
-	}
-	blocks := map[string]docBlock{}
-	kinds := []struct{ kind, marker string }{
-		{"start", "openssl rand"}, {"migrate", "migrate status"}, {"sqlite backup", "VACUUM INTO"},
-		{"postgres backup", "pg_dump"}, {"sqlite restore", "--from"}, {"postgres restore", "createdb"},
-	}
-	for _, b := range docBlocks(t, "docs/operations.md") {
-		if b.lang != "sh" {
-			continue
-		}
-		kind := ""
-		for _, k := range kinds {
-			if strings.Contains(b.text, k.marker) {
-				kind = k.kind
-				break
-			}
-		}
-		if kind == "" {
-			t.Fatalf("%s: a ```sh block this test does not know: run it here", b.name)
-		}
-		blocks[kind] = b
-	}
-	for _, k := range kinds {
-		if _, ok := blocks[k.kind]; !ok {
-			t.Fatalf("docs/operations.md has no %s block (%q)", k.kind, k.marker)
-		}
-	}
+	run, start, op := g.run, g.start, guideOperatorKey
+	blocks := operationsBlocks(t)
 
 	// Start: the KEK, then an instance on PostgreSQL.
 	stopFirst := start("start", rewrite(blocks["start"].text, srcDSN))
@@ -212,6 +101,151 @@ func TestOperationsGuide(t *testing.T) {
 	if after == before || after == nil {
 		t.Errorf("the epoch after the restore is %v, before %v", after, before)
 	}
+}
+
+// guideOperatorKey is the operator key the guide's authority starts with.
+const guideOperatorKey = "op-key-of-the-guide"
+
+// guideRig is where TestOperationsGuide runs the guide's blocks: a root
+// standing for /, a PATH whose pling is this binary beside PostgreSQL's
+// tools (pgBin) for the cluster at u, and the address the authority
+// listens on.
+type guideRig struct {
+	t    *testing.T
+	root string
+	env  []string
+	addr string
+}
+
+func newGuideRig(t *testing.T, pgBin string, u *url.URL) *guideRig {
+	t.Helper()
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	for _, d := range []string{bin, filepath.Join(root, "etc"), filepath.Join(root, "var"), filepath.Join(root, "backup")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "pling"), []byte("#!/bin/sh\nexec "+exe+" \"$@\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc", "operator-keys"), []byte(guideOperatorKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, err := pgtest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, kekEnv+"=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PG") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, asPlingEnv+"=1", "PATH="+bin+":"+pgBin+":"+os.Getenv("PATH"),
+		"PGHOST="+u.Hostname(), "PGPORT="+u.Port(), "PGUSER="+u.User.Username())
+	return &guideRig{t: t, root: root, env: env, addr: "127.0.0.1:" + strconv.Itoa(port)}
+}
+
+func (g *guideRig) shell(block string) *exec.Cmd {
+	cmd := exec.Command("sh", "-e", "-c", block)
+	cmd.Env, cmd.Dir = g.env, g.root
+	return cmd
+}
+
+// run runs a block to its end and returns what it printed; a failure
+// fails the test.
+func (g *guideRig) run(name, block string) string {
+	g.t.Helper()
+	out, err := g.shell(block).CombinedOutput()
+	if err != nil {
+		g.t.Fatalf("%s: %v\n%s\n%s", name, err, block, out)
+	}
+	return string(out)
+}
+
+// start runs a start block in the background until the test ends (its
+// process group is stopped) and waits for /readyz.
+func (g *guideRig) start(name, block string) (stop func()) {
+	t := g.t
+	t.Helper()
+	cmd := g.shell(block)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	stop = func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := http.Get("http://" + g.addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s exited: %s", name, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not ready: %s", name, out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return stop
+}
+
+// operationsBlocks are the ```sh blocks of docs/operations.md by what
+// each does; a block of a kind this test does not know fails it, and so
+// does a kind the guide lacks.
+func operationsBlocks(t *testing.T) map[string]docBlock {
+	t.Helper()
+	blocks := map[string]docBlock{}
+	kinds := []struct{ kind, marker string }{
+		{"start", "openssl rand"}, {"migrate", "migrate status"}, {"sqlite backup", "VACUUM INTO"},
+		{"postgres backup", "pg_dump"}, {"sqlite restore", "--from"}, {"postgres restore", "createdb"},
+	}
+	for _, b := range docBlocks(t, "docs/operations.md") {
+		if b.lang != "sh" {
+			continue
+		}
+		kind := ""
+		for _, k := range kinds {
+			if strings.Contains(b.text, k.marker) {
+				kind = k.kind
+				break
+			}
+		}
+		if kind == "" {
+			t.Fatalf("%s: a ```sh block this test does not know: run it here", b.name)
+		}
+		blocks[kind] = b
+	}
+	for _, k := range kinds {
+		if _, ok := blocks[k.kind]; !ok {
+			t.Fatalf("docs/operations.md has no %s block (%q)", k.kind, k.marker)
+		}
+	}
+	return blocks
 }
 
 // mustJSON sends one request and decodes its JSON answer, failing the

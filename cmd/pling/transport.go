@@ -16,6 +16,7 @@ import (
 	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/conform/fixture"
+	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -106,7 +107,7 @@ func fixtureTransport(path string) (agent.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, err := loadFixturePage(data, runtime.WithUnexposedFeedback())
+	page, err := loadFixturePage(data, pagebridge.WithUnexposedFeedback[runtime.Option]())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -19,15 +19,7 @@ import (
 // site key (the browser's cookies and credentials dropped), streams pass
 // through, and nothing but the two OpenAI routes is forwarded.
 func TestGatewayProxy(t *testing.T) {
-	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hello there", ChunkSize: 3} })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: up.URL, UpstreamKey: "sk", Models: []string{"m"},
-		SiteKeys: []string{"the-site-key"}, Logger: slog.New(slog.DiscardHandler)}).Handler())
-	defer gw.Close()
-	target, _ := url.Parse(gw.URL)
+	target := gatewayBehind(t, scripted.Reply{Content: "hello there", ChunkSize: 3}, nil)
 	site := httptest.NewServer(demosite.GatewayProxy(target, "the-site-key"))
 	defer site.Close()
 	tests := []struct {
@@ -72,15 +64,7 @@ func TestGatewayProxy(t *testing.T) {
 // and one visitor's burst at the key's limit would make everyone's
 // requests 429.
 func TestGatewayProxyOnlyForTheSite(t *testing.T) {
-	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hi"} })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: up.URL, UpstreamKey: "sk", Models: []string{"m"},
-		SiteKeys: []string{"the-site-key"}, Burst: 1000, RatePerSecond: 1000, Logger: slog.New(slog.DiscardHandler)}).Handler())
-	defer gw.Close()
-	target, _ := url.Parse(gw.URL)
+	target := gatewayBehind(t, scripted.Reply{Content: "hi"}, func(c *gateway.Config) { c.Burst = 1000; c.RatePerSecond = 1000 })
 	h := demosite.GatewayProxy(target, "the-site-key")
 	call := func(method, path, from string, hdr map[string]string) int {
 		body := `{"model":"m","messages":[{"role":"user","content":"x"}]}`
@@ -159,15 +143,7 @@ func TestGatewayProxyOnlyForTheSite(t *testing.T) {
 // after. Were a visitor's burst the key's own (20), one address would
 // empty the key's bucket and the next visitors would get 429.
 func TestGatewayVisitorShare(t *testing.T) {
-	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return scripted.Reply{Content: "hi"} })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	gw := httptest.NewServer(gateway.New(gateway.Config{Upstream: up.URL, UpstreamKey: "sk", Models: []string{"m"},
-		SiteKeys: []string{"the-site-key"}, Logger: slog.New(slog.DiscardHandler)}).Handler())
-	defer gw.Close()
-	target, _ := url.Parse(gw.URL)
+	target := gatewayBehind(t, scripted.Reply{Content: "hi"}, nil)
 	h := demosite.GatewayProxy(target, "the-site-key")
 	call := func(from string) int {
 		req := httptest.NewRequest("POST", "http://shop.example/gateway/v1/chat/completions",
@@ -196,4 +172,29 @@ func TestGatewayVisitorShare(t *testing.T) {
 	if got[http.StatusOK] != 9 {
 		t.Errorf("three other visitors after the first one's flood: %v, want 9 × 200", got)
 	}
+}
+
+// gatewayBehind starts a gateway for the site key "the-site-key" in front
+// of a scripted upstream that answers reply, with set (when not nil)
+// changing its config, and returns its address, for the site's proxy to
+// forward to. Both stop when the test ends.
+func gatewayBehind(t *testing.T, reply scripted.Reply, set func(*gateway.Config)) *url.URL {
+	t.Helper()
+	up, err := scripted.Start(func(scripted.Request) scripted.Reply { return reply })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(up.Close)
+	cfg := gateway.Config{Upstream: up.URL, UpstreamKey: "sk", Models: []string{"m"},
+		SiteKeys: []string{"the-site-key"}, Logger: slog.New(slog.DiscardHandler)}
+	if set != nil {
+		set(&cfg)
+	}
+	gw := httptest.NewServer(gateway.New(cfg).Handler())
+	t.Cleanup(gw.Close)
+	target, err := url.Parse(gw.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

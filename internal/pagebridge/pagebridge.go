@@ -82,20 +82,21 @@ type Funcs[R, A, V, O any] struct {
 	MarkupPlaces  func(R) []MarkupPlace
 	CheckFailed   func(error) V
 	AuthorWarning func(func(message string)) O
+	Unexposed     O
 	PageFailure   func(code, message string, details map[string]any) (warning string, err error)
 	FormRefused   func([]FormField) error
 }
 
 var (
-	refuse, siteExposes, lint, places, checkFailed, authorWarning any
-	pageFailure                                                   func(code, message string, details map[string]any) (string, error)
-	formRefused                                                   func([]FormField) error
+	refuse, siteExposes, lint, places, checkFailed, authorWarning, unexposed any
+	pageFailure                                                              func(code, message string, details map[string]any) (string, error)
+	formRefused                                                              func([]FormField) error
 )
 
 // Register is called once, by package runtime, from its init.
 func Register[R, A, V, O any](f Funcs[R, A, V, O]) {
 	refuse, siteExposes, lint, places = f.Refuse, f.SiteExposes, f.Lint, f.MarkupPlaces
-	checkFailed, authorWarning = f.CheckFailed, f.AuthorWarning
+	checkFailed, authorWarning, unexposed = f.CheckFailed, f.AuthorWarning, f.Unexposed
 	pageFailure, formRefused = f.PageFailure, f.FormRefused
 }
 
@@ -146,6 +147,16 @@ func CheckFailed[V any](err error) V {
 // them to the console.
 func WithAuthorWarning[O any](f func(message string)) O {
 	return authorWarning.(func(func(string)) O)(f)
+}
+
+// WithUnexposedFeedback is the runtime option (O, runtime.Option) that
+// makes describe say, in its context's feedback, which declared actions
+// the site allowlist exposes to no caller (their number and the patterns,
+// never their ids): the page bridge and pling describe turn it on, so a
+// page's author learns of a forgotten data-expose from the first
+// describe; fixture pages, and so the conformance suite, run without it.
+func WithUnexposedFeedback[O any]() O {
+	return unexposed.(O)
 }
 
 // PageFailure is the error a page handler's business failure becomes

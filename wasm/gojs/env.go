@@ -109,16 +109,73 @@ func (i *Instance) newEnv(cfg Config) {
 	r.dateProto = &Object{class: classObject}
 	r.regexpProto = &Object{class: classObject}
 
-	ctor := func(name string, proto *Object, construct func(args []Value) (Value, error)) *Function {
-		f := &Function{Object: Object{class: "Function"}, name: name, construct: construct, prototype: proto}
-		proto.set("constructor", f)
-		return f
-	}
-
 	g := &Object{class: classObject}
 	i.global = g
 	g.set("globalThis", g)
+	g.set("Object", r.newObject())
+	g.set("Array", r.newArray())
+	g.set("Uint8Array", r.newUint8Array())
+	g.set("Error", r.newError())
+	g.set("Date", r.newDate())
+	g.set("RegExp", r.newRegExp())
+	g.set("JSON", NewObject(map[string]any{
+		"parse": NewFunc("parse", func(_ Value, args []Value) (Value, error) {
+			return jsonParse(ToString(arg(args, 0)))
+		}),
+		"stringify": NewFunc("stringify", func(_ Value, args []Value) (Value, error) {
+			return jsonStringify(arg(args, 0), arg(args, 2))
+		}),
+	}))
+	i.newConsole(g, cfg)
+	g.set("crypto", NewObject(map[string]any{
+		"getRandomValues": NewFunc("getRandomValues", func(_ Value, args []Value) (Value, error) {
+			a, ok := arg(args, 0).(*Uint8Array)
+			if !ok {
+				return nil, throwType("crypto.getRandomValues: argument is not a Uint8Array")
+			}
+			_, _ = rand.Read(a.Data)
+			return a, nil
+		}),
+	}))
 
+	g.set("performance", NewObject(map[string]any{
+		"now": NewFunc("now", func(Value, []Value) (Value, error) {
+			return float64(time.Since(i.start).Nanoseconds()) / 1e6, nil
+		}),
+	}))
+
+	i.newProcess(g, cfg)
+	i.newFS(g)
+	g.set("path", NewObject(map[string]any{
+		"resolve": NewFunc("resolve", func(_ Value, args []Value) (Value, error) {
+			parts := make([]string, len(args))
+			for k, a := range args {
+				parts[k] = ToString(a)
+			}
+			return strings.Join(parts, "/"), nil
+		}),
+	}))
+
+	// The Go object, ref 6: syscall/js calls _makeFuncWrapper for every
+	// js.FuncOf and reads _pendingEvent in its event handler.
+	i.goObj = &Object{class: classObject}
+	i.goObj.set("_pendingEvent", Null)
+	i.goObj.set("_makeFuncWrapper", NewFunc("_makeFuncWrapper", func(_ Value, args []Value) (Value, error) {
+		id, _ := arg(args, 0).(float64)
+		return &Function{Object: Object{class: "Function"}, goID: uint32(id), owner: i}, nil
+	}))
+}
+
+// ctor is a constructor function of the realm: name, its prototype
+// (whose constructor it becomes) and what new does.
+func ctor(name string, proto *Object, construct func(args []Value) (Value, error)) *Function {
+	f := &Function{Object: Object{class: "Function"}, name: name, construct: construct, prototype: proto}
+	proto.set("constructor", f)
+	return f
+}
+
+// newObject is the Object constructor, with Object.keys.
+func (r *realm) newObject() *Function {
 	object := ctor("Object", r.objectProto, func(args []Value) (Value, error) {
 		if h := header(arg(args, 0)); h != nil {
 			return args[0], nil
@@ -132,8 +189,12 @@ func (i *Instance) newEnv(cfg Config) {
 		}
 		return ValueOf(h.Keys()), nil
 	}))
-	g.set("Object", object)
+	return object
+}
 
+// newArray is the Array constructor, with Array.isArray, and the
+// prototype's push and join.
+func (r *realm) newArray() *Function {
 	array := ctor("Array", r.arrayProto, func(args []Value) (Value, error) {
 		if len(args) == 1 {
 			if n, ok := args[0].(float64); ok {
@@ -174,8 +235,12 @@ func (i *Instance) newEnv(cfg Config) {
 		}
 		return strings.Join(parts, sep), nil
 	}))
-	g.set("Array", array)
+	return array
+}
 
+// newUint8Array is the Uint8Array constructor, with the prototype's
+// subarray.
+func (r *realm) newUint8Array() *Function {
 	u8 := ctor("Uint8Array", r.u8Proto, func(args []Value) (Value, error) {
 		switch a := arg(args, 0).(type) {
 		case nil:
@@ -208,8 +273,11 @@ func (i *Instance) newEnv(cfg Config) {
 		}
 		return NewUint8Array(a.Data[begin:end:end]), nil
 	}))
-	g.set("Uint8Array", u8)
+	return u8
+}
 
+// newError is the Error constructor and its prototype's name and message.
+func (r *realm) newError() *Function {
 	r.errorProto.set("name", "Error")
 	r.errorProto.set("message", "")
 	errorCtor := ctor("Error", r.errorProto, func(args []Value) (Value, error) {
@@ -219,8 +287,12 @@ func (i *Instance) newEnv(cfg Config) {
 		}
 		return e, nil
 	})
-	g.set("Error", errorCtor)
+	return errorCtor
+}
 
+// newDate is the Date constructor, with Date.now, and the prototype's
+// getTimezoneOffset, getTime, valueOf and toISOString.
+func (r *realm) newDate() *Function {
 	date := ctor("Date", r.dateProto, func(args []Value) (Value, error) {
 		t := time.Now()
 		if ms, ok := arg(args, 0).(float64); ok {
@@ -262,13 +334,15 @@ func (i *Instance) newEnv(cfg Config) {
 		}
 		return t.UTC().Format("2006-01-02T15:04:05.000Z"), nil
 	}))
-	g.set("Date", date)
+	return date
+}
 
-	// RegExp answers what the module asks of it, new RegExp(source, "u")
-	// and test, as a browser's or Node's would, for the patterns the
-	// module hands it (internal/jspattern: Check, then ForRegExp): the
-	// same evaluator native Go uses. Other flags throw.
-	g.set("RegExp", ctor("RegExp", r.regexpProto, func(args []Value) (Value, error) {
+// newRegExp answers what the module asks of RegExp, new RegExp(source,
+// "u") and test, as a browser's or Node's would, for the patterns the
+// module hands it (internal/jspattern: Check, then ForRegExp): the same
+// evaluator native Go uses. Other flags throw.
+func (r *realm) newRegExp() *Function {
+	re := ctor("RegExp", r.regexpProto, func(args []Value) (Value, error) {
 		if flags := arg(args, 1); flags != "u" {
 			return nil, &Exception{newTypedError("SyntaxError", "Invalid flags supplied to RegExp constructor: only u is supported here")}
 		}
@@ -277,7 +351,7 @@ func (i *Instance) newEnv(cfg Config) {
 			return nil, &Exception{newTypedError("SyntaxError", "Invalid regular expression: "+err.Error())}
 		}
 		return &Object{class: classRegExp, test: test}, nil
-	}))
+	})
 	r.regexpProto.set("test", method("test", func(this Value, args []Value) (Value, error) {
 		o, ok := this.(*Object)
 		if !ok || o.class != classRegExp {
@@ -285,16 +359,12 @@ func (i *Instance) newEnv(cfg Config) {
 		}
 		return o.test(ToString(arg(args, 0))), nil
 	}))
+	return re
+}
 
-	g.set("JSON", NewObject(map[string]any{
-		"parse": NewFunc("parse", func(_ Value, args []Value) (Value, error) {
-			return jsonParse(ToString(arg(args, 0)))
-		}),
-		"stringify": NewFunc("stringify", func(_ Value, args []Value) (Value, error) {
-			return jsonStringify(arg(args, 0), arg(args, 2))
-		}),
-	}))
-
+// newConsole sets the instance's stdout and stderr (cfg's, else
+// discarded) and globalThis.console, which writes to them.
+func (i *Instance) newConsole(g *Object, cfg Config) {
 	stdout, stderr := cfg.Stdout, cfg.Stderr
 	if stdout == nil {
 		stdout = io.Discard
@@ -319,44 +389,6 @@ func (i *Instance) newEnv(cfg Config) {
 		"debug": NewFunc("debug", logTo(stdout)),
 		"warn":  NewFunc("warn", logTo(stderr)),
 		"error": NewFunc("error", logTo(stderr)),
-	}))
-
-	g.set("crypto", NewObject(map[string]any{
-		"getRandomValues": NewFunc("getRandomValues", func(_ Value, args []Value) (Value, error) {
-			a, ok := arg(args, 0).(*Uint8Array)
-			if !ok {
-				return nil, throwType("crypto.getRandomValues: argument is not a Uint8Array")
-			}
-			_, _ = rand.Read(a.Data)
-			return a, nil
-		}),
-	}))
-
-	g.set("performance", NewObject(map[string]any{
-		"now": NewFunc("now", func(Value, []Value) (Value, error) {
-			return float64(time.Since(i.start).Nanoseconds()) / 1e6, nil
-		}),
-	}))
-
-	i.newProcess(g, cfg)
-	i.newFS(g)
-	g.set("path", NewObject(map[string]any{
-		"resolve": NewFunc("resolve", func(_ Value, args []Value) (Value, error) {
-			parts := make([]string, len(args))
-			for k, a := range args {
-				parts[k] = ToString(a)
-			}
-			return strings.Join(parts, "/"), nil
-		}),
-	}))
-
-	// The Go object, ref 6: syscall/js calls _makeFuncWrapper for every
-	// js.FuncOf and reads _pendingEvent in its event handler.
-	i.goObj = &Object{class: classObject}
-	i.goObj.set("_pendingEvent", Null)
-	i.goObj.set("_makeFuncWrapper", NewFunc("_makeFuncWrapper", func(_ Value, args []Value) (Value, error) {
-		id, _ := arg(args, 0).(float64)
-		return &Function{Object: Object{class: "Function"}, goID: uint32(id), owner: i}, nil
 	}))
 }
 

@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,14 +269,11 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	var stopSite func()
+	if rig.base, stopSite, err = serveLoopback(srv); err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	defer hs.Close()
-	rig.base = "http://" + ln.Addr().String()
+	defer stopSite()
 
 	// The help desk, the site written from the docs only, on its own
 	// server (its paths are not the demo's).
@@ -286,24 +281,18 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	hln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	var stopHelpdesk func()
+	if rig.helpdesk, stopHelpdesk, err = serveLoopback(hd); err != nil {
 		return nil, err
 	}
-	hhs := &http.Server{Handler: hd, ReadHeaderTimeout: 10 * time.Second}
-	go hhs.Serve(hln)
-	defer hhs.Close()
-	rig.helpdesk = "http://" + hln.Addr().String()
+	defer stopHelpdesk()
 
 	// The same help desk without Pling, on a server of its own.
-	pln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	var stopPlain func()
+	if rig.plain, stopPlain, err = serveLoopback(withoutPling(hd)); err != nil {
 		return nil, err
 	}
-	phs := &http.Server{Handler: withoutPling(hd), ReadHeaderTimeout: 10 * time.Second}
-	go phs.Serve(pln)
-	defer phs.Close()
-	rig.plain = "http://" + pln.Addr().String()
+	defer stopPlain()
 
 	for _, t := range cfg.tasks {
 		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}, WithoutPling: t.Site == sitePlain}

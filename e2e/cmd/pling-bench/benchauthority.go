@@ -18,6 +18,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/cliflags"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -201,29 +202,8 @@ func benchInstances(ctx context.Context, spec string, n int, audiences map[strin
 
 // baCall sends one JSON request and decodes the answer.
 func baCall(cl *http.Client, url, method, path, tok string, hdr map[string]string, body any) (int, map[string]any, error) {
-	var rd io.Reader
-	if body != nil {
-		j, _ := json.Marshal(body)
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, url+path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := cl.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	err = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out, err
+	a, err := authoritytest.Do(context.Background(), cl, url, method, path, tok, hdr, body)
+	return a.Status, a.Body, err
 }
 
 // benchGrant runs the device grant on the instances and returns the

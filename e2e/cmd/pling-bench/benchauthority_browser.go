@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -77,14 +76,11 @@ func benchAuthorityBrowser(ctx context.Context, dist, chromium, tmp string, n in
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.Handle("/", srv)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	site, stopSite, err := serveLoopback(mux)
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	defer hs.Close()
-	site := "http://" + ln.Addr().String()
+	defer stopSite()
 
 	urls, stopAuth, err := benchInstances(ctx, "sqlite:"+filepath.Join(tmp, "browser.db"), 1, map[string][]string{site: {"order.*"}})
 	if err != nil {

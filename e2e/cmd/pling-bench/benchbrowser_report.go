@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/chromedp/cdproto/accessibility"
 
@@ -236,4 +238,169 @@ func fmtNum(v float64) string {
 	default:
 		return fmt.Sprintf("%.3g", v)
 	}
+}
+
+// benchTargets are the targets, each as figure and limit.
+func benchTargets(r *bbReport, ran map[string]bool) []bbTarget {
+	s, v, d, o, sn := r.Scripts, r.Visits, r.Describe, r.Observer, r.Snapshot
+	step := []string{"scripts", "scripts", "visits", "visits", "describe", "invoke", "observer", "snapshot"}
+	all := []bbTarget{
+		target("script before an agent (brotli)", float64(s.Shim.Brotli), 7*1024, "B",
+			fmt.Sprintf("pling.js %d B brotli (polyfill %d B, %.2f×)", s.Shim.Brotli, s.Polyfill.Brotli, s.BrotliRatio)),
+		target("shim load ÷ polyfill load", s.LoadRatio, 1, "×",
+			fmt.Sprintf("p50 %s vs %s", fmtMs(s.ShimLoad.P50), fmtMs(s.PolyfillLoad.P50))),
+		target("first describe, cold page", v.ColdMs.P50, 400, "ms", fmt.Sprintf("p50 of %d cold visits; the very first %s", v.ColdMs.N, fmtMs(v.ColdFirst.Ms))),
+		target("first describe, second visit", v.SecondMs.P50, 150, "ms", fmt.Sprintf("p50 of %d new-tab visits; reload p50 %s", v.SecondMs.N, fmtMs(v.ReloadMs.P50))),
+		target("describe@1000 ÷ getTools@1000", d.Ratio1000, 1, "×", fmt.Sprintf("p50 %s vs %s", fmtMs(d.Ours1000.P50), fmtMs(d.Poly1000.P50))),
+		target("no-op invoke round trip", r.Invoke.Ours.P50, 0.3, "ms", fmt.Sprintf("p50; polyfill executeTool %s", fmtMs(r.Invoke.Polyfill.P50))),
+		target("DOM edit: ours ÷ polyfill observer", o.Ratio, 1.0/20, "×", fmt.Sprintf("textContent edit, page as shipped: p50 %s vs %s; all rows %.3f×; text-node edits %.3f× / %.3f×",
+			fmtMs(o.Pages["textContent"]["virtualized"]["pling"].Ms.P50), fmtMs(o.Pages["textContent"]["virtualized"]["polyfill"].Ms.P50), o.RatioAllRows, o.RatioData, o.RatioDataAll)),
+		target("describe ÷ ARIA snapshot (all rows)", sn.RatioAllRows, 1.0/5, "×", fmt.Sprintf("%d B vs %d B", sn.AllRows.DescribeBytes, sn.AllRows.AXBytes)),
+	}
+	var out []bbTarget
+	for i, t := range all {
+		if ran[step[i]] {
+			out = append(out, t)
+		}
+	}
+	if f := r.FirstCall; ran["firstcall"] && f != nil {
+		out = append(out,
+			target("first executeTool ÷ minimal GOOS=js module", f.RatioMinimal, 1.5, "×", fmt.Sprintf("native WebMCP, cold: p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Minimal.P50))),
+			target("first executeTool ÷ polyfill load+executeTool", f.RatioPoly, 2, "×", fmt.Sprintf("p50 %s vs %s", fmtMs(f.Ours.P50), fmtMs(f.Polyfill.P50))),
+			target("a visit before the first call (KB, no module)", f.BeforeCallBytes.P50/1000, 60, "KB", fmt.Sprintf("p50 %.0f B fetched, no .wasm (native WebMCP, tools registered)", f.BeforeCallBytes.P50)))
+	}
+	return out
+}
+
+// benchStepNames are the steps --only can name.
+var benchStepNames = []string{"scripts", "visits", "caching", "describe", "invoke", "observer", "snapshot", "firstcall"}
+
+func printBenchBrowser(w io.Writer, r *bbReport, ran map[string]bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	defer tw.Flush()
+	fmt.Fprintf(tw, "%s, V8 %s, %d CPUs (load average %s at the start, %s at the end)\n", r.Browser, r.V8, r.Machine.CPUs, r.Machine.LoadStart, r.Machine.LoadEnd)
+	fmt.Fprintf(tw, "crossOriginIsolated %v, performance.now() step %.0f µs; polyfill %s@%s\n\n", r.CrossOriginIsolated, r.TimerResolutionUs, r.Polyfill.Package, r.Polyfill.Version)
+
+	if ran["scripts"] {
+		s := r.Scripts
+		fmt.Fprintln(tw, "1. script before an agent\traw\tgzip\tbrotli\tload p50\tspread\tevaluate p50\tspread")
+		fmt.Fprintf(tw, "pling.js\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", s.Shim.Raw, s.Shim.Gzip, s.Shim.Brotli, fmtMs(s.ShimLoad.P50), s.ShimLoad.spread(), fmtMs(s.ShimEval.P50), s.ShimEval.spread())
+		fmt.Fprintf(tw, "%s IIFE\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", polyfillPackage, s.Polyfill.Raw, s.Polyfill.Gzip, s.Polyfill.Brotli, fmtMs(s.PolyfillLoad.P50), s.PolyfillLoad.spread(), fmtMs(s.PolyfillEval.P50), s.PolyfillEval.spread())
+		fmt.Fprintf(tw, "shim ÷ polyfill\t%.2f×\t%.2f×\t%.2f×\t%.2f×\t\t%.2f×\n", ratio(float64(s.Shim.Raw), float64(s.Polyfill.Raw)), ratio(float64(s.Shim.Gzip), float64(s.Polyfill.Gzip)), s.BrotliRatio, s.LoadRatio, s.EvalRatio)
+		if len(s.PageScripts) > 0 {
+			var parts []string
+			for _, k := range slices.Sorted(maps.Keys(s.PageScripts)) {
+				parts = append(parts, fmt.Sprintf("%s %d B", k, s.PageScripts[k]))
+			}
+			fmt.Fprintf(tw, "(/orders/ fetched from /pling/ before an agent arrived, bytes on the wire: %s)\n", strings.Join(parts, ", "))
+		}
+		fmt.Fprintf(tw, "(when an agent arrives: wasm_exec.js %d B brotli, pling.wasm %d B brotli)\n\n", s.WasmExecSizes.Brotli, s.ModuleSizes.Brotli)
+	}
+
+	if ran["visits"] {
+		printVisits(tw, "2. first describe on /orders/ (default flags)", &r.Visits)
+	}
+	if ran["caching"] {
+		printCaching(tw, "   caching experiment (default flags)", r.Caching.Default)
+		if r.Caching.ForcedOrders != nil {
+			printVisits(tw, "   first describe on /orders/ with --js-flags="+r.Caching.ForcedJSFlags, r.Caching.ForcedOrders)
+			printCaching(tw, "   caching experiment (--js-flags="+r.Caching.ForcedJSFlags+")", r.Caching.Forced)
+		}
+	}
+
+	if ran["describe"] {
+		d := r.Describe
+		fmt.Fprintln(tw, "3. listing what an agent may do\tp50\tspread\tbytes\t× polyfill")
+		fmt.Fprintf(tw, "pling describe, 100 capabilities\t%s\t%s\t\t%.2f×\n", fmtMs(d.Ours100.P50), d.Ours100.spread(), ratio(d.Ours100.P50, d.Poly100.P50))
+		fmt.Fprintf(tw, "polyfill getTools(), 100 tools\t%s\t%s\t\t1\n", fmtMs(d.Poly100.P50), d.Poly100.spread())
+		fmt.Fprintf(tw, "pling describe, 1,000 capabilities\t%s\t%s\t%d\t%.2f×\n", fmtMs(d.Ours1000.P50), d.Ours1000.spread(), d.Ours1000Bytes, d.Ratio1000)
+		fmt.Fprintf(tw, "polyfill getTools(), 1,000 tools\t%s\t%s\t%d\t1\n", fmtMs(d.Poly1000.P50), d.Poly1000.spread(), d.Poly1000Bytes)
+		fmt.Fprintf(tw, "(each call starts in a fresh task; the floor under getTools, one setTimeout(0): %s)\n", fmtMs(d.Timeout0.P50))
+		fmt.Fprintf(tw, "declaring 1,000 on a started page: pling.action %s vs registerTool (Promise.all) %s\t\t\t\t%.2f×\n\n", fmtMs(d.OursRegister), fmtMs(d.PolyRegister), d.RegisterRatio)
+	}
+
+	if ran["firstcall"] && r.FirstCall != nil {
+		f := r.FirstCall
+		fmt.Fprintln(tw, "native WebMCP, first executeTool (cold)\tp50\tspread")
+		fmt.Fprintf(tw, "pling: the call loads the module\t%s\t%s\n", fmtMs(f.Ours.P50), f.Ours.spread())
+		fmt.Fprintf(tw, "a minimal GOOS=js module, one call (%d B)\t%s\t%s\n", f.MinimalBytes, fmtMs(f.Minimal.P50), f.Minimal.spread())
+		fmt.Fprintf(tw, "%s: load, register, executeTool\t%s\t%s\n", polyfillPackage, fmtMs(f.Polyfill.P50), f.Polyfill.spread())
+		fmt.Fprintf(tw, "pling ÷ minimal (target ≤ 1.5×)\t%.2f×\n", f.RatioMinimal)
+		fmt.Fprintf(tw, "pling ÷ polyfill (target ≤ 2×)\t%.2f×\n", f.RatioPoly)
+		fmt.Fprintf(tw, "fetched before the first call, no module (target ≤ 60 KB)\t%.0f B\tp10–p90 %.0f–%.0f B\n\n", f.BeforeCallBytes.P50, f.BeforeCallBytes.P10, f.BeforeCallBytes.P90)
+	}
+	if ran["invoke"] {
+		fmt.Fprintln(tw, "4. no-op call round trip\tp50\tspread")
+		fmt.Fprintf(tw, "pling.surface.handle invoke\t%s\t%s\n", fmtMs(r.Invoke.Ours.P50), r.Invoke.Ours.spread())
+		fmt.Fprintf(tw, "polyfill executeTool\t%s\t%s\n", fmtMs(r.Invoke.Polyfill.P50), r.Invoke.Polyfill.spread())
+		fmt.Fprintf(tw, "ours ÷ polyfill\t%.2f×\n\n", r.Invoke.Ratio)
+	}
+
+	if ran["observer"] {
+		o := r.Observer
+		fmt.Fprintln(tw, "5. one DOM text edit, orders page\tours (markup observer)\tpolyfill (form observer)\tno observer\tempty observer, our options\tours ÷ polyfill\telements")
+		for _, kind := range []string{"textContent", "data"} {
+			for _, mode := range []string{"virtualized", "all"} {
+				p := o.Pages[kind][mode]
+				fmt.Fprintf(tw, "%s edit, %s (%d rows in the DOM)\t%s\t%s\t%s\t%s\t%.3g×\t%d\n", kind, mode, p["pling"].Rows, fmtMs(p["pling"].Ms.P50), fmtMs(p["polyfill"].Ms.P50), fmtMs(p["none"].Ms.P50),
+					fmtMs(p["empty"].Ms.P50), ratio(p["pling"].Ms.P50, p["polyfill"].Ms.P50), p["pling"].Elements)
+			}
+		}
+		fmt.Fprintf(tw, "(the polyfill observes %s)\n\n", o.PolyfillObserves)
+	}
+
+	if ran["snapshot"] {
+		sn := r.Snapshot
+		fmt.Fprintln(tw, "6. what an agent reads of /orders/\tbytes\trows reached\t× describe")
+		fmt.Fprintf(tw, "pling describe (folded)\t%d\t%s\t1\n", sn.AllRows.DescribeBytes, foldReach(sn.AllRows.Folds))
+		fmt.Fprintf(tw, "one tool per row and action\t%d\t%d tools\t%.1f×\n", sn.PerRowBytes, sn.PerRowTools, ratio(float64(sn.PerRowBytes), float64(sn.AllRows.DescribeBytes)))
+		fmt.Fprintf(tw, "ARIA snapshot, all rows in the DOM\t%d\t%d\t%.1f×\n", sn.AllRows.AXBytes, sn.AllRows.AXRows, ratio(float64(sn.AllRows.AXBytes), float64(sn.AllRows.DescribeBytes)))
+		fmt.Fprintf(tw, "ARIA snapshot, virtualized\t%d\t%d\t%.1f×\n", sn.Virtualized.AXBytes, sn.Virtualized.AXRows, ratio(float64(sn.Virtualized.AXBytes), float64(sn.Virtualized.DescribeBytes)))
+		fmt.Fprintf(tw, "(CDP getFullAXTree JSON: all rows %d B, virtualized %d B; the virtualized page's describe is %d B)\n\n", sn.AllRows.AXRawBytes, sn.Virtualized.AXRawBytes, sn.Virtualized.DescribeBytes)
+	}
+
+	fmt.Fprintln(tw, "target\tfigure\tlimit\t÷ limit\tverdict\t")
+	for _, t := range r.Targets {
+		fmt.Fprintf(tw, "%s\t%s %s\t%s %s\t%.3g\t%s\t%s\n", t.Name, fmtNum(t.Value), t.Unit, fmtNum(t.Limit), t.Unit, t.Value/t.Limit, t.verdict(), t.Detail)
+	}
+}
+
+func printVisits(tw io.Writer, title string, v *bbVisits) {
+	fmt.Fprintf(tw, "%s\tp50\tspread\twasm_exec.js\tfetch+compile\tGo start\tinit+describe\t× cold\n", title)
+	row := func(name string, d bbDist, vs []bbVisit) {
+		var l, c, gs, fc []float64
+		for _, x := range vs {
+			l, c, gs, fc = append(l, x.LoaderMs), append(c, x.CompileMs), append(gs, x.GoStartMs), append(fc, x.FirstCallMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f×\n", name, fmtMs(d.P50), d.spread(), fmtMs(distOf(l).P50), fmtMs(distOf(c).P50), fmtMs(distOf(gs).P50), fmtMs(distOf(fc).P50), ratio(d.P50, v.ColdMs.P50))
+	}
+	row(fmt.Sprintf("cold (fresh profile, then caches cleared), n=%d", v.ColdMs.N), v.ColdMs, v.Cold)
+	row(fmt.Sprintf("second visit, new tab, n=%d", v.SecondMs.N), v.SecondMs, v.Second)
+	row(fmt.Sprintf("second visit, reload, n=%d", v.ReloadMs.N), v.ReloadMs, v.Reload)
+	written := fmt.Sprintf("not within %.0f s of the first describe", v.CacheWaitMs/1000)
+	if v.CacheWrittenMs >= 0 {
+		written = fmt.Sprintf("%.0f ms after the first describe (%d B on disk)", v.CacheWrittenMs, v.CodeCacheBytes)
+	}
+	fmt.Fprintf(tw, "(compiled module in the code cache: %s; a traced second visit: cache hit %v)\n", written, v.SecondTraced.CacheHit)
+	if f := v.Floor; f != nil {
+		fmt.Fprintf(tw, "(the floor, in one page: reading the %d B module from the HTTP cache %s; compiling it %s; starting Go on it %s the first time, %s once compiled)\n",
+			f.Bytes, fmtMs(f.CacheReadMs.P50), fmtMs(f.CompileMs), fmtMs(f.FirstStart), fmtMs(f.WarmStart.P50))
+	}
+	fmt.Fprintln(tw)
+}
+
+func printCaching(tw io.Writer, title string, cs []bbCaching) {
+	fmt.Fprintf(tw, "%s\tCache-Control\tstreaming\tfirst\tsecond\tsecond ÷ first\twritten\thit on second\tV8 caching timer (first visit)\n", title)
+	for _, c := range cs {
+		fmt.Fprintf(tw, "   %s (stayed %.1f s)\t%s\t%v\t%s\t%s\t%.2f×\t%v\t%v\t%s\n", c.Name, c.StayMs/1000, c.CacheControl, c.Streaming, fmtMs(c.First.Ms), fmtMs(c.Second.Ms), c.SecondOverFst, c.CacheWritten, c.HitOnSecond, c.First.Timer.String())
+	}
+	fmt.Fprintln(tw)
+}
+
+func foldReach(fs []bbFold) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("%s %d (%d visible + %d offscreen)", f.ID, f.Total, f.Visible, f.Offscreen))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -254,13 +254,7 @@ func serveRowsPage(dist string) (base string, stop func(), err error) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, benchRowsPage)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
+	return serveLoopback(mux)
 }
 
 type brPageEntry struct {
@@ -269,67 +263,91 @@ type brPageEntry struct {
 	Bytes  int     `json:"bytes"`
 }
 
-// benchRowsSize measures one page size in a browser of its own.
-func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int, progress func(string, ...any)) (brSize, error) {
-	res := brSize{Rows: n}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
+// brRig is one order page open in a browser of its own, with pling mcp
+// attached to that browser and connected to an MCP client.
+type brRig struct {
+	cs     *sdk.ClientSession
+	cmd    *exec.Cmd       // the pling mcp process
+	stderr *syncbuf.Buffer // what it printed
+	tab    context.Context // the page's tab, for the in-page side and the page's counts
+	closes []func()
+}
+
+func (r *brRig) close() {
+	for _, f := range slices.Backward(r.closes) {
+		f()
+	}
+}
+
+// openRowsRig opens the order page of n rows at base in a browser of its
+// own (bin), attaches pling mcp (plingBin) to it and waits until it lists
+// the row tool. The rig is closed by close, also after an error.
+func openRowsRig(ctx context.Context, base, plingBin, bin string, n int, tool string) (*brRig, error) {
+	rig := &brRig{stderr: &syncbuf.Buffer{}}
 	out := &syncbuf.Buffer{}
 	actx, acancel, err := plingcdp.NewAllocator(ctx, bin, remote.WebSocket, chromedp.CombinedOutput(out))
 	if err != nil {
-		return res, err
+		return rig, err
 	}
-	defer acancel()
+	rig.closes = append(rig.closes, acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
+	rig.closes = append(rig.closes, bcancel)
 	if err := chromedp.Do(bctx); err != nil {
-		return res, fmt.Errorf("starting %s: %w", bin, err)
+		return rig, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	cdpURL := devToolsURL(out.String())
 	if cdpURL == "" {
-		return res, errors.New("the browser printed no DevTools address")
+		return rig, errors.New("the browser printed no DevTools address")
 	}
 	url := fmt.Sprintf("%s/orders?n=%d", base, n)
-	cmd := exec.CommandContext(ctx, plingBin, "mcp", url, "--poll", "0")
-	cmd.Env = append(os.Environ(), "PLING_CDP="+cdpURL)
-	stderr := &syncbuf.Buffer{}
-	cmd.Stderr = stderr
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-rows", Version: "0"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	rig.cmd = exec.CommandContext(ctx, plingBin, "mcp", url, "--poll", "0")
+	rig.cmd.Env = append(os.Environ(), "PLING_CDP="+cdpURL)
+	rig.cmd.Stderr = rig.stderr
+	rig.cs, err = sdk.NewClient(&sdk.Implementation{Name: "pling-bench-rows", Version: "0"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: rig.cmd, TerminateDuration: 2 * time.Second}, nil)
 	if err != nil {
-		return res, fmt.Errorf("pling mcp: %w\n%s", err, stderr.String())
+		return rig, fmt.Errorf("pling mcp: %w\n%s", err, rig.stderr.String())
 	}
-	defer cs.Close()
-	const tool = "approve__order"
+	rig.closes = append(rig.closes, func() { rig.cs.Close() })
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		lt, err := cs.ListTools(ctx, nil)
+		lt, err := rig.cs.ListTools(ctx, nil)
 		if err != nil {
-			return res, fmt.Errorf("tools/list: %w\n%s", err, stderr.String())
+			return rig, fmt.Errorf("tools/list: %w\n%s", err, rig.stderr.String())
 		}
 		if hasTool(lt.Tools, tool) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return res, fmt.Errorf("no %s among the tools\n%s", tool, stderr.String())
+			return rig, fmt.Errorf("no %s among the tools\n%s", tool, rig.stderr.String())
 		}
 	}
-	// The page's tab, for the in-page side and the page's counts.
-	var tab context.Context
 	infos, err := chromedp.Targets(bctx)
 	if err != nil {
-		return res, err
+		return rig, err
 	}
 	for _, in := range infos {
 		if in.Type == "page" && strings.Contains(in.URL, "/orders?n=") {
 			var tcancel context.CancelFunc
-			tab, tcancel = chromedp.NewContext(bctx, chromedp.WithTargetID(in.TargetID))
-			defer tcancel()
-			break
+			rig.tab, tcancel = chromedp.NewContext(bctx, chromedp.WithTargetID(in.TargetID))
+			rig.closes = append(rig.closes, tcancel)
+			return rig, nil
 		}
 	}
-	if tab == nil {
-		return res, errors.New("no tab on the order page")
+	return rig, errors.New("no tab on the order page")
+}
+
+// benchRowsSize measures one page size in a browser of its own.
+func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int, progress func(string, ...any)) (brSize, error) {
+	res := brSize{Rows: n}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	const tool = "approve__order"
+	rig, err := openRowsRig(ctx, base, plingBin, bin, n, tool)
+	defer rig.close()
+	if err != nil {
+		return res, err
 	}
+	cs, cmd, stderr, tab := rig.cs, rig.cmd, rig.stderr, rig.tab
 	pageLog := func() ([]brPageEntry, error) {
 		return chromedp.Run(tab, chromedp.Evaluate[[]brPageEntry](`window.__bench.log.splice(0)`))
 	}

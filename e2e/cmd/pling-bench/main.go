@@ -35,7 +35,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/pling-go/pling/internal/cmdtable"
 )
@@ -71,4 +74,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(w)
 	registry.WriteList(w, 9)
 	return code
+}
+
+// serveLoopback serves h on a free loopback port until stop is called
+// and returns its address (http://127.0.0.1:PORT): the pages, sites and
+// module every benchmark drives are served this way.
+func serveLoopback(h http.Handler) (base string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
 }

@@ -127,20 +127,7 @@ func TestArtifactsCoverTypes(t *testing.T) {
 	if !sort.StringsAreSorted(names) {
 		t.Errorf("Types is not sorted by name: %v", names)
 	}
-	js, err := artifact.Schema(schemaDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Defs map[string]json.RawMessage `json:"$defs"`
-	}
-	if err := json.Unmarshal(js, &doc); err != nil {
-		t.Fatal(err)
-	}
-	dts, err := artifact.DTS(schemaDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, defs, dts := generatedDefs(t)
 	declared := declaredStructs(t)
 	for _, name := range declared {
 		t.Run(name, func(t *testing.T) {
@@ -148,7 +135,7 @@ func TestArtifactsCoverTypes(t *testing.T) {
 				t.Errorf("%s is not reachable from artifact.Roots; add it there", name)
 			}
 			pub := artifact.PublishedName(name)
-			if _, ok := doc.Defs[pub]; !ok {
+			if _, ok := defs[pub]; !ok {
 				t.Errorf("surface.schema.json has no $defs/%s", pub)
 			}
 			if !bytes.Contains(dts, []byte("\nexport interface "+pub+" {\n")) {
@@ -160,7 +147,7 @@ func TestArtifactsCoverTypes(t *testing.T) {
 		t.Errorf("Types has %d types, types.go declares %d exported struct types", len(types), len(declared))
 	}
 	for _, n := range []string{artifact.RequestName, artifact.SurfaceCodeName, artifact.ActionCodeName} {
-		if _, ok := doc.Defs[n]; !ok {
+		if _, ok := defs[n]; !ok {
 			t.Errorf("surface.schema.json has no $defs/%s", n)
 		}
 		if !bytes.Contains(dts, []byte("\nexport type "+n+" =")) {
@@ -201,29 +188,16 @@ func TestDTSHeader(t *testing.T) {
 // pling.d.ts under the published name only, so that TypeScript code that
 // imports JsonSchema and schemas that reference $defs/JsonSchema keep working.
 func TestPublishedNamesKeepTheWire(t *testing.T) {
-	js, err := artifact.Schema(schemaDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Defs map[string]json.RawMessage `json:"$defs"`
-	}
-	if err := json.Unmarshal(js, &doc); err != nil {
-		t.Fatal(err)
-	}
-	dts, err := artifact.DTS(schemaDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, defs, dts := generatedDefs(t)
 	for goName, pub := range map[string]string{"JSONSchema": "JsonSchema"} {
 		t.Run(goName, func(t *testing.T) {
 			if got := artifact.PublishedName(goName); got != pub {
 				t.Fatalf("PublishedName(%q) = %q, want %q", goName, got, pub)
 			}
-			if _, ok := doc.Defs[pub]; !ok {
+			if _, ok := defs[pub]; !ok {
 				t.Errorf("surface.schema.json has no $defs/%s", pub)
 			}
-			if _, ok := doc.Defs[goName]; ok {
+			if _, ok := defs[goName]; ok {
 				t.Errorf("surface.schema.json defines $defs/%s, the Go name", goName)
 			}
 			if !bytes.Contains(dts, []byte("\n * "+pub+" is ")) || !bytes.Contains(dts, []byte("\nexport interface "+pub+" {\n")) {
@@ -234,4 +208,25 @@ func TestPublishedNamesKeepTheWire(t *testing.T) {
 			}
 		})
 	}
+}
+
+// generatedDefs generates surface.schema.json and pling.d.ts from the
+// types and returns the schema, its $defs and the declarations' text.
+func generatedDefs(t *testing.T) (js []byte, defs map[string]json.RawMessage, dts []byte) {
+	t.Helper()
+	js, err := artifact.Schema(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	dts, err = artifact.DTS(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js, doc.Defs, dts
 }
