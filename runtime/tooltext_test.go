@@ -83,8 +83,8 @@ func TestToolText(t *testing.T) {
 
 // What a WebMCP consumer reads of a result and of the tool list carries
 // no character it cannot see: the page's value, feedback, title and
-// description are its users' text as much as its own. On main the value
-// passed them raw.
+// description are its users' text as much as its own; a value passed
+// raw fails it.
 func TestToolTextEscapesHidden(t *testing.T) {
 	const hostile = "ok\u200b\u202eevil\u202c\U000E0041\x1b[2K"
 	const escaped = `ok\u200b\u202eevil\u202c\udb40\udc41\u001b[2K`

@@ -28,8 +28,8 @@ var (
 	// "main 5494314", "commit 16c19da", "measured on 5494314": a hash
 	// even when all digits.
 	mainRef = regexp.MustCompile(`(?i)\b(?:main|commit|measured on) [0-9a-f]{7,40}\b`)
-	// "On the old code the ...".
-	oldCode = regexp.MustCompile(`(?i)\bon the old code\b`)
+	// "On the old code the ...", "On main the value ...", "(on main: 330 MB)".
+	oldCode = regexp.MustCompile(`(?i)\bon the old code\b|\bon main(?::| the\b| it\b)`)
 )
 
 // historyIn returns what in s names history, or "".
@@ -74,6 +74,9 @@ func TestHistoryIn(t *testing.T) {
 		{"On d4f77f3 it fails: the token", true},
 		{"of this session (16c19da and this branch's bench changes)", true},
 		{"On the old code approve took no subject", true},
+		{"passed them raw. On main the value passed", true},
+		{"must not have read it (on main: 330 MB)", true},
+		{"CI runs on main branch pushes", false},
 		{"the mirror as on main 5494314: its pling.wasm", true},
 		{"the review's finding 11: 100,000 ids", true},
 		{"must stop it: measured on 5494314, the dialog", true},

@@ -111,7 +111,7 @@ func peakRSS(pid int, stop <-chan struct{}) *atomic.Int64 {
 }
 
 // maxChildRSS bounds the peak memory of a pling child that met a 50 MB
-// answer: it must not have read it (on main: 330–443 MB).
+// answer: it must not have read it (reading it whole took 330–443 MB).
 const maxChildRSS = 160 << 20
 
 // TestPageTextThroughPling drives the pling binary on the hostile page:
@@ -119,11 +119,11 @@ const maxChildRSS = 160 << 20
 // page wrote in a read's result and in browser.page, bound the structured
 // content and refuse a 50 MB answer without reading it; pling check and
 // pling describe must escape what would act on a terminal and not read
-// a 50 MB check() answer. On main: the result's value was unmarked with
-// the characters raw, structuredContent carried the 19.8 KB review
-// whole, browser.page's link line carried the notice 21 times, and
-// the 50 MB answers were read whole (pling mcp, pling check); pling
-// check printed the ESC sequences.
+// a 50 MB check() answer. What it catches: a result value unmarked with
+// the characters raw, structuredContent carrying the 19.8 KB review
+// whole, browser.page's link line carrying the notice many times, the
+// 50 MB answers read whole (pling mcp, pling check), and pling check
+// printing the ESC sequences.
 func TestPageTextThroughPling(t *testing.T) {
 	browserTest(t)
 	d := demotest.Dist(t)

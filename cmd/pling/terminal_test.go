@@ -7,8 +7,8 @@ import (
 
 // TestTerminal: what pling check and describe print reaches the terminal
 // with every character it would act on escaped, whatever way the text is
-// cut into writes, and no more than maxTerminalBytes of it. On main the
-// commands wrote the page's strings as they were.
+// cut into writes, and no more than maxTerminalBytes of it; writing the
+// page's strings as they are fails it.
 func TestTerminal(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
