@@ -81,13 +81,13 @@ func (b *Bridge) addViewTools(v Viewer) {
 		}
 	}
 	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-		Description: "The page's elements, with refs for browser.act; find: only lines with this text.",
+		Description: "The page's elements with refs; find: lines with this text.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"find":{"type":"string"}}}`)},
 		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
 			return b.viewResult(ctx, v, in.str("find"))
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.act",
-		Description: "Acts on a browser.view ref. text: what to fill or select, the key to press (e.g. Enter), the text to wait (≤10 s) for.",
+		Description: "Acts on a view ref; text: to fill, select, press or wait for.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"}},"required":["do"]}`)},
 		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
 			do := in.str("do")

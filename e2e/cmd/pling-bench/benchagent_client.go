@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,6 +37,11 @@ type mcpServer struct {
 	cs    *sdk.ClientSession
 	meter *agentMeter
 	tools map[string]*sdk.Tool
+	// wire is the tools array of the last tools/list answer as it came
+	// over the transport: what the agent received, which the SDK's
+	// client would write differently if asked to encode what it decoded
+	// (it writes readOnlyHint and idempotentHint on every annotated tool).
+	wire *atomic.Pointer[json.RawMessage]
 	// changed: the server sent notifications/tools/list_changed since
 	// the agent last listed (the WebMCP side lists again then).
 	changed *atomic.Bool
@@ -63,7 +69,8 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 	changed := new(atomic.Bool)
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true) }})
-	cs, err := c.Connect(ctx, t, nil)
+	wire := new(atomic.Pointer[json.RawMessage])
+	cs, err := c.Connect(ctx, wireTransport{t, wire}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +79,7 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 		m.ListBytes += len(ir.Instructions)
 		dumpAgent("instructions", []byte(ir.Instructions))
 	}
-	s := &mcpServer{cs: cs, meter: m, changed: changed}
+	s := &mcpServer{cs: cs, meter: m, changed: changed, wire: wire}
 	if err := s.listTools(ctx); err != nil {
 		cs.Close()
 		return nil, err
@@ -82,12 +89,48 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 
 func (s *mcpServer) close() { _ = s.cs.Close() }
 
+// wireTransport keeps the tools array of each tools/list answer as it
+// came over t (the last one in last): one client lists at a time.
+type wireTransport struct {
+	sdk.Transport
+	last *atomic.Pointer[json.RawMessage]
+}
+
+func (w wireTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := w.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return wireConn{c, w.last}, nil
+}
+
+type wireConn struct {
+	sdk.Connection
+	last *atomic.Pointer[json.RawMessage]
+}
+
+func (c wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok && len(r.Result) > 0 {
+		var res struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(r.Result, &res) == nil && len(res.Tools) > 0 {
+			c.last.Store(&res.Tools)
+		}
+	}
+	return msg, err
+}
+
 func (s *mcpServer) listTools(ctx context.Context) error {
 	res, err := s.cs.ListTools(ctx, &sdk.ListToolsParams{})
 	if err != nil {
 		return fmt.Errorf("tools/list: %w", err)
 	}
 	b, _ := json.Marshal(res.Tools)
+	if w := s.wire.Swap(nil); w != nil {
+		b = *w
+	}
 	s.meter.ListBytes += len(b)
 	dumpAgent("tools/list", b)
 	s.tools = make(map[string]*sdk.Tool, len(res.Tools))
