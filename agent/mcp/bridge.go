@@ -221,7 +221,7 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		Name:        "value",
 		URITemplate: ValueTemplate,
 		MIMEType:    valueMIME,
-		Description: fmt.Sprintf("A tool call's value too long for its result, in pages of at most %d bytes: the page's data, as JSON. The result links every page.", ValuePageBytes),
+		Description: fmt.Sprintf("A tool call's value too long for its result (the page's data, as JSON), or a file the page downloaded (its own type), in pages of at most %d bytes. The result links every page.", ValuePageBytes),
 		Meta:        sdk.Meta{MetaUntrusted: true},
 	}, b.readValue)
 	b.server.AddReceivingMiddleware(b.middleware, b.announce.listed, leanLists)
@@ -984,6 +984,7 @@ func (b *Bridge) invokeTool(ctx, ictx context.Context, req *sdk.CallToolRequest,
 		r.Content[0].(*sdk.TextContent).Text += avail
 		b.markToolsChanged(r, mark.names, to)
 		navigationText(r, to, tools)
+		b.takeDownloads(ctx, req.Session, r)
 		return r, nil
 	}
 	var ue *agent.UnconfirmedError

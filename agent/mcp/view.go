@@ -77,6 +77,7 @@ func (b *Bridge) addViewTools(v Viewer) {
 			if err != nil {
 				return browserError("BROWSER_FAILED", err.Error(), "call browser.view to see the page now."), nil
 			}
+			b.takeDownloads(ctx, req.Session, res)
 			return res, nil
 		}
 	}
