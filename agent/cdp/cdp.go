@@ -117,6 +117,10 @@ type Page struct {
 	dlDir string
 	dlMu  sync.Mutex
 	dls   []*download
+	// upDir holds the files given for file inputs (uploads, the
+	// directories of those kept), created at the first.
+	upDir   string
+	uploads []string
 
 	// acting serializes the view's actions (act.go): a person has one
 	// mouse and one keyboard, and two clicks whose press and release

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -201,4 +202,47 @@ func readDownload(path string, max int64) ([]byte, int64, bool) {
 		data = []byte{}
 	}
 	return data, int64(len(data)), false
+}
+
+// Uploads: the file an agent gives for a file input is written into a
+// private directory (0700, one directory a file, the file 0600) and set
+// with DOM.setFileInputFiles. The page reads a chosen file when it wants
+// (a form's submit, File.text()), so the file stays until the page
+// closes, at most maxUploads of them: making room deletes the oldest.
+
+// maxUploads bounds the files a session keeps for the page.
+const maxUploads = 16
+
+// uploadFile writes text as a file named name and returns its path.
+func (p *Page) uploadFile(name, text string) (string, error) {
+	if name == "" || filepath.Base(name) != name || name == "." || name == ".." || len(name) > 100 || strings.ContainsAny(name, "\x00/\\") {
+		name = "upload.txt"
+	}
+	p.dlMu.Lock()
+	defer p.dlMu.Unlock()
+	if p.upDir == "" {
+		dir, err := os.MkdirTemp("", "pling-uploads-")
+		if err != nil {
+			return "", err
+		}
+		p.upDir = dir
+		p.mu.Lock()
+		p.stop = append([]func(){func() { os.RemoveAll(dir) }}, p.stop...)
+		p.mu.Unlock()
+	}
+	dir, err := os.MkdirTemp(p.upDir, "f")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	p.uploads = append(p.uploads, dir)
+	for len(p.uploads) > maxUploads {
+		os.RemoveAll(p.uploads[0])
+		p.uploads = p.uploads[1:]
+	}
+	return path, nil
 }

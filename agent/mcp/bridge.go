@@ -125,12 +125,13 @@ type Bridge struct {
 	// ones does not list them again.
 	seenNav string
 
-	browser Browser
-	origins []string
-	guard   *Guard          // with WithGuard: where checked documents are pinned
-	docs    DocumentBrowser // the browser, when it names documents
-	doc     Document        // the document described last (with docs)
-	view    viewState       // the agent's last look at the view (view.go)
+	browser  Browser
+	origins  []string
+	guard    *Guard          // with WithGuard: where checked documents are pinned
+	docs     DocumentBrowser // the browser, when it names documents
+	doc      Document        // the document described last (with docs)
+	view     viewState       // the agent's last look at the view (view.go)
+	viewSaid bool            // a view result said what browser.act's description leaves out
 
 	// published is what the MCP server lists (publishLocked), by name:
 	// the tools as the last settled check saw them. announce is what the

@@ -153,7 +153,7 @@ func (b *Bridge) addBrowserTools() {
 			return b.pageResult(ctx, false)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.page", Annotations: ro,
-		Description: "What the tab shows: URL, tools, rows, links, tabs.",
+		Description: "The tab's URL, tools, rows, links, tabs.",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
 			return b.pageResult(ctx, true)
