@@ -14,9 +14,9 @@ import (
 
 // Instructions are the server instructions of a bridge: what a model needs
 // to use the tools well, in a few sentences.
-const Instructions = `Each tool is the page's own action: a call runs its code as a person's click would. ` +
-	`A "__" name is folded, one tool per kind of row: record is the row's id or whole label. ` +
-	`A result gives the value, the page's evidence and the changed states; a failure, a code and the next step. ` +
+const Instructions = `Each tool is the page's own action, run as a person's click would. ` +
+	`A "__" name is folded, one tool a kind of row: record is the row's id or whole label. ` +
+	`A result gives the value, the page's evidence, the changed states; a failure, its code and the next step. ` +
 	`Look before repeating a call that is unconfirmed or failed an expectation. Stop on PERMISSION_DENIED and SESSION_*. ` +
 	`A call may wait minutes for a person.`
 
@@ -24,7 +24,7 @@ const Instructions = `Each tool is the page's own action: a call runs its code a
 // session (WithBrowser): what the browser.* tools share is said here once,
 // not in each tool's description, which every tools/list sends again.
 const BrowsingInstructions = Instructions + ` ` +
-	`browser.* drive the tab; the page's tools follow it. ` +
+	`browser.* drive the tab (browser.open a URL); page tools follow it. ` +
 	`Prefer them, then webmcp.*, then browser.view and browser.act (unproven).`
 
 // maxValueText bounds the value as it appears in a result's text, in

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +30,11 @@ type agentMeter struct {
 	ListBytes int      `json:"toolListBytes"`
 	Servers   int      `json:"servers"`
 	Trace     []string `json:"trace"`
+	// ListChanged counts the notifications/tools/list_changed the agent
+	// received; Navigations the calls that took the tab to another page
+	// (browser.open, browser.back, or a result that says it navigated).
+	ListChanged int `json:"listChanged"`
+	Navigations int `json:"navigations"`
 }
 
 // mcpServer is one MCP server spawned over stdio and its client session,
@@ -45,6 +51,8 @@ type mcpServer struct {
 	// changed: the server sent notifications/tools/list_changed since
 	// the agent last listed (the WebMCP side lists again then).
 	changed *atomic.Bool
+	// changes counts the notifications not yet added to meter.
+	changes *atomic.Int32
 }
 
 // toolResult is a tool result as the agent reads it.
@@ -66,9 +74,9 @@ func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, er
 // connectMCP connects the agent's client to a server over t, counts it,
 // and lists its tools.
 func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer, error) {
-	changed := new(atomic.Bool)
+	changed, changes := new(atomic.Bool), new(atomic.Int32)
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true) }})
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true); changes.Add(1) }})
 	wire := new(atomic.Pointer[json.RawMessage])
 	cs, err := c.Connect(ctx, wireTransport{t, wire}, nil)
 	if err != nil {
@@ -79,7 +87,7 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 		m.ListBytes += len(ir.Instructions)
 		dumpAgent("instructions", []byte(ir.Instructions))
 	}
-	s := &mcpServer{cs: cs, meter: m, changed: changed, wire: wire}
+	s := &mcpServer{cs: cs, meter: m, changed: changed, changes: changes, wire: wire}
 	if err := s.listTools(ctx); err != nil {
 		cs.Close()
 		return nil, err
@@ -87,7 +95,14 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 	return s, nil
 }
 
-func (s *mcpServer) close() { _ = s.cs.Close() }
+func (s *mcpServer) close() {
+	s.countChanges()
+	_ = s.cs.Close()
+}
+
+// countChanges adds the notifications received since the last count to
+// the meter.
+func (s *mcpServer) countChanges() { s.meter.ListChanged += int(s.changes.Swap(0)) }
 
 // wireTransport keeps the tools array of each tools/list answer as it
 // came over t (the last one in last): one client lists at a time.
@@ -132,6 +147,7 @@ func (s *mcpServer) listTools(ctx context.Context) error {
 		b = *w
 	}
 	s.meter.ListBytes += len(b)
+	s.countChanges()
 	dumpAgent("tools/list", b)
 	s.tools = make(map[string]*sdk.Tool, len(res.Tools))
 	for _, t := range res.Tools {
@@ -146,6 +162,10 @@ func (s *mcpServer) call(ctx context.Context, name string, args map[string]any) 
 	r, err := s.rawCall(ctx, name, args)
 	s.meter.Bytes += len(r.Text) + len(r.Structured)
 	s.meter.Trace = append(s.meter.Trace, fmt.Sprintf("%s %s → %d B", name, compactArgs(args), len(r.Text)+len(r.Structured)))
+	if name == "browser.open" || name == "browser.back" || bytes.Contains(r.Structured, []byte(`"navigatedTo":`)) {
+		s.meter.Navigations++
+	}
+	s.countChanges()
 	dumpAgent("call "+name+" "+compactArgs(args)+" text", []byte(r.Text))
 	dumpAgent("call "+name+" structuredContent", r.Structured)
 	return r, err

@@ -340,3 +340,30 @@ func TestRowNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestListChangedTargets: pling mcp's notifications/tools/list_changed
+// are judged per navigation (a task that navigates nothing as one page),
+// per task, and a failed task is left out.
+func TestListChangedTargets(t *testing.T) {
+	pling := func(changed, navs float64) []agentFigure {
+		return []agentFigure{{Side: sidePling, ListChanged: changed, Navigations: navs}}
+	}
+	tasks := []agentResult{
+		{Name: "one page", Sides: pling(1, 0)},
+		{Name: "two pages", Sides: pling(2, 2)},
+		{Name: "storm", Sides: pling(5, 1)},
+		{Name: "failed", Failure: "x", Sides: pling(9, 0)},
+	}
+	var got []string
+	for _, tg := range listChangedTargets(tasks) {
+		got = append(got, tg.Name+": "+tg.verdict())
+	}
+	want := []string{
+		"tools/list_changed per navigation: one page: met",
+		"tools/list_changed per navigation: two pages: met",
+		"tools/list_changed per navigation: storm: MISSED by 400%",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("targets (-want +got):\n%s", d)
+	}
+}
