@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // ordersCSV is a 3,000-row orders export (about 150 KB), with a
@@ -50,6 +51,21 @@ document.getElementById("export").onclick = async () => {
 };
 </script></body></html>`
 
+// exportPlingPage declares a tool whose run downloads a CSV it builds:
+// the declared path to the same kind of file.
+const exportPlingPage = `<!doctype html><html><head><title>Export</title>
+<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<script>
+pling.action({ id: "orders.export", title: "Export the orders", risk: "read", run: () => {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob(["id,total\n1,10\n2,20\n"], { type: "text/csv" }));
+  a.download = "small.csv";
+  document.body.appendChild(a);
+  a.click();
+  return "exported";
+} });
+</script></body></html>`
+
 // TestMCPDownloadAsResource: through the pling binary (the official Go
 // SDK's client on its stdio) on a page without Pling in Chromium, a
 // click through browser.act on "Export CSV" (a blob the page builds) and
@@ -57,7 +73,8 @@ document.getElementById("export").onclick = async () => {
 // MCP resources: the client reads every page with resources/read, each
 // at most mcp.ValuePageBytes, and their text joined is exactly the CSV;
 // a binary file comes as base64 blob pages whose bytes joined are the
-// file; a file over mcp.MaxHeldBytes is not read and the result says so.
+// file; a file over mcp.MaxHeldBytes is not read and the result says so;
+// a declared tool whose run downloads a file hands it over the same way.
 // No file is left in the download directory once it was handed over.
 func TestMCPDownloadAsResource(t *testing.T) {
 	if testing.Short() {
@@ -74,6 +91,11 @@ func TestMCPDownloadAsResource(t *testing.T) {
 	mux.HandleFunc("GET /export.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, downloadPage)
+	})
+	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(demotest.Dist(t)))))
+	mux.HandleFunc("GET /export-pling.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, exportPlingPage)
 	})
 	mux.HandleFunc("GET /data.csv", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -139,6 +161,20 @@ func TestMCPDownloadAsResource(t *testing.T) {
 			if l, ok := c.(*sdk.ResourceLink); ok {
 				t.Errorf("a file too big is linked: %s", l.URI)
 			}
+		}
+	})
+
+	t.Run("declared tool", func(t *testing.T) {
+		if out, res := pp.call(t, "browser.open", map[string]any{"url": "/export-pling.html"}); res.IsError {
+			t.Fatalf("browser.open: %s", out)
+		}
+		pp.waitTool(t, "orders_export")
+		out, res := pp.call(t, "orders_export", nil)
+		if res.IsError {
+			t.Fatalf("orders_export: %s", out)
+		}
+		if got := readDownload(t, pp, res, "text/csv", `"small.csv"`); got != "id,total\n1,10\n2,20\n" {
+			t.Errorf("the declared tool's download read back is %q", got)
 		}
 	})
 
