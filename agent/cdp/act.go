@@ -29,15 +29,18 @@ import (
 
 // Act is one action on an element of a view.
 type Act struct {
-	// Kind is "click", "fill", "select", "check", "uncheck", "press" or
-	// "scroll".
+	// Kind is "click", "fill", "select", "check", "uncheck", "press",
+	// "scroll" or "upload".
 	Kind string
 	// Node is the element's backend DOM node id (ViewNode.Node); 0 with
 	// "press" sends the key to whatever has the focus.
 	Node int64
 	// Text is what "fill" types, the option "select" chooses (its value
-	// or its label), the key "press" sends.
+	// or its label), the key "press" sends, the file "upload" sets.
 	Text string
+	// Name is the name of the file "upload" sets (upload.txt when it is
+	// not a plain file name).
+	Name string
 }
 
 // actWorld names the isolated world the checks run in.
@@ -53,6 +56,10 @@ const stateJS = `function (kind) {
   if (!el.isConnected) return "it is no longer in the page";
   if (el.nodeType !== 1) return "it is not an element";
   if (kind === "press") return "";
+  if (kind === "upload") {
+    if (!(el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "file")) return "it is not a file input";
+    return el.matches(":disabled") ? "it is disabled" : "";
+  }
   if (typeof el.checkVisibility === "function" ? !el.checkVisibility({ visibilityProperty: true }) : getComputedStyle(el).visibility !== "visible") return "it is not visible";
   const r = el.getBoundingClientRect();
   if (r.width === 0 || r.height === 0) return "it is not visible (it has no size)";
@@ -197,6 +204,19 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 		return "", err
 	}
 	node := cdproto.BackendNodeID(a.Node)
+	if kind == "upload" {
+		// A file input is often hidden behind its label: it is set, as
+		// Playwright's setInputFiles does, not clicked.
+		path, err := p.uploadFile(a.Name, a.Text)
+		if err != nil {
+			return "", err
+		}
+		if err := p.checkDocument(ctx, tab, &doc); err != nil {
+			return "", err
+		}
+		_, err = chromedp.Call(tctx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: node})
+		return "", err
+	}
 	if _, err := chromedp.Call(tctx, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: node}); err != nil {
 		return "", &NotActionableError{Reason: "it cannot be scrolled into view"}
 	}

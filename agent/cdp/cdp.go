@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
@@ -109,6 +110,17 @@ type Page struct {
 	navSeq     atomic.Uint64
 	navPending atomic.Bool  // requested, not yet committed
 	mainFrame  atomic.Value // cdp.FrameID
+
+	// Downloads (download.go): dlDir is the private directory a
+	// launched browser saves them into ("" when attached); dls the ones
+	// not taken yet, oldest first.
+	dlDir string
+	dlMu  sync.Mutex
+	dls   []*download
+	// upDir holds the files given for file inputs (uploads, the
+	// directories of those kept), created at the first.
+	upDir   string
+	uploads []string
 
 	// acting serializes the view's actions (act.go): a person has one
 	// mouse and one keyboard, and two clicks whose press and release
@@ -256,6 +268,18 @@ func Start(ctx context.Context, url string, o Options) (*Page, error) {
 		}
 		o.progress("launching %s (%s)", bin, mode)
 		p.stop = append(p.stop, cancel)
+		// Downloads go to a directory only this process reads (0700),
+		// removed when the page closes (after the browser is stopped); a
+		// browser kept open for others keeps its own settings.
+		if !o.KeepOpen {
+			dir, err := os.MkdirTemp("", "pling-downloads-")
+			if err != nil {
+				p.Close()
+				return nil, err
+			}
+			p.dlDir = dir
+			p.stop = append([]func(){func() { os.RemoveAll(dir) }}, p.stop...)
+		}
 	}
 	tab, tcancel := chromedp.NewContext(actx, topts...)
 	p.stop = append(p.stop, sync.OnceFunc(tcancel))
@@ -289,6 +313,13 @@ func Start(ctx context.Context, url string, o Options) (*Page, error) {
 	if err := p.listenTab(lctx, tab); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("starting the browser: %w", err)
+	}
+	if p.dlDir != "" {
+		// Download events come on the browser's connection, not a tab's.
+		if err := chromedp.ListenBrowser(tab, p.downloadEvent); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("starting the browser: %w", err)
+		}
 	}
 	if url == "" || o.AttachTab != "" {
 		p.started = true
@@ -526,6 +557,8 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 			}
 		case *page.EventNavigatedWithinDocument:
 			p.navigated(tab)
+		case *browser.EventDownloadWillBegin, *browser.EventDownloadProgress:
+			p.downloadEvent(e)
 		}
 	})
 	if err != nil {
@@ -546,7 +579,7 @@ func (p *Page) listenWaiting(ctx, tab context.Context) error {
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: waitListener}); err != nil {
 		return err
 	}
-	return nil
+	return p.enableDownloads(ctx)
 }
 
 // noteWaiting passes a notice to the request it names. The page's text is

@@ -63,7 +63,7 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 	}
 	// Listed as it would be when available (its words, its hints, who is
 	// asked), with why it cannot run now.
-	want := []string{"invoice_send: From the page: \"Send the invoice\". Could not run when listed (the page's reason: \"Add a customer first\"). A result says when it becomes available (browser.page too). A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse."}
+	want := []string{"invoice_send: From the page: \"Send the invoice\". Unavailable when listed (the page's reason: \"Add a customer first\"). A person approves each call in the browser: it waits for them (minutes), and fails if they refuse."}
 	if diff := cmp.Diff(want, desc); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -102,10 +102,13 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	first := s.toolNames(t)
 
 	_, txt := callText(t, s, "booking_pick", map[string]any{"slot": "10:00"})
-	for _, want := range []string{"Now unavailable: booking.pick (the page's reason: \"A slot is picked already\")", "Now available: booking.confirm (From the page: \"Confirm the booking\")"} {
+	for _, want := range []string{"Now unavailable: booking.pick (the page's reason: \"A slot is picked already\")", "Now available: booking.confirm"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("pick result lacks %q:\n%s", want, txt)
 		}
+	}
+	if strings.Contains(txt, "Confirm the booking") {
+		t.Errorf("pick result repeats the description the list has:\n%s", txt)
 	}
 	if got, txt := callText(t, s, "booking_confirm", nil); got.IsError {
 		t.Fatalf("confirm: %s", txt)
@@ -264,8 +267,8 @@ func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 		got = append(got, tl.Tool.Description)
 	}
 	want := []string{
-		`From the page: "Refund the order". A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse.`,
-		`From the page: "Pay". Hands over to a person, who finishes it in the browser: the call waits for them (minutes).`,
+		`From the page: "Refund the order". A person approves each call in the browser: it waits for them (minutes), and fails if they refuse.`,
+		`From the page: "Pay". A person finishes it in the browser: it waits for them (minutes).`,
 		`From the page: "View"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -321,8 +324,8 @@ func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	}
 
 	_, txt := callText(t, s, "booking_start", nil)
-	if !strings.Contains(txt, `Now available: booking.pay (From the page: "Pay the deposit")`) || strings.Contains(txt, "Parameters:") {
-		t.Errorf("start result: the parameters are in the list already, the result need not repeat them:\n%s", txt)
+	if !strings.Contains(txt, "Now available: booking.pay;") || strings.Contains(txt, "Parameters:") || strings.Contains(txt, "Pay the deposit") {
+		t.Errorf("start result: the description and parameters are in the list already, the result need not repeat them:\n%s", txt)
 	}
 	if r, txt := callText(t, s, "booking_pay", map[string]any{"amount": 20}); r.IsError || !strings.Contains(txt, "paid") {
 		t.Errorf("pay: %s", txt)

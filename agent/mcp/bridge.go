@@ -125,12 +125,13 @@ type Bridge struct {
 	// ones does not list them again.
 	seenNav string
 
-	browser Browser
-	origins []string
-	guard   *Guard          // with WithGuard: where checked documents are pinned
-	docs    DocumentBrowser // the browser, when it names documents
-	doc     Document        // the document described last (with docs)
-	view    viewState       // the agent's last look at the view (view.go)
+	browser  Browser
+	origins  []string
+	guard    *Guard          // with WithGuard: where checked documents are pinned
+	docs     DocumentBrowser // the browser, when it names documents
+	doc      Document        // the document described last (with docs)
+	view     viewState       // the agent's last look at the view (view.go)
+	viewSaid bool            // a view result said what browser.act's description leaves out
 
 	// published is what the MCP server lists (publishLocked), by name:
 	// the tools as the last settled check saw them. announce is what the
@@ -221,10 +222,10 @@ func NewBridge(c *agent.Client, opts ...Option) *Bridge {
 		Name:        "value",
 		URITemplate: ValueTemplate,
 		MIMEType:    valueMIME,
-		Description: fmt.Sprintf("A tool call's value too long for its result, in pages of at most %d bytes: the page's data, as JSON. The result links every page.", ValuePageBytes),
+		Description: fmt.Sprintf("A tool call's value too long for its result (the page's data, as JSON), or a file the page downloaded (its own type), in pages of at most %d bytes. The result links every page.", ValuePageBytes),
 		Meta:        sdk.Meta{MetaUntrusted: true},
 	}, b.readValue)
-	b.server.AddReceivingMiddleware(b.middleware, b.announce.listed)
+	b.server.AddReceivingMiddleware(b.middleware, b.announce.listed, leanLists)
 	b.server.AddSendingMiddleware(b.announce.gate)
 	if b.browser != nil {
 		b.addBrowserTools()
@@ -532,11 +533,13 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 			continue
 		}
 		in, open := placeholderSchema(u)
-		then := "A result says when it becomes available (browser.page too)."
+		// A result says when it becomes available ("Now available"), so
+		// the description need not; one listed without its schema says
+		// where its parameters come.
+		desc := "Unavailable when listed (" + unavailableReason(u) + ")."
 		if open {
-			then = "A result says when it becomes available, and gives its parameters then (browser.page too)."
+			desc += " A result gives its parameters when it can run."
 		}
-		desc := "Could not run when listed (" + unavailableReason(u) + "). " + then
 		tool := &sdk.Tool{Name: name, InputSchema: in}
 		if u.Title != "" {
 			// Listed as it would be when available: its words first,
@@ -982,6 +985,7 @@ func (b *Bridge) invokeTool(ctx, ictx context.Context, req *sdk.CallToolRequest,
 		r.Content[0].(*sdk.TextContent).Text += avail
 		b.markToolsChanged(r, mark.names, to)
 		navigationText(r, to, tools)
+		b.takeDownloads(ctx, req.Session, r)
 		return r, nil
 	}
 	var ue *agent.UnconfirmedError
@@ -1216,20 +1220,28 @@ func errorText(err error) string {
 
 // parametersOf is " (DESCRIPTION Parameters: {…})" for a capability
 // whose listed tool is a placeholder: the list does not change when it
-// becomes available, so the result gives what the list would — its
-// description, and its parameters unless the placeholder has them
-// already.
+// becomes available, so the result gives what the list would not — its
+// description, unless the placeholder was listed with the page's words
+// already, and its parameters unless the placeholder has them.
 func parametersOf(specs []Tool, id string, listed toolEntry) string {
 	if !listed.placeholder {
 		return ""
 	}
 	for _, t := range specs {
-		if t.Capability == id {
-			if !listed.openSchema {
-				return " (" + t.Tool.Description + ")"
-			}
-			return " (" + t.Tool.Description + " Parameters: " + string(t.Tool.InputSchema.(json.RawMessage)) + ")"
+		if t.Capability != id {
+			continue
 		}
+		var parts []string
+		if listed.tool == nil || !strings.HasPrefix(listed.tool.Description, "From the page: ") {
+			parts = append(parts, t.Tool.Description)
+		}
+		if listed.openSchema {
+			parts = append(parts, "Parameters: "+string(t.Tool.InputSchema.(json.RawMessage)))
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return " (" + strings.Join(parts, " ") + ")"
 	}
 	return ""
 }
@@ -1242,11 +1254,11 @@ func withPerson(desc string, c schema.SurfaceCapability) string {
 	var s string
 	switch {
 	case c.Approval && c.Handoff:
-		s = "A person must approve each call in the browser, then finishes it there themselves: the call waits for them (minutes)."
+		s = "A person approves each call in the browser, then finishes it there: it waits for them (minutes)."
 	case c.Approval:
-		s = "A person must approve each call in the browser: the call waits for their answer (minutes) and fails if they refuse."
+		s = "A person approves each call in the browser: it waits for them (minutes), and fails if they refuse."
 	case c.Handoff:
-		s = "Hands over to a person, who finishes it in the browser: the call waits for them (minutes)."
+		s = "A person finishes it in the browser: it waits for them (minutes)."
 	default:
 		return desc
 	}

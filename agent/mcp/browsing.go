@@ -114,10 +114,22 @@ func (b *Bridge) addBrowserTools() {
 	// missing hints that way: no annotations, as on the wire they would
 	// only say the defaults.
 	var nav *sdk.ToolAnnotations
+	// Switching tabs is opening one: browser.open takes a tab, and
+	// browser.page lists the tabs when there are several. Two tools of
+	// their own cost every tools/list 270 B (RATIONALE.md).
 	b.server.AddTool(&sdk.Tool{Name: "browser.open", Annotations: nav,
-		Description: "Opens a URL or path (e.g. /shop/) on " + strings.Join(b.origins, ", ") + "; says what the page is.",
-		InputSchema: obj(map[string]any{"url": map[string]any{"type": "string"}}, "url")},
+		Description: "Opens a URL or path on " + strings.Join(b.origins, ", ") + ", or a tab.",
+		InputSchema: obj(map[string]any{"url": map[string]any{"type": "string"}, "tab": map[string]any{"type": "string"}})},
 		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
+			if tab := in["tab"]; tab != "" && in["url"] == "" {
+				if _, err := b.browser.SwitchTab(ctx, tab); err != nil {
+					return browserError("NO_SUCH_TAB", err.Error(), "browser.page lists the tabs."), nil
+				}
+				return b.pageResult(ctx, false)
+			}
+			if in["url"] == "" {
+				return browserError("INVALID_ARGS", "browser.open needs a url, or a tab.", "pass url (or tab)."), nil
+			}
 			target, err := b.resolveURL(in["url"])
 			if err != nil {
 				return browserError("BAD_URL", err.Error(), "give an http(s) URL or a path such as /shop/."), nil
@@ -132,7 +144,7 @@ func (b *Bridge) addBrowserTools() {
 			return b.pageResult(ctx, false)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.back", Annotations: nav,
-		Description: "Goes back one page; says what the page is.",
+		Description: "Goes back.",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
 			if _, err := b.browser.Back(ctx); err != nil {
@@ -141,39 +153,29 @@ func (b *Bridge) addBrowserTools() {
 			return b.pageResult(ctx, false)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.page", Annotations: ro,
-		Description: "Says what the tab shows: title, URL, tools, records in view (or an outline).",
+		Description: "The tab's URL, tools, rows, links, tabs.",
 		InputSchema: obj(map[string]any{})},
 		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
 			return b.pageResult(ctx, true)
 		}))
-	b.server.AddTool(&sdk.Tool{Name: "browser.tabs", Annotations: ro,
-		Description: "Lists the tabs (* current).",
-		InputSchema: obj(map[string]any{})},
-		b.browserTool(func(ctx context.Context, _ map[string]string) (*sdk.CallToolResult, error) {
-			tabs, err := b.browser.Tabs(ctx)
-			if err != nil {
-				return nil, err
-			}
-			var t strings.Builder
-			for _, tab := range tabs {
-				mark := " "
-				if tab.Current {
-					mark = "*"
-				}
-				fmt.Fprintf(&t, "%s %s %s %s\n", mark, pagetext.Line(tab.ID, 64), quoteCut(tab.Title, MaxTitleLen), pagetext.Line(tab.URL, maxURLText))
-			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSuffix(t.String(), "\n")}},
-				StructuredContent: map[string]any{"tabs": tabs}}, nil
-		}))
-	b.server.AddTool(&sdk.Tool{Name: "browser.switch_tab", Annotations: nav,
-		Description: "Switches to a tab from browser.tabs.",
-		InputSchema: obj(map[string]any{"tab": map[string]any{"type": "string"}}, "tab")},
-		b.browserTool(func(ctx context.Context, in map[string]string) (*sdk.CallToolResult, error) {
-			if _, err := b.browser.SwitchTab(ctx, in["tab"]); err != nil {
-				return browserError("NO_SUCH_TAB", err.Error(), "list the tabs with browser.tabs."), nil
-			}
-			return b.pageResult(ctx, false)
-		}))
+}
+
+// writeTabs lists the tabs (* the current one) when there are several:
+// browser.open {tab} switches to one.
+func (b *Bridge) writeTabs(ctx context.Context, t *strings.Builder, sc map[string]any) {
+	tabs, err := b.browser.Tabs(ctx)
+	if err != nil || len(tabs) < 2 {
+		return
+	}
+	t.WriteString("\nTabs (browser.open a tab):")
+	for _, tab := range tabs {
+		mark := " "
+		if tab.Current {
+			mark = "*"
+		}
+		fmt.Fprintf(t, "\n%s %s %s %s", mark, pagetext.Line(tab.ID, 64), quoteCut(tab.Title, MaxTitleLen), pagetext.Line(tab.URL, maxURLText))
+	}
+	sc["tabs"] = tabs
 }
 
 func first(s []string) string {
@@ -360,6 +362,9 @@ func (b *Bridge) pageResult(ctx context.Context, full bool) (*sdk.CallToolResult
 				t.WriteString(nav.String())
 			}
 		}
+	}
+	if full {
+		b.writeTabs(ctx, &t, sc)
 	}
 	writeThrown(&t, sc, b.browser)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: sc}, nil

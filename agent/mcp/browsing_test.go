@@ -121,7 +121,7 @@ func waitTools(t *testing.T, s *session, name string, present bool) []string {
 func TestTwoPageTask(t *testing.T) {
 	s, base := demoSession(t, "/shop/")
 	names := waitTools(t, s, "cart_add", true)
-	for _, want := range []string{"browser.back", "browser.open", "browser.page", "browser.switch_tab", "browser.tabs"} {
+	for _, want := range []string{"browser.back", "browser.open", "browser.page"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
@@ -189,9 +189,8 @@ func TestTwoPageTask(t *testing.T) {
 	if !far.IsError || !strings.HasPrefix(text(far), "ORIGIN_NOT_ALLOWED: ") || !strings.Contains(text(far), base) {
 		t.Errorf("browser.open outside the origin: %s", text(far))
 	}
-	tabs := call(t, s, "browser.tabs", nil)
-	if tabs.IsError || !strings.HasPrefix(text(tabs), "* ") {
-		t.Errorf("browser.tabs: %s", text(tabs))
+	if page := call(t, s, "browser.page", nil); page.IsError || strings.Contains(text(page), "Tabs") {
+		t.Errorf("browser.page lists tabs with one tab open: %s", text(page))
 	}
 }
 
@@ -211,7 +210,7 @@ func TestRecordByLabel(t *testing.T) {
 			approve = tl
 		}
 	}
-	for _, want := range []string{"Out of view", "first runs open__order", "brings the order into view"} {
+	for _, want := range []string{"Out of view", "first runs open__order", "to bring the order into view"} {
 		if !strings.Contains(approve.Description, want) {
 			t.Errorf("approve__order description lacks %q:\n%s", want, approve.Description)
 		}
@@ -245,8 +244,8 @@ func TestRecordByLabel(t *testing.T) {
 	}
 }
 
-// Tabs: a tab the page opens is listed, and switching to it makes the
-// page's tools follow it.
+// Tabs: a tab the page opens is listed by browser.page, and opening it
+// (browser.open {tab}) makes the page's tools follow it.
 func TestSwitchTab(t *testing.T) {
 	s, p, _ := demoSessionPage(t, "/shop/")
 	waitTools(t, s, "cart_add", true)
@@ -255,8 +254,12 @@ func TestSwitchTab(t *testing.T) {
 	}
 	var other string
 	for deadline := time.Now().Add(20 * time.Second); other == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		res := call(t, s, "browser.tabs", nil)
-		for _, tab := range res.StructuredContent.(map[string]any)["tabs"].([]any) {
+		res := call(t, s, "browser.page", nil)
+		tabs, _ := res.StructuredContent.(map[string]any)["tabs"].([]any)
+		if len(tabs) > 0 && !strings.Contains(text(res), "\nTabs (browser.open a tab):\n") {
+			t.Errorf("browser.page's text does not list the tabs: %s", text(res))
+		}
+		for _, tab := range tabs {
 			m := tab.(map[string]any)
 			if strings.Contains(m["url"].(string), "/orders/") {
 				other = m["id"].(string)
@@ -264,11 +267,11 @@ func TestSwitchTab(t *testing.T) {
 		}
 	}
 	if other == "" {
-		t.Fatal("browser.tabs never listed the tab the page opened")
+		t.Fatal("browser.page never listed the tab the page opened")
 	}
-	sw := call(t, s, "browser.switch_tab", map[string]any{"tab": other})
+	sw := call(t, s, "browser.open", map[string]any{"tab": other})
 	if sw.IsError || !strings.Contains(text(sw), "Orders") {
-		t.Fatalf("browser.switch_tab: %s", text(sw))
+		t.Fatalf("browser.open a tab: %s", text(sw))
 	}
 	names := waitTools(t, s, "approve__order", true)
 	if strings.Contains(strings.Join(names, " "), "cart_add") {
@@ -277,7 +280,7 @@ func TestSwitchTab(t *testing.T) {
 	if got := call(t, s, "open__order", map[string]any{"record": "#1003"}); got.IsError {
 		t.Errorf("open__order in the new tab: %s", text(got))
 	}
-	bad := call(t, s, "browser.switch_tab", map[string]any{"tab": "nope"})
+	bad := call(t, s, "browser.open", map[string]any{"tab": "nope"})
 	if !bad.IsError || !strings.HasPrefix(text(bad), "NO_SUCH_TAB: ") {
 		t.Errorf("switch to no tab: %s", text(bad))
 	}

@@ -36,7 +36,7 @@ func TestDuplicateIDStaysListed(t *testing.T) {
 			desc = append(desc, tl.Description)
 		}
 	}
-	want := []string{"Could not run when listed (Two different actions are declared under this id (DUPLICATE_ACTION_ID)). A result says when it becomes available, and gives its parameters then (browser.page too)."}
+	want := []string{"Unavailable when listed (Two different actions are declared under this id (DUPLICATE_ACTION_ID)). A result gives its parameters when it can run."}
 	if diff := cmp.Diff(want, desc); diff != "" {
 		t.Errorf("helpful's tool (-want +got):\n%s", diff)
 	}

@@ -93,7 +93,7 @@ func recordRule(d *schema.SurfaceDescription, c schema.SurfaceCapability, names 
 		return fmt.Sprintf("Any %s, in view or not.", kind)
 	}
 	if rv := revealer(d, kind, c.ID); rv != nil {
-		return fmt.Sprintf("Out of view: this tool first runs %s, which brings the %s into view.", names[rv.ID], kind)
+		return fmt.Sprintf("Out of view, it first runs %s to bring the %s into view.", names[rv.ID], kind)
 	}
 	return fmt.Sprintf("Only %ss in view (else ACTION_UNAVAILABLE: scroll or filter the page first).", kind)
 }

@@ -14,17 +14,18 @@ import (
 
 // Instructions are the server instructions of a bridge: what a model needs
 // to use the tools well, in a few sentences.
-const Instructions = `These tools are the web page's own actions; a call runs its code, as a person's click would. ` +
-	`A name with "__" is folded, one tool per kind of row: pass record as the row's id or its whole label, as the tool's description shows them. ` +
-	`A result gives the value, the evidence the page confirmed and the changed states; a failure, a stable code and the next step. ` +
-	`Do not repeat a call that is unconfirmed or failed an expectation: look first. Stop on PERMISSION_DENIED and SESSION_* codes. ` +
-	`A call may wait minutes for a person: wait.`
+const Instructions = `Each tool is the page's own action, run as a person's click would. ` +
+	`A "__" name is folded, one tool a kind of row: record is the row's id or whole label. ` +
+	`A result gives the value, the page's evidence, the changed states; a failure, its code and the next step. ` +
+	`Look before repeating a call that is unconfirmed or failed an expectation. Stop on PERMISSION_DENIED and SESSION_*. ` +
+	`A call may wait minutes for a person.`
 
 // BrowsingInstructions are the instructions of a bridge on a browsing
-// session (WithBrowser).
+// session (WithBrowser): what the browser.* tools share is said here once,
+// not in each tool's description, which every tools/list sends again.
 const BrowsingInstructions = Instructions + ` ` +
-	`browser.* tools drive the tab (browser.open a URL); the page's tools follow it (tools/list_changed). ` +
-	`Prefer them, then webmcp.*; browser.view and browser.act reach the rest, unproven.`
+	`browser.* drive the tab (browser.open a URL); page tools follow it. ` +
+	`Prefer them, then webmcp.*, then browser.view and browser.act (unproven).`
 
 // maxValueText bounds the value as it appears in a result's text, in
 // characters; structuredContent has more of it (MaxStructuredBytes).

@@ -56,8 +56,10 @@ type sessionValues struct {
 
 type heldValue struct {
 	id    string
-	text  string // the value's JSON, every character a reader cannot see escaped
+	text  string // the value's JSON, every character a reader cannot see escaped; or a download's bytes
 	pages []int  // where each page starts in text
+	mime  string // "" for a value: valueMIME
+	blob  bool   // a download that is not text: its pages are base64 blobs
 }
 
 func (v *heldValue) uri(page int) string {
@@ -101,6 +103,28 @@ func paginate(text string) []int {
 // ids of the older values it let go of to make room. held is nil when
 // there is no session to hold it for, or text is over MaxHeldBytes.
 func (h *heldValues) hold(ss *sdk.ServerSession, text string) (held *heldValue, dropped []string) {
+	return h.keep(ss, &heldValue{text: text, pages: paginate(text)})
+}
+
+// holdFile keeps a downloaded file for the session ss, as hold keeps a
+// value: text in pages cut at characters, anything else (blob) in pages
+// of ValuePageBytes bytes.
+func (h *heldValues) holdFile(ss *sdk.ServerSession, data []byte, mediaType string, blob bool) (held *heldValue, dropped []string) {
+	v := &heldValue{text: string(data), mime: mediaType, blob: blob}
+	if blob {
+		v.pages = []int{0}
+		for at := ValuePageBytes; at < len(data); at += ValuePageBytes {
+			v.pages = append(v.pages, at)
+		}
+	} else {
+		v.pages = paginate(v.text)
+	}
+	return h.keep(ss, v)
+}
+
+// keep holds v for the session ss, giving it its id.
+func (h *heldValues) keep(ss *sdk.ServerSession, v *heldValue) (held *heldValue, dropped []string) {
+	text := v.text
 	if ss == nil || len(text) > MaxHeldBytes {
 		return nil, nil
 	}
@@ -129,7 +153,8 @@ func (h *heldValues) hold(ss *sdk.ServerSession, text string) (held *heldValue, 
 		dropped = append(dropped, old.id)
 	}
 	sv.next++
-	held = &heldValue{id: "v" + strconv.Itoa(sv.next), text: text, pages: paginate(text)}
+	held = v
+	held.id = "v" + strconv.Itoa(sv.next)
 	sv.items = append(sv.items, held)
 	sv.bytes += len(text)
 	return held, dropped
@@ -175,10 +200,15 @@ func (b *Bridge) readValue(_ context.Context, req *sdk.ReadResourceRequest) (*sd
 	if n > len(v.pages) {
 		return nil, notFound(fmt.Sprintf("the value %s has %d pages", v.id, len(v.pages)))
 	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{
-		URI: uri, MIMEType: valueMIME, Text: v.pageText(n),
-		Meta: sdk.Meta{MetaUntrusted: true, "pling/page": n, "pling/pages": len(v.pages)},
-	}}}, nil
+	c := &sdk.ResourceContents{URI: uri, MIMEType: valueMIME, Text: v.pageText(n),
+		Meta: sdk.Meta{MetaUntrusted: true, "pling/page": n, "pling/pages": len(v.pages)}}
+	if v.mime != "" {
+		c.MIMEType = v.mime
+	}
+	if v.blob {
+		c.Text, c.Blob = "", []byte(v.pageText(n))
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{c}}, nil
 }
 
 // handover is what became of a value too long for a result's text.

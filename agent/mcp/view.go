@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,15 @@ const notProven = "not proven by the page: no expectation, no evidence"
 
 // actVerbs are browser.act's actions and how its result says each.
 var actVerbs = map[string]string{"click": "Clicked", "fill": "Filled", "select": "Selected in", "check": "Checked",
-	"uncheck": "Unchecked", "press": "Pressed ", "scroll": "Scrolled to", "wait": "", "wait_gone": ""}
+	"uncheck": "Unchecked", "press": "Pressed ", "scroll": "Scrolled to", "upload": "", "wait": "", "wait_gone": ""}
+
+// maxUploadBytes bounds the file browser.act upload gives a file input.
+const maxUploadBytes = 1 << 20
+
+// waitStates are the states browser.act wait waits for on a ref: the
+// view's state words, "enabled" (not disabled) and "visible" (in the
+// view); wait_gone with a ref waits until the element leaves the view.
+var waitStates = []string{"visible", "enabled", "disabled", "checked", "unchecked", "expanded", "collapsed", "selected", "pressed", "invalid"}
 
 // addViewTools adds browser.view and browser.act: two tools, not one per
 // action, since every tool is sent in every tools/list (RATIONALE.md).
@@ -77,32 +86,40 @@ func (b *Bridge) addViewTools(v Viewer) {
 			if err != nil {
 				return browserError("BROWSER_FAILED", err.Error(), "call browser.view to see the page now."), nil
 			}
+			b.takeDownloads(ctx, req.Session, res)
 			return res, nil
 		}
 	}
 	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-		Description: "The page's elements, with refs for browser.act; find: only lines with this text.",
+		Description: "The page's elements with refs; find: lines with this text.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"find":{"type":"string"}}}`)},
 		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
 			return b.viewResult(ctx, v, in.str("find"))
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.act",
-		Description: "Acts on a browser.view ref. text: what to fill or select, the key to press (e.g. Enter), the text to wait (≤10 s) for.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"}},"required":["do"]}`)},
+		Description: "Acts on a view ref; text: to fill, select, press, upload or wait for.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"do":{"enum":["click","fill","select","check","uncheck","press","scroll","upload","wait","wait_gone"]},"ref":{"type":"string"},"text":{"type":"string"},"name":{"type":"string"}},"required":["do"]}`)},
 		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
 			do := in.str("do")
 			verb, ok := actVerbs[do]
 			switch {
 			case !ok:
-				return browserError("INVALID_ARGS", "do must be one of click, fill, select, check, uncheck, press, scroll, wait, wait_gone.", "pass one of them."), nil
+				return browserError("INVALID_ARGS", "do must be one of click, fill, select, check, uncheck, press, scroll, upload, wait, wait_gone.", "pass one of them."), nil
+			case (do == "wait" || do == "wait_gone") && in.str("ref") != "":
+				return b.waitState(ctx, v, in.str("ref"), in.str("text"), do == "wait_gone")
 			case do == "wait" || do == "wait_gone":
 				return b.wait(ctx, v, in.str("text"), do == "wait_gone")
-			case (do == "fill" || do == "select" || do == "press") && in["text"] == nil:
+			case do == "upload" && len(in.str("text")) > maxUploadBytes:
+				return browserError("INVALID_ARGS", fmt.Sprintf("The file is %d bytes, over the %d pling mcp gives a file input.", len(in.str("text")), maxUploadBytes), "give a shorter file."), nil
+			case (do == "fill" || do == "select" || do == "press" || do == "upload") && in["text"] == nil:
 				return browserError("INVALID_ARGS", do+" needs text.", "pass text."), nil
 			case do != "press" && in.str("ref") == "":
 				return browserError("INVALID_ARGS", do+" needs a ref from browser.view.", "pass ref."), nil
 			}
-			return b.act(ctx, v, in.str("ref"), cdp.Act{Kind: do, Text: in.str("text")}, verb)
+			if do == "upload" {
+				verb = fmt.Sprintf("Uploaded %s (%d bytes) to", quoteCut(stdcmpOr(in.str("name"), "upload.txt"), maxViewName), len(in.str("text")))
+			}
+			return b.act(ctx, v, in.str("ref"), cdp.Act{Kind: do, Text: in.str("text"), Name: in.str("name")}, verb)
 		}))
 }
 
@@ -149,8 +166,17 @@ func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string) (*sdk.Ca
 		return b.viewFailed(err), nil
 	}
 	lines := st.lines
+	b.mu.Lock()
+	first := !b.viewSaid
+	b.viewSaid = true
+	b.mu.Unlock()
+	said := notProven
+	if first {
+		// What browser.act's description leaves out, said once.
+		said += `; browser.act upload sets text as a file named name; wait with a ref waits for a state: ` + strings.Join(waitStates, ", ") + `; wait_gone with a ref, for it to go`
+	}
 	var t strings.Builder
-	t.WriteString(`View (quoted text is the page's; act by ref; ` + notProven + `):`)
+	t.WriteString(`View (quoted text is the page's; act by ref; ` + said + `):`)
 	if find != "" {
 		lines = nil
 		want := strings.ToLower(find)
@@ -160,7 +186,7 @@ func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string) (*sdk.Ca
 			}
 		}
 		t.Reset()
-		fmt.Fprintf(&t, "View, the %d of %d lines with %s (quoted text is the page's; act by ref; %s):", len(lines), len(st.lines), quoteCut(find, maxViewName), notProven)
+		fmt.Fprintf(&t, "View, the %d of %d lines with %s (quoted text is the page's; act by ref; %s):", len(lines), len(st.lines), quoteCut(find, maxViewName), said)
 	}
 	writeLines(&t, lines, maxViewBytes)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}},
@@ -400,4 +426,76 @@ func (b *Bridge) viewFailed(err error) *sdk.CallToolResult {
 		return browserError("STALE_REF", "The tab navigated while the view was read.", "call browser.view again.")
 	}
 	return browserError("BROWSER_FAILED", err.Error(), "call browser.page to see where the session is.")
+}
+
+// waitState waits (at most maxWaitSeconds) until the element ref names
+// is in state (one of waitStates) in the view, or, with gone, has left
+// it; the ref must come from the last view of this document.
+func (b *Bridge) waitState(ctx context.Context, v Viewer, ref, state string, gone bool) (*sdk.CallToolResult, error) {
+	if !gone && !slices.Contains(waitStates, state) {
+		return browserError("INVALID_ARGS", "wait with a ref needs text, a state: "+strings.Join(waitStates, ", ")+".", "pass one of them (or no ref, to wait for a text)."), nil
+	}
+	doc, refused := b.viewDocument(ctx)
+	if refused != nil {
+		return refused, nil
+	}
+	b.mu.Lock()
+	st := b.view
+	b.mu.Unlock()
+	r, ok := st.refs[ref]
+	switch {
+	case st.refs == nil || !st.doc.Same(doc):
+		return browserError("STALE_REF", fmt.Sprintf("%s is not from a view of the page the tab shows now (it navigated since).", pagetext.Line(ref, 20)),
+			"call browser.view for the refs of this page."), nil
+	case !ok:
+		return browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s.", pagetext.Line(ref, 20)), "use a ref from browser.view."), nil
+	}
+	what := ref + " (" + r.line + ")"
+	want := state
+	if gone {
+		want = "gone from the view"
+	}
+	deadline := time.Now().Add(maxWaitSeconds * time.Second)
+	for {
+		nodes, err := v.View(ctx, doc)
+		if errors.Is(err, cdp.ErrDocumentGone) {
+			return browserError("STALE_REF", "The tab navigated while it waited.", "call browser.page."), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if inState(nodes, r.node, state, gone) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: what + " is " + want + "."}},
+				StructuredContent: map[string]any{"ref": ref, "state": want}}, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return browserError("TIMEOUT", fmt.Sprintf("%s is not %s after %d s.", what, want, maxWaitSeconds), "browser.view to see the page."), nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// inState reports whether the view's node is in state: "visible" is in
+// the view, "enabled" is in it and not disabled, another state is one of
+// its state words; gone is not in the view.
+func inState(nodes []cdp.ViewNode, node int64, state string, gone bool) bool {
+	var n *cdp.ViewNode
+	for i := range nodes {
+		if nodes[i].Node == node {
+			n = &nodes[i]
+			break
+		}
+	}
+	switch {
+	case gone || n == nil:
+		return gone && n == nil
+	case state == "visible":
+		return true
+	case state == "enabled":
+		return !slices.Contains(n.States, "disabled")
+	}
+	return slices.Contains(n.States, state)
 }

@@ -263,6 +263,7 @@ func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad erro
 			h.apply(r)
 		}
 		navigationText(r, to, tools)
+		b.takeDownloads(ctx, req.Session, r)
 		if sc, _ := r.StructuredContent.(map[string]any); len(sc) == 0 {
 			r.StructuredContent = nil
 		}

@@ -53,7 +53,7 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 		"takes URL elicitations to open it (--authority, else $"+authorityEnv+"). A value too long for a result is handed over whole as MCP",
 		"resources, read in pages with resources/read. If the page's browser dies, pling mcp says so and exits 1.",
 		"A page URL starts a browsing session: browser.open (on TARGET's origin and every --allow-origin),",
-		"browser.back, browser.tabs, browser.switch_tab and browser.page beside the page's tools, which",
+		"browser.back and browser.page (with the tabs, which browser.open {tab} switches to) beside the page's tools, which",
 		"follow the page the tab shows; browser.view and browser.act reach what a page does not declare",
 		"(unproven). The browser starts while the client connects.",
 		targetHelp,

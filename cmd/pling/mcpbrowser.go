@@ -160,6 +160,14 @@ func (l *lazyPage) Thrown() ([]string, int) {
 	return nil, 0
 }
 
+// TakeDownloads is the page's (none before the browser started).
+func (l *lazyPage) TakeDownloads(ctx context.Context, wait time.Duration, max int64) []cdp.Download {
+	if p := l.started(); p != nil {
+		return p.TakeDownloads(ctx, wait, max)
+	}
+	return nil
+}
+
 // NavigationSeq is the page's (0 before the browser started).
 func (l *lazyPage) NavigationSeq() uint64 {
 	if p := l.started(); p != nil {

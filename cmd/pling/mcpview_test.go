@@ -329,7 +329,7 @@ func TestMCPViewOnPlingPage(t *testing.T) {
 	site := newViewSite(t, "localhost", func() string { return "" })
 	pp := startPlingProcess(t, buildPling(t), nil, "mcp", site.url+"/notes.html")
 	pp.waitTool(t, "note_add")
-	if ins := pp.cs.InitializeResult().Instructions; !strings.Contains(ins, "Prefer them, then webmcp.*; browser.view and browser.act reach the rest") {
+	if ins := pp.cs.InitializeResult().Instructions; !strings.Contains(ins, "Prefer them, then webmcp.*, then browser.view and browser.act") {
 		t.Errorf("the instructions do not say to prefer the page's tools: %s", ins)
 	}
 	view, res := pp.call(t, "browser.view", nil)

@@ -102,6 +102,10 @@ type agentFigure struct {
 	Result    string   `json:"result"`
 	Note      string   `json:"note,omitempty"`
 	Trace     []string `json:"trace,omitempty"`
+	// ListChanged and Navigations are the run with the most
+	// notifications/tools/list_changed per navigation.
+	ListChanged float64 `json:"listChanged"`
+	Navigations float64 `json:"navigations"`
 }
 
 func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -371,6 +375,11 @@ func figureOf(side string, runs []agentRun) agentFigure {
 		TimeMs:    distOf(times),
 		Result:    runs[0].result, Note: runs[0].note, Trace: runs[0].meter.Trace}
 	f.Tokens = f.Received / 4
+	for i, r := range runs {
+		if i == 0 || perNavigation(float64(r.meter.ListChanged), float64(r.meter.Navigations)) > perNavigation(f.ListChanged, f.Navigations) {
+			f.ListChanged, f.Navigations = float64(r.meter.ListChanged), float64(r.meter.Navigations)
+		}
+	}
 	switch side {
 	case sidePling:
 		f.Verified = "proven: the page's evidence"
@@ -478,7 +487,7 @@ func agentTotals(tasks []agentResult) []agentFigure {
 // and JSON has no infinities).
 func reportTargets(tasks []agentResult, totals []agentFigure) []bbTarget {
 	var out []bbTarget
-	for _, t := range slices.Concat(agentTargets(totals), webmcpTargets(tasks, totals), plainTargets(tasks)) {
+	for _, t := range slices.Concat(agentTargets(totals), webmcpTargets(tasks, totals), plainTargets(tasks), listChangedTargets(tasks)) {
 		if !math.IsInf(t.Value, 0) && !math.IsNaN(t.Value) {
 			out = append(out, t)
 		}
@@ -649,4 +658,28 @@ func fmtRatio2(v, limit float64) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// listChangedLimit is the issue's bound on pling mcp's
+// notifications/tools/list_changed: one per settled page.
+const listChangedLimit = 1.0
+
+// perNavigation is changes per navigation; a task that navigates nothing
+// counts as one page.
+func perNavigation(changes, navigations float64) float64 { return changes / max(navigations, 1) }
+
+// listChangedTargets are pling mcp's notifications per navigation, on
+// every completed task.
+func listChangedTargets(tasks []agentResult) []bbTarget {
+	var out []bbTarget
+	for _, t := range tasks {
+		p, ok := figure(t.Sides, sidePling)
+		if !ok || t.Failure != "" {
+			continue
+		}
+		v := perNavigation(p.ListChanged, p.Navigations)
+		out = append(out, target("tools/list_changed per navigation: "+t.Name, v, listChangedLimit, "notifications",
+			fmt.Sprintf("pling mcp: %.0f notifications, %.0f navigations (target ≤ %g a navigation)", p.ListChanged, p.Navigations, listChangedLimit)))
+	}
+	return out
 }

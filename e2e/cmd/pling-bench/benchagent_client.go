@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,6 +30,11 @@ type agentMeter struct {
 	ListBytes int      `json:"toolListBytes"`
 	Servers   int      `json:"servers"`
 	Trace     []string `json:"trace"`
+	// ListChanged counts the notifications/tools/list_changed the agent
+	// received; Navigations the calls that took the tab to another page
+	// (browser.open, browser.back, or a result that says it navigated).
+	ListChanged int `json:"listChanged"`
+	Navigations int `json:"navigations"`
 }
 
 // mcpServer is one MCP server spawned over stdio and its client session,
@@ -36,9 +43,16 @@ type mcpServer struct {
 	cs    *sdk.ClientSession
 	meter *agentMeter
 	tools map[string]*sdk.Tool
+	// wire is the tools array of the last tools/list answer as it came
+	// over the transport: what the agent received, which the SDK's
+	// client would write differently if asked to encode what it decoded
+	// (it writes readOnlyHint and idempotentHint on every annotated tool).
+	wire *atomic.Pointer[json.RawMessage]
 	// changed: the server sent notifications/tools/list_changed since
 	// the agent last listed (the WebMCP side lists again then).
 	changed *atomic.Bool
+	// changes counts the notifications not yet added to meter.
+	changes *atomic.Int32
 }
 
 // toolResult is a tool result as the agent reads it.
@@ -60,10 +74,11 @@ func spawnMCP(ctx context.Context, cmd *exec.Cmd, m *agentMeter) (*mcpServer, er
 // connectMCP connects the agent's client to a server over t, counts it,
 // and lists its tools.
 func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer, error) {
-	changed := new(atomic.Bool)
+	changed, changes := new(atomic.Bool), new(atomic.Int32)
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true) }})
-	cs, err := c.Connect(ctx, t, nil)
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true); changes.Add(1) }})
+	wire := new(atomic.Pointer[json.RawMessage])
+	cs, err := c.Connect(ctx, wireTransport{t, wire}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +87,7 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 		m.ListBytes += len(ir.Instructions)
 		dumpAgent("instructions", []byte(ir.Instructions))
 	}
-	s := &mcpServer{cs: cs, meter: m, changed: changed}
+	s := &mcpServer{cs: cs, meter: m, changed: changed, changes: changes, wire: wire}
 	if err := s.listTools(ctx); err != nil {
 		cs.Close()
 		return nil, err
@@ -80,7 +95,47 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 	return s, nil
 }
 
-func (s *mcpServer) close() { _ = s.cs.Close() }
+func (s *mcpServer) close() {
+	s.countChanges()
+	_ = s.cs.Close()
+}
+
+// countChanges adds the notifications received since the last count to
+// the meter.
+func (s *mcpServer) countChanges() { s.meter.ListChanged += int(s.changes.Swap(0)) }
+
+// wireTransport keeps the tools array of each tools/list answer as it
+// came over t (the last one in last): one client lists at a time.
+type wireTransport struct {
+	sdk.Transport
+	last *atomic.Pointer[json.RawMessage]
+}
+
+func (w wireTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := w.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return wireConn{c, w.last}, nil
+}
+
+type wireConn struct {
+	sdk.Connection
+	last *atomic.Pointer[json.RawMessage]
+}
+
+func (c wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok && len(r.Result) > 0 {
+		var res struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(r.Result, &res) == nil && len(res.Tools) > 0 {
+			c.last.Store(&res.Tools)
+		}
+	}
+	return msg, err
+}
 
 func (s *mcpServer) listTools(ctx context.Context) error {
 	res, err := s.cs.ListTools(ctx, &sdk.ListToolsParams{})
@@ -88,7 +143,11 @@ func (s *mcpServer) listTools(ctx context.Context) error {
 		return fmt.Errorf("tools/list: %w", err)
 	}
 	b, _ := json.Marshal(res.Tools)
+	if w := s.wire.Swap(nil); w != nil {
+		b = *w
+	}
 	s.meter.ListBytes += len(b)
+	s.countChanges()
 	dumpAgent("tools/list", b)
 	s.tools = make(map[string]*sdk.Tool, len(res.Tools))
 	for _, t := range res.Tools {
@@ -103,6 +162,10 @@ func (s *mcpServer) call(ctx context.Context, name string, args map[string]any) 
 	r, err := s.rawCall(ctx, name, args)
 	s.meter.Bytes += len(r.Text) + len(r.Structured)
 	s.meter.Trace = append(s.meter.Trace, fmt.Sprintf("%s %s → %d B", name, compactArgs(args), len(r.Text)+len(r.Structured)))
+	if name == "browser.open" || name == "browser.back" || bytes.Contains(r.Structured, []byte(`"navigatedTo":`)) {
+		s.meter.Navigations++
+	}
+	s.countChanges()
 	dumpAgent("call "+name+" "+compactArgs(args)+" text", []byte(r.Text))
 	dumpAgent("call "+name+" structuredContent", r.Structured)
 	return r, err

@@ -277,7 +277,7 @@ func TestAgentBenchSmoke(t *testing.T) {
 		}
 		var met int
 		for _, tg := range rep.Targets {
-			if strings.HasSuffix(tg.Name, ": "+task.Name) && tg.Met {
+			if (tg.Name == "bytes vs snapshot path: "+task.Name || tg.Name == "calls vs snapshot path: "+task.Name) && tg.Met {
 				met++
 			}
 		}
@@ -338,5 +338,32 @@ func TestRowNamed(t *testing.T) {
 		if got := rowNamed(snap, tc.link, tc.cell); got != tc.want {
 			t.Errorf("rowNamed(%s, %s) = %v, want %v", tc.link, tc.cell, got, tc.want)
 		}
+	}
+}
+
+// TestListChangedTargets: pling mcp's notifications/tools/list_changed
+// are judged per navigation (a task that navigates nothing as one page),
+// per task, and a failed task is left out.
+func TestListChangedTargets(t *testing.T) {
+	pling := func(changed, navs float64) []agentFigure {
+		return []agentFigure{{Side: sidePling, ListChanged: changed, Navigations: navs}}
+	}
+	tasks := []agentResult{
+		{Name: "one page", Sides: pling(1, 0)},
+		{Name: "two pages", Sides: pling(2, 2)},
+		{Name: "storm", Sides: pling(5, 1)},
+		{Name: "failed", Failure: "x", Sides: pling(9, 0)},
+	}
+	var got []string
+	for _, tg := range listChangedTargets(tasks) {
+		got = append(got, tg.Name+": "+tg.verdict())
+	}
+	want := []string{
+		"tools/list_changed per navigation: one page: met",
+		"tools/list_changed per navigation: two pages: met",
+		"tools/list_changed per navigation: storm: MISSED by 400%",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("targets (-want +got):\n%s", d)
 	}
 }
