@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,5 +204,67 @@ func TestParseWasmRefuses(t *testing.T) {
 				t.Errorf("parseWasm = %q, want an error with %q", got, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestModuleSortInstances: pling's packages in the module sort with
+// sort.Slice, whose one instance the module carries anyway, never with
+// slices.SortFunc or SortStableFunc, each of which adds a copy of pdqsort
+// (about 19 KB) per element shape; and the module has no such copy for
+// pling's rows. It builds the module (-short skips it).
+func TestModuleSortInstances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module for GOOS=js (a minute on a cold cache); -short skips it")
+	}
+	root := filepath.Join("..", "..", "..")
+	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	list := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./wasm")
+	list.Dir, list.Env = root, env
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) != 3 || !strings.HasPrefix(f[0], plingModule) {
+			continue
+		}
+		for _, name := range strings.Fields(f[2]) {
+			src, err := os.ReadFile(filepath.Join(f[1], name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range []string{"slices.SortFunc(", "slices.SortStableFunc("} {
+				if strings.Contains(string(src), call) {
+					t.Errorf("%s/%s calls %s…): use sort.Slice (or sort.SliceStable), which the module has once for every caller", f[0], name, call)
+				}
+			}
+		}
+	}
+
+	file := filepath.Join(t.TempDir(), "pling.wasm")
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-buildid=", "-o", file, "./wasm")
+	build.Dir, build.Env = root, env
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./wasm: %v: %s", err, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseWasm(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RecordItem's shape as the name section writes it.
+	const recordShape = "go.shape.struct___ID_string__Label_string__Offscreen_bool__"
+	var found []string
+	for _, f := range m.Funcs {
+		if strings.HasPrefix(f.Name, "slices.") && strings.Contains(f.Name, recordShape) {
+			found = append(found, fmt.Sprintf("%s (%d B)", f.Name, f.Size))
+		}
+	}
+	if len(found) > 0 {
+		t.Errorf("the module has a generic sort of its rows:\n%s", strings.Join(found, "\n"))
 	}
 }
