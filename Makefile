@@ -15,7 +15,7 @@ GOROOT   := $(shell $(GO) env GOROOT)
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := bin/staticcheck
 
-.PHONY: bench-origin-check bench-rows npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
+.PHONY: bench-origin-check bench-rows bench-modsize npm help demo bench-hosts bench-browser bench-gateway bench-agent bench-authority all build wasm deps test test-go test-node conform vet generate check-generated fuzz bench clean test-race tidy-check startup
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s "$$(printf '\t')"
@@ -139,6 +139,10 @@ bench-hosts: wasm ## the module on every host in one run: sizes, cold start, des
 bench-browser: wasm ## the shim and the module in Chromium beside the WebMCP polyfill, as ratios (e2e/artifacts/bench-browser.json, .svg), then its figures in docs/benchmarks.md
 	$(GO) run ./e2e/cmd/pling-bench browser --dist $(DIST)
 	$(GO) run ./e2e/cmd/pling-bench docs bench-browser
+
+bench-modsize: ## what the module is made of: each section's size and the code section's function bodies by Go package and by part, read from the module's own name section (make wasm's build without -s -w; e2e/artifacts/bench-modsize.json), then its table in docs/benchmarks.md
+	$(GO) run ./e2e/cmd/pling-bench modsize
+	$(GO) run ./e2e/cmd/pling-bench docs bench-modsize
 
 bench-gateway: ## 200 concurrent 1 MiB streams through the gateway on loopback: heap, and the added latency per chunk as a ratio to the upstream direct (e2e/artifacts/bench-gateway.json), then its figures in docs/benchmarks.md
 	PLING_BENCH_OUT=$(CURDIR)/e2e/artifacts/bench-gateway.json $(GO) test -count=1 -run '^TestLoad200Streams$$' -v ./gateway/

@@ -277,7 +277,13 @@ func foldRows(f *foldView, records []RecordItem) []RecordItem {
 func sortRecords(rs []RecordItem) {
 	// Pages usually list their rows in order already: one pass says so.
 	if !slices.IsSortedFunc(rs, compareRecords) {
-		slices.SortFunc(rs, compareRecords)
+		// sort.Slice, not slices.SortFunc: the module carries sort.Slice's
+		// one instance for every caller already, and slices.SortFunc on
+		// RecordItem would add a copy of pdqsort of its own (19 KB of the
+		// module). Both are generated from one template
+		// (sort/gen_sort_variants.go) and compare and swap the same
+		// elements in the same order, so ties come out alike too.
+		sort.Slice(rs, func(i, j int) bool { return compareRecords(rs[i], rs[j]) < 0 })
 	}
 }
 

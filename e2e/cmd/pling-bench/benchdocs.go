@@ -37,6 +37,7 @@ type docBlock struct {
 
 // docBlocks are the blocks, in the order the docs give them.
 var docBlocks = []docBlock{
+	{"bench-modsize", "`make bench-modsize` (`pling-bench modsize`)", renderModsizeBlock},
 	{"bench-agent", "`make bench-agent` (`pling-bench agent --runs N`)", renderAgentBlock},
 	{"bench-browser", "`make bench-browser` (`pling-bench browser`)", renderBrowserBlock},
 	{"bench-authority", "`make bench-authority` (`pling-bench authority`)", renderAuthorityBlock},

@@ -53,13 +53,15 @@ func TestDocsFromArtifacts(t *testing.T) {
 		"measured by `make bench-agent` (`pling-bench agent --runs N`) on 2026-12-05 01:40 UTC.",
 		"measured by `make bench-browser` (`pling-bench browser`) on 2026-12-05 01:50 UTC.",
 		"measured by `make bench-authority` (`pling-bench authority`) on 2026-12-05 01:45 UTC.",
-		"on 2026-12-05 01:55 UTC.", "| heap before / peak / after | 1 / **42** / 10 MiB |",
+		"on 2026-12-05 01:55 UTC.",
+		"measured by `make bench-modsize` (`pling-bench modsize`) on 2026-12-05 02:00 UTC.",
+		"| pling | 450 | 45.0 % | `runtime` 300, `wasm` (the main package) 150 |", "| heap before / peak / after | 1 / **42** / 10 MiB |",
 	} {
 		if !strings.Contains(string(got), s) {
 			t.Errorf("the generated doc lacks %q", s)
 		}
 	}
-	for _, s := range []string{"stale agent figures", "stale browser figures", "# pling-bench authority", "stale gateway figures", "(navigate | settings_save)"} {
+	for _, s := range []string{"stale agent figures", "stale browser figures", "# pling-bench authority", "stale gateway figures", "stale module figures", "(navigate | settings_save)"} {
 		if strings.Contains(string(got), s) {
 			t.Errorf("the generated doc still has %q", s)
 		}

@@ -23,6 +23,10 @@
 //	        the authority's lease and write throughput on SQLite and
 //	        PostgreSQL with 1 and 3 instances, and the shared replay
 //	        check's cost in Chromium; JSON and Markdown (make bench-authority)
+//	pling-bench modsize [--pkg PKG] [--tags TAGS] [--wasm FILE] [--out FILE]
+//	        what the module is made of: its sections, and its function
+//	        bodies by Go package and by part, from its own name section;
+//	        JSON (make bench-modsize)
 //	pling-bench docs [--artifacts DIR] [--doc FILE] [BLOCK…]
 //	        the generated figures of docs/benchmarks.md from
 //	        e2e/artifacts/*.json, each with its command and date (every
