@@ -559,7 +559,7 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		if u.Title != "" {
 			// Listed as it would be when available: its words first,
 			// then why it cannot run now, its hints and who is asked.
-			c := schema.SurfaceCapability{Title: u.Title, Description: u.Description, Risk: u.Risk, Approval: u.Approval, Handoff: u.Handoff}
+			c := schema.SurfaceCapability{Title: saidTitle(u.ID, u.Title, u.Description), Description: u.Description, Risk: u.Risk, Approval: u.Approval, Handoff: u.Handoff}
 			first := capabilityText(c.Title, c.Description)
 			if !strings.HasSuffix(first, ".") {
 				first += "."
@@ -823,6 +823,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	}
 	for i, c := range d.Capabilities {
 		name := names[i]
+		c.Title = saidTitle(c.ID, c.Title, c.Description)
 		desc := capabilityText(c.Title, c.Description)
 		params := toolSchema(c.InputSchema, nil)
 		if c.Record != nil {
