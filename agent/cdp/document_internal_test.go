@@ -15,8 +15,8 @@ import (
 
 // TestRoundTripToFromEvents: a request pinned to a document goes out
 // without reading the tab's frame tree again while the browser's events
-// say the main frame still runs that document's context (the round trip
-// a call through pling mcp no longer pays), and is still refused, with
+// say the main frame still runs that document's context (a round trip
+// a call through pling mcp does not pay), and is still refused, with
 // nothing sent, once the tab shows another document of the same origin.
 func TestRoundTripToFromEvents(t *testing.T) {
 	if testing.Short() {
