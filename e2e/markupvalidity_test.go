@@ -58,6 +58,15 @@ func TestMarkupFormValidation(t *testing.T) {
 			t.Errorf("saved %q: the form was submitted", got)
 		}
 	})
+	t.Run("a refused call leaves the person's values", func(t *testing.T) {
+		tb := tb.on(t)
+		eval[bool](tb, `f.code.value = "CD7", f.ref.value = "T-5", true`)
+		_, err := tb.invoke("tag.add", map[string]any{"code": "AB1", "ref": "X-9"})
+		wantCode(t, err, perr.InvalidParams)
+		if got := eval[string](tb, `f.code.value + "|" + f.ref.value + "|" + f.ref.validationMessage`); got != "CD7|T-5|" {
+			t.Errorf("after the refused call the form holds %q, want the person's CD7|T-5, valid", got)
+		}
+	})
 	t.Run("a valid input is submitted", func(t *testing.T) {
 		tb := tb.on(t)
 		r := tb.mustInvoke("tag.add", map[string]any{"code": "AB12", "ref": "T-9"})

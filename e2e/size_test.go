@@ -96,10 +96,14 @@ func TestModuleHeavyDeps(t *testing.T) {
 // form the browser refuses (7 B, "Why does the shim refuse a declarative
 // form the browser refuses?") and registering WebMCP tools before
 // DOMContentLoaded (84 B brotli, 99 B gzip, "Why does pling.js write
-// webmcp.js into the page while it parses?"). The figures are what the merged file
+// webmcp.js into the page while it parses?"), and reading forms' values
+// again at each describe and call and giving a refused call's fields back
+// the person's values (194 B brotli, 217 B gzip, "Why does the shim read a
+// form's values at every describe and give them back after a refused
+// call?"). The figures are what the merged file
 // measures, so the sum differs from the parts by a few bytes of
 // compression.
-var shimBudget = struct{ brotli, gzip int }{brotli: 7_629, gzip: 8_581}
+var shimBudget = struct{ brotli, gzip int }{brotli: 7_823, gzip: 8_798}
 
 // TestShimBudget: the shipped pling.js plus the stub stay within
 // shimBudget, and dist/pling.js, when built, is that stripped copy.

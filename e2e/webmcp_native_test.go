@@ -188,7 +188,7 @@ func TestWebMCPNativeDeclarativeForm(t *testing.T) {
 			t.Fatalf("the form never reached the mirror: %+v", l)
 		}
 	}
-	want := []string{`search_tickets|Search the tickets|{"type":"string","description":"Words to look for","maxLength":20}`}
+	want := []string{`search_tickets|search_tickets|{"type":"string","description":"Words to look for","maxLength":20}`}
 	if diff := cmp.Diff(want, l.Mirrored); diff != "" {
 		t.Errorf("getTools() (-want +got):\n%s", diff)
 	}
@@ -307,5 +307,41 @@ func TestWebMCPNativeDeclarativeFormRefused(t *testing.T) {
 	}
 	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `["ana@example.com|beginner"]` {
 		t.Errorf("submits %s", got)
+	}
+}
+
+// TestWebMCPDeclarativeFormTitle: a declarative form's tool is titled
+// only with what the page said: its tooltitle (as the WebMCP polyfill
+// reads it), else its name; never the first sentence of its
+// tooldescription, which the description says in full, once.
+func TestWebMCPDeclarativeFormTitle(t *testing.T) {
+	tb := openTestPage(t, "/test/webmcp-titles.html", `<!doctype html><html lang="en"><head><title>Classes</title>
+<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<form toolname="book_class" tooldescription="Book a class. Pick a level first." toolautosubmit><input name="level"><button>Book</button></form>
+<form toolname="cancel_class" tooltitle="Class cancellation" tooldescription="Cancel a class." toolautosubmit><input name="id"><button>Cancel</button></form>
+</body></html>`, chromedp.Flag("enable-experimental-web-platform-features", true))
+	got := ""
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+		got = eval[string](tb, `(async () => { const ts = (await document.modelContext.getTools()).filter((t) => /_class$/.test(t.name));
+  return ts.length < 2 ? "" : JSON.stringify(Object.fromEntries(ts.map((t) => [t.name, [t.title || "", t.description]]))); })()`)
+		if got != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the declarative forms never reached the mirror")
+		}
+	}
+	var tools map[string][2]string
+	if err := json.Unmarshal([]byte(got), &tools); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]struct{ title, says string }{
+		"book_class":   {"book_class", "Book a class. Pick a level first."},
+		"cancel_class": {"Class cancellation", "Cancel a class."},
+	} {
+		tl := tools[name]
+		if tl[0] != want.title || strings.Count(tl[1], want.says) != 1 || strings.Count(tl[1], strings.Split(want.says, ".")[0]) != 1 {
+			t.Errorf("%s: title %q, description %q; want the title %q and %q said once", name, tl[0], tl[1], want.title, want.says)
+		}
 	}
 }

@@ -237,7 +237,9 @@
           // Text, or its exact bytes as a Uint8Array; anything else is a request object.
           var text = typeof req === "string" || req instanceof Uint8Array ? req : JSON.stringify(req);
           // Called without a this: one JS value less for Go to take in.
-          return start().then(function () { var h = bridge.handle; return h(text, w); }).then(parse).then(seen);
+          // api._forms (markup) first reads the declared forms' values
+          // again: what a form holds now is what this answer says.
+          return start().then(function () { var h = bridge.handle; if (api._forms) api._forms(); return h(text, w); }).then(parse).then(seen);
         },
         // cancel(id, session) → Promise<boolean>: stop the invoke in flight
         // under that id and session token, the call an agent gave up on.
@@ -523,6 +525,8 @@
     // data-pling-toolname; that attribute, written by anyone else, is
     // not honoured.
     var moved = new WeakMap();
+    // said: each declared form's params as last read (JSON), for _forms.
+    var said = new WeakMap();
     function attr(el, n) { return el.getAttribute("data-pling-" + n); }
     // where: what the module needs to judge a markup declaration (a
     // short selector path for the author, inside user content or not) and,
@@ -622,12 +626,15 @@
         if (g.r && !("default" in g)) g.required = true;
         delete g.n; delete g.r; delete g.d;
       }
+      said.set(form, JSON.stringify(ps));
       return ps;
     }
     function fire(i) { ["input", "change"].forEach(function (e) { i.dispatchEvent(new Event(e, { bubbles: true })); }); }
     // fill writes what the call gave; a field it left out (its default)
     // keeps the page's value; a radio is checked, its value never written.
+    // It returns what every field held before, for refused.
     function fill(form, input, ps) {
+      var was = [].map.call(fields(form), function (i) { return [i, i.value, i.checked]; });
       fields(form).forEach(function (i) {
         var name = attr(i, "param") || i.name;
         if (!(name in input) || ps && ps[name] && ps[name].default === input[name]) return;
@@ -635,10 +642,23 @@
         if (i.type === "checkbox") i.checked = !!input[name]; else i.value = String(input[name]);
         fire(i);
       });
+      return was;
     }
     // refused is the failure of a form whose submit the browser's own
-    // checks would block: the module reads each invalid field's message.
-    function refused(form) { return !form.reportValidity() && new Failure("INVALID_PARAMS", "", form); }
+    // checks (or the page's setCustomValidity) would block. The module
+    // reads each invalid field's name and message from a copy taken here,
+    // shaped as the form it reads (wasm/formvalidity.go), because the
+    // fields then get back what the person had in them (was, from fill):
+    // a refused call leaves nothing of the agent's in the form, and no
+    // bubble shows the person a message about a value that is gone.
+    function refused(form, was) {
+      if (form.checkValidity()) return;
+      var f = new Failure("INVALID_PARAMS", "", { tagName: "FORM", elements: [].filter.call(form.elements, function (e) { return e.willValidate && !e.validity.valid; }).map(function (e) {
+        return { name: attr(e, "param") || e.name, validationMessage: e.validationMessage, validity: { valid: false } };
+      }) });
+      was.forEach(function (w) { var i = w[0]; if (i.value !== w[1] || i.checked !== w[2]) { i.value = w[1]; i.checked = w[2]; fire(i); } });
+      return f;
+    }
     // submitAsAgent submits a WebMCP declarative form the way the browser
     // does for an agent: the submit event says agentInvoked, and what the
     // page passes to respondWith is the action's value.
@@ -669,13 +689,16 @@
         el.setAttribute("data-pling-toolname", name);
         el.removeAttribute("toolname");
       }
-      var desc = el.getAttribute("tooldescription") || "";
+      // Its title is the form's tooltitle, as WebMCP reads it; without
+      // one it is the tool's name (as the runtime titles any action
+      // without one, which pling mcp does not repeat), never words taken
+      // from the description.
       return pling.action({
-        id: name, title: el.getAttribute("tooltitle") || desc.split(/\.\s/)[0].slice(0, 200) || name,
-        description: desc || undefined, identity: "markup", params: params(el),
+        id: name, title: el.getAttribute("tooltitle") || name,
+        description: el.getAttribute("tooldescription") || undefined, identity: "markup", params: params(el),
         approval: !el.hasAttribute("toolautosubmit"), markup: where(el),
         available: function () { return visible(el) || "It is not visible on the page"; },
-        run: function (input) { var r; fill(el, input); return refused(el) || guard(function () { r = submitAsAgent(el); }) || r; }
+        run: function (input) { var r; return refused(el, fill(el, input)) || guard(function () { r = submitAsAgent(el); }) || r; }
       });
     }
     function declare(el) {
@@ -699,7 +722,7 @@
           identity: "markup", markup: m,
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
           run: function (input) {
-            if (isForm) { fill(el, input, ps); var f = refused(el); if (f) return f; }
+            if (isForm) { var f = refused(el, fill(el, input, ps)); if (f) return f; }
             return guard(function () { isForm ? el.requestSubmit() : el.click(); }) || true;
           }
         };
@@ -723,6 +746,15 @@
       return hs;
     }
     function add(el) { drop(el); live.set(el, declare(el)); }
+    // A page's script may fill a form after DOMContentLoaded (from its
+    // own fetch), which no observer sees: before each describe and call
+    // (surface.handle) every declared form's params are read again, and
+    // a form whose values (its defaults) changed is declared again.
+    pling._forms = function () {
+      var a = [];
+      live.forEach(function (_, el) { var was = said.get(el); if (was && was !== JSON.stringify(params(el))) a.push(el); });
+      a.forEach(add);
+    };
     function drop(el) { var hs = live.get(el); if (hs) { hs.forEach(function (h) { h.dispose(); }); live.delete(el); } }
     function scan(node) {
       if (node.nodeType !== 1) return;

@@ -15,7 +15,9 @@ const maxFormControls = 500
 
 // formRefused reads the failure pling.js gives for a markup form whose
 // submit the browser's constraint validation would block
-// (pling.fail("INVALID_PARAMS", "", form)): each invalid control's param
+// (pling.fail("INVALID_PARAMS", "", form), or the copy of the form's
+// invalid controls pling.js takes before it gives the fields back the
+// person's values, shaped as the form): each invalid control's param
 // name and validationMessage, the page's setCustomValidity text or the
 // browser's, in document order (pagebridge.FormRefused). ok is false when
 // details is not a <form>.

@@ -108,7 +108,10 @@ type Page struct {
 	// script's location.href = … included), before they commit; mainFrame
 	// is the main frame's id, learned from its first navigation.
 	navSeq     atomic.Uint64
-	navPending atomic.Bool  // requested, not yet committed
+	navPending atomic.Bool // requested, not yet committed
+	// frameReads counts the reads of the tab's frame tree (document),
+	// one DevTools round trip each.
+	frameReads atomic.Uint64
 	mainFrame  atomic.Value // cdp.FrameID
 
 	// Downloads (download.go): dlDir is the private directory a
@@ -425,9 +428,10 @@ func (p *Page) roundTrip(ctx context.Context, request []byte, doc *Document) ([]
 	unique := ""
 	if doc != nil {
 		// Right before the request goes out: the tab still shows doc,
-		// read from the browser; and the request is evaluated in doc's
-		// own context, which the browser refuses once doc is gone.
-		if err := p.checkDocument(ctx, tab, doc); err != nil {
+		// as the browser says (checkBound); and the request is evaluated
+		// in doc's own context, which the browser refuses once doc is
+		// gone.
+		if err := p.checkBound(ctx, tab, doc); err != nil {
 			return nil, err
 		}
 		unique = doc.Context

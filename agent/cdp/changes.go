@@ -16,10 +16,15 @@ import (
 // moves whenever the page may have changed what it describes: a change
 // to its DOM (nodes, attributes, text), or a person's input, change,
 // click, submit or reset. The first call installs the watch; every call
-// returns the mark, "ID:N", where ID is drawn when the watch is installed
-// (a new document never repeats an old mark) and N counts what happened.
-// The page's script cannot reach the isolated world: it can make the
-// mark move (by changing its DOM), not stop it or set it back.
+// returns the mark, "ID:N:H", where ID is drawn when the watch is
+// installed (a new document never repeats an old mark), N counts what
+// happened, and H is a hash of the values in the forms a page declares
+// (form[toolname], form[data-pling-toolname], form[data-pling-action]):
+// a script that fills a form (from its own fetch) sets values, which
+// moves no observer and fires no event, and those values are the
+// described defaults. The page's script cannot reach the isolated world:
+// it can make the mark move (by changing its DOM), not stop it or set it
+// back.
 const changesJS = `(() => {
   let m = globalThis.__plingChanges;
   if (!m) {
@@ -28,7 +33,14 @@ const changesJS = `(() => {
     new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     for (const t of ["input", "change", "click", "submit", "reset"]) document.addEventListener(t, bump, true);
   }
-  return m.id + ":" + m.n;
+  let h = 0;
+  for (const f of document.querySelectorAll("form[toolname],form[data-pling-toolname],form[data-pling-action]")) {
+    for (const e of f.elements) {
+      const v = (e.checked ? "1" : "0") + e.value + "\u0000";
+      for (let i = 0; i < v.length; i++) h = (Math.imul(h, 31) + v.charCodeAt(i)) | 0;
+    }
+  }
+  return m.id + ":" + m.n + ":" + (h >>> 0).toString(36);
 })()`
 
 // changesWorld names the isolated world the mark is kept in; the browser

@@ -15,9 +15,10 @@ import (
 
 // TestChangeMark: the mark stays where it is while the page changes
 // nothing, moves when its DOM changes (by its own script) and when a
-// person types, and is another mark on another document — also one the
-// page's script wrote a copy of the watch into, which lives in the
-// isolated world only.
+// person types, and when the page's script sets a value in a form it
+// declares (a prefill from its own fetch: no event, no mutation), and is
+// another mark on another document — also one the page's script wrote a
+// copy of the watch into, which lives in the isolated world only.
 func TestChangeMark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium: not in -short mode")
@@ -26,6 +27,7 @@ func TestChangeMark(t *testing.T) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(`<!doctype html><title>t</title><input id="q"><p id="out">0</p>
+<form data-pling-action="save"><input name="email" data-pling-param></form>
 <script>globalThis.__plingChanges = { id: "fake", n: 0 };</script>`))
 	}))
 	t.Cleanup(hs.Close)
@@ -79,6 +81,13 @@ func TestChangeMark(t *testing.T) {
 	if third == second {
 		t.Errorf("the mark did not move when a person typed")
 	}
+	if _, err := chromedp.Run(p.Context(), chromedp.Evaluate[bool](`document.forms[0].email.value = "ana@example.com", true`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := mark(); m == third {
+		t.Errorf("the mark did not move when the page's script filled a declared form")
+	}
+	third = mark()
 	if _, err := p.Navigate(ctx, hs.URL+"/b"); err != nil {
 		t.Fatal(err)
 	}

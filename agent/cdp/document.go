@@ -92,6 +92,7 @@ func (p *Page) document(tctx, tab context.Context) (Document, error) {
 		tabID = string(c.Target.TargetID)
 	}
 	before := p.contextOf(tabID)
+	p.frameReads.Add(1)
 	tree, err := chromedp.Call(tctx, page.GetFrameTree, cdproto.Empty{})
 	if err != nil {
 		return Document{}, fmt.Errorf("cdp: reading the tab's frame: %w", err)
@@ -139,7 +140,36 @@ func (p *Page) RoundTripTo(ctx context.Context, doc Document, request []byte) ([
 	return p.roundTrip(ctx, request, &doc)
 }
 
-// checkDocument is RoundTripTo's check: the current tab shows doc.
+// checkBound is the check of a request evaluated in doc's own script
+// context (RoundTripTo, ExecuteWebMCP): the current tab shows doc. The
+// browser refuses an evaluation in a context that is gone, so what the
+// check adds is that doc's context is still the one the tab's main frame
+// runs; when the browser's own events say so (the context it reported
+// for the main frame, which it reports destroyed or cleared when the
+// frame's document goes), that is known without a round trip. Anything
+// else is read from the browser (checkDocument). The events are the
+// browser's, in the order it sent them, never the page's words: a
+// navigation the events have not told of yet is one the frame tree read
+// could miss in the same way, between the read and the evaluation.
+func (p *Page) checkBound(ctx, tab context.Context, doc *Document) error {
+	tabID := ""
+	if c := chromedp.FromContext(tab); c != nil && c.Target != nil {
+		tabID = string(c.Target.TargetID)
+	}
+	if doc.Context != "" && doc.Tab == tabID && doc.Frame == tabID {
+		p.mu.Lock()
+		c, ok := p.contexts[tabID][doc.Frame]
+		p.mu.Unlock()
+		if ok && c.unique == doc.Context && strings.ToLower(c.origin) == doc.Origin {
+			return nil
+		}
+	}
+	return p.checkDocument(ctx, tab, doc)
+}
+
+// checkDocument reads from the browser that the current tab shows doc:
+// the check before an input event (act.go), which no script context
+// bounds, and checkBound's when the events do not settle it.
 func (p *Page) checkDocument(ctx, tab context.Context, doc *Document) error {
 	tctx, cancel := p.bounded(ctx, tab)
 	defer cancel()

@@ -104,7 +104,7 @@ func (p *Page) evalIn(ctx context.Context, doc Document, body string) (string, e
 		return "", err
 	}
 	tab := p.cur()
-	if err := p.checkDocument(ctx, tab, &doc); err != nil {
+	if err := p.checkBound(ctx, tab, &doc); err != nil {
 		return "", err
 	}
 	tctx, cancel := p.bounded(ctx, tab)

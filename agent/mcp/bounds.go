@@ -54,7 +54,9 @@ func capabilityText(title, description string) string {
 	t, tcut := cutText(title, MaxTitleLen)
 	d, dcut := cutText(description, MaxDescriptionLen)
 	text := t
-	if d != "" {
+	if d != "" && t == "" {
+		text = d
+	} else if d != "" {
 		text += ". " + d
 		if rest, ok := strings.CutPrefix(d, strings.TrimRight(t, ".")); ok && t != "" && (rest == "" || strings.ContainsAny(rest[:1], ".!?")) {
 			text = d // a title taken from the description's first sentence is not said twice
@@ -65,6 +67,17 @@ func capabilityText(title, description string) string {
 		out += fmt.Sprintf(" (pling mcp cut %d characters the page wrote)", tcut+dcut)
 	}
 	return out
+}
+
+// saidTitle is the title a capability's tool says: none when it is the
+// capability's id and a description says what it does, as for a WebMCP
+// declarative form without tooltitle (the runtime gives an action
+// without a title its id; the tool's name already says it).
+func saidTitle(id, title, description string) string {
+	if title == id && description != "" {
+		return ""
+	}
+	return title
 }
 
 // titleSaid reports whether a tool's description already begins with its

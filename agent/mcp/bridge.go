@@ -263,12 +263,17 @@ func (b *Bridge) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// refreshingMiddleware describes the page before a tools/list, and before
-// the first tools/call of a client that did not list.
+// refreshingMiddleware describes the page before a tools/list, unless
+// its change mark is where it was at the last describe of a page that
+// speaks Pling (listUnchanged), and before the first tools/call of a
+// client that did not list.
 func (b *Bridge) refreshingMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
 		case "tools/list":
+			if b.listUnchanged(ctx) {
+				break
+			}
 			if _, err := b.Refresh(ctx); err != nil {
 				if !b.isLoaded() {
 					return nil, rpcError(err)
@@ -506,6 +511,19 @@ func (b *Bridge) unchanged(ctx context.Context) bool {
 	return m == b.described && time.Since(b.describedAt) < b.quiet
 }
 
+// listUnchanged reports whether a tools/list can be answered with the
+// list the last describe made: the page speaks Pling (a plain WebMCP
+// page registers tools without touching its DOM, so it is read each
+// time), that describe answered, and the page's change mark has not
+// moved since it was read before that describe, within b.quiet
+// (unchanged). A navigation moves the mark (it names the document).
+func (b *Bridge) listUnchanged(ctx context.Context) bool {
+	b.mu.Lock()
+	pling := b.loaded && b.desc != nil && b.described != "" && (b.browser == nil || b.allowed && b.page.Pling)
+	b.mu.Unlock()
+	return pling && b.unchanged(ctx)
+}
+
 // unavailableTools keeps the capabilities that cannot run now in the tool
 // list (docs/agent.md §4.3): one the bridge listed before keeps its tool
 // as it was, so a step that only changes what is available costs no new
@@ -544,7 +562,7 @@ func (b *Bridge) unavailableTools(d *schema.SurfaceDescription, listed []Tool) [
 		if u.Title != "" {
 			// Listed as it would be when available: its words first,
 			// then why it cannot run now, its hints and who is asked.
-			c := schema.SurfaceCapability{Title: u.Title, Description: u.Description, Risk: u.Risk, Approval: u.Approval, Handoff: u.Handoff}
+			c := schema.SurfaceCapability{Title: saidTitle(u.ID, u.Title, u.Description), Description: u.Description, Risk: u.Risk, Approval: u.Approval, Handoff: u.Handoff}
 			first := capabilityText(c.Title, c.Description)
 			if !strings.HasSuffix(first, ".") {
 				first += "."
@@ -808,6 +826,7 @@ func Tools(d *schema.SurfaceDescription) ([]Tool, error) {
 	}
 	for i, c := range d.Capabilities {
 		name := names[i]
+		c.Title = saidTitle(c.ID, c.Title, c.Description)
 		desc := capabilityText(c.Title, c.Description)
 		params := toolSchema(c.InputSchema, nil)
 		if c.Record != nil {

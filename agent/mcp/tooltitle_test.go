@@ -107,6 +107,11 @@ func TestToolTitleSentOnce(t *testing.T) {
 		{"title is the first sentence", "Search the tickets", "Search the tickets. Returns the matching ids", `From the page: "Search the tickets. Returns the matching ids"`},
 		{"title with a quote", `Say "hi"`, "Greets", `From the page: "Say \"hi\". Greets"`},
 		{"title ending a sentence", "Stop!", "Stops the run", `From the page: "Stop!. Stops the run"`},
+		// The runtime titles an action without a title with its id (a
+		// WebMCP declarative form without tooltitle): the description
+		// says what it does, and the tool's name is the id.
+		{"no title", "", "Books a class for the member", `From the page: "Books a class for the member"`},
+		{"no title nor description", "", "", `From the page: "act"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))

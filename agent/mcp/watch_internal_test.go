@@ -158,3 +158,51 @@ func countDescribes(rt *runtime.Runtime) (agent.Transport, *atomic.Int64) {
 		return inner.RoundTrip(ctx, raw)
 	}), &describes
 }
+
+// TestToolsListDescribesWhenChanged: with a change mark, a tools/list
+// answers from the last describe while the mark stays where it was
+// before that describe: ten lists cost no describe; a moved mark costs
+// one, and the list after it none again; a quiet period without a move
+// costs one too.
+func TestToolsListDescribesWhenChanged(t *testing.T) {
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	if _, err := rt.DeclareAction(runtime.Action{ID: "cart.add", Title: "Add to cart",
+		Run: func(context.Context, *runtime.Call) (any, error) { return true, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	tr, describes := countDescribes(rt)
+	var mu sync.Mutex
+	mark := "m1"
+	b := NewBridge(agent.New(tr), WithChangeMark(func(context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return mark, nil
+	}))
+	b.mu.Lock()
+	b.quiet = time.Hour
+	b.mu.Unlock()
+	cs, _ := valueClient(t, b)
+	list := func(want int64, what string) {
+		t.Helper()
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil || len(res.Tools) != 1 {
+			t.Fatalf("%s: tools/list: %v %+v", what, err, res)
+		}
+		if n := describes.Load(); n != want {
+			t.Errorf("%s: %d describes, want %d", what, n, want)
+		}
+	}
+	list(1, "the first tools/list")
+	for i := 0; i < 10; i++ {
+		list(1, fmt.Sprintf("tools/list %d on an unchanged page", i+2))
+	}
+	mu.Lock()
+	mark = "m2"
+	mu.Unlock()
+	list(2, "a tools/list after the mark moved")
+	list(2, "the tools/list after that")
+	b.mu.Lock()
+	b.quiet = 0
+	b.mu.Unlock()
+	list(3, "a tools/list once the quiet period passed")
+}

@@ -88,3 +88,55 @@ func TestMCPDescribesWhenChanged(t *testing.T) {
 		t.Errorf("%d describes for one change, want 1 or 2", after-start)
 	}
 }
+
+// TestMCPToolsListDescribesWhenChanged: through the pling binary (a
+// child process, the Go SDK's client on its stdio, a page in Chromium)
+// with no looks (--poll 0), a tools/list on a page whose change mark has
+// not moved answers from the last describe: ten lists after the first
+// cost no describe; a call that changes the page's DOM moves the mark,
+// and the next list describes. The describes are counted in --verbose's
+// log of exchanges.
+func TestMCPToolsListDescribesWhenChanged(t *testing.T) {
+	browserTest(t)
+	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"count.html": countPage}), demotest.Dist(t))
+	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", base+"/count.html", "--poll", "0", "--verbose")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	describes := func() int { return strings.Count(pp.stderr.String(), "method=describe") }
+	// settled waits until half a second passes without a describe logged
+	// (the log reaches the test through a pipe of its own, after the
+	// answer it went with), and returns how many there were.
+	settled := func() int {
+		n, since := describes(), time.Now()
+		for deadline := time.Now().Add(30 * time.Second); time.Since(since) < 500*time.Millisecond && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if m := describes(); m != n {
+				n, since = m, time.Now()
+			}
+		}
+		return n
+	}
+	pp.waitTool(t, "count_add")
+	start := settled()
+	for i := 0; i < 10; i++ {
+		if _, err := pp.cs.ListTools(ctx, nil); err != nil {
+			t.Fatalf("tools/list %d: %v", i, err)
+		}
+	}
+	if n := settled(); n != start {
+		t.Errorf("%d describes for ten tools/list on an unchanged page, want none (%d before them)", n-start, start)
+	}
+	// The call, or the list after it, describes the changed page (which
+	// one does depends on whether the call's answer said so).
+	before := describes()
+	res, err := pp.cs.CallTool(ctx, &sdk.CallToolParams{Name: "count_add", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("count_add: %v %+v", err, res)
+	}
+	if _, err := pp.cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := settled() - before; n < 1 || n > 2 {
+		t.Errorf("%d describes for a call that changed the page's DOM and the tools/list after it, want 1 or 2", n)
+	}
+	t.Logf("describes: %d to start, none for ten tools/list, %d for a call that changed the page and the list after it", start, describes()-before)
+}
