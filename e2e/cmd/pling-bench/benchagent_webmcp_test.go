@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -276,10 +277,11 @@ func TestPlingOverWebMCPTargets(t *testing.T) {
 		t.Errorf("targets (-want +got):\n%s", d)
 	}
 	// A run of pling mcp and the WebMCP peer alone (--sides) reports these
-	// targets only, and its report is valid JSON.
+	// targets and pling mcp's list_changed per navigation only, and its
+	// report is valid JSON.
 	rep := &agentReport{Tasks: tasks[:3], Totals: agentTotals(tasks[:3])}
 	rep.Targets = reportTargets(rep.Tasks, rep.Totals)
-	if d := cmp.Diff(ts, rep.Targets); d != "" {
+	if d := cmp.Diff(slices.Concat(ts, listChangedTargets(rep.Tasks)), rep.Targets); d != "" {
 		t.Errorf("reportTargets without the snapshot and find sides (-want +got):\n%s", d)
 	}
 	if err := writeAgentReport(filepath.Join(t.TempDir(), "bench-agent.json"), rep); err != nil {
