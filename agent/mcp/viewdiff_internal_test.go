@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,6 +84,54 @@ func TestDiffViews(t *testing.T) {
 			}
 			if d.empty() != (tc.want == "") {
 				t.Errorf("empty = %v", d.empty())
+			}
+		})
+	}
+}
+
+// TestLookScope: a look is scoped to what changed only against the last
+// look the agent was shown whole of the same document; another document
+// or tab, full, changes as large as the whole view, or a base it was not
+// shown whole give the whole view; a view cut at its bound is not kept
+// as a look to compare with.
+func TestLookScope(t *testing.T) {
+	say := lookTexts{whole: "WHOLE", changes: "CHANGES", none: "NONE"}
+	rows := func(status string, n int) []cdp.ViewNode {
+		out := []cdp.ViewNode{{Role: "heading", Name: "Tickets", Node: 2}}
+		for i := 0; i < n; i++ {
+			out = append(out, cdp.ViewNode{Depth: 1, Role: "row", Node: int64(10 + i), Cells: []string{"T", status}})
+		}
+		return out
+	}
+	before := viewOf(rows("open", 20)...)
+	oneRow := viewOf(append(rows("open", 20), cdp.ViewNode{Depth: 1, Role: "text", Name: "Saved"})...)
+	otherTab := oneRow
+	otherTab.doc.Tab = "t2"
+	huge := viewOf(rows(strings.Repeat("x", 70), 120)...)
+	for _, tc := range []struct {
+		name        string
+		base, after viewState
+		seen, full  bool
+		want        string // the text's first word
+		kept        bool   // a look is kept after it
+	}{
+		{"nothing changed", before, before, true, false, "NONE", true},
+		{"one text new", before, oneRow, true, false, "CHANGES", true},
+		{"full", before, oneRow, true, true, "WHOLE", true},
+		{"another tab", before, otherTab, true, false, "WHOLE", true},
+		{"no look yet", viewState{}, oneRow, true, false, "WHOLE", true},
+		{"all rows changed", before, viewOf(rows("closed", 20)...), true, false, "WHOLE", true},
+		{"a base not shown whole", before, oneRow, false, false, "CHANGES", false},
+		{"over the bound", before, huge, true, false, "WHOLE", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b Bridge
+			text, _ := b.look(tc.base, tc.after, tc.seen, tc.full, say)
+			if got, _, _ := strings.Cut(text, "\n"); got != tc.want {
+				t.Errorf("the look starts %q, want %q:\n%.300s", got, tc.want, text)
+			}
+			if b.looked.read != tc.kept {
+				t.Errorf("a look kept: %v, want %v", b.looked.read, tc.kept)
 			}
 		})
 	}
