@@ -47,8 +47,9 @@ type viewState struct {
 }
 
 type viewRef struct {
-	node int64
-	line string // the element's line, trimmed
+	node  int64
+	frame string // the child frame it is in, "" for the main frame
+	line  string // the element's line, trimmed
 }
 
 // Bounds of the view, in bytes and characters.
@@ -237,7 +238,7 @@ func (b *Bridge) readView(ctx context.Context, v Viewer, doc Document) (viewStat
 			anchor: n.Role == "heading" || anchorRoles[n.Role] && (n.Name != "" || len(n.Cells) > 0)}
 		if n.Node != 0 && n.Role != "text" {
 			in.ref = "e" + strconv.FormatInt(n.Node, 10)
-			st.refs[in.ref] = viewRef{node: n.Node, line: strings.TrimSpace(viewLine(n, toolOf, false))}
+			st.refs[in.ref] = viewRef{node: n.Node, frame: n.Frame, line: strings.TrimSpace(viewLine(n, toolOf, false))}
 		}
 		st.lines = append(st.lines, viewLine(n, toolOf, true))
 		st.info = append(st.info, in)
@@ -324,7 +325,7 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 		case !ok:
 			return browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s; nothing was done.", pagetext.Line(ref, 20)), "use a ref from browser.view."), nil
 		}
-		a.Node, what = r.node, " "+ref+" ("+r.line+")"
+		a.Node, a.Frame, what = r.node, r.frame, " "+ref+" ("+r.line+")"
 	}
 	mark := b.markNav()
 	note, err := v.Act(ctx, doc, a)

@@ -27,7 +27,7 @@ type viewLineInfo struct {
 var anchorRoles = map[string]bool{"main": true, "navigation": true, "banner": true, "contentinfo": true,
 	"complementary": true, "region": true, "form": true, "search": true, "dialog": true, "alertdialog": true,
 	"table": true, "grid": true, "treegrid": true, "list": true, "listbox": true, "menu": true, "tablist": true,
-	"tabpanel": true, "group": true, "row": true, "article": true}
+	"tabpanel": true, "group": true, "row": true, "article": true, "Iframe": true}
 
 // viewDiff is what changed from before to after (two views of one
 // document): lines are after's lines to send, in document order, each
