@@ -362,14 +362,14 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 		r.Content[0].(*sdk.TextContent).Text += " Refs from before are gone (browser.view)."
 		return r, nil
 	}
-	r.Content[0].(*sdk.TextContent).Text += b.viewChanges(ctx, v, st)
+	r.Content[0].(*sdk.TextContent).Text += b.viewChanges(ctx, v, st, ref)
 	return r, nil
 }
 
 // viewChanges reads the view again and says what changed since the
 // agent's last look at the document (or, if it has seen none whole, since
 // before, the view the action's ref came from), as browser.view would.
-func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState) string {
+func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState, ref string) string {
 	doc, err := b.pageDocument(ctx)
 	if err != nil || !doc.Same(before.doc) {
 		return "\nThe page changed under the action: call browser.view."
@@ -387,13 +387,14 @@ func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState) st
 	text, _ := b.look(base, after, seen, false, lookTexts{
 		whole:   "\nThe view now (quoted text is the page's; act by ref):",
 		changes: "\nView changes (@ places them):",
-		none:    "\nThe view did not change."})
+		none:    "\nThe view did not change.", placed: ref})
 	return text
 }
 
 // lookTexts are how a look says its three kinds: the whole view, what
-// changed, nothing changed.
-type lookTexts struct{ whole, changes, none string }
+// changed, nothing changed; placed is a ref the result names already (the
+// action's), whose changed line needs no line to place it.
+type lookTexts struct{ whole, changes, none, placed string }
 
 // look is the text of a look at after, scoped to base: what changed since
 // base, when base is a view of after's document and that is smaller than
@@ -403,7 +404,7 @@ type lookTexts struct{ whole, changes, none string }
 func (b *Bridge) look(base, after viewState, seen, full bool, say lookTexts) (string, int) {
 	whole := linesSize(after.lines) <= maxViewBytes
 	if !full && base.read && base.doc.Same(after.doc) {
-		d := diffViews(base, after)
+		d := diffViews(base, after, say.placed)
 		text := d.text()
 		if d.empty() {
 			text = ""

@@ -46,8 +46,10 @@ type viewDiff struct {
 
 // diffViews compares two views of one document, line by line: a line
 // with a ref is changed when its ref is new or its line differs; a text
-// line when after holds more of it than before.
-func diffViews(before, after viewState) viewDiff {
+// line when after holds more of it than before. A run of changed lines
+// that starts at placed (a ref the result names already) gets no line to
+// place it.
+func diffViews(before, after viewState, placed string) viewDiff {
 	old := make(map[string]string, len(before.info))
 	oldText := map[string]int{}
 	for i, in := range before.info {
@@ -87,16 +89,16 @@ func diffViews(before, after viewState) viewDiff {
 	for _, n := range oldText {
 		d.texts += n
 	}
-	placed := map[int]bool{} // the lines sent as context
+	sent := map[int]bool{} // the lines sent as context
 	for i := range after.lines {
 		if !changed[i] {
 			continue
 		}
-		if i == 0 || !changed[i-1] {
-			if c := anchorOf(after, changed, i); c >= 0 && !placed[c] {
+		if (i == 0 || !changed[i-1]) && (placed == "" || after.info[i].ref != placed) {
+			if c := anchorOf(after, changed, i); c >= 0 && !sent[c] {
 				d.lines = append(d.lines, after.lines[c])
 				d.context = append(d.context, true)
-				placed[c] = true
+				sent[c] = true
 			}
 		}
 		d.lines = append(d.lines, after.lines[i])

@@ -51,34 +51,37 @@ func TestDiffViews(t *testing.T) {
 		before []cdp.ViewNode // else before
 		after  []cdp.ViewNode
 		want   string
+		placed string // the ref the action was on
 	}{
-		{"nothing", nil, append(table(rows...), tail...), ""},
+		{"nothing", nil, append(table(rows...), tail...), "", ""},
 		{"one row changed", nil, append(table(row(10, "T-1", "open"), row(11, "T-2", "closed"), row(12, "T-3", "open")), tail...),
-			"\n@ heading \"Tickets\" e2\n  row e11: \"T-2\" | \"closed\""},
+			"\n@ heading \"Tickets\" e2\n  row e11: \"T-2\" | \"closed\"", ""},
 		{"a row gone, a row new, a text gone", nil, append(table(row(10, "T-1", "open"), row(12, "T-3", "open"), row(13, "T-4", "new")), tail[0]),
-			"\n@ heading \"Tickets\" e2\n  row e13: \"T-4\" | \"new\"\nGone: e11; 1 text."},
+			"\n@ heading \"Tickets\" e2\n  row e13: \"T-4\" | \"new\"\nGone: e11; 1 text.", ""},
 		{"a text new under the second heading", nil, append(table(rows...), tail[0], tail[1], cdp.ViewNode{Depth: 1, Role: "text", Name: "Saved"}),
-			"\n@ heading \"Notes\" e90\n \"Saved\""},
+			"\n@ heading \"Notes\" e90\n \"Saved\"", ""},
 		{"two runs under one heading placed once", nil, append(table(row(10, "T-1", "x"), row(11, "T-2", "open"), row(12, "T-3", "x")), tail...),
-			"\n@ heading \"Tickets\" e2\n  row e10: \"T-1\" | \"x\"\n  row e12: \"T-3\" | \"x\""},
+			"\n@ heading \"Tickets\" e2\n  row e10: \"T-1\" | \"x\"\n  row e12: \"T-3\" | \"x\"", ""},
 		{"a gone element's children go unnamed", table(row(10, "T-1", "open"), cdp.ViewNode{Depth: 2, Role: "row", Node: 14},
 			cdp.ViewNode{Depth: 3, Role: "cell", Name: "T-5", Node: 15}, cdp.ViewNode{Depth: 3, Role: "button", Name: "Close", Node: 16}, row(12, "T-3", "open")),
-			table(row(10, "T-1", "open"), row(12, "T-3", "open")), "\nGone: e14."},
+			table(row(10, "T-1", "open"), row(12, "T-3", "open")), "\nGone: e14.", ""},
 		{"a line placing two runs is sent once",
 			[]cdp.ViewNode{{Depth: 0, Role: "heading", Name: "Tickets", Node: 2}, {Depth: 0, Role: "text", Name: "3 match"},
 				{Depth: 0, Role: "table", Name: "All", Node: 3}, row(10, "T-1", "open"), {Depth: 0, Role: "text", Name: "Page 1"}},
 			[]cdp.ViewNode{{Depth: 0, Role: "heading", Name: "Tickets", Node: 2}, {Depth: 0, Role: "text", Name: "1 match"},
 				{Depth: 0, Role: "table", Name: "All", Node: 3}, row(10, "T-1", "x"), {Depth: 0, Role: "text", Name: "Page 2"}},
-			"\n@ heading \"Tickets\" e2\n\"1 match\"\n@ table \"All\" e3\n  row e10: \"T-1\" | \"x\"\n\"Page 2\"\nGone: 2 texts."},
+			"\n@ heading \"Tickets\" e2\n\"1 match\"\n@ table \"All\" e3\n  row e10: \"T-1\" | \"x\"\n\"Page 2\"\nGone: 2 texts.", ""},
+		{"the acted element's line needs no placing", nil, append(table(row(10, "T-1", "open"), row(11, "T-2", "closed"), row(12, "T-3", "open")), tail...),
+			"\n  row e11: \"T-2\" | \"closed\"", "e11"},
 		{"more refs gone than named", table(many...), table(row(30, "T-9", "open")),
-			"\n@ heading \"Tickets\" e2\n  row e30: \"T-9\" | \"open\"\nGone: 10 refs."},
+			"\n@ heading \"Tickets\" e2\n  row e30: \"T-9\" | \"open\"\nGone: 10 refs.", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := before
 			if tc.before != nil {
 				b = viewOf(tc.before...)
 			}
-			d := diffViews(b, viewOf(tc.after...))
+			d := diffViews(b, viewOf(tc.after...), tc.placed)
 			if diff := cmp.Diff(tc.want, d.text()); diff != "" {
 				t.Errorf("diff text (-want +got):\n%s", diff)
 			}
