@@ -41,6 +41,26 @@ type Act struct {
 	// Name is the name of the file "upload" sets (upload.txt when it is
 	// not a plain file name).
 	Name string
+	// Frame is the child frame the element is in (ViewNode.Frame), ""
+	// for the main frame: it must still show a document of the tab's
+	// document's origin.
+	Frame string
+}
+
+// checkFrame reports ErrDocumentGone unless frame ("" for none) is in
+// the tab's frame tree on origin.
+func checkFrame(ctx context.Context, frame, origin string) error {
+	if frame == "" {
+		return nil
+	}
+	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return err
+	}
+	if f, ok := frameOrigins(tree.FrameTree)[frame]; !ok || f.origin != origin {
+		return ErrDocumentGone
+	}
+	return nil
 }
 
 // actWorld names the isolated world the checks run in.
@@ -149,6 +169,17 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 	}
 	tctx, cancel := p.bounded(ctx, tab)
 	defer cancel()
+	// Right before input: the tab's document, and for an element in a
+	// child frame, that frame still on the document's origin.
+	check := func() error {
+		if err := p.checkDocument(ctx, tab, &doc); err != nil {
+			return err
+		}
+		return checkFrame(tctx, a.Frame, doc.Origin)
+	}
+	if err := checkFrame(tctx, a.Frame, doc.Origin); err != nil {
+		return "", err
+	}
 	if a.Kind == "press" && a.Node == 0 {
 		return "", p.press(tctx, tab, doc, a.Text)
 	}
@@ -211,7 +242,7 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := p.checkDocument(ctx, tab, &doc); err != nil {
+		if err := check(); err != nil {
 			return "", err
 		}
 		_, err = chromedp.Call(tctx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: node})
@@ -243,7 +274,7 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 		if _, err := call(selectAllJS); err != nil {
 			return "", err
 		}
-		if err := p.checkDocument(ctx, tab, &doc); err != nil {
+		if err := check(); err != nil {
 			return "", err
 		}
 		if a.Text == "" {
@@ -266,7 +297,7 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := p.checkDocument(ctx, tab, &doc); err != nil {
+	if err := check(); err != nil {
 		return "", err
 	}
 	for _, ev := range []input.DispatchMouseEventParams{

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/pling-go/pling/internal/axtree"
@@ -41,7 +42,9 @@ type ViewNode struct {
 	// Act acts on.
 	Node int64 `json:"node,omitempty"`
 	// Secret says why the element's value is never read ("password",
-	// "payment", "one-time code"); Value is then empty and the element's
+	// "payment", "one-time code"), or for a frame owner (role Iframe) why
+	// its document is not in the view ("frame of another origin",
+	// "frame too deep", "frame"); Value is then empty and the element's
 	// children are left out.
 	Secret string `json:"secret,omitempty"`
 	// Declared is the capability a Pling declaration in the page's markup
@@ -54,6 +57,9 @@ type ViewNode struct {
 	// Cells are the texts of a table row whose cells hold text only,
 	// said on the row's line instead of a line per cell.
 	Cells []string `json:"cells,omitempty"`
+	// Frame is the child frame whose document holds the element ("" for
+	// the tab's main frame), for Act to check before its input.
+	Frame string `json:"frame,omitempty"`
 }
 
 // maxViewNodes bounds the lines of one view; the caller bounds its bytes.
@@ -74,18 +80,140 @@ func (p *Page) View(ctx context.Context, doc Document) ([]ViewNode, error) {
 	tctx, cancel := p.bounded(ctx, tab)
 	defer cancel()
 	depth := int64(-1)
-	d, err := chromedp.Call(tctx, dom.GetDocument, dom.GetDocumentParams{Depth: &depth})
+	// Pierced: the documents of same-process frames come with their
+	// elements, which the view needs to keep their secret fields unread.
+	pierce := true
+	d, err := chromedp.Call(tctx, dom.GetDocument, dom.GetDocumentParams{Depth: &depth, Pierce: &pierce})
 	if err != nil {
 		return nil, err
 	}
-	ax, err := chromedp.Call(tctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: cdproto.FrameID(doc.Frame)})
+	before, err := chromedp.Call(tctx, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	els, owners := elementsOf(d.Root), framesOf(d.Root)
+	out, err := p.frameView(tctx, doc.Frame, els, owners, frameOrigins(before.FrameTree), doc.Origin, 0)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.checkDocument(ctx, tab, &doc); err != nil {
 		return nil, err
 	}
-	return viewNodes(ax.Nodes, elementsOf(d.Root)), nil
+	// A child frame that navigated while it was read is another
+	// document, maybe of another origin: its lines go.
+	after, err := chromedp.Call(tctx, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	return keepSettled(out, frameOrigins(before.FrameTree), frameOrigins(after.FrameTree)), nil
+}
+
+// maxFrameDepth bounds how deep frames in frames are entered.
+const maxFrameDepth = 3
+
+// frameInfo is what the view knows of a frame: its origin and loader
+// (the document it shows).
+type frameInfo struct{ origin, loader string }
+
+func frameOrigins(t *page.FrameTree) map[string]frameInfo {
+	out := map[string]frameInfo{}
+	var walk func(t *page.FrameTree)
+	walk = func(t *page.FrameTree) {
+		if t == nil || t.Frame == nil {
+			return
+		}
+		out[string(t.Frame.ID)] = frameInfo{origin: strings.ToLower(t.Frame.SecurityOrigin), loader: string(t.Frame.LoaderID)}
+		for _, c := range t.ChildFrames {
+			walk(c)
+		}
+	}
+	walk(t)
+	return out
+}
+
+// framesOf maps each frame owner element (iframe, frame) whose document
+// the pierced DOM holds to its frame.
+func framesOf(root *cdproto.Node) map[int64]string {
+	out := map[int64]string{}
+	var walk func(n *cdproto.Node)
+	walk = func(n *cdproto.Node) {
+		if n == nil {
+			return
+		}
+		if n.FrameID != "" && n.ContentDocument != nil {
+			out[int64(n.BackendNodeID)] = string(n.FrameID)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		for _, c := range n.ShadowRoots {
+			walk(c)
+		}
+		walk(n.ContentDocument)
+	}
+	walk(root)
+	return out
+}
+
+// frameView is the view of one frame's document, each same-origin child
+// frame's lines under its Iframe line (a frame of another origin, or one
+// whose document the pierced DOM lacks, is named and not entered).
+func (p *Page) frameView(ctx context.Context, frame string, els map[int64]*element, owners map[int64]string, frames map[string]frameInfo, origin string, level int) ([]ViewNode, error) {
+	ax, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: cdproto.FrameID(frame)})
+	if err != nil {
+		return nil, err
+	}
+	nodes := viewNodes(ax.Nodes, els)
+	if level > 0 {
+		for i := range nodes {
+			nodes[i].Frame = frame
+		}
+	}
+	var out []ViewNode
+	for _, n := range nodes {
+		if len(out) >= maxViewNodes {
+			break
+		}
+		out = append(out, n)
+		if n.Role != "Iframe" {
+			continue
+		}
+		child, ok := owners[n.Node]
+		switch {
+		case !ok || frames[child].origin == "":
+			out[len(out)-1].Secret = "frame"
+			continue
+		case frames[child].origin != origin:
+			out[len(out)-1].Secret = "frame of another origin"
+			continue
+		case level+1 >= maxFrameDepth:
+			out[len(out)-1].Secret = "frame too deep"
+			continue
+		}
+		lines, err := p.frameView(ctx, child, els, owners, frames, origin, level+1)
+		if err != nil {
+			out[len(out)-1].Secret = "frame"
+			continue
+		}
+		for _, l := range lines {
+			l.Depth += n.Depth + 1
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// keepSettled drops the lines of child frames whose document changed
+// between before and after the read (and of frames inside them).
+func keepSettled(nodes []ViewNode, before, after map[string]frameInfo) []ViewNode {
+	out := nodes[:0]
+	for _, n := range nodes {
+		if n.Frame != "" && (before[n.Frame] != after[n.Frame] || after[n.Frame].loader == "") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // element is what the view reads of a DOM element: its tag, the few
@@ -107,6 +235,9 @@ func elementsOf(root *cdproto.Node) map[int64]*element {
 		if n == nil {
 			return
 		}
+		// A frame's document is its own: no declaration around the
+		// frame owner reaches into it.
+		walk(n.ContentDocument, 0)
 		id := int64(n.BackendNodeID)
 		if n.NodeType == 1 {
 			e := &element{tag: strings.ToLower(n.LocalName), parent: parent}

@@ -137,3 +137,31 @@ func TestTagName(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepSettled: a child frame's lines go when its document changed
+// while the view was read (another loader, another origin) or it is no
+// longer in the tab; the main frame's lines and a settled frame's stay.
+func TestKeepSettled(t *testing.T) {
+	nodes := []ViewNode{{Role: "heading", Node: 1}, {Role: "Iframe", Node: 2}, {Depth: 1, Role: "button", Node: 3, Frame: "f1"}, {Role: "text", Name: "after"}}
+	before := map[string]frameInfo{"main": {"http://a", "l0"}, "f1": {"http://a", "l1"}}
+	for _, tc := range []struct {
+		name  string
+		after map[string]frameInfo
+		want  []int64
+	}{
+		{"settled", map[string]frameInfo{"main": {"http://a", "l0"}, "f1": {"http://a", "l1"}}, []int64{1, 2, 3, 0}},
+		{"another document", map[string]frameInfo{"main": {"http://a", "l0"}, "f1": {"http://a", "l2"}}, []int64{1, 2, 0}},
+		{"another origin", map[string]frameInfo{"main": {"http://a", "l0"}, "f1": {"http://b", "l1"}}, []int64{1, 2, 0}},
+		{"gone", map[string]frameInfo{"main": {"http://a", "l0"}}, []int64{1, 2, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int64
+			for _, n := range keepSettled(append([]ViewNode(nil), nodes...), before, tc.after) {
+				got = append(got, n.Node)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

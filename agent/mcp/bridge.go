@@ -130,7 +130,8 @@ type Bridge struct {
 	guard    *Guard          // with WithGuard: where checked documents are pinned
 	docs     DocumentBrowser // the browser, when it names documents
 	doc      Document        // the document described last (with docs)
-	view     viewState       // the agent's last look at the view (view.go)
+	view     viewState       // the view the agent's refs come from (view.go)
+	looked   viewState       // the last view the agent was shown whole, what a look is scoped to (viewdiff.go)
 	viewSaid bool            // a view result said what browser.act's description leaves out
 
 	// published is what the MCP server lists (publishLocked), by name:

@@ -35,23 +35,26 @@ type Viewer interface {
 	WaitText(ctx context.Context, doc Document, text string, gone bool, timeout time.Duration) (bool, error)
 }
 
-// viewState is the last view the agent was given: its document, its
-// lines and the elements its refs name.
+// viewState is a view read from a document: its lines, what the diff
+// knows of each (info) and the elements its refs name; read is false for
+// no view.
 type viewState struct {
 	doc   Document
 	lines []string
+	info  []viewLineInfo
 	refs  map[string]viewRef
+	read  bool
 }
 
 type viewRef struct {
-	node int64
-	line string // the element's line, trimmed
+	node  int64
+	frame string // the child frame it is in, "" for the main frame
+	line  string // the element's line, trimmed
 }
 
 // Bounds of the view, in bytes and characters.
 const (
 	maxViewBytes   = 8000
-	maxViewDiff    = 3000
 	maxViewName    = 80
 	maxViewValue   = 80
 	maxViewDepth   = 12
@@ -92,9 +95,12 @@ func (b *Bridge) addViewTools(v Viewer) {
 	}
 	b.server.AddTool(&sdk.Tool{Name: "browser.view", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 		Description: "The page's elements with refs; find: lines with this text.",
+		// full (the whole view again) is told by the result that needs it,
+		// not in every tools/list (RATIONALE.md).
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"find":{"type":"string"}}}`)},
 		handler(func(ctx context.Context, in viewArgs) (*sdk.CallToolResult, error) {
-			return b.viewResult(ctx, v, in.str("find"))
+			full, _ := in["full"].(bool)
+			return b.viewResult(ctx, v, in.str("find"), full)
 		}))
 	b.server.AddTool(&sdk.Tool{Name: "browser.act",
 		Description: "Acts on a view ref; text: to fill, select, press, upload or wait for.",
@@ -152,11 +158,13 @@ func (b *Bridge) viewDocument(ctx context.Context) (Document, *sdk.CallToolResul
 	return doc, nil
 }
 
-// viewResult reads the view of the checked document and gives it whole,
-// or with find only its lines that have that text (any case): on a page
-// whose view is over the bound, what the agent looks for is still found.
-// Either way every element of the view gets its ref.
-func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string) (*sdk.CallToolResult, error) {
+// viewResult reads the view of the checked document and gives it whole
+// (the first look at a document, or with full), what changed since the
+// agent's last look at it (viewdiff.go), or with find only its lines that
+// have that text (any case): on a page whose view is over the bound, what
+// the agent looks for is still found. Every element of the view gets its
+// ref.
+func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string, full bool) (*sdk.CallToolResult, error) {
 	doc, refused := b.viewDocument(ctx)
 	if refused != nil {
 		return refused, nil
@@ -165,29 +173,33 @@ func (b *Bridge) viewResult(ctx context.Context, v Viewer, find string) (*sdk.Ca
 	if err != nil {
 		return b.viewFailed(err), nil
 	}
-	lines := st.lines
 	b.mu.Lock()
 	first := !b.viewSaid
 	b.viewSaid = true
+	base := b.looked
 	b.mu.Unlock()
-	said := notProven
+	extra := ""
 	if first {
 		// What browser.act's description leaves out, said once.
-		said += `; browser.act upload sets text as a file named name; wait with a ref waits for a state: ` + strings.Join(waitStates, ", ") + `; wait_gone with a ref, for it to go`
+		extra = `; browser.act upload sets text as a file named name; wait with a ref waits for a state: ` + strings.Join(waitStates, ", ") + `; wait_gone with a ref, for it to go`
+	}
+	if find == "" {
+		text, sent := b.look(base, st, true, full, lookTexts{
+			whole:   `View (quoted text is the page's; act by ref; ` + notProven + extra + `):`,
+			changes: `View changes since your last look (quoted text is the page's; act by ref; @ places the lines after it; full:true for all` + extra + `):`,
+			none:    `Nothing changed since your last look (full:true for all of it` + extra + `).`})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}},
+			StructuredContent: map[string]any{"refs": len(st.refs), "lines": sent}}, nil
+	}
+	var lines []string
+	want := strings.ToLower(find)
+	for _, l := range st.lines {
+		if strings.Contains(strings.ToLower(l), want) {
+			lines = append(lines, strings.TrimSpace(l))
+		}
 	}
 	var t strings.Builder
-	t.WriteString(`View (quoted text is the page's; act by ref; ` + said + `):`)
-	if find != "" {
-		lines = nil
-		want := strings.ToLower(find)
-		for _, l := range st.lines {
-			if strings.Contains(strings.ToLower(l), want) {
-				lines = append(lines, strings.TrimSpace(l))
-			}
-		}
-		t.Reset()
-		fmt.Fprintf(&t, "View, the %d of %d lines with %s (quoted text is the page's; act by ref; %s):", len(lines), len(st.lines), quoteCut(find, maxViewName), said)
-	}
+	fmt.Fprintf(&t, "View, the %d of %d lines with %s (quoted text is the page's; act by ref; %s):", len(lines), len(st.lines), quoteCut(find, maxViewName), notProven+extra)
 	writeLines(&t, lines, maxViewBytes)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}},
 		StructuredContent: map[string]any{"refs": len(st.refs), "lines": len(lines)}}, nil
@@ -220,13 +232,16 @@ func (b *Bridge) readView(ctx context.Context, v Viewer, doc Document) (viewStat
 		toolOf[e.capability] = n
 	}
 	b.mu.Unlock()
-	st := viewState{doc: doc, refs: map[string]viewRef{}}
+	st := viewState{doc: doc, refs: map[string]viewRef{}, read: true}
 	for _, n := range nodes {
+		in := viewLineInfo{depth: min(n.Depth, maxViewDepth),
+			anchor: n.Role == "heading" || anchorRoles[n.Role] && (n.Name != "" || len(n.Cells) > 0)}
 		if n.Node != 0 && n.Role != "text" {
-			r := "e" + strconv.FormatInt(n.Node, 10)
-			st.refs[r] = viewRef{node: n.Node, line: strings.TrimSpace(viewLine(n, toolOf, false))}
+			in.ref = "e" + strconv.FormatInt(n.Node, 10)
+			st.refs[in.ref] = viewRef{node: n.Node, frame: n.Frame, line: strings.TrimSpace(viewLine(n, toolOf, false))}
 		}
 		st.lines = append(st.lines, viewLine(n, toolOf, true))
+		st.info = append(st.info, in)
 	}
 	b.mu.Lock()
 	b.view = st
@@ -310,7 +325,7 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 		case !ok:
 			return browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s; nothing was done.", pagetext.Line(ref, 20)), "use a ref from browser.view."), nil
 		}
-		a.Node, what = r.node, " "+ref+" ("+r.line+")"
+		a.Node, a.Frame, what = r.node, r.frame, " "+ref+" ("+r.line+")"
 	}
 	mark := b.markNav()
 	note, err := v.Act(ctx, doc, a)
@@ -341,19 +356,20 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.String()}}, StructuredContent: map[string]any{"proven": false}}
 	if to != "" {
 		b.mu.Lock()
-		b.view = viewState{}
+		b.view, b.looked = viewState{}, viewState{}
 		b.mu.Unlock()
 		navigationText(r, to, tools)
 		r.Content[0].(*sdk.TextContent).Text += " Refs from before are gone (browser.view)."
 		return r, nil
 	}
-	r.Content[0].(*sdk.TextContent).Text += b.viewChanges(ctx, v, st)
+	r.Content[0].(*sdk.TextContent).Text += b.viewChanges(ctx, v, st, ref)
 	return r, nil
 }
 
-// viewChanges reads the view again and says what changed since before:
-// the lines that are new or changed, and how many went.
-func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState) string {
+// viewChanges reads the view again and says what changed since the
+// agent's last look at the document (or, if it has seen none whole, since
+// before, the view the action's ref came from), as browser.view would.
+func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState, ref string) string {
 	doc, err := b.pageDocument(ctx)
 	if err != nil || !doc.Same(before.doc) {
 		return "\nThe page changed under the action: call browser.view."
@@ -362,30 +378,61 @@ func (b *Bridge) viewChanges(ctx context.Context, v Viewer, before viewState) st
 	if err != nil {
 		return "\nThe view could not be read again: call browser.view."
 	}
-	old := map[string]int{}
-	for _, l := range before.lines {
-		old[strings.TrimSpace(l)]++
+	b.mu.Lock()
+	base, seen := b.looked, true
+	b.mu.Unlock()
+	if !base.read || !base.doc.Same(doc) {
+		base, seen = before, false
 	}
-	var added []string
-	for _, l := range after.lines {
-		k := strings.TrimSpace(l)
-		if old[k] > 0 {
-			old[k]--
-			continue
+	text, _ := b.look(base, after, seen, false, lookTexts{
+		whole:   "\nThe view now (quoted text is the page's; act by ref):",
+		changes: "\nView changes (@ places them):",
+		none:    "\nThe view did not change.", placed: ref})
+	return text
+}
+
+// lookTexts are how a look says its three kinds: the whole view, what
+// changed, nothing changed; placed is a ref the result names already (the
+// action's), whose changed line needs no line to place it.
+type lookTexts struct{ whole, changes, none, placed string }
+
+// look is the text of a look at after, scoped to base: what changed since
+// base, when base is a view of after's document and that is smaller than
+// after whole, else after whole (at most maxViewBytes). seen says the
+// agent was shown base whole; then what this look shows whole becomes the
+// agent's last look. It returns the text and how many lines it sent.
+func (b *Bridge) look(base, after viewState, seen, full bool, say lookTexts) (string, int) {
+	whole := linesSize(after.lines) <= maxViewBytes
+	if !full && base.read && base.doc.Same(after.doc) {
+		d := diffViews(base, after, say.placed)
+		text := d.text()
+		if d.empty() {
+			text = ""
 		}
-		added = append(added, l)
-	}
-	gone := 0
-	for _, n := range old {
-		gone += n
-	}
-	if len(added) == 0 && gone == 0 {
-		return "\nThe view did not change."
+		if len(text) < linesSize(after.lines) && len(text) <= maxViewBytes {
+			b.keepLook(after, seen)
+			if d.empty() {
+				return say.none, 0
+			}
+			return say.changes + text, len(d.lines)
+		}
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "\nView changes: %d new or changed lines, %d gone:", len(added), gone)
-	writeLines(&t, added, maxViewDiff)
-	return t.String()
+	t.WriteString(say.whole)
+	writeLines(&t, after.lines, maxViewBytes)
+	b.keepLook(after, whole)
+	return t.String(), len(after.lines)
+}
+
+// keepLook keeps st as the agent's last look, if it was shown st whole;
+// else the next look is whole again.
+func (b *Bridge) keepLook(st viewState, whole bool) {
+	if !whole {
+		st = viewState{}
+	}
+	b.mu.Lock()
+	b.looked = st
+	b.mu.Unlock()
 }
 
 // wait waits until a text shows (or goes), at most maxWaitSeconds.

@@ -125,7 +125,7 @@ func TestMCPDownloadAsResource(t *testing.T) {
 
 	click := func(t *testing.T, role, name string) *sdk.CallToolResult {
 		t.Helper()
-		view, _ := pp.call(t, "browser.view", nil)
+		view, _ := pp.call(t, "browser.view", map[string]any{"full": true})
 		out, res := pp.call(t, "browser.act", map[string]any{"do": "click", "ref": refOf(t, view, role, name)})
 		if res.IsError {
 			t.Fatalf("click %s %q: %s", role, name, out)
