@@ -116,10 +116,17 @@ type Page struct {
 
 	// Downloads (download.go): dlDir is the private directory a
 	// launched browser saves them into ("" when attached); dls the ones
-	// not taken yet, oldest first.
-	dlDir string
-	dlMu  sync.Mutex
-	dls   []*download
+	// not taken yet, oldest first; dlKnown the latest ones by guid,
+	// taken or not (a taken one still hears its progress, a second
+	// listener's copy of an event is known), dlOrder their guids oldest
+	// first; dlEnded the ends reported before their download's beginning
+	// (the browser's and the tab's listeners can deliver out of order).
+	dlDir   string
+	dlMu    sync.Mutex
+	dls     []*download
+	dlKnown map[string]*download
+	dlOrder []string
+	dlEnded map[string]browser.EventDownloadProgress
 	// upDir holds the files given for file inputs (uploads, the
 	// directories of those kept), created at the first.
 	upDir   string

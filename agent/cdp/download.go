@@ -54,6 +54,11 @@ type download struct {
 // disk.
 const maxPendingDownloads = 16
 
+// maxKnownDownloads bounds the downloads remembered by guid (taken ones
+// still on their way among them) and the ends kept for a beginning not
+// yet reported.
+const maxKnownDownloads = 64
+
 // enableDownloads has the browser save downloads into the private
 // directory and report them. Called for each tab the session listens to;
 // the behaviour is the browser's, the events come to the tab's listener.
@@ -87,13 +92,25 @@ func (p *Page) noteDownload(e *browser.EventDownloadWillBegin) {
 	}
 	p.dlMu.Lock()
 	defer p.dlMu.Unlock()
-	for _, d := range p.dls {
-		if d.guid == e.GUID {
-			return // reported to a second tab's listener
-		}
+	if _, ok := p.dlKnown[e.GUID]; ok {
+		return // reported to a second tab's listener
 	}
-	p.dls = append(p.dls, &download{guid: e.GUID, url: e.URL, name: e.SuggestedFilename,
-		state: browser.DownloadProgressStateInProgress, done: make(chan struct{})})
+	d := &download{guid: e.GUID, url: e.URL, name: e.SuggestedFilename,
+		state: browser.DownloadProgressStateInProgress, done: make(chan struct{})}
+	if p.dlKnown == nil {
+		p.dlKnown = map[string]*download{}
+	}
+	p.dlKnown[e.GUID] = d
+	p.dlOrder = append(p.dlOrder, e.GUID)
+	for len(p.dlOrder) > maxKnownDownloads {
+		delete(p.dlKnown, p.dlOrder[0])
+		p.dlOrder = p.dlOrder[1:]
+	}
+	if end, ok := p.dlEnded[e.GUID]; ok {
+		delete(p.dlEnded, e.GUID)
+		d.progress(&end)
+	}
+	p.dls = append(p.dls, d)
 	for len(p.dls) > maxPendingDownloads {
 		old := p.dls[0]
 		p.dls = p.dls[1:]
@@ -106,15 +123,32 @@ func (p *Page) noteDownload(e *browser.EventDownloadWillBegin) {
 func (p *Page) progressDownload(e *browser.EventDownloadProgress) {
 	p.dlMu.Lock()
 	defer p.dlMu.Unlock()
-	for _, d := range p.dls {
-		if d.guid != e.GUID || d.state != browser.DownloadProgressStateInProgress {
-			continue
+	d, ok := p.dlKnown[e.GUID]
+	if !ok {
+		// An end that overtook its beginning, kept for it (bounded: a
+		// page cannot grow it by downloading).
+		if e.State != browser.DownloadProgressStateInProgress && len(p.dlEnded) < maxKnownDownloads {
+			if p.dlEnded == nil {
+				p.dlEnded = map[string]browser.EventDownloadProgress{}
+			}
+			p.dlEnded[e.GUID] = *e
 		}
-		d.received = int64(e.ReceivedBytes)
-		if e.State != browser.DownloadProgressStateInProgress {
-			d.state = e.State
-			close(d.done)
-		}
+		return
+	}
+	d.progress(e)
+}
+
+// progress records a download's progress and, once it ended, its end
+// (once: a second listener's copy changes nothing). The caller holds
+// dlMu.
+func (d *download) progress(e *browser.EventDownloadProgress) {
+	if d.state != browser.DownloadProgressStateInProgress {
+		return
+	}
+	d.received = int64(e.ReceivedBytes)
+	if e.State != browser.DownloadProgressStateInProgress {
+		d.state = e.State
+		close(d.done)
 	}
 }
 
