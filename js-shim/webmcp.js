@@ -264,10 +264,10 @@
     var h = null;
     // A form's submission navigates in a task of its own after the submit
     // event: one the page let go (not a dialog's) that has not navigated
-    // yet is waited for, at most 500 ms, before the answer.
+    // yet is waited for, at most 2 s, before the answer.
     function end() {
       var s = busy === 1 && !held && sent && !sent.e.defaultPrevented && !/^dialog$/i.test(sent.by && sent.by.getAttribute("formmethod") || sent.form.method);
-      return (s ? new Promise(function (ok) { waiting = ok; setTimeout(ok, 500); }) : Promise.resolve()).then(function () {
+      return (s ? new Promise(function (ok) { waiting = ok; setTimeout(ok, 2e3); }) : Promise.resolve()).then(function () {
         waiting = null;
         if (!--busy) { h = held; held = sent = null; }
       });
