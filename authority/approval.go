@@ -252,14 +252,21 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such approval") {
 		return
 	}
+	status, shown := s.approvalNow(a)
+	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "audience": a.Audience, "sessionId": a.SessionID, "binding": a.Binding,
+		"request": shown.Request, "page": shown.Page, "status": status, "expiresAtMs": a.ExpiresMs})
+}
+
+// approvalNow is an approval's status now (a pending one past its expiry
+// is expired) and what its screen shows.
+func (s *Server) approvalNow(a Approval) (string, approvalShown) {
 	status := a.Status
 	if status == StatusPending && s.nowMs() >= a.ExpiresMs {
 		status = StatusExpired
 	}
 	var shown approvalShown
 	_ = json.Unmarshal([]byte(a.Challenge), &shown)
-	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "audience": a.Audience, "sessionId": a.SessionID, "binding": a.Binding,
-		"request": shown.Request, "page": shown.Page, "status": status, "expiresAtMs": a.ExpiresMs})
+	return status, shown
 }
 
 // sessionApproval: GET /v1/sessions/{id}/approvals/{aid} with the
@@ -285,12 +292,7 @@ func (s *Server) sessionApproval(w http.ResponseWriter, r *http.Request) {
 	if s.refused(w, r, err, ErrNotFound, perr.DelegationNotFound, "No such approval of this session") {
 		return
 	}
-	status := a.Status
-	if status == StatusPending && s.nowMs() >= a.ExpiresMs {
-		status = StatusExpired
-	}
-	var shown approvalShown
-	_ = json.Unmarshal([]byte(a.Challenge), &shown)
+	status, shown := s.approvalNow(a)
 	writeJSON(w, http.StatusOK, map[string]any{"id": a.ID, "capability": shown.Request.Capability, "requestId": shown.Request.RequestID,
 		"input": shown.Request.Input, "status": status, "expiresAtMs": a.ExpiresMs})
 }

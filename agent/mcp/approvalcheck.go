@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -93,18 +92,10 @@ func (b *Bridge) callToken(ctx context.Context) string {
 // tokenSessionID reads the session id (jti) of a pl1 token without
 // verifying it: the authority checks the token itself.
 func tokenSessionID(tok string) (string, bool) {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 4 || parts[0] != "pl1" {
-		return "", false
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[2])
-	if err != nil {
-		return "", false
-	}
 	var c struct {
 		ID string `json:"jti"`
 	}
-	if json.Unmarshal(raw, &c) != nil || c.ID == "" || strings.TrimLeft(c.ID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" || len(c.ID) > 128 {
+	if !tokenClaims(tok, &c) || c.ID == "" || strings.TrimLeft(c.ID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" || len(c.ID) > 128 {
 		return "", false
 	}
 	return c.ID, true
