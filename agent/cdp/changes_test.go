@@ -20,24 +20,9 @@ import (
 // another mark on another document — also one the page's script wrote a
 // copy of the watch into, which lives in the isolated world only.
 func TestChangeMark(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	require.Chromium(t)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(`<!doctype html><title>t</title><input id="q"><p id="out">0</p>
+	ctx, p, hs := pageServing(t, `<!doctype html><title>t</title><input id="q"><p id="out">0</p>
 <form data-pling-action="save"><input name="email" data-pling-param></form>
-<script>globalThis.__plingChanges = { id: "fake", n: 0 };</script>`))
-	}))
-	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, err := Start(ctx, hs.URL+"/a", Options{Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+<script>globalThis.__plingChanges = { id: "fake", n: 0 };</script>`)
 	mark := func() string {
 		t.Helper()
 		m, err := p.ChangeMark(ctx)
@@ -94,4 +79,28 @@ func TestChangeMark(t *testing.T) {
 	if m := mark(); m == third || m == first {
 		t.Errorf("the mark on another document is an earlier one: %q", m)
 	}
+}
+
+// pageServing starts Chromium on /a of a loopback server that answers
+// every path with html (skipped in -short mode and without Chromium);
+// the page and the server end with the test, ctx within two minutes.
+func pageServing(t *testing.T, html string) (context.Context, *Page, *httptest.Server) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	require.Chromium(t)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(html))
+	}))
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	p, err := Start(ctx, hs.URL+"/a", Options{Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return ctx, p, hs
 }

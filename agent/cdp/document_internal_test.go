@@ -1,16 +1,10 @@
 package cdp
 
 import (
-	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // TestRoundTripToFromEvents: a request pinned to a document goes out
@@ -19,25 +13,10 @@ import (
 // a call through pling mcp does not pay), and is still refused, with
 // nothing sent, once the tab shows another document of the same origin.
 func TestRoundTripToFromEvents(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium: not in -short mode")
-	}
-	require.Chromium(t)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(`<!doctype html><title>t</title><script>
+	ctx, p, hs := pageServing(t, `<!doctype html><title>t</title><script>
 window.ran = 0;
 window.pling = { surface: { handle: async (req) => { window.ran++; return { ok: true, page: location.pathname }; } } };
-</script>`))
-	}))
-	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, err := Start(ctx, hs.URL+"/a", Options{Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+</script>`)
 	doc, err := p.Document(ctx)
 	if err != nil {
 		t.Fatal(err)
