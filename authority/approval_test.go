@@ -390,18 +390,7 @@ func TestSessionReadsItsApproval(t *testing.T) {
 		} {
 			t.Run(s.name, func(t *testing.T) {
 				st, b := f.call("GET", s.path, s.auth, nil)
-				if st != s.status {
-					t.Errorf("status %d, want %d (%v)", st, s.status, b)
-				}
-				if s.wantCode != "" {
-					if code(b) != s.wantCode {
-						t.Errorf("code %q, want %q (%v)", code(b), s.wantCode, b)
-					}
-					return
-				}
-				if diff := cmp.Diff(s.want, b); diff != "" {
-					t.Errorf("body (-want +got)\n%s", diff)
-				}
+				checkAnswer(t, st, b, s.status, s.wantCode, s.want)
 			})
 		}
 		if st, b := f.call("POST", "/v1/approvals/"+id+"/approve", opKey, nil); st != 200 {

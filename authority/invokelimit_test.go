@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
 )
 
@@ -56,18 +55,7 @@ func TestSessionInvokeLimitRoutes(t *testing.T) {
 			t.Run(s.name, func(t *testing.T) {
 				f.advance(s.advance)
 				st, b := f.call("POST", path(s.sid), s.auth, s.body)
-				if st != s.status {
-					t.Errorf("status %d, want %d (%v)", st, s.status, b)
-				}
-				if s.wantCode != "" {
-					if code(b) != s.wantCode {
-						t.Errorf("code %q, want %q (%v)", code(b), s.wantCode, b)
-					}
-					return
-				}
-				if diff := cmp.Diff(s.want, b); diff != "" {
-					t.Errorf("body (-want +got)\n%s", diff)
-				}
+				checkAnswer(t, st, b, s.status, s.wantCode, s.want)
 			})
 		}
 		t.Run("revoked session", func(t *testing.T) {

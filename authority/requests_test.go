@@ -73,18 +73,7 @@ func TestSharedReplayGuardRoutes(t *testing.T) {
 		for _, s := range steps {
 			t.Run(s.name, func(t *testing.T) {
 				st, b := f.call(s.method, s.path, s.auth, s.body)
-				if st != s.status {
-					t.Errorf("status %d, want %d (%v)", st, s.status, b)
-				}
-				if s.wantCode != "" {
-					if code(b) != s.wantCode {
-						t.Errorf("code %q, want %q (%v)", code(b), s.wantCode, b)
-					}
-					return
-				}
-				if diff := cmp.Diff(s.want, b); diff != "" {
-					t.Errorf("body (-want +got)\n%s", diff)
-				}
+				checkAnswer(t, st, b, s.status, s.wantCode, s.want)
 			})
 		}
 		t.Run("expired session", func(t *testing.T) {
@@ -167,4 +156,22 @@ func TestPageRoutesCORS(t *testing.T) {
 			})
 		}
 	})
+}
+
+// checkAnswer checks an answer's status and, when wantCode is set, its
+// error code, else its whole body.
+func checkAnswer(t *testing.T, st int, b map[string]any, status int, wantCode string, want map[string]any) {
+	t.Helper()
+	if st != status {
+		t.Errorf("status %d, want %d (%v)", st, status, b)
+	}
+	if wantCode != "" {
+		if code(b) != wantCode {
+			t.Errorf("code %q, want %q (%v)", code(b), wantCode, b)
+		}
+		return
+	}
+	if diff := cmp.Diff(want, b); diff != "" {
+		t.Errorf("body (-want +got)\n%s", diff)
+	}
 }
