@@ -305,6 +305,21 @@ func declaredTool(n cdp.ViewNode, toolOf map[string]string) string {
 	return toolOf[n.Declared]
 }
 
+// viewRefIn is the element ref names in the view st, when st is a view
+// of doc; otherwise the STALE_REF or UNKNOWN_REF answer, its sentence
+// ended by end.
+func viewRefIn(st viewState, doc Document, ref, end string) (viewRef, *sdk.CallToolResult) {
+	r, ok := st.refs[ref]
+	switch {
+	case st.refs == nil || !st.doc.Same(doc):
+		return r, browserError("STALE_REF", fmt.Sprintf("%s is not from a view of the page the tab shows now (it navigated since)%s", pagetext.Line(ref, 20), end),
+			"call browser.view for the refs of this page.")
+	case !ok:
+		return r, browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s%s", pagetext.Line(ref, 20), end), "use a ref from browser.view.")
+	}
+	return r, nil
+}
+
 // act does a on the element ref names, in the document its view was
 // read from, and says what changed in the view.
 func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb string) (*sdk.CallToolResult, error) {
@@ -317,13 +332,9 @@ func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb 
 	b.mu.Unlock()
 	what := ""
 	if ref != "" || a.Kind != "press" {
-		r, ok := st.refs[ref]
-		switch {
-		case st.refs == nil || !st.doc.Same(doc):
-			return browserError("STALE_REF", fmt.Sprintf("%s is not from a view of the page the tab shows now (it navigated since); nothing was done.", pagetext.Line(ref, 20)),
-				"call browser.view for the refs of this page."), nil
-		case !ok:
-			return browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s; nothing was done.", pagetext.Line(ref, 20)), "use a ref from browser.view."), nil
+		r, refused := viewRefIn(st, doc, ref, "; nothing was done.")
+		if refused != nil {
+			return refused, nil
 		}
 		a.Node, a.Frame, what = r.node, r.frame, " "+ref+" ("+r.line+")"
 	}
@@ -489,13 +500,9 @@ func (b *Bridge) waitState(ctx context.Context, v Viewer, ref, state string, gon
 	b.mu.Lock()
 	st := b.view
 	b.mu.Unlock()
-	r, ok := st.refs[ref]
-	switch {
-	case st.refs == nil || !st.doc.Same(doc):
-		return browserError("STALE_REF", fmt.Sprintf("%s is not from a view of the page the tab shows now (it navigated since).", pagetext.Line(ref, 20)),
-			"call browser.view for the refs of this page."), nil
-	case !ok:
-		return browserError("UNKNOWN_REF", fmt.Sprintf("The last view has no %s.", pagetext.Line(ref, 20)), "use a ref from browser.view."), nil
+	r, refused := viewRefIn(st, doc, ref, ".")
+	if refused != nil {
+		return refused, nil
 	}
 	what := ref + " (" + r.line + ")"
 	want := state
