@@ -35,17 +35,7 @@ func TestWatchDescribesWhenChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, describes := countDescribes(rt)
-	var mu sync.Mutex
-	mark := "m1"
-	setMark := func(m string) { mu.Lock(); mark = m; mu.Unlock() }
-	b := NewBridge(agent.New(tr), WithChangeMark(func(context.Context) (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return mark, nil
-	}))
-	b.mu.Lock()
-	b.quiet = time.Hour
-	b.mu.Unlock()
+	b, setMark := markedBridge(tr)
 	cs, _ := valueClient(t, b)
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -171,16 +161,7 @@ func TestToolsListDescribesWhenChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, describes := countDescribes(rt)
-	var mu sync.Mutex
-	mark := "m1"
-	b := NewBridge(agent.New(tr), WithChangeMark(func(context.Context) (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return mark, nil
-	}))
-	b.mu.Lock()
-	b.quiet = time.Hour
-	b.mu.Unlock()
+	b, setMark := markedBridge(tr)
 	cs, _ := valueClient(t, b)
 	list := func(want int64, what string) {
 		t.Helper()
@@ -196,13 +177,28 @@ func TestToolsListDescribesWhenChanged(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		list(1, fmt.Sprintf("tools/list %d on an unchanged page", i+2))
 	}
-	mu.Lock()
-	mark = "m2"
-	mu.Unlock()
+	setMark("m2")
 	list(2, "a tools/list after the mark moved")
 	list(2, "the tools/list after that")
 	b.mu.Lock()
 	b.quiet = 0
 	b.mu.Unlock()
 	list(3, "a tools/list once the quiet period passed")
+}
+
+// markedBridge is a bridge over tr whose change mark is "m1" until
+// setMark moves it, and whose describes are trusted for an hour while it
+// stays.
+func markedBridge(tr agent.Transport) (b *Bridge, setMark func(string)) {
+	var mu sync.Mutex
+	mark := "m1"
+	b = NewBridge(agent.New(tr), WithChangeMark(func(context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return mark, nil
+	}))
+	b.mu.Lock()
+	b.quiet = time.Hour
+	b.mu.Unlock()
+	return b, func(m string) { mu.Lock(); mark = m; mu.Unlock() }
 }
