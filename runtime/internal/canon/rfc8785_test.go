@@ -119,40 +119,6 @@ func TestRFC8785Example(t *testing.T) {
 	}
 }
 
-func TestCompareUTF16(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int // its sign
-	}{
-		{"", "", 0},
-		{"a", "", 1},
-		{"a", "b", -1},
-		{"ab", "a", 1},
-		{"\U0001F600", "\uFB33", -1}, // D83D < FB33; UTF-8 says the opposite
-		{"\uE000", "\U00010000", 1},
-		{"\U00010000", "\U0010FFFF", -1},
-		{"\U0001F600", "\U0001F601", -1},
-		{"x\U0001F600", "x\uFFFF", -1},
-		{"\uD7FF", "\U00010000", -1},
-	}
-	for _, tt := range tests {
-		got := compareUTF16(tt.a, tt.b)
-		if sign(got) != tt.want || sign(compareUTF16(tt.b, tt.a)) != -tt.want {
-			t.Errorf("compareUTF16(%q, %q) = %d, want sign %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
-func sign(n int) int {
-	switch {
-	case n < 0:
-		return -1
-	case n > 0:
-		return 1
-	}
-	return 0
-}
-
 // TestNumbersAgainstNode writes random doubles both ways, appendNumber and
 // JavaScript's JSON.stringify in Node, and wants the same text. It is
 // skipped without node, and in -short mode.
