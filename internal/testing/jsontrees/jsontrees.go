@@ -1,4 +1,4 @@
-// Package jsontrees is test support: a table of JSON value trees with the
+// Package jsontrees is test support for JSON value trees: a table of them with the
 // bytes each of Pling's two JSON spellings writes for them, encoding/json's
 // (schema.Encode and schema.AppendValue) and RFC 8785's (canonical JSON,
 // runtime/internal/canon). Both writers walk the trees with one walker, so
@@ -91,4 +91,20 @@ func Check(t *testing.T, canonical bool, write func(v any) ([]byte, error)) {
 			}
 		})
 	}
+}
+
+// RoundTrip returns v as encoding/json writes it and reads it back into an
+// any (numbers as float64, structs as maps), so that values built in
+// different ways compare alike; a failure either way fails t.
+func RoundTrip(t testing.TB, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
