@@ -79,43 +79,37 @@ func TestRFC8785NumbersNotFinite(t *testing.T) {
 	}
 }
 
-// The sorting example of RFC 8785 §3.2.3: keys in UTF-16 code unit order,
-// where U+1F600 (the surrogate pair D83D DE00) comes before U+FB33.
-func TestRFC8785Sorting(t *testing.T) {
-	in := decode(t, `{
-		"\u20ac": "Euro Sign",
-		"\r": "Carriage Return",
-		"\ufb33": "Hebrew Letter Dalet With Dagesh",
-		"1": "One",
-		"\ud83d\ude00": "Emoji: Grinning Face",
-		"\u0080": "Control",
-		"\u00f6": "Latin Small Letter O With Diaeresis"
-	}`)
-	want := `{"\r":"Carriage Return","1":"One","` + "\u0080" + `":"Control","ö":"Latin Small Letter O With Diaeresis","€":"Euro Sign","😀":"Emoji: Grinning Face","` + "\ufb33" + `":"Hebrew Letter Dalet With Dagesh"}`
-	got, err := Marshal(in)
-	if err != nil {
-		t.Fatal(err)
+// The examples of RFC 8785: the sorting example of §3.2.3, keys in UTF-16
+// code unit order, where U+1F600 (the surrogate pair D83D DE00) comes
+// before U+FB33; and the example of §3.2.2 (and its Appendix A): numbers,
+// string escapes and literals.
+func TestRFC8785Examples(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"sorting", `{
+			"\u20ac": "Euro Sign",
+			"\r": "Carriage Return",
+			"\ufb33": "Hebrew Letter Dalet With Dagesh",
+			"1": "One",
+			"\ud83d\ude00": "Emoji: Grinning Face",
+			"\u0080": "Control",
+			"\u00f6": "Latin Small Letter O With Diaeresis"
+		}`, `{"\r":"Carriage Return","1":"One","` + "\u0080" + `":"Control","ö":"Latin Small Letter O With Diaeresis","€":"Euro Sign","😀":"Emoji: Grinning Face","` + "\ufb33" + `":"Hebrew Letter Dalet With Dagesh"}`},
+		{"numbers, strings and literals", `{
+			"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+			"string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+			"literals": [null, true, false]
+		}`, `{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`},
 	}
-	if diff := cmp.Diff(want, string(got)); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
-	}
-}
-
-// The example of RFC 8785 §3.2.2 (and its Appendix A): numbers, string
-// escapes and literals.
-func TestRFC8785Example(t *testing.T) {
-	in := decode(t, `{
-		"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
-		"string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
-		"literals": [null, true, false]
-	}`)
-	want := `{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`
-	got, err := Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, string(got)); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Marshal(decode(t, tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("Marshal (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
