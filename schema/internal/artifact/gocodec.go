@@ -608,10 +608,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		if t.NumMethod() != 0 {
 			return fmt.Errorf("%v: only empty interfaces are supported", t)
 		}
-		w.line("%s, err := plainAny(%q, %s)", v, where, x)
-		w.line("if err != nil {")
-		w.line("return err")
-		w.line("}")
+		scalar(fmt.Sprintf("plainAny(%q, %s)", where, x))
 		w.line("%s = %s", dst, v)
 	case reflect.Struct:
 		w.line("if err := %s(%s, %s); err != nil {", decoderName(t), x, addrOf(dst))
@@ -624,10 +621,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		}
 		w.line("%s = %s", dst, v)
 	case reflect.Slice:
-		w.line("a%d, ok := %s.([]any)", depth, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, \"an array\")", where)
-		w.line("}")
+		w.assert(fmt.Sprintf("a%d", depth), x, "[]any", where, "an array")
 		w.line("%s := make(%s, len(a%d))", v, typeExpr(t), depth)
 		w.line("for i%d, e%d := range a%d {", depth, depth, depth)
 		w.line("if e%d != nil {", depth)
@@ -641,10 +635,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		if t.Key() != reflect.TypeFor[string]() {
 			return fmt.Errorf("%v: map keys must be strings", t)
 		}
-		w.line("o%d, ok := %s.(map[string]any)", depth, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, \"an object\")", where)
-		w.line("}")
+		w.assert(fmt.Sprintf("o%d", depth), x, "map[string]any", where, "an object")
 		w.line("%s := make(%s, len(o%d))", v, typeExpr(t), depth)
 		w.line("for k%d, e%d := range o%d {", depth, depth, depth)
 		w.line("var el%d %s", depth, typeExpr(t.Elem()))
@@ -660,6 +651,15 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		return fmt.Errorf("%v: kind %v is not supported", t, t.Kind())
 	}
 	return nil
+}
+
+// assert writes name, the JSON value x as the Go type of a JSON array or
+// object, and the return of wrongType(where, want) when x is not one.
+func (w *codecWriter) assert(name, x, goType, where, want string) {
+	w.line("%s, ok := %s.(%s)", name, x, goType)
+	w.line("if !ok {")
+	w.line("return wrongType(%q, %q)", where, want)
+	w.line("}")
 }
 
 // addrOf is the address of the destination expression dst: the pointer
