@@ -19,7 +19,7 @@ import (
 // by the one JSON writer (internal/jsonwrite), numbers by hand, anything
 // else by Encode.
 func AppendValue(dst []byte, v any) ([]byte, error) {
-	return jsonwrite.Append(dst, v, false, appendOther)
+	return jsonwrite.Append(dst, v, jsonwrite.GoJSON, appendOther)
 }
 
 // appendOther writes what AppendValue's tree walk leaves to it: numbers,

@@ -10,5 +10,8 @@ import "github.com/pling-go/pling/internal/jsonwrite"
 // reflection and allocation of json.Marshal on the request path, and the
 // first-use cost of that machinery when a page starts.
 func AppendQuoted(dst []byte, s string, html bool) []byte {
-	return jsonwrite.Quote(dst, s, html, false)
+	if html {
+		return jsonwrite.Quote(dst, s, jsonwrite.GoJSONHTML)
+	}
+	return jsonwrite.Quote(dst, s, jsonwrite.GoJSON)
 }

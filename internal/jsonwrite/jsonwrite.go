@@ -1,10 +1,11 @@
 // Package jsonwrite is the one writer of JSON value trees (nil, bool,
-// string, map[string]any, []any) in the two spellings Pling writes:
-// encoding/json's without HTML escapes (schema.Encode, schema.AppendValue,
-// the generated JSON Schema) and RFC 8785's (canonical JSON, for digests).
-// What the two spell alike, the walk, the punctuation and the short
-// escapes, is written once; where they differ a flag says which. Numbers
-// and Go values are the caller's: each spelling writes them its own way.
+// string, map[string]any, []any) in the spellings Pling writes:
+// encoding/json's (schema.Encode, schema.AppendValue, the generated JSON
+// Schema, and with HTML escapes the error details' size cap) and RFC 8785's
+// (canonical JSON, for digests). What they spell alike, the walk, the
+// punctuation and the short escapes, is written once; where they differ the
+// Spelling says which. Numbers and Go values are the caller's: each
+// spelling writes them its own way.
 package jsonwrite
 
 import (
@@ -18,14 +19,26 @@ import (
 // value that is not a tree of plain JSON values, in the caller's spelling.
 type Other func(dst []byte, v any) ([]byte, error)
 
-// Append appends v compactly. With canonical it is RFC 8785's spelling:
-// strings as Quote with canonical, keys in the order of their UTF-16 code
-// units (§3.2.3), and a nil map or slice as {} or [] (JSON.stringify has no
-// nil container). Otherwise encoding/json's: strings as Quote without html,
-// keys in byte order, and a nil map or slice as null. Values other than
-// nil, bool, string, map[string]any and []any, at the top or inside, are
+// A Spelling is one way of writing JSON.
+type Spelling uint8
+
+const (
+	// GoJSON is encoding/json's spelling with SetEscapeHTML(false): strings
+	// as Quote describes, keys in byte order, a nil map or slice as null.
+	GoJSON Spelling = iota
+	// GoJSONHTML is json.Marshal's: GoJSON with <, > and & escaped in
+	// strings.
+	GoJSONHTML
+	// Canonical is RFC 8785's: strings as JSON.stringify writes them, keys
+	// in the order of their UTF-16 code units (§3.2.3), and a nil map or
+	// slice as {} or [] (JSON.stringify has no nil container).
+	Canonical
+)
+
+// Append appends v compactly in the spelling sp. Values other than nil,
+// bool, string, map[string]any and []any, at the top or inside, are
 // written by other.
-func Append(dst []byte, v any, canonical bool, other Other) ([]byte, error) {
+func Append(dst []byte, v any, sp Spelling, other Other) ([]byte, error) {
 	var err error
 	switch x := v.(type) {
 	case nil:
@@ -36,16 +49,16 @@ func Append(dst []byte, v any, canonical bool, other Other) ([]byte, error) {
 		}
 		return append(dst, "false"...), nil
 	case string:
-		return Quote(dst, x, false, canonical), nil
+		return Quote(dst, x, sp), nil
 	case map[string]any:
-		if x == nil && !canonical {
+		if x == nil && sp != Canonical {
 			return append(dst, "null"...), nil
 		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
-		if canonical {
+		if sp == Canonical {
 			sortUTF16(keys)
 		} else {
 			slices.Sort(keys)
@@ -55,15 +68,15 @@ func Append(dst []byte, v any, canonical bool, other Other) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = Quote(dst, k, false, canonical)
+			dst = Quote(dst, k, sp)
 			dst = append(dst, ':')
-			if dst, err = Append(dst, x[k], canonical, other); err != nil {
+			if dst, err = Append(dst, x[k], sp, other); err != nil {
 				return nil, err
 			}
 		}
 		return append(dst, '}'), nil
 	case []any:
-		if x == nil && !canonical {
+		if x == nil && sp != Canonical {
 			return append(dst, "null"...), nil
 		}
 		dst = append(dst, '[')
@@ -71,7 +84,7 @@ func Append(dst []byte, v any, canonical bool, other Other) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, err = Append(dst, e, canonical, other); err != nil {
+			if dst, err = Append(dst, e, sp, other); err != nil {
 				return nil, err
 			}
 		}
@@ -80,18 +93,18 @@ func Append(dst []byte, v any, canonical bool, other Other) ([]byte, error) {
 	return other(dst, v)
 }
 
-// Quote appends s as a JSON string. Without canonical it is byte for byte
-// what encoding/json writes (json.Marshal with html true; an Encoder with
-// SetEscapeHTML(false) with html false): the short escapes \" \\ \b \f \n
-// \r \t, other control characters as \u00xx, invalid UTF-8 as \ufffd,
-// U+2028 and U+2029 escaped, and with html also <, > and &. With canonical
-// it is RFC 8785 §3.2.2.2's (JSON.stringify's rules): the short escapes,
-// other controls below U+0020 as \u00xx, everything else as itself in UTF-8
-// (U+2028 and U+2029 unescaped), and a byte that is not UTF-8 as U+FFFD
-// itself, as encoding/json and every host's JSON decoder would read it;
-// html must be false then.
-func Quote(dst []byte, s string, html, canonical bool) []byte {
+// Quote appends s as a JSON string. In GoJSON and GoJSONHTML it is byte
+// for byte what encoding/json writes (an Encoder with SetEscapeHTML(false);
+// json.Marshal): the short escapes \" \\ \b \f \n \r \t, other control
+// characters as \u00xx, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped, and in GoJSONHTML also <, > and &. In Canonical it is RFC 8785
+// §3.2.2.2's (JSON.stringify's rules): the short escapes, other controls
+// below U+0020 as \u00xx, everything else as itself in UTF-8 (U+2028 and
+// U+2029 unescaped), and a byte that is not UTF-8 as U+FFFD itself, as
+// encoding/json and every host's JSON decoder would read it.
+func Quote(dst []byte, s string, sp Spelling) []byte {
 	const hex = "0123456789abcdef"
+	html, canonical := sp == GoJSONHTML, sp == Canonical
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

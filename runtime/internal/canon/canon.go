@@ -26,7 +26,7 @@ import (
 // integers beyond 2^53 are written as the double nearest them, as every
 // RFC 8785 implementation does.
 func Marshal(v any) ([]byte, error) {
-	return jsonwrite.Append(nil, v, true, appendOther)
+	return jsonwrite.Append(nil, v, jsonwrite.Canonical, appendOther)
 }
 
 // Digest returns "sha256:" and the lowercase hex SHA-256 of the UTF-8 bytes
@@ -64,7 +64,7 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonwrite.Append(dst, n, true, appendOther)
+	return jsonwrite.Append(dst, n, jsonwrite.Canonical, appendOther)
 }
 
 func appendFinite(dst []byte, f float64) ([]byte, error) {

@@ -373,9 +373,9 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonwrite.Quote(dst, m.key, false, false)
+			dst = jsonwrite.Quote(dst, m.key, jsonwrite.GoJSON)
 			dst = append(dst, ':')
-			if dst, err = jsonwrite.Append(dst, m.val, false, appendJSON); err != nil {
+			if dst, err = jsonwrite.Append(dst, m.val, jsonwrite.GoJSON, appendJSON); err != nil {
 				return nil, err
 			}
 		}
