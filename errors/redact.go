@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pling-go/pling/internal/jsonwrite"
 )
 
 // MaxDetailsChars caps the JSON encoding of an error's details, in bytes
@@ -160,15 +162,20 @@ func redactValue(v any) any {
 	return v
 }
 
+// encode writes v as json.Marshal does, HTML escaped: the cap holds for
+// what (*Error).MarshalJSON writes, where < > & take six bytes each. The
+// tree of plain JSON values Redact keeps is written by the one JSON writer
+// (internal/jsonwrite), a number or any other value by encoding/json; nil
+// when v cannot be written.
 func encode(v any) []byte {
-	var buf bytes.Buffer
-	// Escape HTML as json.Marshal does: the cap holds for what
-	// (*Error).MarshalJSON writes, where < > & take six bytes each.
-	enc := json.NewEncoder(&buf)
-	if enc.Encode(v) != nil {
+	b, err := jsonwrite.Append(nil, v, jsonwrite.GoJSONHTML, func(dst []byte, v any) ([]byte, error) {
+		b, err := json.Marshal(v)
+		return append(dst, b...), err
+	})
+	if err != nil {
 		return nil
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b
 }
 
 func size(v any) int { return len(encode(v)) }

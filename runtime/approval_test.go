@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/jsontrees"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -142,26 +143,11 @@ func TestApprovalChallengeShowsInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := challengeJSON(t, e, ap, tt.cap, tt.input)
-			if diff := cmp.Diff(normalizeJSON(t, tt.want), normalizeJSON(t, got)); diff != "" {
+			if diff := cmp.Diff(jsontrees.RoundTrip(t, tt.want), jsontrees.RoundTrip(t, got)); diff != "" {
 				t.Errorf("challenge of %s %v (-want +got):\n%s", tt.cap, tt.input, diff)
 			}
 		})
 	}
-}
-
-// normalizeJSON round-trips v through JSON so that numbers and nesting
-// compare alike.
-func normalizeJSON(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // FuzzDisplayText: whatever a value holds, the text a person is shown

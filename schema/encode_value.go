@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/pling-go/pling/internal/jsonwrite"
 )
 
 // The helpers of the generated encoders (encode_gen.go, written by
@@ -13,17 +15,17 @@ import (
 // any, and floats, byte for byte as Encode writes them. TestAppendValue
 // and FuzzAppendValue check them against Encode.
 
-// AppendValue appends v as Encode writes it: plain JSON values by hand,
-// anything else by Encode.
+// AppendValue appends v as Encode writes it: trees of plain JSON values
+// by the one JSON writer (internal/jsonwrite), numbers by hand, anything
+// else by Encode.
 func AppendValue(dst []byte, v any) ([]byte, error) {
-	var err error
+	return jsonwrite.Append(dst, v, jsonwrite.GoJSON, appendOther)
+}
+
+// appendOther writes what AppendValue's tree walk leaves to it: numbers,
+// Compact, and any other Go value.
+func appendOther(dst []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...), nil
-	case string:
-		return AppendQuoted(dst, x, false), nil
-	case bool:
-		return strconv.AppendBool(dst, x), nil
 	case Compact:
 		return append(dst, x...), nil
 	case json.Number:
@@ -34,36 +36,6 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		}
 	case float64:
 		return AppendFloat(dst, x)
-	case map[string]any:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '{')
-		for i, k := range SortedKeys(x) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendQuoted(dst, k, false)
-			dst = append(dst, ':')
-			if dst, err = AppendValue(dst, x[k]); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, '}'), nil
-	case []any:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if dst, err = AppendValue(dst, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
 	}
 	b, err := Encode(v)
 	if err != nil {

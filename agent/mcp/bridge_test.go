@@ -20,6 +20,7 @@ import (
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/modeltool"
+	"github.com/pling-go/pling/internal/testing/jsontrees"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -157,19 +158,6 @@ func (s *session) toolNames(t *testing.T) []string {
 	return names
 }
 
-func toJSON(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // The bridge lists what modeltool.List lists in the page: the same names,
 // descriptions and parameters (record included for folded capabilities).
 func TestListToolsMatchesRuntimeTools(t *testing.T) {
@@ -197,7 +185,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		if i := strings.Index(desc, ". Only orders in view"); i >= 0 {
 			desc, rules[tl.Name] = desc[:i], desc[i+2:]
 		}
-		sch := toJSON(t, tl.InputSchema).(map[string]any)
+		sch := jsontrees.RoundTrip(t, tl.InputSchema).(map[string]any)
 		props, _ := sch["properties"].(map[string]any)
 		if rec, ok := props["record"].(map[string]any); ok {
 			rules[tl.Name+".record"] = rec["description"].(string)
@@ -206,7 +194,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		got = append(got, tool{tl.Name, desc, sch})
 	}
 	for _, tl := range want {
-		sch := toJSON(t, tl.Parameters).(map[string]any)
+		sch := jsontrees.RoundTrip(t, tl.Parameters).(map[string]any)
 		// The bridge leaves out "additionalProperties": false (the page
 		// checks the arguments; TestBusinessFailureIsAToolError).
 		delete(sch, "additionalProperties")
@@ -247,7 +235,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	if diff := cmp.Diff(map[string][2]bool{"approve__order": {}, "cart_add": {}, "cart_clear": {false, true}, "cart_view": {true, false}}, annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
-	approve := toJSON(t, res.Tools[0].InputSchema).(map[string]any)
+	approve := jsontrees.RoundTrip(t, res.Tools[0].InputSchema).(map[string]any)
 	if diff := cmp.Diff([]any{"record"}, approve["required"]); diff != "" {
 		t.Errorf("approve@order requires (-want +got):\n%s", diff)
 	}
@@ -280,7 +268,7 @@ func TestCallTool(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("isError: %v", res.Content)
 			}
-			sc := toJSON(t, res.StructuredContent).(map[string]any)
+			sc := jsontrees.RoundTrip(t, res.StructuredContent).(map[string]any)
 			if diff := cmp.Diff(tt.wantValue, sc["value"]); diff != "" {
 				t.Errorf("value (-want +got):\n%s", diff)
 			}
@@ -329,7 +317,7 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 			if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, string(tt.code)+": ") {
 				t.Errorf("text %q does not start with the code %s", text, tt.code)
 			}
-			sc := toJSON(t, res.StructuredContent).(map[string]any)
+			sc := jsontrees.RoundTrip(t, res.StructuredContent).(map[string]any)
 			if got := sc["error"].(map[string]any)["code"]; got != string(tt.code) {
 				t.Errorf("structured code %v, want %s", got, tt.code)
 			}
@@ -384,7 +372,7 @@ func TestProtocolFailureIsAnRPCError(t *testing.T) {
 		if err != nil {
 			t.Fatalf("unconfirmed call: JSON-RPC error %v, want a tool result", err)
 		}
-		sc := toJSON(t, res.StructuredContent).(map[string]any)
+		sc := jsontrees.RoundTrip(t, res.StructuredContent).(map[string]any)
 		if txt := res.Content[0].(*sdk.TextContent).Text; !res.IsError || !strings.HasPrefix(txt, "INTERNAL_ERROR: whether cart.add ran is unknown") ||
 			!strings.Contains(txt, "do not call it again") || sc["unconfirmed"] != true || sc["error"].(map[string]any)["code"] != "INTERNAL_ERROR" {
 			t.Errorf("unconfirmed: %s %v", txt, sc)
@@ -442,7 +430,7 @@ func TestListChanged(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %v", err, res)
 			}
-			if sc := toJSON(t, res.StructuredContent).(map[string]any); sc["toolsChanged"] != true {
+			if sc := jsontrees.RoundTrip(t, res.StructuredContent).(map[string]any); sc["toolsChanged"] != true {
 				t.Errorf("result %v does not report the change", sc)
 			}
 			s.waitChanged(t)

@@ -467,33 +467,32 @@ var (
 		{0x2028, 0x2029}, {0x202f, 0x202f}, {0x205f, 0x205f}, {0x3000, 0x3000}, {0xfeff, 0xfeff}}
 )
 
+// classSet is the set the class escape \c matches: \d, \w or \s, or the
+// negation of one (\D, \W, \S).
+func classSet(c rune) []rng {
+	set := space
+	switch c | 0x20 {
+	case 'd':
+		set = digit
+	case 'w':
+		set = word
+	}
+	if c < 'a' {
+		return negate(set)
+	}
+	return set
+}
+
 // escape reads what follows a "\" (other than b, B, k and a
 // backreference) as the set it matches, and whether it is a class escape
 // (\d, \s, \w and their negations), which cannot end a range.
 func (ps *parser) escape(inClass bool) ([]rng, bool, error) {
-	if c := ps.src[ps.i]; !emitRegexp2 && strings.ContainsRune("dDwWsS", c) {
+	if c := ps.src[ps.i]; strings.ContainsRune("dDwWsS", c) {
 		ps.i++
-		return nil, true, nil // only the rewrite needs the set
-	}
-	switch ps.src[ps.i] {
-	case 'd':
-		ps.i++
-		return digit, true, nil
-	case 'D':
-		ps.i++
-		return negate(digit), true, nil
-	case 'w':
-		ps.i++
-		return word, true, nil
-	case 'W':
-		ps.i++
-		return negate(word), true, nil
-	case 's':
-		ps.i++
-		return space, true, nil
-	case 'S':
-		ps.i++
-		return negate(space), true, nil
+		if !emitRegexp2 {
+			return nil, true, nil // only the rewrite needs the set
+		}
+		return classSet(c), true, nil
 	}
 	s, err := ps.charEscape(inClass)
 	return s, false, err

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pling-go/pling/internal/jsontree"
 )
 
 // wrongType is the error of a member whose value is not of its type.
@@ -77,35 +79,22 @@ func decFloat(where string, x any) (float64, error) {
 // plainAny is x as json.Unmarshal reads it into an any: numbers as
 // float64, one out of float64's range an error.
 func plainAny(where string, x any) (any, error) {
-	switch v := x.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return nil, wrongType(where, "a number within range")
+	var err error
+	out := jsontree.Map(x, func(v any) any {
+		n, ok := v.(json.Number)
+		if !ok {
+			return v
 		}
-		return f, nil
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			c, err := plainAny(where, e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
+		f, ferr := strconv.ParseFloat(string(n), 64)
+		if ferr != nil {
+			err = wrongType(where, "a number within range")
 		}
-		return out, nil
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			c, err := plainAny(where, e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
+		return f
+	})
+	if err != nil {
+		return nil, err
 	}
-	return x, nil
+	return out, nil
 }
 
 // decodeAction reads v into out by the json names of Action.

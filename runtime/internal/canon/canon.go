@@ -14,11 +14,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
-	"sort"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/pling-go/pling/internal/jsonwrite"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -28,15 +26,7 @@ import (
 // integers beyond 2^53 are written as the double nearest them, as every
 // RFC 8785 implementation does.
 func Marshal(v any) ([]byte, error) {
-	n, err := schema.Plain(v)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := write(&buf, n); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jsonwrite.Append(nil, v, jsonwrite.Canonical, appendOther)
 }
 
 // Digest returns "sha256:" and the lowercase hex SHA-256 of the UTF-8 bytes
@@ -56,120 +46,32 @@ func Sum(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-func write(buf *bytes.Buffer, v any) error {
+// appendOther writes what the tree walk of jsonwrite.Append leaves to it:
+// numbers as RFC 8785 writes them, and any other Go value as the plain
+// JSON values schema.Plain gives.
+func appendOther(dst []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
-	case nil:
-		buf.WriteString("null")
-	case bool:
-		if x {
-			buf.WriteString("true")
-		} else {
-			buf.WriteString("false")
-		}
-	case string:
-		buf.Write(schema.AppendQuotedJCS(buf.AvailableBuffer(), x))
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return writeFloat(buf, f)
+		return appendFinite(dst, f)
 	case float64:
-		return writeFloat(buf, x)
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sortKeys(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.Write(schema.AppendQuotedJCS(buf.AvailableBuffer(), k))
-			buf.WriteByte(':')
-			if err := writeValue(buf, x[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeValue(buf, e); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	default:
-		return writeValue(buf, v)
+		return appendFinite(dst, x)
 	}
-	return nil
-}
-
-// writeValue writes an element of a map[string]any or []any, which may be
-// any Go value.
-func writeValue(buf *bytes.Buffer, v any) error {
 	n, err := schema.Plain(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return write(buf, n)
+	return jsonwrite.Append(dst, n, jsonwrite.Canonical, appendOther)
 }
 
-// sortKeys orders an object's keys by compareUTF16. It is sort.Slice, not
-// slices.SortFunc: the module carries sort.Slice's one instance for every
-// caller already, and slices.SortFunc on strings would add a copy of
-// pdqsort of its own (19 KB of the module). Both are generated from one
-// template (sort/gen_sort_variants.go) and compare and swap the same
-// elements in the same order, so the keys come out alike.
-func sortKeys(keys []string) {
-	sort.Slice(keys, func(i, j int) bool { return compareUTF16(keys[i], keys[j]) < 0 })
-}
-
-// compareUTF16 orders strings by their UTF-16 code units (RFC 8785 §3.2.3).
-// Go's string order is UTF-8 byte order, which is code point order; the two
-// differ only where a character beyond the BMP (a surrogate pair, 0xD800 to
-// 0xDFFF) meets one from U+E000 to U+FFFF.
-func compareUTF16(a, b string) int {
-	for a != "" && b != "" {
-		ra, na := utf8.DecodeRuneInString(a)
-		rb, nb := utf8.DecodeRuneInString(b)
-		if ra != rb {
-			return cmpUnit(firstUnit(ra), firstUnit(rb), ra, rb)
-		}
-		a, b = a[na:], b[nb:]
-	}
-	return len(a) - len(b)
-}
-
-func firstUnit(r rune) rune {
-	if r >= 0x10000 {
-		hi, _ := utf16.EncodeRune(r)
-		return hi
-	}
-	return r
-}
-
-func cmpUnit(ua, ub, ra, rb rune) int {
-	if ua != ub {
-		return int(ua - ub)
-	}
-	// Two characters beyond the BMP with the same high surrogate: their
-	// low surrogates are in the order of the characters.
-	return int(ra - rb)
-}
-
-func writeFloat(buf *bytes.Buffer, f float64) error {
+func appendFinite(dst []byte, f float64) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
+		return nil, &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
 	}
-	buf.Write(appendNumber(buf.AvailableBuffer(), f))
-	return nil
+	return appendNumber(dst, f), nil
 }
 
 // appendNumber appends f as ECMAScript's Number.prototype.toString writes

@@ -79,78 +79,38 @@ func TestRFC8785NumbersNotFinite(t *testing.T) {
 	}
 }
 
-// The sorting example of RFC 8785 §3.2.3: keys in UTF-16 code unit order,
-// where U+1F600 (the surrogate pair D83D DE00) comes before U+FB33.
-func TestRFC8785Sorting(t *testing.T) {
-	in := decode(t, `{
-		"\u20ac": "Euro Sign",
-		"\r": "Carriage Return",
-		"\ufb33": "Hebrew Letter Dalet With Dagesh",
-		"1": "One",
-		"\ud83d\ude00": "Emoji: Grinning Face",
-		"\u0080": "Control",
-		"\u00f6": "Latin Small Letter O With Diaeresis"
-	}`)
-	want := `{"\r":"Carriage Return","1":"One","` + "\u0080" + `":"Control","ö":"Latin Small Letter O With Diaeresis","€":"Euro Sign","😀":"Emoji: Grinning Face","` + "\ufb33" + `":"Hebrew Letter Dalet With Dagesh"}`
-	got, err := Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, string(got)); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
-	}
-}
-
-// The example of RFC 8785 §3.2.2 (and its Appendix A): numbers, string
-// escapes and literals.
-func TestRFC8785Example(t *testing.T) {
-	in := decode(t, `{
-		"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
-		"string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
-		"literals": [null, true, false]
-	}`)
-	want := `{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`
-	got, err := Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, string(got)); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
-	}
-}
-
-func TestCompareUTF16(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int // its sign
-	}{
-		{"", "", 0},
-		{"a", "", 1},
-		{"a", "b", -1},
-		{"ab", "a", 1},
-		{"\U0001F600", "\uFB33", -1}, // D83D < FB33; UTF-8 says the opposite
-		{"\uE000", "\U00010000", 1},
-		{"\U00010000", "\U0010FFFF", -1},
-		{"\U0001F600", "\U0001F601", -1},
-		{"x\U0001F600", "x\uFFFF", -1},
-		{"\uD7FF", "\U00010000", -1},
+// The examples of RFC 8785: the sorting example of §3.2.3, keys in UTF-16
+// code unit order, where U+1F600 (the surrogate pair D83D DE00) comes
+// before U+FB33; and the example of §3.2.2 (and its Appendix A): numbers,
+// string escapes and literals.
+func TestRFC8785Examples(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"sorting", `{
+			"\u20ac": "Euro Sign",
+			"\r": "Carriage Return",
+			"\ufb33": "Hebrew Letter Dalet With Dagesh",
+			"1": "One",
+			"\ud83d\ude00": "Emoji: Grinning Face",
+			"\u0080": "Control",
+			"\u00f6": "Latin Small Letter O With Diaeresis"
+		}`, `{"\r":"Carriage Return","1":"One","` + "\u0080" + `":"Control","ö":"Latin Small Letter O With Diaeresis","€":"Euro Sign","😀":"Emoji: Grinning Face","` + "\ufb33" + `":"Hebrew Letter Dalet With Dagesh"}`},
+		{"numbers, strings and literals", `{
+			"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+			"string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+			"literals": [null, true, false]
+		}`, `{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`},
 	}
 	for _, tt := range tests {
-		got := compareUTF16(tt.a, tt.b)
-		if sign(got) != tt.want || sign(compareUTF16(tt.b, tt.a)) != -tt.want {
-			t.Errorf("compareUTF16(%q, %q) = %d, want sign %d", tt.a, tt.b, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Marshal(decode(t, tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("Marshal (-want +got):\n%s", diff)
+			}
+		})
 	}
-}
-
-func sign(n int) int {
-	switch {
-	case n < 0:
-		return -1
-	case n > 0:
-		return 1
-	}
-	return 0
 }
 
 // TestNumbersAgainstNode writes random doubles both ways, appendNumber and

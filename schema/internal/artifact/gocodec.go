@@ -434,7 +434,7 @@ func DecoderOf(pkg string, roots []reflect.Type) ([]byte, error) {
 	// Without its decoders the package still builds, so the generator
 	// (which imports it) runs even when this file is stale.
 	out.WriteString("//go:build !plinggen\n\n")
-	fmt.Fprintf(&out, "package %s\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n", pkg)
+	fmt.Fprintf(&out, "package %s\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n\n\t\"github.com/pling-go/pling/internal/jsontree\"\n)\n\n", pkg)
 	out.WriteString(decodeHelpers)
 	out.Write(body.Bytes())
 	src, err := format.Source(out.Bytes())
@@ -510,35 +510,22 @@ func decFloat(where string, x any) (float64, error) {
 // plainAny is x as json.Unmarshal reads it into an any: numbers as
 // float64, one out of float64's range an error.
 func plainAny(where string, x any) (any, error) {
-	switch v := x.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return nil, wrongType(where, "a number within range")
+	var err error
+	out := jsontree.Map(x, func(v any) any {
+		n, ok := v.(json.Number)
+		if !ok {
+			return v
 		}
-		return f, nil
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			c, err := plainAny(where, e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
+		f, ferr := strconv.ParseFloat(string(n), 64)
+		if ferr != nil {
+			err = wrongType(where, "a number within range")
 		}
-		return out, nil
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			c, err := plainAny(where, e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
+		return f
+	})
+	if err != nil {
+		return nil, err
 	}
-	return x, nil
+	return out, nil
 }
 
 `
@@ -621,10 +608,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		if t.NumMethod() != 0 {
 			return fmt.Errorf("%v: only empty interfaces are supported", t)
 		}
-		w.line("%s, err := plainAny(%q, %s)", v, where, x)
-		w.line("if err != nil {")
-		w.line("return err")
-		w.line("}")
+		scalar(fmt.Sprintf("plainAny(%q, %s)", where, x))
 		w.line("%s = %s", dst, v)
 	case reflect.Struct:
 		w.line("if err := %s(%s, %s); err != nil {", decoderName(t), x, addrOf(dst))
@@ -637,10 +621,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		}
 		w.line("%s = %s", dst, v)
 	case reflect.Slice:
-		w.line("a%d, ok := %s.([]any)", depth, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, \"an array\")", where)
-		w.line("}")
+		w.assert(fmt.Sprintf("a%d", depth), x, "[]any", where, "an array")
 		w.line("%s := make(%s, len(a%d))", v, typeExpr(t), depth)
 		w.line("for i%d, e%d := range a%d {", depth, depth, depth)
 		w.line("if e%d != nil {", depth)
@@ -654,10 +635,7 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		if t.Key() != reflect.TypeFor[string]() {
 			return fmt.Errorf("%v: map keys must be strings", t)
 		}
-		w.line("o%d, ok := %s.(map[string]any)", depth, x)
-		w.line("if !ok {")
-		w.line("return wrongType(%q, \"an object\")", where)
-		w.line("}")
+		w.assert(fmt.Sprintf("o%d", depth), x, "map[string]any", where, "an object")
 		w.line("%s := make(%s, len(o%d))", v, typeExpr(t), depth)
 		w.line("for k%d, e%d := range o%d {", depth, depth, depth)
 		w.line("var el%d %s", depth, typeExpr(t.Elem()))
@@ -673,6 +651,15 @@ func (w *codecWriter) decode(x, dst string, t reflect.Type, where string, depth 
 		return fmt.Errorf("%v: kind %v is not supported", t, t.Kind())
 	}
 	return nil
+}
+
+// assert writes name, the JSON value x as the Go type of a JSON array or
+// object, and the return of wrongType(where, want) when x is not one.
+func (w *codecWriter) assert(name, x, goType, where, want string) {
+	w.line("%s, ok := %s.(%s)", name, x, goType)
+	w.line("if !ok {")
+	w.line("return wrongType(%q, %q)", where, want)
+	w.line("}")
 }
 
 // addrOf is the address of the destination expression dst: the pointer

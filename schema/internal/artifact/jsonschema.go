@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pling-go/pling/internal/jsonwrite"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -89,12 +90,12 @@ func (m *model) jsonSchema() ([]byte, error) {
 		set("description", schemaDesc).
 		set("anyOf", []any{refObj(RequestName), refObj("SurfaceResponse")}).
 		set("$defs", defs)
-	var compact bytes.Buffer
-	if err := writeJSON(&compact, root); err != nil {
+	compact, err := appendJSON(nil, root)
+	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
 		return nil, err
 	}
 	out.WriteByte('\n')
@@ -358,51 +359,29 @@ func (o *obj) has(key string) bool {
 	return false
 }
 
-// writeJSON writes v compactly. Strings are not HTML-escaped: the document
-// is read by programs and people, not embedded in HTML.
-func writeJSON(buf *bytes.Buffer, v any) error {
+// appendJSON appends v compactly, by the one JSON writer
+// (internal/jsonwrite) in encoding/json's spelling without HTML escapes:
+// the document is read by programs and people, not embedded in HTML. An
+// *obj keeps its members in order; numbers are json.Number, written as
+// they are spelled.
+func appendJSON(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case *obj:
-		buf.WriteByte('{')
+		var err error
+		dst = append(dst, '{')
 		for i, m := range v.members {
 			if i > 0 {
-				buf.WriteByte(',')
+				dst = append(dst, ',')
 			}
-			writeString(buf, m.key)
-			buf.WriteByte(':')
-			if err := writeJSON(buf, m.val); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeJSON(buf, e); err != nil {
-				return err
+			dst = jsonwrite.Quote(dst, m.key, jsonwrite.GoJSON)
+			dst = append(dst, ':')
+			if dst, err = jsonwrite.Append(dst, m.val, jsonwrite.GoJSON, appendJSON); err != nil {
+				return nil, err
 			}
 		}
-		buf.WriteByte(']')
-	case string:
-		writeString(buf, v)
+		return append(dst, '}'), nil
 	case json.Number:
-		buf.WriteString(string(v))
-	case bool:
-		fmt.Fprint(buf, v)
-	case nil:
-		buf.WriteString("null")
-	default:
-		return fmt.Errorf("artifact: cannot write %T", v)
+		return append(dst, v...), nil
 	}
-	return nil
-}
-
-func writeString(buf *bytes.Buffer, s string) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	buf.Truncate(buf.Len() - 1)
+	return nil, fmt.Errorf("artifact: cannot write %T", v)
 }
