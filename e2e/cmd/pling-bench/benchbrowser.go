@@ -316,11 +316,8 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 		fl.Usage()
 		return 2
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench browser: "+format+"\n", a...)
-		return 1
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "bench-browser: "+format+"\n", a...) }
+	fail := failer(stderr, "browser")
+	progress := progressTo(stderr, "bench-browser: ")
 
 	rep := &bbReport{Date: reportDate(), Server: "pling serve handler (demosite), in-process (COOP same-origin, COEP require-corp)"}
 	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()

@@ -143,10 +143,7 @@ func runBenchModsize(ctx context.Context, args []string, stdout, stderr io.Write
 	if _, exit, ok := cliflags.Parse(fl, args); !ok {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench modsize: "+format+"\n", a...)
-		return 1
-	}
+	fail := failer(stderr, "modsize")
 	rep, err := measureModsize(ctx, ".", *pkg, *tags, *wasmFile, stderr)
 	if err != nil {
 		return fail("%v", err)
@@ -155,14 +152,7 @@ func runBenchModsize(ctx context.Context, args []string, stdout, stderr io.Write
 	if *out == "" {
 		return 0
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return fail("%v", err)
-	}
-	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+	if _, err := writeArtifact(*out, rep); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "\nwritten: %s (pling-bench docs bench-modsize puts it in docs/benchmarks.md)\n", *out)

@@ -186,11 +186,8 @@ func runBenchRows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !ok {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench rows: "+format+"\n", a...)
-		return 1
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "· "+format+"\n", a...) }
+	fail := failer(stderr, "rows")
+	progress := progressTo(stderr, "· ")
 	if _, err := os.Stat(*plingBin); err != nil {
 		return fail("no pling binary at %s (make build, or pass --pling)", *plingBin)
 	}
@@ -217,14 +214,7 @@ func runBenchRows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			n, s.MCP.Ms.P50, s.InPage.Ms.P50, s.Ratio, s.MCPPageInvokeMs, s.MCPPageDescribeMs, s.MCPRestMs, s.MCPPingMs, s.CDPEvalMs, s.MCPCPUMs, s.ReadsPerDescribe, s.DescribesCounted, s.DescribesOverlaps)
 	}
 	rep.Machine["loadEnd"] = loadAverage()
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return fail("%v", err)
-	}
-	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+	if _, err := writeArtifact(*out, rep); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
