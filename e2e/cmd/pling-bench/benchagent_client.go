@@ -184,14 +184,7 @@ func (s *mcpServer) rawCall(ctx context.Context, name string, args map[string]an
 	if err != nil {
 		return toolResult{}, fmt.Errorf("%s: %w", name, err)
 	}
-	var r toolResult
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	r.Text, r.IsError = text.String(), res.IsError
+	r := toolResult{Text: toolText(res), IsError: res.IsError}
 	if res.StructuredContent != nil {
 		r.Structured, _ = json.Marshal(res.StructuredContent)
 	}
