@@ -24,6 +24,7 @@ import (
 	plingcdp "github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/cliflags"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/plinghttp"
 )
@@ -354,7 +355,7 @@ func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int
 			return 0, fmt.Errorf("%s %s: %w\n%s", tool, rec, err, stderr.String())
 		}
 		if r.IsError || !expectationsMet(r.StructuredContent) {
-			return 0, fmt.Errorf("%s %s: %.800s", tool, rec, toolText(r))
+			return 0, fmt.Errorf("%s %s: %.800s", tool, rec, mcptest.Text(r))
 		}
 		return ms, nil
 	}
@@ -492,16 +493,6 @@ func hasTool(ts []*sdk.Tool, name string) bool {
 		}
 	}
 	return false
-}
-
-func toolText(r *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // expectationsMet: the result's evidence has expectations, all met.
