@@ -536,6 +536,26 @@ func eval[T any](tctx context.Context, timeout time.Duration, expr string) (T, e
 	return chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
+// evalInto evaluates expr in the tab and decodes its value into v with
+// encoding/json, whose field names match the harness's whatever their
+// case.
+func evalInto(tctx context.Context, timeout time.Duration, expr string, v any) error {
+	raw, err := eval[json.RawMessage](tctx, timeout, expr)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// rowsURL is url for mode: "all" asks the page for every row
+// (?rows=all), any other mode for its virtualized window.
+func rowsURL(url, mode string) string {
+	if mode == "all" {
+		return url + "?rows=all"
+	}
+	return url
+}
+
 // open is a new tab on url with the harness installed.
 func (b *bbBrowser) open(url string) (context.Context, func(), error) {
 	tctx, cancel, err := b.tab(false)
