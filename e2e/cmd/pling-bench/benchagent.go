@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
@@ -49,12 +48,8 @@ var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind, sidePWWebMCP}
 
 // agentReport is what pling-bench agent writes as JSON.
 type agentReport struct {
-	Date    string `json:"date"`
-	Machine struct {
-		CPUs      int    `json:"cpus"`
-		LoadStart string `json:"loadAverageStart"`
-		LoadEnd   string `json:"loadAverageEnd"`
-	} `json:"machine"`
+	Date       string        `json:"date"`
+	Machine    benchMachine  `json:"machine"`
 	Browser    string        `json:"browser"`
 	Playwright string        `json:"playwrightMCP"`
 	Runs       int           `json:"runs"`
@@ -224,7 +219,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	rep := &agentReport{Date: reportDate(), Runs: cfg.runs,
 		Playwright: playwrightMCPPackage + "@" + playwrightMCPVersion,
 		TokensNote: "estimated tokens = bytes / 4 (no tokenizer is run)"}
-	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
+	rep.Machine = startMachine()
 	// Both sides launch the same binary: the headless shell where pling's
 	// launcher would use it (Playwright's own headless default is a
 	// headless shell too).

@@ -41,17 +41,13 @@ type bbOptions struct {
 // milliseconds, sizes bytes.
 type bbReport struct {
 	// Date is when the run began, UTC (the docs give it with the figures).
-	Date    string `json:"date,omitempty"`
-	Browser string `json:"browser"`
-	Machine struct {
-		CPUs      int    `json:"cpus"`
-		LoadStart string `json:"loadAverageStart"` // /proc/loadavg: 1, 5, 15 minutes
-		LoadEnd   string `json:"loadAverageEnd"`
-	} `json:"machine"`
-	V8                  string  `json:"v8"`
-	Server              string  `json:"server"`
-	CrossOriginIsolated bool    `json:"crossOriginIsolated"`
-	TimerResolutionUs   float64 `json:"timerResolutionUs"`
+	Date                string       `json:"date,omitempty"`
+	Browser             string       `json:"browser"`
+	Machine             benchMachine `json:"machine"`
+	V8                  string       `json:"v8"`
+	Server              string       `json:"server"`
+	CrossOriginIsolated bool         `json:"crossOriginIsolated"`
+	TimerResolutionUs   float64      `json:"timerResolutionUs"`
 	Polyfill            struct {
 		Package string `json:"package"`
 		Version string `json:"version"`
@@ -320,7 +316,7 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	progress := progressTo(stderr, "bench-browser: ")
 
 	rep := &bbReport{Date: reportDate(), Server: "pling serve handler (demosite), in-process (COOP same-origin, COEP require-corp)"}
-	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
+	rep.Machine = startMachine()
 	rep.Polyfill.Package = polyfillPackage
 	polyFile, polyVer, err := polyfillIIFE(ctx, *polyfill, *cacheDir, progress)
 	if err != nil {
@@ -416,6 +412,19 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	printBenchBrowser(stdout, rep, ran)
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", *out, svgPath)
 	return 0
+}
+
+// benchMachine is the machine a report was measured on: its CPUs, and
+// the load average (loadAverage) when the run started and when it ended.
+type benchMachine struct {
+	CPUs      int    `json:"cpus"`
+	LoadStart string `json:"loadAverageStart"`
+	LoadEnd   string `json:"loadAverageEnd"`
+}
+
+// startMachine is the machine as a run starts.
+func startMachine() benchMachine {
+	return benchMachine{CPUs: goruntime.NumCPU(), LoadStart: loadAverage()}
 }
 
 // loadAverage is the first three fields of /proc/loadavg ("" elsewhere):
