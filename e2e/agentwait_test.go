@@ -116,10 +116,7 @@ func TestAgentWaitsForThePerson(t *testing.T) {
 		if !personAnswers(tb, approvalHost, true) {
 			t.Fatal("the approval dialog was gone before the person answered")
 		}
-		o := tb.outcome(res)
-		if o.err != nil {
-			t.Fatalf("refund: %v", o.err)
-		}
+		o := tb.succeeded(res, "refund")
 		if got := rowStatus(tb, id); got != "refunded" {
 			t.Errorf("row %s shows %q, want refunded", id, got)
 		}

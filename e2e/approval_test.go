@@ -40,9 +40,7 @@ func testApproval(t *testing.T, site *browserSite) {
 		d.waitApprovable()
 		saveScreenshot(t, tb, "approval-refund.png")
 		d.answer("approve")
-		if o := tb.outcome(res); o.err != nil {
-			t.Fatalf("refund: %v", o.err)
-		}
+		tb.succeeded(res, "refund")
 	})
 
 	t.Run("one-at-a-time", func(t *testing.T) {
@@ -85,9 +83,7 @@ func testApproval(t *testing.T, site *browserSite) {
 			t.Fatalf("Approve on the next dialog is enabled when read %v after the click on the first (ui.js keeps it disabled for %v)", time.Since(clicked), inertFor)
 		}
 		d2.click("approve")
-		if o := tb.outcome(first); o.err != nil {
-			t.Fatalf("first refund: %v", o.err)
-		}
+		tb.succeeded(first, "first refund")
 		select {
 		case o := <-second:
 			t.Fatalf("a trusted click on the disabled Approve answered the second dialog (error %v)", o.err)
@@ -207,9 +203,7 @@ func testApproval(t *testing.T, site *browserSite) {
                 summary: (input) => input.service + " on " + input.date + ", deposit €" + input.amount },
     run() { return { booked: true }; } }`)
 		free := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 0})
-		if o := tb.outcome(free); o.err != nil {
-			t.Fatalf("a booking without a deposit asked for approval or failed: %v", o.err)
-		}
+		tb.succeeded(free, "a booking without a deposit asked for approval or failed")
 		res := tb.invokeAsync("x.book", map[string]any{"service": "Haircut", "date": "2026-12-11", "amount": 30})
 		d := tb.approval()
 		text := d.shows("An AI agent is asking", "Haircut on 2026-12-11, deposit €30", "A deposit is charged now")
@@ -218,9 +212,7 @@ func testApproval(t *testing.T, site *browserSite) {
 			t.Errorf("the input is not in declared order (service, date, amount): %q", text)
 		}
 		d.answer("approve")
-		if o := tb.outcome(res); o.err != nil {
-			t.Fatalf("x.book: %v", o.err)
-		}
+		tb.succeeded(res, "x.book")
 	})
 
 	// The dialog does not cover the row it is about.

@@ -134,10 +134,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 			t.Errorf("the screen shows %q (%v), want the capability and the input", shown, err)
 		}
 		person(id, "approve")
-		o := tb.outcome(res)
-		if o.err != nil {
-			t.Fatalf("refund after the person approved: %v", o.err)
-		}
+		o := tb.succeeded(res, "refund after the person approved")
 		if o.res.Evidence == nil || o.res.Evidence.Approval != "approved" {
 			t.Errorf("evidence %+v, want approval approved", o.res.Evidence)
 		}

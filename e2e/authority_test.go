@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/schema"
@@ -29,6 +27,30 @@ pling.action({ id: "order.place", title: "Place the order", risk: "write",
 pling.action({ id: "order.view", title: "View the order", risk: "read", run: () => "seen" });
 </script></head><body><h1>Authority</h1></body></html>`
 
+// followedAuthority is the address of the authority a test page follows,
+// for pages served before it is known: the authority starts after the
+// site, whose origin is its audience.
+type followedAuthority struct {
+	mu  sync.Mutex
+	url string
+}
+
+func (a *followedAuthority) set(url string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.url = url
+}
+
+// page serves html (testPage) with {{AUTHORITY}} replaced at each request
+// by the address set last.
+func (a *followedAuthority) page(html string) http.HandlerFunc {
+	return testPage(func() string {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return strings.ReplaceAll(html, "{{AUTHORITY}}", a.url)
+	})
+}
+
 // TestBrowserAuthority: a page in Chromium configured with authority: a
 // delegated token minted by the real device grant works; the same write
 // request id sent again from the reloaded page is REPLAY_DETECTED through
@@ -39,14 +61,9 @@ pling.action({ id: "order.view", title: "View the order", risk: "read", run: () 
 func TestBrowserAuthority(t *testing.T) {
 	d := dist(t)
 	var executed atomic.Int64
-	var mu sync.Mutex
-	authorityURL := ""
+	var followed followedAuthority
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/authority.html", testPage(func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", authorityURL)
-	}))
+	extra.HandleFunc("/test/authority.html", followed.page(authorityPage))
 	extra.HandleFunc("/test/authority/executed", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			executed.Add(1)
@@ -57,9 +74,7 @@ func TestBrowserAuthority(t *testing.T) {
 
 	const opKey = "operator-key-for-e2e"
 	as := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{site.url: {"order.*"}}, OperatorKeys: []string{opKey}}, nil)
-	mu.Lock()
-	authorityURL = as.URL
-	mu.Unlock()
+	followed.set(as.URL)
 
 	call := func(method, path, bearer string, body any) (int, map[string]any) {
 		t.Helper()
@@ -104,17 +119,7 @@ func TestBrowserAuthority(t *testing.T) {
 	// Reload: the page's own guard starts empty, the authority's record
 	// does not.
 	eval[bool](tb, `(window.__before = true, setTimeout(() => location.reload(), 0), true)`)
-	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
-		ctx, cancel := context.WithTimeout(tb.ctx, time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__before && !!(window.pling && window.pling.surface)`))
-		cancel()
-		if err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the page did not reload: %v", err)
-		}
-	}
+	tb.reloaded()
 	ok, rcode, details := send("auth-place-1", "order.place")
 	if ok || rcode != "REPLAY_DETECTED" {
 		t.Fatalf("resent from the reloaded page: ok=%v code=%q, want REPLAY_DETECTED", ok, rcode)

@@ -300,10 +300,7 @@ func testOrders(t *testing.T, site *browserSite) {
 		if text := tb.personAnswers("approve"); !strings.Contains(text, "Refund order") {
 			t.Errorf("the approval dialog does not name the action: %q", text)
 		}
-		o := tb.outcome(res)
-		if o.err != nil {
-			t.Fatalf("refund: %v", o.err)
-		}
+		o := tb.succeeded(res, "refund")
 		expectationsMet(t, o.res, "orders.refunded")
 		if got := rowStatus(tb, id); got != "refunded" {
 			t.Errorf("row %s shows %q, want refunded", id, got)

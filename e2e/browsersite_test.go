@@ -370,6 +370,17 @@ func (tb *tab) outcome(ch <-chan invokeOutcome) invokeOutcome {
 	return invokeOutcome{}
 }
 
+// succeeded waits for the invoke and fails the test unless it succeeded,
+// saying what the invoke was.
+func (tb *tab) succeeded(ch <-chan invokeOutcome, what string) invokeOutcome {
+	tb.t.Helper()
+	o := tb.outcome(ch)
+	if o.err != nil {
+		tb.t.Fatalf("%s: %v", what, o.err)
+	}
+	return o
+}
+
 // wantCode checks that err is a business failure with code.
 func wantCode(t *testing.T, err error, code perr.Code) *agent.BusinessError {
 	t.Helper()

@@ -63,13 +63,10 @@ type taskShop struct {
 	adds   int
 }
 
-func (s *taskShop) handler(authorityURL func() string) *http.ServeMux {
+func (s *taskShop) handler(followed *followedAuthority) *http.ServeMux {
 	m := http.NewServeMux()
-	page := func(html string) http.HandlerFunc {
-		return testPage(func() string { return strings.ReplaceAll(html, "{{AUTHORITY}}", authorityURL()) })
-	}
-	m.HandleFunc("GET /test/task/cart.html", page(taskCartPage))
-	m.HandleFunc("GET /test/task/pay.html", page(taskPayPage))
+	m.HandleFunc("GET /test/task/cart.html", followed.page(taskCartPage))
+	m.HandleFunc("GET /test/task/pay.html", followed.page(taskPayPage))
 	m.HandleFunc("POST /test/task/cart", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -128,16 +125,13 @@ type checkoutTask struct {
 func TestTaskAcrossPages(t *testing.T) {
 	d := dist(t)
 	shop := &taskShop{}
-	var mu sync.Mutex
-	authorityURL := ""
-	site := startBrowserSite(t, d, shop.handler(func() string { mu.Lock(); defer mu.Unlock(); return authorityURL }))
+	var followed followedAuthority
+	site := startBrowserSite(t, d, shop.handler(&followed))
 
 	const opKey = "operator-key-for-tasks"
 	as := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{site.url: {"*"}},
 		OperatorKeys: []string{opKey}, Interval: time.Second}, nil)
-	mu.Lock()
-	authorityURL = as.URL
-	mu.Unlock()
+	followed.set(as.URL)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()

@@ -2,47 +2,22 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-var fencedBlock = regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```")
-
 // docCode returns the ```lang blocks of the README and docs/ that are not
-// marked <!-- pling:norun: … -->, by FILE:LINE.
+// marked <!-- pling:norun: … -->, by FILE:LINE (docFenced).
 func docCode(t *testing.T, langs ...string) map[string]string {
 	t.Helper()
-	files, _ := filepath.Glob("../docs/*.md")
 	out := map[string]string{}
-	for _, f := range append([]string{"../README.md"}, files...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(b)
-		for _, m := range fencedBlock.FindAllStringSubmatchIndex(text, -1) {
-			lang := text[m[2]:m[3]]
-			ok := false
-			for _, l := range langs {
-				ok = ok || l == lang
-			}
-			if !ok {
-				continue
-			}
-			before := strings.TrimRight(text[:m[0]], "\n")
-			if i := strings.LastIndexByte(before, '\n'); i >= 0 {
-				before = before[i+1:]
-			}
-			if norunMark.MatchString(before) {
-				continue
-			}
-			out[fmt.Sprintf("%s:%d", strings.TrimPrefix(f, "../"), strings.Count(text[:m[0]], "\n")+1)] = text[m[4]:m[5]]
+	for _, s := range docFenced(t, langs...) {
+		if s.norun == "" {
+			out[s.name] = s.html
 		}
 	}
 	return out

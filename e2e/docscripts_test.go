@@ -17,7 +17,6 @@ import (
 )
 
 var (
-	jsBlock = regexp.MustCompile("(?ms)^```js\n(.*?)^```")
 	// nodeScript loads the module in Node (docs/page-api.md §6).
 	nodeScript = regexp.MustCompile(`require\("\./js-shim/node\.js"\)`)
 	// moduleScript imports the npm package's page entry (docs/page-api.md §7).
@@ -67,7 +66,7 @@ func TestDocScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium and node: not in -short mode")
 	}
-	blocks := docFenced(t, jsBlock)
+	blocks := docFenced(t, "js")
 	if len(blocks) == 0 {
 		t.Fatal("no ```js blocks found in README.md and docs/")
 	}

@@ -64,10 +64,7 @@ func (tb *tab) personConfirms(res <-chan invokeOutcome, window, field, value, co
 	tb.do(chromedp.SendKeys(chromedp.CSS(field), value), chromedp.Click(chromedp.CSS(confirm)))
 	tb.waitJS(`!document.querySelector(` + strconv.Quote(window) + `).open`)
 	tb.do(chromedp.Click(chromedp.CSS(handoffDialog + answerYes)))
-	o := tb.outcome(res)
-	if o.err != nil {
-		tb.t.Fatalf("the call after the handoff: %v", o.err)
-	}
+	o := tb.succeeded(res, "the call after the handoff")
 	if o.res.Evidence == nil || o.res.Evidence.Handoff != "done" {
 		tb.t.Errorf("evidence %+v, want handoff done", o.res.Evidence)
 	}

@@ -18,8 +18,6 @@ import (
 // before the page hung up.
 func TestBrowserHostileAuthorityBody(t *testing.T) {
 	d := dist(t)
-	var hostileURL atomic.Value
-	hostileURL.Store("")
 	var firstBytes atomic.Int64
 	firstDone := make(chan struct{})
 	var calls atomic.Int64
@@ -48,11 +46,10 @@ func TestBrowserHostileAuthorityBody(t *testing.T) {
 		}
 	}))
 	t.Cleanup(hostile.Close)
-	hostileURL.Store(hostile.URL)
+	var followed followedAuthority
+	followed.set(hostile.URL)
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/hostile.html", testPage(func() string {
-		return strings.ReplaceAll(authorityPage, "{{AUTHORITY}}", hostileURL.Load().(string))
-	}))
+	extra.HandleFunc("/test/hostile.html", followed.page(authorityPage))
 	site := startBrowserSite(t, d, extra)
 	tb := site.open(t, "/test/hostile.html")
 	// A request makes the module configure itself, and so follow the

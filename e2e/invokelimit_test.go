@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,19 +33,12 @@ pling.action({ id: "order.view", title: "View the order", risk: "read", run: () 
 // bucket.
 func TestInvokeLimitAcrossTabs(t *testing.T) {
 	d := dist(t)
-	var mu sync.Mutex
-	authorityURL := ""
+	var followed followedAuthority
 	extra := http.NewServeMux()
-	extra.HandleFunc("/test/invokelimit.html", testPage(func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.ReplaceAll(invokeLimitPage, "{{AUTHORITY}}", authorityURL)
-	}))
+	extra.HandleFunc("/test/invokelimit.html", followed.page(invokeLimitPage))
 	site := startBrowserSite(t, d, extra)
 	as := authoritytest.Start(t, authority.Config{Audiences: map[string][]string{site.url: {"order.*"}}, OperatorKeys: []string{"operator-key-for-e2e"}}, nil)
-	mu.Lock()
-	authorityURL = as.URL
-	mu.Unlock()
+	followed.set(as.URL)
 	token := as.DeviceGrant(t, authoritytest.Grant{Audience: site.url, Scope: []string{"order.*"}, Agent: "e2e-agent"}).Token
 
 	n := 0

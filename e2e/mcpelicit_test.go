@@ -21,6 +21,7 @@ import (
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/schema"
 )
@@ -219,15 +220,7 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 			t.Fatalf("the person approves on %s: %v", u, err)
 		}
 	}
-	text := func(r *sdk.CallToolResult) string {
-		var b strings.Builder
-		for _, c := range r.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String()
-	}
+	text := mcptest.Text
 
 	t.Run("approved", func(t *testing.T) {
 		before := refunded(t)

@@ -213,10 +213,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 		id := approvalLinkID(t, tb, seen)
 		do(t, "approve", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")),
 			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done")))
-		o := tb.outcome(res)
-		if o.err != nil {
-			t.Fatalf("refund after the passkey approved: %v", o.err)
-		}
+		tb.succeeded(res, "refund after the passkey approved")
 		if got := pill(orders[1].ID); !strings.Contains(strings.ToLower(got), "refunded") {
 			t.Errorf("row %s shows %q after the refund", orders[1].ID, got)
 		}

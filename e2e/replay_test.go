@@ -59,29 +59,12 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 			t.Errorf("%s: previous %+v, want completed: false (the first call was cut off by the reload)", who, re.Previous)
 		}
 	}
-	// reloaded waits for tb's new document with window.pling; evaluating
-	// fails while the old one goes away, so it evaluates afresh each time.
-	reloaded := func(tb *tab) {
-		t.Helper()
-		for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
-			ctx, cancel := context.WithTimeout(tb.ctx, time.Second)
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__before && !!(window.pling && window.pling.surface)`))
-			cancel()
-			if err == nil && ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the tab did not reload: %v", err)
-			}
-		}
-	}
-
 	// Tab A runs order-1, which reloads tab A mid-invoke.
 	eval[bool](a, `(window.__before = true)`)
 	if err := send(a, "order-1"); err == nil {
 		t.Fatal("order-1 in tab A answered although its page reloaded mid-call")
 	}
-	reloaded(a)
+	a.reloaded()
 	if n := executed.Load(); n != 1 {
 		t.Fatalf("order-1 ran %d times in tab A, want once", n)
 	}
@@ -124,7 +107,25 @@ func testReplayReload(t *testing.T, site *browserSite, extra *http.ServeMux) {
 		if n := executed.Load(); n != int64(i+2) || replays != 1 {
 			t.Fatalf("%s sent from both tabs at once: %d executions in all (want %d), %d REPLAY_DETECTED (want 1)", id, n, i+2, replays)
 		}
-		reloaded(ran)
+		ran.reloaded()
+	}
+}
+
+// reloaded waits for the tab's new document with window.pling.surface,
+// after the test set window.__before in the old one; evaluating fails
+// while the old one goes away, so it evaluates afresh each time.
+func (tb *tab) reloaded() {
+	tb.t.Helper()
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(tb.ctx, time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__before && !!(window.pling && window.pling.surface)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatalf("the tab did not reload: %v", err)
+		}
 	}
 }
 

@@ -21,7 +21,6 @@ type snippet struct {
 }
 
 var (
-	htmlBlock  = regexp.MustCompile("(?ms)^```html\n(.*?)^```")
 	norunMark  = regexp.MustCompile(`<!--\s*pling:norun:?\s*(.*?)\s*-->\s*$`)
 	declaresOn = regexp.MustCompile(`pling\.action\(|data-pling-action=`)
 )
@@ -29,12 +28,17 @@ var (
 // docSnippets reads every ```html block of README.md and docs/*.md. A
 // block is marked not run by an HTML comment <!-- pling:norun: REASON -->
 // on the line before it; a mark without a reason is refused.
-func docSnippets(t *testing.T) []snippet { return docFenced(t, htmlBlock) }
+func docSnippets(t *testing.T) []snippet { return docFenced(t, "html") }
 
-// docFenced reads the fenced blocks that block matches (the text in its
-// first group) of README.md and docs/*.md, with their marks.
-func docFenced(t *testing.T, block *regexp.Regexp) []snippet {
+// docFenced reads the fenced blocks of README.md and docs/*.md whose
+// language is one of langs, with their marks.
+func docFenced(t *testing.T, langs ...string) []snippet {
 	t.Helper()
+	alts := make([]string, len(langs))
+	for i, l := range langs {
+		alts[i] = regexp.QuoteMeta(l)
+	}
+	block := regexp.MustCompile("(?ms)^```(?:" + strings.Join(alts, "|") + ")\n(.*?)^```")
 	files, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)

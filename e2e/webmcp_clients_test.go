@@ -49,6 +49,20 @@ var webmcpConsumers = []webmcpConsumerKind{
 	{"playwright-mcp", startPlaywrightMCP},
 }
 
+// eachWebMCPConsumer runs test as a subtest for each consumer, with the
+// built module's directory; it installs the consumers from npm and drives
+// Chromium, which -short leaves out.
+func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcpConsumerKind)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
+	}
+	d := dist(t)
+	for _, c := range webmcpConsumers {
+		t.Run(c.name, func(t *testing.T) { test(t, d, c) })
+	}
+}
+
 // webmcpConsumerKind is a consumer by name, and how to start one.
 type webmcpConsumerKind struct {
 	name  string
@@ -83,90 +97,84 @@ type toolHints struct{ ReadOnly, Consequential bool }
 // with trusted input on the dialog. The page's own state, read over
 // DevTools, proves both ran.
 func TestWebMCPClients(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
-	}
-	d := dist(t)
-	for _, c := range webmcpConsumers {
-		t.Run(c.name, func(t *testing.T) {
-			site, ctx, mc := c.onSite(t, d, nil)
-			if err := mc.open(ctx, site.url+"/orders/"); err != nil {
-				t.Fatalf("opening the orders page: %v", err)
-			}
-			// The consumer's view of the page's tools, as its model sees it,
-			// on its first look right after the navigation: the orders
-			// page's declarations are all ones the mirror registers before
-			// the page's load event, without waiting for the module (on
-			// this development origin the module then starts
-			// at load to list the page's mistakes, TestWebMCPLazy serves a
-			// public name where it does not).
-			// What the model is told about each: the refund that needs a
-			// person is consequential, opening an order is a read.
-			want := map[string]toolHints{
-				"approve__order": {},
-				"refund__order":  {Consequential: true},
-				"open__order":    {ReadOnly: true},
-				"orders_filter":  {ReadOnly: true},
-			}
-			tools, err := mc.tools(ctx)
-			if err != nil {
-				t.Fatalf("listing the page's WebMCP tools: %v", err)
-			}
-			if diff := cmp.Diff(want, tools); diff != "" {
-				t.Fatalf("the page's tools as %s offers them on its first look after the navigation (-want +got):\n%s", c.name, diff)
-			}
+	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
+		site, ctx, mc := c.onSite(t, d, nil)
+		if err := mc.open(ctx, site.url+"/orders/"); err != nil {
+			t.Fatalf("opening the orders page: %v", err)
+		}
+		// The consumer's view of the page's tools, as its model sees it,
+		// on its first look right after the navigation: the orders
+		// page's declarations are all ones the mirror registers before
+		// the page's load event, without waiting for the module (on
+		// this development origin the module then starts
+		// at load to list the page's mistakes, TestWebMCPLazy serves a
+		// public name where it does not).
+		// What the model is told about each: the refund that needs a
+		// person is consequential, opening an order is a read.
+		want := map[string]toolHints{
+			"approve__order": {},
+			"refund__order":  {Consequential: true},
+			"open__order":    {ReadOnly: true},
+			"orders_filter":  {ReadOnly: true},
+		}
+		tools, err := mc.tools(ctx)
+		if err != nil {
+			t.Fatalf("listing the page's WebMCP tools: %v", err)
+		}
+		if diff := cmp.Diff(want, tools); diff != "" {
+			t.Fatalf("the page's tools as %s offers them on its first look after the navigation (-want +got):\n%s", c.name, diff)
+		}
 
-			person := site.attachTab(t, "/orders/")
-			status := func(id string) string {
-				return eval[string](person, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
-			}
+		person := site.attachTab(t, "/orders/")
+		status := func(id string) string {
+			return eval[string](person, `document.querySelector('#rows .row[data-order="`+id+`"] .pill').textContent`)
+		}
 
-			// 1. A row action by the label the person reads: "#1005", the
-			// first word of "#1005 · Ines Chen · pending · €…".
-			order := visibleOrders(t, person, 1, "pending")[0]
-			label := strings.Fields(order.Label)[0]
-			out, err := mc.call(ctx, "approve__order", map[string]any{"record": label})
-			t.Logf("approve__order %s: %q", label, out)
-			if err != nil || !strings.Contains(out, "OK: approve@order on "+order.ID+" ran.") {
-				t.Errorf("approve__order by label %s answered %q, %v; want it to say approve@order ran on %s", label, out, err, order.ID)
-			}
-			if got := status(order.ID); got != "approved" {
-				t.Errorf("order %s (%s) is %q after the call, want approved", order.ID, label, got)
-			}
+		// 1. A row action by the label the person reads: "#1005", the
+		// first word of "#1005 · Ines Chen · pending · €…".
+		order := visibleOrders(t, person, 1, "pending")[0]
+		label := strings.Fields(order.Label)[0]
+		out, err := mc.call(ctx, "approve__order", map[string]any{"record": label})
+		t.Logf("approve__order %s: %q", label, out)
+		if err != nil || !strings.Contains(out, "OK: approve@order on "+order.ID+" ran.") {
+			t.Errorf("approve__order by label %s answered %q, %v; want it to say approve@order ran on %s", label, out, err, order.ID)
+		}
+		if got := status(order.ID); got != "approved" {
+			t.Errorf("order %s (%s) is %q after the call, want approved", order.ID, label, got)
+		}
 
-			// 2. A refund a person must approve: the call waits until the
-			// person clicks Approve in the page's dialog.
-			var refund namedOrder
-			for _, o := range refundable(t, person, 2) {
-				if o.ID != order.ID {
-					refund = namedOrder{o.ID, strings.Fields(o.Label)[0]}
-					break
-				}
+		// 2. A refund a person must approve: the call waits until the
+		// person clicks Approve in the page's dialog.
+		var refund namedOrder
+		for _, o := range refundable(t, person, 2) {
+			if o.ID != order.ID {
+				refund = namedOrder{o.ID, strings.Fields(o.Label)[0]}
+				break
 			}
-			done := make(chan callOutcome, 1)
-			go func() {
-				out, err := mc.call(ctx, "refund__order", map[string]any{"record": refund.label, "reason": "damaged"})
-				done <- callOutcome{out, err}
-			}()
-			shown := person.personAnswers("approve")
-			if !strings.Contains(shown, refund.label) {
-				t.Errorf("the approval dialog did not name the order %s: %q", refund.label, shown)
-			}
-			var res callOutcome
-			select {
-			case res = <-done:
-			case <-ctx.Done():
-				t.Fatalf("refund__order never answered after the person approved: %v", ctx.Err())
-			}
-			t.Logf("refund__order %s: %q", refund.label, res.text)
-			if res.err != nil || !strings.Contains(res.text, "OK: refund@order on "+refund.id+" ran.") {
-				t.Errorf("refund__order %s answered %q, %v; want it to say refund@order ran on %s", refund.label, res.text, res.err, refund.id)
-			}
-			if got := status(refund.id); got != "refunded" {
-				t.Errorf("order %s (%s) is %q after the approved refund, want refunded", refund.id, refund.label, got)
-			}
-		})
-	}
+		}
+		done := make(chan callOutcome, 1)
+		go func() {
+			out, err := mc.call(ctx, "refund__order", map[string]any{"record": refund.label, "reason": "damaged"})
+			done <- callOutcome{out, err}
+		}()
+		shown := person.personAnswers("approve")
+		if !strings.Contains(shown, refund.label) {
+			t.Errorf("the approval dialog did not name the order %s: %q", refund.label, shown)
+		}
+		var res callOutcome
+		select {
+		case res = <-done:
+		case <-ctx.Done():
+			t.Fatalf("refund__order never answered after the person approved: %v", ctx.Err())
+		}
+		t.Logf("refund__order %s: %q", refund.label, res.text)
+		if res.err != nil || !strings.Contains(res.text, "OK: refund@order on "+refund.id+" ran.") {
+			t.Errorf("refund__order %s answered %q, %v; want it to say refund@order ran on %s", refund.label, res.text, res.err, refund.id)
+		}
+		if got := status(refund.id); got != "refunded" {
+			t.Errorf("order %s (%s) is %q after the approved refund, want refunded", refund.id, refund.label, got)
+		}
+	})
 }
 
 // namedOrder is an order as the test names it: its id and the label word a

@@ -146,10 +146,7 @@ func TestWebMCPLazy(t *testing.T) {
 	}
 
 	// The row action, by the label a person reads, once the module runs.
-	if out := eval[string](tb, `(async () => {
-  const tool = (await document.modelContext.getTools()).find((t) => t.name === "ship__order");
-  return await document.modelContext.executeTool(tool, { record: "#1002", carrier: "post" });
-})()`); !strings.HasPrefix(out, "OK: ship@order on o2 ran.") || !eval[bool](tb, `window.ran.includes("ship o2")`) {
+	if out := tb.executeTool("ship__order", `{ record: "#1002", carrier: "post" }`); !strings.HasPrefix(out, "OK: ship@order on o2 ran.") || !eval[bool](tb, `window.ran.includes("ship o2")`) {
 		t.Errorf("ship__order by label answered %q; ran %v", out, eval[[]string](tb, `window.ran`))
 	}
 

@@ -86,24 +86,18 @@ func TestWebMCPNative(t *testing.T) {
 
 	// A row action by the label people read, through the browser's
 	// executeTool: the text is the one thing the model reads, code first.
-	exec := func(name, args string) string {
-		return eval[string](tb, `(async () => {
-  const tool = (await document.modelContext.getTools()).find((t) => t.name === `+jsString(name)+`);
-  return await document.modelContext.executeTool(tool, `+args+`);
-})()`)
-	}
-	out := exec("close__ticket", `{ record: "T-0847" }`)
+	out := tb.executeTool("close__ticket", `{ record: "T-0847" }`)
 	if !strings.HasPrefix(out, "OK: close@ticket on t1 ran.") || strings.Contains(out, `"evidence"`) {
 		t.Errorf("executeTool by label answered %q", out)
 	}
-	out = exec("note_add", `{ text: "hi" }`)
+	out = tb.executeTool("note_add", `{ text: "hi" }`)
 	if !strings.HasPrefix(out, "OK: note.add ran.\nProof: ran increase met (1 → 2)") {
 		t.Errorf("executeTool note_add answered %q", out)
 	}
 
 	// What the model reads is shorter than the Surface response it
 	// summarizes (before, it got that response twice).
-	text := exec("tickets_search", `{}`)
+	text := tb.executeTool("tickets_search", `{}`)
 	resp := eval[string](tb, `(async () => JSON.stringify(await pling.surface.handle({ protocol: "pling.surface/0.1", id: "size-1", method: "invoke", capability: "tickets.search" })))()`)
 	t.Logf("tickets_search: the model reads %d B (%q); the Surface response is %d B", len(text), text, len(resp))
 	if !strings.HasPrefix(text, "OK: tickets.search ran.") || len(text) >= len(resp) {
@@ -137,6 +131,17 @@ func TestWebMCPNative(t *testing.T) {
 	if ran := eval[string](tb, `JSON.stringify(window.ran)`); ran != `["close","note"]` {
 		t.Errorf("ran %s after the cancelled approval, want only close and note", ran)
 	}
+}
+
+// executeTool calls the page's WebMCP tool name through the browser's
+// document.modelContext.executeTool with args (a JavaScript expression)
+// and returns the text it answers.
+func (tb *tab) executeTool(name, args string) string {
+	tb.t.Helper()
+	return eval[string](tb, `(async () => {
+  const tool = (await document.modelContext.getTools()).find((t) => t.name === `+jsString(name)+`);
+  return await document.modelContext.executeTool(tool, `+args+`);
+})()`)
 }
 
 // jsString quotes s as a JS string literal.
@@ -195,17 +200,11 @@ func TestWebMCPNativeDeclarativeForm(t *testing.T) {
 	if diff := cmp.Diff([]string{"search_tickets"}, l.Tools); diff != "" {
 		t.Errorf("pling.tools() (-want +got):\n%s", diff)
 	}
-	exec := func(args string) string {
-		return eval[string](tb, `(async () => {
-  const tool = (await document.modelContext.getTools()).find((t) => t.name === "search_tickets");
-  return await document.modelContext.executeTool(tool, `+args+`);
-})()`)
-	}
 	// Pling validates before the page's code runs.
-	if out := exec(`{ q: "this query is far too long to pass" }`); !strings.HasPrefix(out, "INVALID_PARAMS:") {
+	if out := tb.executeTool("search_tickets", `{ q: "this query is far too long to pass" }`); !strings.HasPrefix(out, "INVALID_PARAMS:") {
 		t.Errorf("an overlong query answered %q", out)
 	}
-	out := exec(`{ q: "printer" }`)
+	out := tb.executeTool("search_tickets", `{ q: "printer" }`)
 	if !strings.HasPrefix(out, "OK: search_tickets ran.") || !strings.Contains(out, `Value: {"found":["t1"],"q":"printer"}`) {
 		t.Errorf("executeTool answered %q", out)
 	}
@@ -289,20 +288,14 @@ func TestWebMCPNativeDeclarativeFormRefused(t *testing.T) {
 	if levels != `["beginner","advanced"]` {
 		t.Errorf("the levels offered are %s, want the select's options without its \"\" placeholder", levels)
 	}
-	exec := func(args string) string {
-		return eval[string](tb, `(async () => {
-  const tool = (await document.modelContext.getTools()).find((t) => t.name === "book_class");
-  return await document.modelContext.executeTool(tool, `+args+`);
-})()`)
-	}
-	out := exec(`{ email: "not an address", level: "beginner" }`)
+	out := tb.executeTool("book_class", `{ email: "not an address", level: "beginner" }`)
 	if !strings.HasPrefix(out, "INVALID_PARAMS:") || !strings.Contains(out, "/email") || !strings.Contains(out, "the page says") {
 		t.Errorf("an e-mail the browser refuses answered %q; want INVALID_PARAMS at /email with the browser's message", out)
 	}
 	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `[]` {
 		t.Errorf("the form was submitted with values the browser refuses: %s", got)
 	}
-	if out := exec(`{ email: "ana@example.com", level: "beginner" }`); !strings.HasPrefix(out, "OK: book_class ran.") {
+	if out := tb.executeTool("book_class", `{ email: "ana@example.com", level: "beginner" }`); !strings.HasPrefix(out, "OK: book_class ran.") {
 		t.Errorf("a valid booking answered %q", out)
 	}
 	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `["ana@example.com|beginner"]` {

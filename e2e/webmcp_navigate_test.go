@@ -37,103 +37,97 @@ pling.action({ id: "wait", title: "Wait a while", risk: "read", run: () => { win
 // does not navigate answers as before, and a link the person follows
 // while a call runs is not held.
 func TestWebMCPNavigatingTool(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
-	}
-	d := dist(t)
-	for _, c := range webmcpConsumers {
-		t.Run(c.name, func(t *testing.T) {
-			// What the server received, by path: the posted name, or the query.
-			got := make(chan string, 16)
-			extra := http.NewServeMux()
-			extra.HandleFunc("/test/nav/form", staticPage(navigatingPage))
-			extra.HandleFunc("/test/nav/", func(w http.ResponseWriter, r *http.Request) {
-				_ = r.ParseForm()
-				got <- r.Method + " " + r.URL.Path + " " + r.Form.Encode()
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				_, _ = w.Write([]byte(`<!doctype html><title>Done</title><p>Done</p>`))
-			})
-			site, ctx, mc := c.onSite(t, d, extra)
-			open := func() {
-				t.Helper()
-				if err := mc.open(ctx, site.url+"/test/nav/form"); err != nil {
-					t.Fatalf("opening the page: %v", err)
+	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
+		// What the server received, by path: the posted name, or the query.
+		got := make(chan string, 16)
+		extra := http.NewServeMux()
+		extra.HandleFunc("/test/nav/form", staticPage(navigatingPage))
+		extra.HandleFunc("/test/nav/", func(w http.ResponseWriter, r *http.Request) {
+			_ = r.ParseForm()
+			got <- r.Method + " " + r.URL.Path + " " + r.Form.Encode()
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<!doctype html><title>Done</title><p>Done</p>`))
+		})
+		site, ctx, mc := c.onSite(t, d, extra)
+		open := func() {
+			t.Helper()
+			if err := mc.open(ctx, site.url+"/test/nav/form"); err != nil {
+				t.Fatalf("opening the page: %v", err)
+			}
+			for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
+				tools, err := mc.tools(ctx)
+				if err != nil {
+					t.Fatalf("listing the page's tools: %v", err)
 				}
-				for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
-					tools, err := mc.tools(ctx)
-					if err != nil {
-						t.Fatalf("listing the page's tools: %v", err)
-					}
-					if _, ok := tools["contact_send"]; ok {
-						return
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("the page's tools as %s offers them: %v", c.name, tools)
-					}
+				if _, ok := tools["contact_send"]; ok {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the page's tools as %s offers them: %v", c.name, tools)
 				}
 			}
-			received := func(want string) {
-				t.Helper()
-				select {
-				case r := <-got:
-					if r != want {
-						t.Errorf("the server received %q, want %q", r, want)
-					}
-				case <-time.After(waitLimit):
-					t.Errorf("the server never received %q", want)
-				}
-			}
-
-			for _, nav := range []struct {
-				tool     string
-				args     map[string]any
-				ran, to  string
-				received string
-			}{
-				{"contact_send", map[string]any{"name": "Ada Lovelace"}, "OK: contact.send ran.", "/test/nav/thanks", "POST /test/nav/thanks name=Ada+Lovelace"},
-				{"order_place", map[string]any{}, "OK: order.place ran.", "/test/nav/placed", "POST /test/nav/placed how=express&item=tea"},
-				{"help_open", map[string]any{}, "OK: help.open ran.", "/test/nav/help?from=tool", "GET /test/nav/help from=tool"},
-			} {
-				open()
-				out, err := mc.call(ctx, nav.tool, nav.args)
-				t.Logf("%s: %q", nav.tool, out)
-				line := "The page goes to " + nav.to + " once this answer is sent."
-				if err != nil || !strings.Contains(out, nav.ran) || !strings.Contains(out, line) {
-					t.Errorf("%s answered %q, %v; want %q and %q", nav.tool, out, err, nav.ran, line)
-				}
-				received(nav.received)
-			}
-
-			// A call that does not navigate: Pling's answer, no line.
-			open()
-			out, err := mc.call(ctx, "count", map[string]any{})
-			if err != nil || !strings.Contains(out, "OK: count ran.") || strings.Contains(out, "goes to") {
-				t.Errorf("count answered %q, %v; want it ran, with no navigation line", out, err)
-			}
-
-			// A link the person follows while a call runs goes at once.
-			person := site.attachTab(t, "/test/nav/form")
-			done := make(chan callOutcome, 1)
-			callCtx, stop := context.WithCancel(ctx)
-			defer stop()
-			go func() {
-				out, err := mc.call(callCtx, "wait", map[string]any{})
-				done <- callOutcome{out, err}
-			}()
-			person.waitJS(`window.waiting === true`) // the call is in its 8 s run
-			person.do(chromedp.Click(chromedp.CSS("#elsewhere")))
+		}
+		received := func(want string) {
+			t.Helper()
 			select {
 			case r := <-got:
-				if r != "GET /test/nav/elsewhere " {
-					t.Errorf("the server received %q, want the person's link", r)
+				if r != want {
+					t.Errorf("the server received %q, want %q", r, want)
 				}
-			case <-time.After(5 * time.Second):
-				t.Errorf("the person's link was not followed while the call ran")
+			case <-time.After(waitLimit):
+				t.Errorf("the server never received %q", want)
 			}
-			// What the consumer then answers is its own (the document it
-			// called into is gone): the test stops waiting for it.
-			stop()
-			<-done
-		})
-	}
+		}
+
+		for _, nav := range []struct {
+			tool     string
+			args     map[string]any
+			ran, to  string
+			received string
+		}{
+			{"contact_send", map[string]any{"name": "Ada Lovelace"}, "OK: contact.send ran.", "/test/nav/thanks", "POST /test/nav/thanks name=Ada+Lovelace"},
+			{"order_place", map[string]any{}, "OK: order.place ran.", "/test/nav/placed", "POST /test/nav/placed how=express&item=tea"},
+			{"help_open", map[string]any{}, "OK: help.open ran.", "/test/nav/help?from=tool", "GET /test/nav/help from=tool"},
+		} {
+			open()
+			out, err := mc.call(ctx, nav.tool, nav.args)
+			t.Logf("%s: %q", nav.tool, out)
+			line := "The page goes to " + nav.to + " once this answer is sent."
+			if err != nil || !strings.Contains(out, nav.ran) || !strings.Contains(out, line) {
+				t.Errorf("%s answered %q, %v; want %q and %q", nav.tool, out, err, nav.ran, line)
+			}
+			received(nav.received)
+		}
+
+		// A call that does not navigate: Pling's answer, no line.
+		open()
+		out, err := mc.call(ctx, "count", map[string]any{})
+		if err != nil || !strings.Contains(out, "OK: count ran.") || strings.Contains(out, "goes to") {
+			t.Errorf("count answered %q, %v; want it ran, with no navigation line", out, err)
+		}
+
+		// A link the person follows while a call runs goes at once.
+		person := site.attachTab(t, "/test/nav/form")
+		done := make(chan callOutcome, 1)
+		callCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			out, err := mc.call(callCtx, "wait", map[string]any{})
+			done <- callOutcome{out, err}
+		}()
+		person.waitJS(`window.waiting === true`) // the call is in its 8 s run
+		person.do(chromedp.Click(chromedp.CSS("#elsewhere")))
+		select {
+		case r := <-got:
+			if r != "GET /test/nav/elsewhere " {
+				t.Errorf("the server received %q, want the person's link", r)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("the person's link was not followed while the call ran")
+		}
+		// What the consumer then answers is its own (the document it
+		// called into is gone): the test stops waiting for it.
+		stop()
+		<-done
+	})
 }

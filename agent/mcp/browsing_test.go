@@ -21,6 +21,7 @@ import (
 
 	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/jsontrees"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 	"github.com/pling-go/pling/internal/testing/require"
 )
 
@@ -81,15 +82,8 @@ func call(t *testing.T, s *session, name string, args any) *sdk.CallToolResult {
 	return res
 }
 
-func text(res *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+// text is a result's text (mcptest.Text), which these tests read often.
+func text(res *sdk.CallToolResult) string { return mcptest.Text(res) }
 
 // waitTools waits until the tool list has (or lacks) name.
 func waitTools(t *testing.T, s *session, name string, present bool) []string {

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -35,7 +35,7 @@ func TestToolListLeavesDefaultHintsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	wire := new(atomic.Pointer[json.RawMessage])
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, rawTools{ct, wire}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, mcptest.Tools{Transport: ct, Last: wire}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,34 +62,4 @@ func TestToolListLeavesDefaultHintsOut(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("annotations on the wire (-want +got):\n%s", diff)
 	}
-}
-
-// rawTools keeps the tools array of a tools/list answer as it came over
-// the transport.
-type rawTools struct {
-	sdk.Transport
-	last *atomic.Pointer[json.RawMessage]
-}
-
-func (r rawTools) Connect(ctx context.Context) (sdk.Connection, error) {
-	c, err := r.Transport.Connect(ctx)
-	return rawConn{c, r.last}, err
-}
-
-type rawConn struct {
-	sdk.Connection
-	last *atomic.Pointer[json.RawMessage]
-}
-
-func (c rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Response); ok {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		if json.Unmarshal(r.Result, &res) == nil && len(res.Tools) > 0 {
-			c.last.Store(&res.Tools)
-		}
-	}
-	return msg, err
 }

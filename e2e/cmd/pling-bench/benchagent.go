@@ -8,10 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
@@ -48,12 +48,8 @@ var agentSides = []string{sidePling, sidePWSnapshot, sidePWFind, sidePWWebMCP}
 
 // agentReport is what pling-bench agent writes as JSON.
 type agentReport struct {
-	Date    string `json:"date"`
-	Machine struct {
-		CPUs      int    `json:"cpus"`
-		LoadStart string `json:"loadAverageStart"`
-		LoadEnd   string `json:"loadAverageEnd"`
-	} `json:"machine"`
+	Date       string        `json:"date"`
+	Machine    benchMachine  `json:"machine"`
 	Browser    string        `json:"browser"`
 	Playwright string        `json:"playwrightMCP"`
 	Runs       int           `json:"runs"`
@@ -128,6 +124,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !ok {
 		return exit
 	}
+	fail := failer(stderr, "agent")
 	if *runs < 1 {
 		fmt.Fprintln(stderr, "pling-bench agent: --runs must be at least 1")
 		return 2
@@ -135,8 +132,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *dump != "" {
 		f, err := os.Create(*dump)
 		if err != nil {
-			fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
-			return 1
+			return fail("%v", err)
 		}
 		defer f.Close()
 		agentDump = f
@@ -157,8 +153,7 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 			err = writeAgentReport(*render, &rep)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
-			return 1
+			return fail("%v", err)
 		}
 		io.WriteString(stdout, agentMarkdown(&rep))
 		return 0
@@ -187,15 +182,13 @@ func runBenchAgent(ctx context.Context, args []string, stdout, stderr io.Writer)
 			sides = append(sides, strings.TrimSpace(n))
 		}
 	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "agent: "+format+"\n", a...) }
+	progress := progressTo(stderr, "agent: ")
 	rep, err := benchAgent(ctx, agentConfig{dist: *dist, pling: *plingBin, runs: *runs, cache: *cacheDir, chromium: *chromium, tasks: tasks, sides: sides, progress: progress})
 	if err != nil {
-		fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
-		return 1
+		return fail("%v", err)
 	}
 	if err := writeAgentReport(*out, rep); err != nil {
-		fmt.Fprintf(stderr, "pling-bench agent: %v\n", err)
-		return 1
+		return fail("%v", err)
 	}
 	md := agentMarkdown(rep)
 	io.WriteString(stdout, md)
@@ -226,7 +219,7 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	rep := &agentReport{Date: reportDate(), Runs: cfg.runs,
 		Playwright: playwrightMCPPackage + "@" + playwrightMCPVersion,
 		TokensNote: "estimated tokens = bytes / 4 (no tokenizer is run)"}
-	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
+	rep.Machine = startMachine()
 	// Both sides launch the same binary: the headless shell where pling's
 	// launcher would use it (Playwright's own headless default is a
 	// headless shell too).
@@ -273,30 +266,25 @@ func benchAgent(ctx context.Context, cfg agentConfig) (*agentReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stopSite func()
-	if rig.base, stopSite, err = serveLoopback(srv); err != nil {
-		return nil, err
-	}
-	defer stopSite()
-
-	// The help desk, the site written from the docs only, on its own
-	// server (its paths are not the demo's).
+	// The help desk, the site written from the docs only (its paths are
+	// not the demo's).
 	hd, err := helpdesk.New(module, plinghttp.WithBrotli(5, 5))
 	if err != nil {
 		return nil, err
 	}
-	var stopHelpdesk func()
-	if rig.helpdesk, stopHelpdesk, err = serveLoopback(hd); err != nil {
-		return nil, err
+	// Each site on a server of its own: the demo, the help desk, and the
+	// same help desk without Pling.
+	for _, s := range []struct {
+		base *string
+		h    http.Handler
+	}{{&rig.base, srv}, {&rig.helpdesk, hd}, {&rig.plain, withoutPling(hd)}} {
+		base, stop, err := serveLoopback(s.h)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		*s.base = base
 	}
-	defer stopHelpdesk()
-
-	// The same help desk without Pling, on a server of its own.
-	var stopPlain func()
-	if rig.plain, stopPlain, err = serveLoopback(withoutPling(hd)); err != nil {
-		return nil, err
-	}
-	defer stopPlain()
 
 	for _, t := range cfg.tasks {
 		res := agentResult{Name: t.Name, Ask: t.Ask, Ratios: map[string]ratios3{}, WithoutPling: t.Site == sitePlain}
@@ -560,17 +548,10 @@ func browserVersion(bin string) string {
 }
 
 func writeAgentReport(out string, rep *agentReport) error {
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
+	stem, err := writeArtifact(out, rep)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(out, append(js, '\n'), 0o644); err != nil {
-		return err
-	}
-	stem := strings.TrimSuffix(out, filepath.Ext(out))
 	if err := os.WriteFile(stem+".md", []byte(agentMarkdown(rep)), 0o644); err != nil {
 		return err
 	}

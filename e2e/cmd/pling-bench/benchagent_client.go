@@ -13,8 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/internal/testing/mcptest"
 )
 
 // agentMeter is what one side of the agent benchmark spent on one task:
@@ -78,7 +79,7 @@ func connectMCP(ctx context.Context, t sdk.Transport, m *agentMeter) (*mcpServer
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-bench-agent", Version: "0"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Store(true); changes.Add(1) }})
 	wire := new(atomic.Pointer[json.RawMessage])
-	cs, err := c.Connect(ctx, wireTransport{t, wire}, nil)
+	cs, err := c.Connect(ctx, mcptest.Tools{Transport: t, Last: wire}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -103,39 +104,6 @@ func (s *mcpServer) close() {
 // countChanges adds the notifications received since the last count to
 // the meter.
 func (s *mcpServer) countChanges() { s.meter.ListChanged += int(s.changes.Swap(0)) }
-
-// wireTransport keeps the tools array of each tools/list answer as it
-// came over t (the last one in last): one client lists at a time.
-type wireTransport struct {
-	sdk.Transport
-	last *atomic.Pointer[json.RawMessage]
-}
-
-func (w wireTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	c, err := w.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return wireConn{c, w.last}, nil
-}
-
-type wireConn struct {
-	sdk.Connection
-	last *atomic.Pointer[json.RawMessage]
-}
-
-func (c wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Response); ok && len(r.Result) > 0 {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		if json.Unmarshal(r.Result, &res) == nil && len(res.Tools) > 0 {
-			c.last.Store(&res.Tools)
-		}
-	}
-	return msg, err
-}
 
 func (s *mcpServer) listTools(ctx context.Context) error {
 	res, err := s.cs.ListTools(ctx, &sdk.ListToolsParams{})
@@ -184,14 +152,7 @@ func (s *mcpServer) rawCall(ctx context.Context, name string, args map[string]an
 	if err != nil {
 		return toolResult{}, fmt.Errorf("%s: %w", name, err)
 	}
-	var r toolResult
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	r.Text, r.IsError = text.String(), res.IsError
+	r := toolResult{Text: mcptest.Text(res), IsError: res.IsError}
 	if res.StructuredContent != nil {
 		r.Structured, _ = json.Marshal(res.StructuredContent)
 	}

@@ -61,23 +61,8 @@ var plainTasks = []agentTask{
 		Name: "plain helpdesk close", Site: sitePlain, Ask: "close ticket " + taskTicket + " on the help desk without Pling",
 		pw: helpdeskTasks[0].pw,
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
-			if err := a.open(ctx, "/tickets/", "browser.view"); err != nil {
-				return "", err
-			}
-			v, err := a.view(ctx)
-			if err != nil {
-				return "", err
-			}
-			search, err := viewRef(v, "searchbox", "Search")
-			if err != nil {
-				return "", err
-			}
-			if _, err := a.act(ctx, "fill", search, taskTicket); err != nil {
-				return "", err
-			}
-			// Enter in the search box submits its form, as a person's
-			// would: the result lists the rows it brought.
-			out, err := a.act(ctx, "press", search, "Enter")
+			// The search's result lists the rows it brought.
+			out, err := a.fillAndEnter(ctx, "/tickets/", "searchbox", "Search", taskTicket)
 			if err != nil {
 				return "", err
 			}
@@ -100,21 +85,7 @@ var plainTasks = []agentTask{
 		Name: "plain helpdesk setting", Site: sitePlain, Ask: "set the help desk's answer time to " + taskSLA + " hours in its settings, without Pling",
 		pw: helpdeskTasks[1].pw,
 		pling: func(ctx context.Context, a *plingAgent) (string, error) {
-			if err := a.open(ctx, "/admin/", "browser.view"); err != nil {
-				return "", err
-			}
-			v, err := a.view(ctx)
-			if err != nil {
-				return "", err
-			}
-			field, err := viewRef(v, "spinbutton", "Answer within (hours)")
-			if err != nil {
-				return "", err
-			}
-			if _, err := a.act(ctx, "fill", field, taskSLA); err != nil {
-				return "", err
-			}
-			out, err := a.act(ctx, "press", field, "Enter")
+			out, err := a.fillAndEnter(ctx, "/admin/", "spinbutton", "Answer within (hours)", taskSLA)
 			if err != nil {
 				return "", err
 			}
@@ -139,6 +110,27 @@ func (a *plingAgent) view(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("browser.view: %.1200s", r.Text)
 	}
 	return r.Text, nil
+}
+
+// fillAndEnter opens path, fills the view's field with role and name
+// with text and presses Enter in it, which submits its form as a
+// person's Enter would; it returns what the press's browser.act said.
+func (a *plingAgent) fillAndEnter(ctx context.Context, path, role, name, text string) (string, error) {
+	if err := a.open(ctx, path, "browser.view"); err != nil {
+		return "", err
+	}
+	v, err := a.view(ctx)
+	if err != nil {
+		return "", err
+	}
+	field, err := viewRef(v, role, name)
+	if err != nil {
+		return "", err
+	}
+	if _, err := a.act(ctx, "fill", field, text); err != nil {
+		return "", err
+	}
+	return a.act(ctx, "press", field, "Enter")
 }
 
 // act calls browser.act; a refusal fails the run.

@@ -65,10 +65,7 @@ var agentTasks = []agentTask{
 			}
 			person := a.personHandoff(ctx, "/shop/")
 			r, err := a.invoke(ctx, "checkout", map[string]any{})
-			if perr := <-person; perr != nil {
-				return "", fmt.Errorf("the person: %w", perr)
-			}
-			if err != nil {
+			if err := afterPerson(person, err); err != nil {
 				return "", err
 			}
 			if r.Evidence == nil || r.Evidence.Handoff != "done" {
@@ -110,25 +107,8 @@ var agentTasks = []agentTask{
 	},
 	{
 		Name: "setting", webmcp: webmcpSetting, Ask: "set orders per page to " + taskPageSize + " in the settings and save",
-		pling: func(ctx context.Context, a *plingAgent) (string, error) {
-			if err := a.open(ctx, "/settings/", "settings_save"); err != nil {
-				return "", err
-			}
-			n, _ := strconv.Atoi(taskPageSize)
-			if _, err := a.invoke(ctx, "settings_save", map[string]any{"pageSize": n}); err != nil {
-				return "", err
-			}
-			return "saved", nil
-		},
-		pw: func(ctx context.Context, a *pwAgent) (string, error) {
-			if err := a.navigate(ctx, "/settings/"); err != nil {
-				return "", err
-			}
-			if err := a.typeInto(ctx, "spinbutton", "Orders per page", taskPageSize); err != nil {
-				return "", err
-			}
-			return a.saveSettings(ctx)
-		},
+		pling: plingSaveNumber("/settings/", "pageSize", taskPageSize),
+		pw:    pwSaveNumber("/settings/", "Orders per page", taskPageSize, demoSave),
 	},
 	{
 		Name: "two pages", webmcp: webmcpTwoPages, Ask: "turn on refund e-mails in the settings, save, then approve order " + taskOrder2 + " on the orders page",
@@ -151,7 +131,7 @@ var agentTasks = []agentTask{
 			if err := a.click(ctx, "checkbox", "Email me when an order is refunded"); err != nil {
 				return "", err
 			}
-			if _, err := a.saveSettings(ctx); err != nil {
+			if _, err := a.save(ctx, demoSave); err != nil {
 				return "", err
 			}
 			if err := a.navigate(ctx, ordersAllRows); err != nil {
@@ -220,38 +200,11 @@ var helpdeskTasks = []agentTask{
 	},
 	{
 		Name: "helpdesk setting", webmcp: webmcpHelpdeskSetting, Site: "helpdesk", Ask: "set the help desk's answer time to " + taskSLA + " hours in its settings (every field prefilled and required)",
-		pling: func(ctx context.Context, a *plingAgent) (string, error) {
-			if err := a.open(ctx, "/admin/", "settings_save"); err != nil {
-				return "", err
-			}
-			// The form's inputs are all prefilled and required: the tool's
-			// schema has each current value as its default, so the agent
-			// sends the one it changes and the others keep the page's.
-			n, _ := strconv.Atoi(taskSLA)
-			if _, err := a.invoke(ctx, "settings_save", map[string]any{"slaHours": n}); err != nil {
-				return "", err
-			}
-			return "saved", nil
-		},
-		pw: func(ctx context.Context, a *pwAgent) (string, error) {
-			if err := a.navigate(ctx, "/admin/"); err != nil {
-				return "", err
-			}
-			if err := a.typeInto(ctx, "spinbutton", "Answer within (hours)", taskSLA); err != nil {
-				return "", err
-			}
-			if err := a.click(ctx, "button", "Save"); err != nil {
-				return "", err
-			}
-			text, err := a.look(ctx, "Saved.")
-			if err != nil {
-				return "", err
-			}
-			if !strings.Contains(text, "Saved.") {
-				return "", errors.New("no \"Saved.\" in a later look")
-			}
-			return "saved", nil
-		},
+		// The form's inputs are all prefilled and required: the tool's
+		// schema has each current value as its default, so the Pling
+		// script sends the one it changes and the others keep the page's.
+		pling: plingSaveNumber("/admin/", "slaHours", taskSLA),
+		pw:    pwSaveNumber("/admin/", "Answer within (hours)", taskSLA, settingsSave{button: "Save", done: "Saved."}),
 	},
 }
 
@@ -303,18 +256,66 @@ func (a *pwAgent) approve(ctx context.Context, label string) (string, error) {
 	}
 }
 
-func (a *pwAgent) saveSettings(ctx context.Context) (string, error) {
-	if err := a.click(ctx, "button", "Save settings"); err != nil {
+// plingSaveNumber is the Pling script for "set the number field to
+// value in the settings at path and save": settings_save with that field
+// alone.
+func plingSaveNumber(path, field, value string) func(context.Context, *plingAgent) (string, error) {
+	return func(ctx context.Context, a *plingAgent) (string, error) {
+		if err := a.open(ctx, path, "settings_save"); err != nil {
+			return "", err
+		}
+		n, _ := strconv.Atoi(value)
+		if _, err := a.invoke(ctx, "settings_save", map[string]any{field: n}); err != nil {
+			return "", err
+		}
+		return "saved", nil
+	}
+}
+
+// pwSaveNumber is the Playwright script for the same: type value into the
+// spin button labelled label, and save.
+func pwSaveNumber(path, label, value string, s settingsSave) func(context.Context, *pwAgent) (string, error) {
+	return func(ctx context.Context, a *pwAgent) (string, error) {
+		if err := a.navigate(ctx, path); err != nil {
+			return "", err
+		}
+		if err := a.typeInto(ctx, "spinbutton", label, value); err != nil {
+			return "", err
+		}
+		return a.save(ctx, s)
+	}
+}
+
+// settingsSave is how a site's settings form is saved: its button's
+// name, and the text the page shows once it saved.
+type settingsSave struct{ button, done string }
+
+// demoSave is the demo's settings form's.
+var demoSave = settingsSave{button: "Save settings", done: "Settings saved"}
+
+// save clicks the form's save button and sees the page say it saved in a
+// later look.
+func (a *pwAgent) save(ctx context.Context, s settingsSave) (string, error) {
+	if err := a.click(ctx, "button", s.button); err != nil {
 		return "", err
 	}
-	text, err := a.look(ctx, "Settings saved")
+	text, err := a.look(ctx, s.done)
 	if err != nil {
 		return "", err
 	}
-	if !strings.Contains(text, "Settings saved") {
-		return "", errors.New("no \"Settings saved\" in a later snapshot")
+	if !strings.Contains(text, s.done) {
+		return "", fmt.Errorf("no %q in a later look", s.done)
 	}
 	return "saved", nil
+}
+
+// afterPerson is the error of a call that handed over to the person once
+// the person is done: theirs first, the call's failure following from it.
+func afterPerson(person <-chan error, err error) error {
+	if perr := <-person; perr != nil {
+		return fmt.Errorf("the person: %w", perr)
+	}
+	return err
 }
 
 // personConfirms is the person at the bank's window, on the Playwright

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -191,21 +192,28 @@ func TestAgentBenchSmoke(t *testing.T) {
 	if b, err := exec.CommandContext(ctx, "go", "build", "-o", bin, plingPackage).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
+	// runOnce runs task once on sides (nil: every side), and fails t
+	// unless the task completed.
+	runOnce := func(t *testing.T, task agentTask, sides []string) *agentReport {
+		t.Helper()
+		rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{task},
+			sides: sides, progress: t.Logf})
+		if err != nil {
+			if os.Getenv("PLING_REQUIRE_NPM") != "1" && strings.Contains(err.Error(), "npm install") {
+				t.Skipf("npm cannot install %s: %v", playwrightMCPPackage, err)
+			}
+			t.Fatal(err)
+		}
+		if f := rep.Tasks[0].Failure; f != "" {
+			t.Fatal(f)
+		}
+		return rep
+	}
 	task := agentTasks[2]
 	if task.Name != "setting" {
 		t.Fatalf("task 2 is %q", task.Name)
 	}
-	rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{task},
-		progress: t.Logf})
-	if err != nil {
-		if os.Getenv("PLING_REQUIRE_NPM") != "1" && strings.Contains(err.Error(), "npm install") {
-			t.Skipf("npm cannot install %s: %v", playwrightMCPPackage, err)
-		}
-		t.Fatal(err)
-	}
-	if f := rep.Tasks[0].Failure; f != "" {
-		t.Fatal(f)
-	}
+	rep := runOnce(t, task, nil)
 	var sides []string
 	for _, f := range rep.Tasks[0].Sides {
 		sides = append(sides, f.Side)
@@ -238,14 +246,7 @@ func TestAgentBenchSmoke(t *testing.T) {
 		if approve.Name != "approve" {
 			t.Fatalf("task 0 is %q", approve.Name)
 		}
-		rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{approve},
-			sides: []string{sidePling, sidePWWebMCP}, progress: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := rep.Tasks[0].Failure; f != "" {
-			t.Fatal(f)
-		}
+		rep := runOnce(t, approve, []string{sidePling, sidePWWebMCP})
 		w, ok := figure(rep.Tasks[0].Sides, sidePWWebMCP)
 		if !ok || w.Result != taskOrder+" approved" || !strings.Contains(w.Note, "records by label") || strings.Contains(w.Note, "clicked") {
 			t.Errorf("the WebMCP peer: %+v", w)
@@ -263,14 +264,7 @@ func TestAgentBenchSmoke(t *testing.T) {
 	// without Pling.
 	t.Run("the help desk without Pling", func(t *testing.T) {
 		task := plainTasks[1]
-		rep, err := benchAgent(ctx, agentConfig{dist: dist, pling: bin, runs: 1, cache: defaultAgentCache(), tasks: []agentTask{task},
-			sides: []string{sidePling, sidePWSnapshot}, progress: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := rep.Tasks[0].Failure; f != "" {
-			t.Fatal(f)
-		}
+		rep := runOnce(t, task, []string{sidePling, sidePWSnapshot})
 		p, _ := figure(rep.Tasks[0].Sides, sidePling)
 		if p.Result != "saved" || !slices.ContainsFunc(p.Trace, func(c string) bool { return strings.HasPrefix(c, "browser.act ") }) {
 			t.Errorf("pling mcp on the help desk without Pling: %+v", p)
@@ -365,5 +359,35 @@ func TestListChangedTargets(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("targets (-want +got):\n%s", d)
+	}
+}
+
+// TestAfterPerson: a call that handed over to the person fails with the
+// person's error when they failed (the call's failure follows from it),
+// else with its own.
+func TestAfterPerson(t *testing.T) {
+	callErr, personErr := errors.New("call"), errors.New("no tab")
+	for _, tc := range []struct {
+		name         string
+		person, call error
+		want         string
+	}{
+		{"both done", nil, nil, ""},
+		{"the call failed", nil, callErr, "call"},
+		{"the person failed", personErr, nil, "the person: no tab"},
+		{"both failed", personErr, callErr, "the person: no tab"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			person := make(chan error, 1)
+			person <- tc.person
+			err := afterPerson(person, tc.call)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want || tc.person != nil && !errors.Is(err, personErr) {
+				t.Errorf("afterPerson = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

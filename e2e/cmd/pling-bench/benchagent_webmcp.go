@@ -431,10 +431,7 @@ func webmcpCheckout(ctx context.Context, a *webmcpAgent) (string, error) {
 	}
 	person := a.person(ctx, "/shop/")
 	text, err := a.call(ctx, "checkout", map[string]any{})
-	if perr := <-person; perr != nil {
-		return "", fmt.Errorf("the person: %w", perr)
-	}
-	if err != nil {
+	if err := afterPerson(person, err); err != nil {
 		return "", err
 	}
 	m := totalIn.FindStringSubmatch(text)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"sort"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -92,11 +90,8 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	if !ok {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench authority: "+format+"\n", a...)
-		return 1
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "· "+format+"\n", a...) }
+	fail := failer(stderr, "authority")
+	progress := progressTo(stderr, "· ")
 	rep := &baReport{Date: reportDate(), Machine: map[string]any{"cpus": goruntime.NumCPU(), "loadStart": loadAverage()},
 		Ratios: map[string]float64{}}
 
@@ -171,14 +166,11 @@ func runBenchAuthority(ctx context.Context, args []string, stdout, stderr io.Wri
 	printBenchAuthority(&md, rep)
 	stdout.Write(md.Bytes())
 	if *out != "" {
-		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		stem, err := writeArtifact(*out, rep)
+		if err != nil {
 			return fail("%v", err)
 		}
-		j, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*out, append(j, '\n'), 0o644); err != nil {
-			return fail("%v", err)
-		}
-		if err := os.WriteFile(strings.TrimSuffix(*out, filepath.Ext(*out))+".md", md.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(stem+".md", md.Bytes(), 0o644); err != nil {
 			return fail("%v", err)
 		}
 		progress("wrote %s and its .md", *out)

@@ -41,17 +41,13 @@ type bbOptions struct {
 // milliseconds, sizes bytes.
 type bbReport struct {
 	// Date is when the run began, UTC (the docs give it with the figures).
-	Date    string `json:"date,omitempty"`
-	Browser string `json:"browser"`
-	Machine struct {
-		CPUs      int    `json:"cpus"`
-		LoadStart string `json:"loadAverageStart"` // /proc/loadavg: 1, 5, 15 minutes
-		LoadEnd   string `json:"loadAverageEnd"`
-	} `json:"machine"`
-	V8                  string  `json:"v8"`
-	Server              string  `json:"server"`
-	CrossOriginIsolated bool    `json:"crossOriginIsolated"`
-	TimerResolutionUs   float64 `json:"timerResolutionUs"`
+	Date                string       `json:"date,omitempty"`
+	Browser             string       `json:"browser"`
+	Machine             benchMachine `json:"machine"`
+	V8                  string       `json:"v8"`
+	Server              string       `json:"server"`
+	CrossOriginIsolated bool         `json:"crossOriginIsolated"`
+	TimerResolutionUs   float64      `json:"timerResolutionUs"`
 	Polyfill            struct {
 		Package string `json:"package"`
 		Version string `json:"version"`
@@ -316,14 +312,11 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 		fl.Usage()
 		return 2
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench browser: "+format+"\n", a...)
-		return 1
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "bench-browser: "+format+"\n", a...) }
+	fail := failer(stderr, "browser")
+	progress := progressTo(stderr, "bench-browser: ")
 
 	rep := &bbReport{Date: reportDate(), Server: "pling serve handler (demosite), in-process (COOP same-origin, COEP require-corp)"}
-	rep.Machine.CPUs, rep.Machine.LoadStart = goruntime.NumCPU(), loadAverage()
+	rep.Machine = startMachine()
 	rep.Polyfill.Package = polyfillPackage
 	polyFile, polyVer, err := polyfillIIFE(ctx, *polyfill, *cacheDir, progress)
 	if err != nil {
@@ -419,6 +412,19 @@ func runBenchBrowser(ctx context.Context, args []string, stdout, stderr io.Write
 	printBenchBrowser(stdout, rep, ran)
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", *out, svgPath)
 	return 0
+}
+
+// benchMachine is the machine a report was measured on: its CPUs, and
+// the load average (loadAverage) when the run started and when it ended.
+type benchMachine struct {
+	CPUs      int    `json:"cpus"`
+	LoadStart string `json:"loadAverageStart"`
+	LoadEnd   string `json:"loadAverageEnd"`
+}
+
+// startMachine is the machine as a run starts.
+func startMachine() benchMachine {
+	return benchMachine{CPUs: goruntime.NumCPU(), LoadStart: loadAverage()}
 }
 
 // loadAverage is the first three fields of /proc/loadavg ("" elsewhere):
@@ -537,6 +543,26 @@ func eval[T any](tctx context.Context, timeout time.Duration, expr string) (T, e
 	c, cancel := context.WithTimeout(tctx, timeout)
 	defer cancel()
 	return chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// evalInto evaluates expr in the tab and decodes its value into v with
+// encoding/json, whose field names match the harness's whatever their
+// case.
+func evalInto(tctx context.Context, timeout time.Duration, expr string, v any) error {
+	raw, err := eval[json.RawMessage](tctx, timeout, expr)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// rowsURL is url for mode: "all" asks the page for every row
+// (?rows=all), any other mode for its virtualized window.
+func rowsURL(url, mode string) string {
+	if mode == "all" {
+		return url + "?rows=all"
+	}
+	return url
 }
 
 // open is a new tab on url with the harness installed.

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pling-go/pling/internal/demosite"
@@ -85,14 +83,10 @@ func serveBenchPages(ctx context.Context, dist string, poly []byte, quality int,
 // writeBenchBrowser writes the report as JSON to out, the ARIA snapshots
 // it measured beside it, and its chart (returning the chart's path).
 func writeBenchBrowser(out string, rep *bbReport, ran map[string]bool) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	stem, err := writeArtifact(out, rep)
+	if err != nil {
 		return "", err
 	}
-	js, _ := json.MarshalIndent(rep, "", "  ")
-	if err := os.WriteFile(out, append(js, '\n'), 0o644); err != nil {
-		return "", err
-	}
-	stem := strings.TrimSuffix(out, filepath.Ext(out))
 	if ran["snapshot"] {
 		// The ARIA snapshots the byte counts are of, for a reader to see.
 		for name, pg := range map[string]bbSnapshotPage{"virtualized": rep.Snapshot.Virtualized, "all-rows": rep.Snapshot.AllRows} {

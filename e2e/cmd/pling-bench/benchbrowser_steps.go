@@ -30,11 +30,10 @@ func (b *bbBrowser) describe(base string, o bbOptions, rep *bbReport) error {
 			return err
 		}
 		defer done()
-		raw, err := eval[json.RawMessage](tctx, o.timeout, expr)
-		if err != nil {
+		if err := evalInto(tctx, o.timeout, expr, into); err != nil {
 			return fmt.Errorf("%s: %w", url, err)
 		}
-		return json.Unmarshal(raw, into)
+		return nil
 	}
 	arg := func(reps int) string { return jsArgs(map[string]int{"warm": 20, "reps": reps}) }
 	var r100, r1000 bbDescribeResult
@@ -65,10 +64,7 @@ func (b *bbBrowser) describe(base string, o bbOptions, rep *bbReport) error {
 		done()
 		return err
 	}
-	raw, err := eval[json.RawMessage](tctx, o.timeout, "__bench.getTools("+arg(max(o.reps/3, 20))+")")
-	if err == nil {
-		err = json.Unmarshal(raw, &p1000)
-	}
+	err = evalInto(tctx, o.timeout, "__bench.getTools("+arg(max(o.reps/3, 20))+")", &p1000)
 	var t0 []float64
 	if err == nil {
 		t0, err = eval[[]float64](tctx, o.timeout, "__bench.timeout0("+arg(o.reps)+")")
@@ -130,10 +126,7 @@ func (b *bbBrowser) observer(base string, o bbOptions, rep *bbReport, poly []byt
 		for _, mode := range []string{"virtualized", "all"} {
 			ob.Pages[kind][mode] = map[string]bbEdits{}
 			for _, v := range []string{"pling", "polyfill", "none", "empty"} {
-				url := base + "/bench/orders-" + v + ".html"
-				if mode == "all" {
-					url += "?rows=all"
-				}
+				url := rowsURL(base+"/bench/orders-"+v+".html", mode)
 				tctx, done, err := b.open(url)
 				if err != nil {
 					return err
@@ -143,11 +136,8 @@ func (b *bbBrowser) observer(base string, o bbOptions, rep *bbReport, poly []byt
 					Elements int
 					Rows     int
 				}
-				raw, err := eval[json.RawMessage](tctx, o.timeout, "__bench.edits("+jsArgs(map[string]any{"kind": kind, "warm": 3, "reps": max(o.reps/5, 20), "batch": 50})+")")
+				err = evalInto(tctx, o.timeout, "__bench.edits("+jsArgs(map[string]any{"kind": kind, "warm": 3, "reps": max(o.reps/5, 20), "batch": 50})+")", &res)
 				done()
-				if err == nil {
-					err = json.Unmarshal(raw, &res)
-				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", url, err)
 				}
@@ -168,10 +158,7 @@ func (b *bbBrowser) observer(base string, o bbOptions, rep *bbReport, poly []byt
 func (b *bbBrowser) snapshot(base string, rep *bbReport) error {
 	s := &rep.Snapshot
 	for _, mode := range []string{"virtualized", "all"} {
-		url := base + "/orders/"
-		if mode == "all" {
-			url += "?rows=all"
-		}
+		url := rowsURL(base+"/orders/", mode)
 		tctx, done, err := b.open(url)
 		if err != nil {
 			return err
@@ -182,16 +169,10 @@ func (b *bbBrowser) snapshot(base string, rep *bbReport) error {
 			Folds        []bbFold
 			DomRows      int
 		}
-		raw, err := eval[json.RawMessage](tctx, time.Minute, "__bench.describeBytes()")
-		if err == nil {
-			err = json.Unmarshal(raw, &d)
-		}
+		err = evalInto(tctx, time.Minute, "__bench.describeBytes()", &d)
 		if err == nil && mode == "all" {
 			var rt struct{ Tools, Items, Bytes int }
-			raw, err = eval[json.RawMessage](tctx, time.Minute, "__bench.rowTools()")
-			if err == nil {
-				err = json.Unmarshal(raw, &rt)
-			}
+			err = evalInto(tctx, time.Minute, "__bench.rowTools()", &rt)
 			s.PerRowTools, s.PerRowBytes = rt.Tools, rt.Bytes
 		}
 		var ax accessibility.GetFullAXTreeResult

@@ -261,12 +261,9 @@ func (b *bbBrowser) visits(base, page string, o bbOptions, wait time.Duration, p
 		Starts    []float64
 		Bytes     int
 	}
-	raw, err := eval[json.RawMessage](fctx, 5*time.Minute, "__bench.floor("+jsArgs(map[string]any{
-		"exec": "/pling/wasm_exec.js", "wasm": "/pling/pling.wasm", "reads": 7, "starts": 4})+")")
+	err = evalInto(fctx, 5*time.Minute, "__bench.floor("+jsArgs(map[string]any{
+		"exec": "/pling/wasm_exec.js", "wasm": "/pling/pling.wasm", "reads": 7, "starts": 4})+")", &fl)
 	fdone()
-	if err == nil {
-		err = json.Unmarshal(raw, &fl)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("the cold path's floor: %w", err)
 	}

@@ -55,10 +55,7 @@ func runBenchDocs(_ context.Context, args []string, stdout, stderr io.Writer) in
 	if !ok {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench docs: "+format+"\n", a...)
-		return 1
-	}
+	fail := failer(stderr, "docs")
 	for _, n := range names {
 		if !slices.Contains(docBlockNames(), n) {
 			return fail("no block %q (blocks: %s)", n, strings.Join(docBlockNames(), ", "))
@@ -284,3 +281,21 @@ func renderGatewayBlock(art []byte, w io.Writer) (string, error) {
 
 // reportDate is when a benchmark report is written, as the docs give it.
 func reportDate() string { return time.Now().UTC().Format("2006-01-02 15:04 UTC") }
+
+// writeArtifact writes a benchmark's report to path (making its
+// directory) as the JSON pling-bench docs reads: indented by two spaces,
+// with a final newline. It returns path without its extension, the stem
+// of the Markdown, chart or snapshots a benchmark writes beside it.
+func writeArtifact(path string, rep any) (stem string, err error) {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)), nil
+}

@@ -167,3 +167,28 @@ func TestBenchmarksDocGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteArtifact: a report is written as the JSON pling-bench docs
+// reads (two-space indent, a final newline), its directory made, and the
+// stem for the files beside it returned.
+func TestWriteArtifact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "artifacts", "bench-x.json")
+	stem, err := writeArtifact(path, struct {
+		Date  string `json:"date"`
+		Cells []int  `json:"cells"`
+	}{"2026-12-05 06:00 UTC", []int{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSuffix(path, ".json"); stem != want {
+		t.Errorf("stem %q, want %q", stem, want)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"date\": \"2026-12-05 06:00 UTC\",\n  \"cells\": [\n    1,\n    2\n  ]\n}\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("the artifact (-want +got):\n%s", diff)
+	}
+}

@@ -143,10 +143,7 @@ func runBenchModsize(ctx context.Context, args []string, stdout, stderr io.Write
 	if _, exit, ok := cliflags.Parse(fl, args); !ok {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench modsize: "+format+"\n", a...)
-		return 1
-	}
+	fail := failer(stderr, "modsize")
 	rep, err := measureModsize(ctx, ".", *pkg, *tags, *wasmFile, stderr)
 	if err != nil {
 		return fail("%v", err)
@@ -155,35 +152,47 @@ func runBenchModsize(ctx context.Context, args []string, stdout, stderr io.Write
 	if *out == "" {
 		return 0
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return fail("%v", err)
-	}
-	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+	if _, err := writeArtifact(*out, rep); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "\nwritten: %s (pling-bench docs bench-modsize puts it in docs/benchmarks.md)\n", *out)
 	return 0
 }
 
+// goJS runs the go command in dir for GOOS=js (as make wasm does) and
+// returns its output; what it printed on stderr is in its error.
+func goJS(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return b, nil
+}
+
+// buildJS builds pkg in dir with tags into file as make wasm does
+// (-trimpath, no build id); with its name section unless strip (-s -w,
+// make wasm's own).
+func buildJS(ctx context.Context, dir, pkg, tags, file string, strip bool) error {
+	ldflags := "-ldflags=-buildid="
+	if strip {
+		ldflags = "-ldflags=-s -w -buildid="
+	}
+	args := []string{"build", "-trimpath", "-buildvcs=false"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	_, err := goJS(ctx, dir, append(args, ldflags, "-o", file, pkg)...)
+	return err
+}
+
 // measureModsize builds pkg in dir (or reads wasmFile) and sums it up.
 func measureModsize(ctx context.Context, dir, pkg, tags, wasmFile string, progress io.Writer) (*modsizeReport, error) {
 	rep := &modsizeReport{Date: reportDate(), Package: pkg, Tags: tags}
-	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	goCmd := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir, cmd.Env = dir, env
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		b, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-		}
-		return b, nil
-	}
+	goCmd := func(args ...string) ([]byte, error) { return goJS(ctx, dir, args...) }
 	if v, err := goCmd("env", "GOVERSION"); err == nil {
 		rep.Go = strings.TrimSpace(string(v))
 	}
@@ -220,11 +229,10 @@ func measureModsize(ctx context.Context, dir, pkg, tags, wasmFile string, progre
 		file = filepath.Join(tmp, "names.wasm")
 		stripped := filepath.Join(tmp, "stripped.wasm")
 		fmt.Fprintf(progress, "· building %s for GOOS=js without -s -w, and with them as make wasm does (a minute or more on a cold cache)\n", pkg)
-		base := slices.Concat([]string{"build", "-trimpath", "-buildvcs=false"}, tagArgs)
-		if _, err := goCmd(slices.Concat(base, []string{"-ldflags=-buildid=", "-o", file, pkg})...); err != nil {
+		if err := buildJS(ctx, dir, pkg, tags, file, false); err != nil {
 			return nil, err
 		}
-		if _, err := goCmd(slices.Concat(base, []string{"-ldflags=-s -w -buildid=", "-o", stripped, pkg})...); err != nil {
+		if err := buildJS(ctx, dir, pkg, tags, stripped, true); err != nil {
 			return nil, err
 		}
 		st, err := os.Stat(stripped)

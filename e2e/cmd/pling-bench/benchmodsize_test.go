@@ -40,21 +40,9 @@ func TestModsizeHello(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Read the module again to check the report against the bytes.
-	file := filepath.Join(dir, "hello.wasm")
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-buildid=", "-o", file, ".")
-	build.Dir, build.Env = dir, append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := parseWasm(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Build and read the module again to check the report against the
+	// bytes.
+	b, m := buildNamed(t, dir, ".")
 	if m.FileSize != rep.FileBytes {
 		t.Errorf("the same build is %d B, the report says %d B", m.FileSize, rep.FileBytes)
 	}
@@ -124,6 +112,25 @@ func TestModsizeHello(t *testing.T) {
 			t.Errorf("the printed report lacks %q:\n%s", want, out.String())
 		}
 	}
+}
+
+// buildNamed builds pkg in dir for GOOS=js with its name section, as
+// pling-bench modsize does, and reads the module.
+func buildNamed(t *testing.T, dir, pkg string) ([]byte, *wasmModule) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "names.wasm")
+	if err := buildJS(t.Context(), dir, pkg, "", file, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseWasm(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, m
 }
 
 // lebLen is the length of n as an unsigned LEB128.
@@ -217,12 +224,9 @@ func TestModuleSortInstances(t *testing.T) {
 		t.Skip("builds the module for GOOS=js (a minute on a cold cache); -short skips it")
 	}
 	root := filepath.Join("..", "..", "..")
-	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	list := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./wasm")
-	list.Dir, list.Env = root, env
-	out, err := list.Output()
+	out, err := goJS(t.Context(), root, "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./wasm")
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		t.Fatal(err)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Split(l, "\t")
@@ -242,20 +246,7 @@ func TestModuleSortInstances(t *testing.T) {
 		}
 	}
 
-	file := filepath.Join(t.TempDir(), "pling.wasm")
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-buildid=", "-o", file, "./wasm")
-	build.Dir, build.Env = root, env
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./wasm: %v: %s", err, out)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := parseWasm(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := buildNamed(t, root, "./wasm")
 	// RecordItem's shape as the name section writes it.
 	const recordShape = "go.shape.struct___ID_string__Label_string__Offscreen_bool__"
 	var found []string

@@ -24,6 +24,7 @@ import (
 	plingcdp "github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/chromium"
 	"github.com/pling-go/pling/internal/cliflags"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 	"github.com/pling-go/pling/plinghttp"
 )
@@ -186,11 +187,8 @@ func runBenchRows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !ok {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pling-bench rows: "+format+"\n", a...)
-		return 1
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "· "+format+"\n", a...) }
+	fail := failer(stderr, "rows")
+	progress := progressTo(stderr, "· ")
 	if _, err := os.Stat(*plingBin); err != nil {
 		return fail("no pling binary at %s (make build, or pass --pling)", *plingBin)
 	}
@@ -217,14 +215,7 @@ func runBenchRows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			n, s.MCP.Ms.P50, s.InPage.Ms.P50, s.Ratio, s.MCPPageInvokeMs, s.MCPPageDescribeMs, s.MCPRestMs, s.MCPPingMs, s.CDPEvalMs, s.MCPCPUMs, s.ReadsPerDescribe, s.DescribesCounted, s.DescribesOverlaps)
 	}
 	rep.Machine["loadEnd"] = loadAverage()
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fail("%v", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return fail("%v", err)
-	}
-	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+	if _, err := writeArtifact(*out, rep); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
@@ -364,7 +355,7 @@ func benchRowsSize(ctx context.Context, base, plingBin, bin string, n, calls int
 			return 0, fmt.Errorf("%s %s: %w\n%s", tool, rec, err, stderr.String())
 		}
 		if r.IsError || !expectationsMet(r.StructuredContent) {
-			return 0, fmt.Errorf("%s %s: %.800s", tool, rec, toolText(r))
+			return 0, fmt.Errorf("%s %s: %.800s", tool, rec, mcptest.Text(r))
 		}
 		return ms, nil
 	}
@@ -502,16 +493,6 @@ func hasTool(ts []*sdk.Tool, name string) bool {
 		}
 	}
 	return false
-}
-
-func toolText(r *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // expectationsMet: the result's evidence has expectations, all met.

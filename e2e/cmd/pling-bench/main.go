@@ -80,6 +80,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// failer is how a command fails: it prints "pling-bench CMD: " and the
+// message on stderr, and returns the exit status 1.
+func failer(stderr io.Writer, cmd string) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "pling-bench "+cmd+": "+format+"\n", a...)
+		return 1
+	}
+}
+
+// progressTo prints a command's progress on stderr, a line at a time
+// after prefix.
+func progressTo(stderr io.Writer, prefix string) func(format string, a ...any) {
+	return func(format string, a ...any) { fmt.Fprintf(stderr, prefix+format+"\n", a...) }
+}
+
 // serveLoopback serves h on a free loopback port until stop is called
 // and returns its address (http://127.0.0.1:PORT): the pages, sites and
 // module every benchmark drives are served this way.
