@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/npmtest"
 )
@@ -65,14 +63,7 @@ func TestMCPPrefilledFormsThroughPling(t *testing.T) {
 			if c.polyfill {
 				files["polyfill.js"] = string(npmtest.WebMCPPolyfill(t))
 				head = `<script src="/polyfill.js"></script>`
-				ctx, cancel := context.WithCancel(context.Background())
-				t.Cleanup(cancel)
-				b, err := cdp.Start(ctx, "about:blank", cdp.Options{Timeout: 30 * time.Second})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { b.Close() })
-				env = append(env, "PLING_CDP="+b.Endpoint())
+				env = browserWithoutWebMCP(t)
 			}
 			files["member.html"] = strings.Replace(prefilledFormsPage, "HEAD", head, 1)
 			base, _ := serveDirForTest(t, writeTree(t, files), dist)
