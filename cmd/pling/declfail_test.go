@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // failingPage declares one records reader that throws (its data is not
@@ -35,10 +33,9 @@ const failingPage = `<!doctype html><title>Orders</title>
 // working tool, and browser.page names the failures.
 func TestFailingDeclarationCommands(t *testing.T) {
 	browserTest(t)
-	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"orders.html": failingPage}), d)
+	base := serveFiles(t, map[string]string{"orders.html": failingPage})
 	page := base + "/orders.html"
 	bin := buildPling(t)
 

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // countPage has a read that changes nothing and a write that shows the
@@ -32,7 +30,7 @@ type countRig struct{ pp *plingProcess }
 func startCountPage(t *testing.T, poll string) countRig {
 	t.Helper()
 	browserTest(t)
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"count.html": countPage}), demotest.Dist(t))
+	base := serveFiles(t, map[string]string{"count.html": countPage})
 	return countRig{startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", base+"/count.html", "--poll", poll, "--verbose")}
 }
 

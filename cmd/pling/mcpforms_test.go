@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pling-go/pling/internal/testing/demotest"
 	"github.com/pling-go/pling/internal/testing/npmtest"
 )
 
@@ -51,7 +50,6 @@ addEventListener("DOMContentLoaded", () => setTimeout(async () => {
 func TestMCPPrefilledFormsThroughPling(t *testing.T) {
 	browserTest(t)
 	bin := buildPling(t)
-	dist := demotest.Dist(t)
 	for _, c := range []struct {
 		name     string
 		polyfill bool
@@ -66,7 +64,7 @@ func TestMCPPrefilledFormsThroughPling(t *testing.T) {
 				env = browserWithoutWebMCP(t)
 			}
 			files["member.html"] = strings.Replace(prefilledFormsPage, "HEAD", head, 1)
-			base, _ := serveDirForTest(t, writeTree(t, files), dist)
+			base := serveFiles(t, files)
 			pp := startPlingProcess(t, bin, env, "mcp", base+"/member.html")
 			pp.waitTool(t, "profile_save")
 

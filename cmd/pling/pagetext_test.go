@@ -15,8 +15,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // hostileJS is what a stranger's text does on a page: zero-width, a
@@ -126,10 +124,9 @@ const maxChildRSS = 160 << 20
 // printing the ESC sequences.
 func TestPageTextThroughPling(t *testing.T) {
 	browserTest(t)
-	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"reviews.html": hostilePage}), d)
+	base := serveFiles(t, map[string]string{"reviews.html": hostilePage})
 	page := base + "/reviews.html"
 
 	t.Run("mcp", func(t *testing.T) {

@@ -192,6 +192,15 @@ func serveDirHandler(t *testing.T, dir string) (*httptest.Server, *plinghttp.Ser
 	return ts, ph
 }
 
+// serveFiles writes files (path: content) to a scratch directory and
+// serves it as serveDirForTest does, with the built module; it returns
+// the base URL.
+func serveFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	base, _ := serveDirForTest(t, writeTree(t, files), demotest.Dist(t))
+	return base
+}
+
 // serveDirForTest runs pling serve --dir dir in process until the test
 // ends and returns its base URL and the tag it printed to paste.
 func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
