@@ -35,8 +35,7 @@ func TestFailingDeclarationCommands(t *testing.T) {
 	browserTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	base := serveFiles(t, map[string]string{"orders.html": failingPage})
-	page := base + "/orders.html"
+	page := servePage(t, "orders.html", failingPage)
 	bin := buildPling(t)
 
 	t.Run("pling check", func(t *testing.T) {

@@ -30,8 +30,8 @@ type countRig struct{ pp *plingProcess }
 func startCountPage(t *testing.T, poll string) countRig {
 	t.Helper()
 	browserTest(t)
-	base := serveFiles(t, map[string]string{"count.html": countPage})
-	return countRig{startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", base+"/count.html", "--poll", poll, "--verbose")}
+	page := servePage(t, "count.html", countPage)
+	return countRig{startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", page, "--poll", poll, "--verbose")}
 }
 
 // describes is how many describes pling mcp logged so far.

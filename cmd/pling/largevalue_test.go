@@ -59,8 +59,7 @@ func TestLargeValueHandedOver(t *testing.T) {
   pling.action({ id: "products.export", title: "Export the products as CSV", risk: "read", run: () => csv });
   pling.action({ id: "products.count", title: "Count the products", risk: "read", run: () => 5000 });
 </script>`
-		base := serveFiles(t, map[string]string{"products.html": page})
-		checkHandedOver(t, startPlingProcess(t, bin, []string{"PLING_CDP="}, "mcp", base+"/products.html", "--poll", "0"), csv)
+		checkHandedOver(t, startPlingProcess(t, bin, []string{"PLING_CDP="}, "mcp", servePage(t, "products.html", page), "--poll", "0"), csv)
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/agent/cdp"
+	"github.com/pling-go/pling/internal/testing/mcptest"
+	"github.com/pling-go/pling/internal/testing/npmtest"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
 
@@ -154,18 +155,7 @@ func (pp *plingProcess) call(t *testing.T, name string, args map[string]any) (st
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return toolText(res), res
-}
-
-// toolText is the text of a tool's result: its text parts, joined.
-func toolText(res *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	return mcptest.Text(res), res
 }
 
 // callText calls a tool on cs and returns its text and whether it
@@ -177,7 +167,17 @@ func callText(cs *sdk.ClientSession, name string, args map[string]any) (string, 
 	if err != nil {
 		return err.Error(), false
 	}
-	return toolText(res), !res.IsError
+	return mcptest.Text(res), !res.IsError
+}
+
+// eachWebMCP runs f as two subtests: "native", where pling mcp's own
+// browser has WebMCP (polyfill and env nil), and "polyfill", where a
+// browser without it runs the page (env has pling mcp use it), so the
+// page's model context is the polyfill's (@mcp-b/webmcp-polyfill, whose
+// script is polyfill) if the page loads it.
+func eachWebMCP(t *testing.T, f func(t *testing.T, polyfill []byte, env []string)) {
+	t.Run("native", func(t *testing.T) { f(t, nil, nil) })
+	t.Run("polyfill", func(t *testing.T) { f(t, npmtest.WebMCPPolyfill(t), browserWithoutWebMCP(t)) })
 }
 
 // browserWithoutWebMCP starts a Chromium whose pages have no native

@@ -13,7 +13,6 @@ import (
 
 	"github.com/pling-go/pling/internal/helpdesk"
 	"github.com/pling-go/pling/internal/testing/demotest"
-	"github.com/pling-go/pling/internal/testing/npmtest"
 )
 
 // webmcpPageJS is a page without Pling that registers its own tools with
@@ -100,105 +99,92 @@ func TestMCPWebMCPPage(t *testing.T) {
 		t.Skip("builds pling and drives Chromium: not in -short mode")
 	}
 	bin := buildPling(t)
-	for _, c := range []struct {
-		name     string
-		polyfill bool
-	}{{"native", false}, {"polyfill", true}} {
-		t.Run(c.name, func(t *testing.T) {
-			var polyfill []byte
-			var env []string
-			if c.polyfill {
-				polyfill = npmtest.WebMCPPolyfill(t)
-				// A browser without native WebMCP: the page's model
-				// context is the polyfill's.
-				env = browserWithoutWebMCP(t)
-			}
-			var partner *webmcpSite
-			site := newWebMCPSite(t, "localhost", polyfill, func() string { return partner.url })
-			partner = newWebMCPSite(t, "127.0.0.1", polyfill, func() string { return site.url })
-			pp := startPlingProcess(t, bin, env, "mcp", site.url+"/tools.html")
+	eachWebMCP(t, func(t *testing.T, polyfill []byte, env []string) {
+		var partner *webmcpSite
+		site := newWebMCPSite(t, "localhost", polyfill, func() string { return partner.url })
+		partner = newWebMCPSite(t, "127.0.0.1", polyfill, func() string { return site.url })
+		pp := startPlingProcess(t, bin, env, "mcp", site.url+"/tools.html")
 
-			tools := pp.waitTool(t, "webmcp.resize")
-			t.Run("listed", func(t *testing.T) {
-				for _, name := range []string{"webmcp.lookup", "webmcp.resize", "webmcp.delete_alerts", "webmcp.leave"} {
-					if tools[name] == nil {
-						t.Errorf("tools/list lacks %s", name)
-					}
+		tools := pp.waitTool(t, "webmcp.resize")
+		t.Run("listed", func(t *testing.T) {
+			for _, name := range []string{"webmcp.lookup", "webmcp.resize", "webmcp.delete_alerts", "webmcp.leave"} {
+				if tools[name] == nil {
+					t.Errorf("tools/list lacks %s", name)
 				}
-				if l := tools["webmcp.lookup"]; l != nil && (l.Annotations == nil || !l.Annotations.ReadOnlyHint || !strings.HasPrefix(l.Description, "[The page's own words")) {
-					t.Errorf("webmcp.lookup listed as %+v", l)
-				}
-			})
-			t.Run("hints", func(t *testing.T) {
-				// Only what the page said: a tool without hints is, to
-				// MCP, a write that may be destructive; nothing the page
-				// did not mark read-only is called harmless.
-				for _, name := range []string{"webmcp.resize", "webmcp.delete_alerts", "webmcp.wipe"} {
-					tl := tools[name]
-					if tl == nil {
-						continue
-					}
-					if a := tl.Annotations; a != nil && (a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint)) {
-						b, _ := json.Marshal(a)
-						t.Errorf("%s is listed with %s; the page said nothing of the kind", name, b)
-					}
-				}
-			})
-			t.Run("call", func(t *testing.T) {
-				out, res := pp.call(t, "webmcp.lookup", map[string]any{"word": "pling"})
-				if res.IsError || !strings.Contains(out, "meaning of pling") {
-					t.Errorf("webmcp.lookup answered (error %v) %q", res.IsError, out)
-				}
-			})
-			t.Run("schema", func(t *testing.T) {
-				for _, bad := range []struct {
-					name  string
-					args  map[string]any
-					field string
-				}{
-					{"below its minimum", map[string]any{"height": -3, "width": 2}, `"/height"`},
-					{"a required field missing", map[string]any{"height": 1}, `"/width"`},
-					{"the wrong type", map[string]any{"height": "tall", "width": 2}, `"/height"`},
-				} {
-					out, res := pp.call(t, "webmcp.resize", bad.args)
-					if !res.IsError || !strings.HasPrefix(out, "INVALID_PARAMS: ") || !strings.Contains(out, bad.field) {
-						t.Errorf("%s: webmcp.resize %v answered (error %v) %q; want INVALID_PARAMS naming %s", bad.name, bad.args, res.IsError, out, bad.field)
-					}
-				}
-				if ran := site.tools(); slices.Contains(ran, "resize") {
-					t.Errorf("the page's resize ran on arguments its schema refuses: %v", ran)
-				}
-				out, res := pp.call(t, "webmcp.resize", map[string]any{"height": 3, "width": 2})
-				if res.IsError || !strings.Contains(out, "resized to 2x3") {
-					t.Errorf("webmcp.resize on valid arguments answered (error %v) %q", res.IsError, out)
-				}
-			})
-			t.Run("browser.page", func(t *testing.T) {
-				out, _ := pp.call(t, "browser.page", nil)
-				if !strings.Contains(out, "webmcp.lookup") || strings.Contains(out, "no page tools") {
-					t.Errorf("browser.page does not list the page's WebMCP tools:\n%s", out)
-				}
-			})
-			t.Run("left the allowed site", func(t *testing.T) {
-				out, res := pp.call(t, "webmcp.leave", nil)
-				if res.IsError || !strings.Contains(out, partner.url) {
-					t.Errorf("webmcp.leave answered (error %v) %q; want it to say the tab went to %s", res.IsError, out, partner.url)
-				}
-				out, res = pp.call(t, "webmcp.lookup", map[string]any{"word": "secret"})
-				if !res.IsError {
-					t.Errorf("a page tool was called on a page outside the allowed sites: %q", out)
-				}
-				for _, tl := range pp.list(t) {
-					if strings.HasPrefix(tl.Name, "webmcp.") {
-						t.Errorf("outside the allowed sites, tools/list has %s", tl.Name)
-					}
-				}
-				if ran := partner.tools(); len(ran) > 0 {
-					t.Errorf("the page outside the allowed sites ran %v", ran)
-				}
-			})
+			}
+			if l := tools["webmcp.lookup"]; l != nil && (l.Annotations == nil || !l.Annotations.ReadOnlyHint || !strings.HasPrefix(l.Description, "[The page's own words")) {
+				t.Errorf("webmcp.lookup listed as %+v", l)
+			}
 		})
-	}
+		t.Run("hints", func(t *testing.T) {
+			// Only what the page said: a tool without hints is, to
+			// MCP, a write that may be destructive; nothing the page
+			// did not mark read-only is called harmless.
+			for _, name := range []string{"webmcp.resize", "webmcp.delete_alerts", "webmcp.wipe"} {
+				tl := tools[name]
+				if tl == nil {
+					continue
+				}
+				if a := tl.Annotations; a != nil && (a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint)) {
+					b, _ := json.Marshal(a)
+					t.Errorf("%s is listed with %s; the page said nothing of the kind", name, b)
+				}
+			}
+		})
+		t.Run("call", func(t *testing.T) {
+			out, res := pp.call(t, "webmcp.lookup", map[string]any{"word": "pling"})
+			if res.IsError || !strings.Contains(out, "meaning of pling") {
+				t.Errorf("webmcp.lookup answered (error %v) %q", res.IsError, out)
+			}
+		})
+		t.Run("schema", func(t *testing.T) {
+			for _, bad := range []struct {
+				name  string
+				args  map[string]any
+				field string
+			}{
+				{"below its minimum", map[string]any{"height": -3, "width": 2}, `"/height"`},
+				{"a required field missing", map[string]any{"height": 1}, `"/width"`},
+				{"the wrong type", map[string]any{"height": "tall", "width": 2}, `"/height"`},
+			} {
+				out, res := pp.call(t, "webmcp.resize", bad.args)
+				if !res.IsError || !strings.HasPrefix(out, "INVALID_PARAMS: ") || !strings.Contains(out, bad.field) {
+					t.Errorf("%s: webmcp.resize %v answered (error %v) %q; want INVALID_PARAMS naming %s", bad.name, bad.args, res.IsError, out, bad.field)
+				}
+			}
+			if ran := site.tools(); slices.Contains(ran, "resize") {
+				t.Errorf("the page's resize ran on arguments its schema refuses: %v", ran)
+			}
+			out, res := pp.call(t, "webmcp.resize", map[string]any{"height": 3, "width": 2})
+			if res.IsError || !strings.Contains(out, "resized to 2x3") {
+				t.Errorf("webmcp.resize on valid arguments answered (error %v) %q", res.IsError, out)
+			}
+		})
+		t.Run("browser.page", func(t *testing.T) {
+			out, _ := pp.call(t, "browser.page", nil)
+			if !strings.Contains(out, "webmcp.lookup") || strings.Contains(out, "no page tools") {
+				t.Errorf("browser.page does not list the page's WebMCP tools:\n%s", out)
+			}
+		})
+		t.Run("left the allowed site", func(t *testing.T) {
+			out, res := pp.call(t, "webmcp.leave", nil)
+			if res.IsError || !strings.Contains(out, partner.url) {
+				t.Errorf("webmcp.leave answered (error %v) %q; want it to say the tab went to %s", res.IsError, out, partner.url)
+			}
+			out, res = pp.call(t, "webmcp.lookup", map[string]any{"word": "secret"})
+			if !res.IsError {
+				t.Errorf("a page tool was called on a page outside the allowed sites: %q", out)
+			}
+			for _, tl := range pp.list(t) {
+				if strings.HasPrefix(tl.Name, "webmcp.") {
+					t.Errorf("outside the allowed sites, tools/list has %s", tl.Name)
+				}
+			}
+			if ran := partner.tools(); len(ran) > 0 {
+				t.Errorf("the page outside the allowed sites ran %v", ran)
+			}
+		})
+	})
 }
 
 // TestMCPListChangedOncePerNavigation runs the pling binary as an MCP

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/internal/testing/mcptest"
 )
 
 // hostileJS is what a stranger's text does on a page: zero-width, a
@@ -126,8 +128,7 @@ func TestPageTextThroughPling(t *testing.T) {
 	browserTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	base := serveFiles(t, map[string]string{"reviews.html": hostilePage})
-	page := base + "/reviews.html"
+	page := servePage(t, "reviews.html", hostilePage)
 
 	t.Run("mcp", func(t *testing.T) {
 		pp := connectPling(t, plingChild(t, ctx, "mcp", page, "--poll", "0"))
@@ -142,7 +143,7 @@ func TestPageTextThroughPling(t *testing.T) {
 				return "", "", nil, err
 			}
 			sc, _ := json.Marshal(res.StructuredContent)
-			return toolText(res), string(sc), res, nil
+			return mcptest.Text(res), string(sc), res, nil
 		}
 		t.Run("read result", func(t *testing.T) {
 			text, sc, _, err := call(t, "reviews_read")

@@ -201,6 +201,13 @@ func serveFiles(t *testing.T, files map[string]string) string {
 	return base
 }
 
+// servePage serves one page, html at /name, as serveFiles does and
+// returns its URL.
+func servePage(t *testing.T, name, html string) string {
+	t.Helper()
+	return serveFiles(t, map[string]string{name: html}) + "/" + name
+}
+
 // serveDirForTest runs pling serve --dir dir in process until the test
 // ends and returns its base URL and the tag it printed to paste.
 func serveDirForTest(t *testing.T, dir, dist string) (base, printed string) {
