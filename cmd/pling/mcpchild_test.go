@@ -24,7 +24,7 @@ import (
 
 // buildPling builds the pling command into a scratch folder and returns
 // its path: the binary a user runs, not this test binary.
-func buildPling(t *testing.T) string {
+func buildPling(t testing.TB) string {
 	t.Helper()
 	gotool, err := exec.LookPath("go")
 	if err != nil {
