@@ -44,10 +44,9 @@ const unexposedPage = `<!doctype html><title>No expose</title>
 // exits 0.
 func TestCheckCommand(t *testing.T) {
 	browserTest(t)
-	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage}), d)
+	base := serveFiles(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage, "unexposed.html": unexposedPage})
 	for _, tc := range []struct {
 		page     string
 		wantExit int
@@ -83,10 +82,9 @@ func TestCheckCommand(t *testing.T) {
 // has declaration mistakes or threw, and points at pling check.
 func TestDescribeSaysMistakes(t *testing.T) {
 	browserTest(t)
-	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage}), d)
+	base := serveFiles(t, map[string]string{"mistakes.html": mistakesPage, "clean.html": cleanPage})
 	for _, tc := range []struct{ page, want string }{
 		{"mistakes.html", "the page has 6 declaration mistake(s)"},
 		{"clean.html", ""},

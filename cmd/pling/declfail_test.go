@@ -5,14 +5,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // failingPage declares one records reader that throws (its data is not
@@ -38,15 +33,10 @@ const failingPage = `<!doctype html><title>Orders</title>
 // working tool, and browser.page names the failures.
 func TestFailingDeclarationCommands(t *testing.T) {
 	browserTest(t)
-	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"orders.html": failingPage}), d)
-	page := base + "/orders.html"
-	bin := filepath.Join(t.TempDir(), "pling")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	page := servePage(t, "orders.html", failingPage)
+	bin := buildPling(t)
 
 	t.Run("pling check", func(t *testing.T) {
 		cmd := exec.CommandContext(ctx, bin, "check", page)
@@ -69,21 +59,9 @@ func TestFailingDeclarationCommands(t *testing.T) {
 	})
 
 	t.Run("pling mcp", func(t *testing.T) {
-		cmd := exec.Command(bin, "mcp", page, "--poll", "0")
-		cmd.Env = append(os.Environ(), "PLING_CDP=")
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
-		if err != nil {
-			t.Fatalf("connect: %v\n%s", err, stderr.String())
-		}
-		defer cs.Close()
-		tools, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatalf("tools/list: %v\n%s", err, stderr.String())
-		}
+		pp := startPlingProcess(t, bin, []string{"PLING_CDP="}, "mcp", page, "--poll", "0")
 		var names []string
-		for _, tl := range tools.Tools {
+		for _, tl := range pp.list(t) {
 			names = append(names, tl.Name)
 		}
 		list := " " + strings.Join(names, " ") + " "
@@ -97,24 +75,17 @@ func TestFailingDeclarationCommands(t *testing.T) {
 				t.Errorf("tools %v: a failed declaration %q is listed as a tool", names, not)
 			}
 		}
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser.page", Arguments: map[string]any{}})
-		if err != nil || res.IsError {
-			t.Fatalf("browser.page: %v %+v\n%s", err, res, stderr.String())
-		}
-		var text strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				text.WriteString(tc.Text)
-			}
+		text, res := pp.call(t, "browser.page", map[string]any{})
+		if res.IsError {
+			t.Fatalf("browser.page: %s", text)
 		}
 		for _, want := range []string{"orders not loaded yet", "cart is undefined", "stock is not defined"} {
-			if !strings.Contains(text.String(), want) {
-				t.Errorf("browser.page does not name %q:\n%s", want, text.String())
+			if !strings.Contains(text, want) {
+				t.Errorf("browser.page does not name %q:\n%s", want, text)
 			}
 		}
-		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "refresh", Arguments: map[string]any{}})
-		if err != nil || res.IsError {
-			t.Errorf("refresh: %v %+v", err, res)
+		if text, res := pp.call(t, "refresh", map[string]any{}); res.IsError {
+			t.Errorf("refresh: %s", text)
 		}
 	})
 }

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // countPage has a read that changes nothing and a write that shows the
@@ -24,6 +22,37 @@ const countPage = `<!doctype html><title>Count</title>
   pling.action({ id: "count.add", title: "Add one", run: () => { n++; document.getElementById("n").textContent = String(n); return n; } });
 </script>`
 
+// countRig is pling mcp (the binary, a child process with the Go SDK's
+// client on its stdio) on the count page in Chromium, with --verbose,
+// whose log of exchanges counts the describes.
+type countRig struct{ pp *plingProcess }
+
+func startCountPage(t *testing.T, poll string) countRig {
+	t.Helper()
+	browserTest(t)
+	page := servePage(t, "count.html", countPage)
+	return countRig{startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", page, "--poll", poll, "--verbose")}
+}
+
+// describes is how many describes pling mcp logged so far.
+func (c countRig) describes() int { return strings.Count(c.pp.stderr.String(), "method=describe") }
+
+// settled waits until quietFor passes without a describe, and returns
+// how many there were; still describing after 30 s fails the test.
+func (c countRig) settled(t *testing.T, what string, quietFor time.Duration) int {
+	t.Helper()
+	n, since := c.describes(), time.Now()
+	for deadline := time.Now().Add(30 * time.Second); time.Since(since) < quietFor; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still describing after 30 s (%d describes)", what, c.describes())
+		}
+		if m := c.describes(); m != n {
+			n, since = m, time.Now()
+		}
+	}
+	return n
+}
+
 // TestMCPDescribesWhenChanged: through the pling binary (a child
 // process, the Go SDK's client on its stdio, a page in Chromium) with
 // --poll 100ms, pling mcp describes the page when it changed, not at
@@ -33,31 +62,14 @@ const countPage = `<!doctype html><title>Count</title>
 // again. The describes are counted in --verbose's log of exchanges
 // (were every look to describe, that would be about ten a second).
 func TestMCPDescribesWhenChanged(t *testing.T) {
-	browserTest(t)
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"count.html": countPage}), demotest.Dist(t))
-	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", base+"/count.html", "--poll", "100ms", "--verbose")
+	c := startCountPage(t, "100ms")
+	pp, describes := c.pp, c.describes
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	describes := func() int { return strings.Count(pp.stderr.String(), "method=describe") }
-	// quiet waits until a second passes without a describe, and returns
-	// how many there were.
-	quiet := func(what string) int {
-		t.Helper()
-		n, since := describes(), time.Now()
-		for deadline := time.Now().Add(30 * time.Second); time.Since(since) < time.Second; time.Sleep(50 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: still describing after 30 s (%d describes)", what, describes())
-			}
-			if m := describes(); m != n {
-				n, since = m, time.Now()
-			}
-		}
-		return n
-	}
 	if _, err := pp.cs.ListTools(ctx, nil); err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	start := quiet("start")
+	start := c.settled(t, "start", time.Second)
 	if start < 1 || start > 3 {
 		t.Errorf("%d describes to start, want 1 to 3", start)
 	}
@@ -82,7 +94,7 @@ func TestMCPDescribesWhenChanged(t *testing.T) {
 			t.Fatal("no describe after the page's DOM changed")
 		}
 	}
-	after := quiet("after the change")
+	after := c.settled(t, "after the change", time.Second)
 	t.Logf("describes: %d to start, %d after ten reads, %d after one change", start, start, after)
 	if after-start > 2 {
 		t.Errorf("%d describes for one change, want 1 or 2", after-start)
@@ -97,32 +109,22 @@ func TestMCPDescribesWhenChanged(t *testing.T) {
 // and the next list describes. The describes are counted in --verbose's
 // log of exchanges.
 func TestMCPToolsListDescribesWhenChanged(t *testing.T) {
-	browserTest(t)
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"count.html": countPage}), demotest.Dist(t))
-	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", base+"/count.html", "--poll", "0", "--verbose")
+	c := startCountPage(t, "0")
+	pp, describes := c.pp, c.describes
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	describes := func() int { return strings.Count(pp.stderr.String(), "method=describe") }
-	// settled waits until half a second passes without a describe logged
-	// (the log reaches the test through a pipe of its own, after the
-	// answer it went with), and returns how many there were.
-	settled := func() int {
-		n, since := describes(), time.Now()
-		for deadline := time.Now().Add(30 * time.Second); time.Since(since) < 500*time.Millisecond && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if m := describes(); m != n {
-				n, since = m, time.Now()
-			}
-		}
-		return n
-	}
+	// Half a second without a describe logged is settled here (the log
+	// reaches the test through a pipe of its own, after the answer it
+	// went with).
+	settled := func(what string) int { return c.settled(t, what, 500*time.Millisecond) }
 	pp.waitTool(t, "count_add")
-	start := settled()
+	start := settled("start")
 	for i := 0; i < 10; i++ {
 		if _, err := pp.cs.ListTools(ctx, nil); err != nil {
 			t.Fatalf("tools/list %d: %v", i, err)
 		}
 	}
-	if n := settled(); n != start {
+	if n := settled("after ten tools/list"); n != start {
 		t.Errorf("%d describes for ten tools/list on an unchanged page, want none (%d before them)", n-start, start)
 	}
 	// The call, or the list after it, describes the changed page (which
@@ -135,7 +137,7 @@ func TestMCPToolsListDescribesWhenChanged(t *testing.T) {
 	if _, err := pp.cs.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := settled() - before; n < 1 || n > 2 {
+	if n := settled("after the change") - before; n < 1 || n > 2 {
 		t.Errorf("%d describes for a call that changed the page's DOM and the tools/list after it, want 1 or 2", n)
 	}
 	t.Logf("describes: %d to start, none for ten tools/list, %d for a call that changed the page and the list after it", start, describes()-before)

@@ -12,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	plingmcp "github.com/pling-go/pling/agent/mcp"
-	"github.com/pling-go/pling/internal/testing/demotest"
 )
 
 // exportCSV is a 5,000-row CSV export of about 250 KB, with a character
@@ -60,8 +59,7 @@ func TestLargeValueHandedOver(t *testing.T) {
   pling.action({ id: "products.export", title: "Export the products as CSV", risk: "read", run: () => csv });
   pling.action({ id: "products.count", title: "Count the products", risk: "read", run: () => 5000 });
 </script>`
-		base, _ := serveDirForTest(t, writeTree(t, map[string]string{"products.html": page}), demotest.Dist(t))
-		checkHandedOver(t, startPlingProcess(t, bin, []string{"PLING_CDP="}, "mcp", base+"/products.html", "--poll", "0"), csv)
+		checkHandedOver(t, startPlingProcess(t, bin, []string{"PLING_CDP="}, "mcp", servePage(t, "products.html", page), "--poll", "0"), csv)
 	})
 }
 

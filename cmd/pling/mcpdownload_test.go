@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,15 +87,9 @@ func TestMCPDownloadAsResource(t *testing.T) {
 		logo[i] = byte(i * 7 % 251)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /export.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, downloadPage)
-	})
+	mux.HandleFunc("GET /export.html", htmlPage(func() string { return downloadPage }))
 	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(demotest.Dist(t)))))
-	mux.HandleFunc("GET /export-pling.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, exportPlingPage)
-	})
+	mux.HandleFunc("GET /export-pling.html", htmlPage(func() string { return exportPlingPage }))
 	mux.HandleFunc("GET /data.csv", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		io.WriteString(w, csv)
@@ -118,10 +111,9 @@ func TestMCPDownloadAsResource(t *testing.T) {
 			io.WriteString(w, line)
 		}
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	site := serveAt(t, "127.0.0.1", mux)
 	tmp := t.TempDir()
-	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP=", "TMPDIR=" + tmp}, "mcp", srv.URL+"/export.html")
+	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP=", "TMPDIR=" + tmp}, "mcp", site+"/export.html")
 
 	click := func(t *testing.T, role, name string) *sdk.CallToolResult {
 		t.Helper()

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pling-go/pling/agent/cdp"
-	"github.com/pling-go/pling/internal/testing/demotest"
-	"github.com/pling-go/pling/internal/testing/npmtest"
 )
 
 // prefilledFormsPage has a WebMCP declarative form and a Pling markup
@@ -53,72 +48,57 @@ addEventListener("DOMContentLoaded", () => setTimeout(async () => {
 func TestMCPPrefilledFormsThroughPling(t *testing.T) {
 	browserTest(t)
 	bin := buildPling(t)
-	dist := demotest.Dist(t)
-	for _, c := range []struct {
-		name     string
-		polyfill bool
-	}{{"native", false}, {"polyfill", true}} {
-		t.Run(c.name, func(t *testing.T) {
-			files := map[string]string{"profile.json": `{"email":"ana@example.com","level":"beginner","name":"Ana","phone":"555 0101"}`}
-			head := ""
-			var env []string
-			if c.polyfill {
-				files["polyfill.js"] = string(npmtest.WebMCPPolyfill(t))
-				head = `<script src="/polyfill.js"></script>`
-				ctx, cancel := context.WithCancel(context.Background())
-				t.Cleanup(cancel)
-				b, err := cdp.Start(ctx, "about:blank", cdp.Options{Timeout: 30 * time.Second})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { b.Close() })
-				env = append(env, "PLING_CDP="+b.Endpoint())
-			}
-			files["member.html"] = strings.Replace(prefilledFormsPage, "HEAD", head, 1)
-			base, _ := serveDirForTest(t, writeTree(t, files), dist)
-			pp := startPlingProcess(t, bin, env, "mcp", base+"/member.html")
-			pp.waitTool(t, "profile_save")
+	eachWebMCP(t, func(t *testing.T, polyfill []byte, env []string) {
+		files := map[string]string{"profile.json": `{"email":"ana@example.com","level":"beginner","name":"Ana","phone":"555 0101"}`}
+		head := ""
+		if polyfill != nil {
+			files["polyfill.js"] = string(polyfill)
+			head = `<script src="/polyfill.js"></script>`
+		}
+		files["member.html"] = strings.Replace(prefilledFormsPage, "HEAD", head, 1)
+		base := serveFiles(t, files)
+		pp := startPlingProcess(t, bin, env, "mcp", base+"/member.html")
+		pp.waitTool(t, "profile_save")
 
-			// The declarative form's tool says its tooldescription once,
-			// and no title it did not give.
-			for _, tl := range pp.list(t) {
-				if tl.Name == "book_class" && (tl.Title != "" || strings.Count(tl.Description, "Book a class for the member") != 1 || strings.Contains(tl.Description, "book_class")) {
-					t.Errorf("book_class is listed with the title %q and the description %q", tl.Title, tl.Description)
-				}
+		// The declarative form's tool says its tooldescription once,
+		// and no title it did not give.
+		for _, tl := range pp.list(t) {
+			if tl.Name == "book_class" && (tl.Title != "" || strings.Count(tl.Description, "Book a class for the member") != 1 || strings.Contains(tl.Description, "book_class")) {
+				t.Errorf("book_class is listed with the title %q and the description %q", tl.Title, tl.Description)
 			}
-			want := map[string]map[string]any{
-				"book_class":   {"email": "ana@example.com", "level": "beginner"},
-				"profile_save": {"name": "Ana", "phone": "555 0101"},
+		}
+		want := map[string]map[string]any{
+			"book_class":   {"email": "ana@example.com", "level": "beginner"},
+			"profile_save": {"name": "Ana", "phone": "555 0101"},
+		}
+		var last string
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			var ok bool
+			ok, last = formDefaults(t, pp, want)
+			if ok {
+				break
 			}
-			var last string
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-				var ok bool
-				ok, last = formDefaults(t, pp, want)
-				if ok {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the tools never listed the values the page filled in as defaults (with no prefilled field required); last:\n%s", last)
-				}
+			if time.Now().After(deadline) {
+				t.Fatalf("the tools never listed the values the page filled in as defaults (with no prefilled field required); last:\n%s", last)
 			}
+		}
 
-			for _, bad := range []struct {
-				tool, field, says string
-				args              map[string]any
-			}{
-				{"book_class", "/email", "the page says", map[string]any{"email": "not an address", "level": "advanced"}},
-				{"profile_save", "/phone", "A phone number has only digits and spaces", map[string]any{"phone": "call me"}},
-			} {
-				out, res := pp.call(t, bad.tool, bad.args)
-				if !res.IsError || !strings.HasPrefix(out, "INVALID_PARAMS") || !strings.Contains(out, bad.field) || !strings.Contains(out, bad.says) {
-					t.Errorf("%s %v answered (error %v) %q; want INVALID_PARAMS naming %s with %q", bad.tool, bad.args, res.IsError, out, bad.field, bad.says)
-				}
-				if ok, got := formDefaults(t, pp, want); !ok {
-					t.Errorf("after the refused %s call the form does not hold the person's values:\n%s", bad.tool, got)
-				}
+		for _, bad := range []struct {
+			tool, field, says string
+			args              map[string]any
+		}{
+			{"book_class", "/email", "the page says", map[string]any{"email": "not an address", "level": "advanced"}},
+			{"profile_save", "/phone", "A phone number has only digits and spaces", map[string]any{"phone": "call me"}},
+		} {
+			out, res := pp.call(t, bad.tool, bad.args)
+			if !res.IsError || !strings.HasPrefix(out, "INVALID_PARAMS") || !strings.Contains(out, bad.field) || !strings.Contains(out, bad.says) {
+				t.Errorf("%s %v answered (error %v) %q; want INVALID_PARAMS naming %s with %q", bad.tool, bad.args, res.IsError, out, bad.field, bad.says)
 			}
-		})
-	}
+			if ok, got := formDefaults(t, pp, want); !ok {
+				t.Errorf("after the refused %s call the form does not hold the person's values:\n%s", bad.tool, got)
+			}
+		}
+	})
 }
 
 // formDefaults lists the tools and reports whether each tool in want

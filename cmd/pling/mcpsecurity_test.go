@@ -5,9 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -24,17 +22,11 @@ import (
 // request to rt in this process (same origin: POST /surface) and records
 // every request text it got. pageJS is extra script for the page.
 type surfacePage struct {
-	srv  *httptest.Server
 	base string // the origin pages are opened on
-	mu   sync.Mutex
-	got  []string
+	got  bodyLog
 }
 
-func (s *surfacePage) requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.got...)
-}
+func (s *surfacePage) requests() []string { return s.got.bodies() }
 
 // proxyJS is a Pling page's surface without the module: each request goes
 // to the server, which records it (and, with a runtime, answers it).
@@ -47,13 +39,10 @@ const proxyJS = `window.pling = { surface: { handle: async (req) => {
 
 func newSurfacePage(t *testing.T, host string, rt *runtime.Runtime, pages map[string]string) *surfacePage {
 	t.Helper()
-	s := &surfacePage{}
+	s := &surfacePage{got: bodyLog{limit: 1 << 20}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /surface", func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		s.mu.Lock()
-		s.got = append(s.got, string(body))
-		s.mu.Unlock()
+		body := []byte(s.got.record(r))
 		w.Header().Set("Content-Type", "application/json")
 		if rt == nil {
 			// A page that makes up its answers.
@@ -68,15 +57,9 @@ func newSurfacePage(t *testing.T, host string, rt *runtime.Runtime, pages map[st
 			mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusFound) })
 			continue
 		}
-		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, html)
-		})
+		mux.HandleFunc("GET "+path, htmlPage(func() string { return html }))
 	}
-	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.srv.Close)
-	_, port, _ := net.SplitHostPort(s.srv.Listener.Addr().String())
-	s.base = "http://" + host + ":" + port
+	s.base = serveAt(t, host, mux)
 	return s
 }
 
@@ -143,19 +126,7 @@ func startMCPWith(t *testing.T, opts *sdk.ClientOptions, args ...string) *mcpRun
 
 func (r *mcpRun) call(t *testing.T, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		return err.Error(), false
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), !res.IsError
+	return callText(r.cs, name, args)
 }
 
 // tools lists the tools, space-separated.

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,19 +45,15 @@ func TestMCPViewUploadAndWait(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]string{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /attach.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, uploadPage)
-	})
+	mux.HandleFunc("GET /attach.html", htmlPage(func() string { return uploadPage }))
 	mux.HandleFunc("POST /got", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<21))
 		mu.Lock()
 		got[r.URL.Query().Get("name")] = string(b)
 		mu.Unlock()
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", srv.URL+"/attach.html")
+	site := serveAt(t, "127.0.0.1", mux)
+	pp := startPlingProcess(t, buildPling(t), []string{"PLING_CDP="}, "mcp", site+"/attach.html")
 
 	view, _ := pp.call(t, "browser.view", nil)
 	t.Logf("the page's view:\n%s", view)

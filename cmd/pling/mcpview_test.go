@@ -2,14 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pling-go/pling/internal/testing/demotest"
@@ -103,40 +99,21 @@ document.getElementById("sort").onclick = () => { document.getElementById("rows"
 // viewSite serves the pages and records what their scripts report.
 type viewSite struct {
 	url string
-	mu  sync.Mutex
-	ran []string
+	ran bodyLog
 }
 
-func (s *viewSite) reports() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.ran)
-}
+func (s *viewSite) reports() []string { return s.ran.bodies() }
 
 func newViewSite(t *testing.T, host string, partner func() string) *viewSite {
 	t.Helper()
-	s := &viewSite{}
+	s := &viewSite{ran: bodyLog{limit: 4096}}
 	mux := http.NewServeMux()
 	mux.Handle("/pling/", http.StripPrefix("/pling/", http.FileServer(http.Dir(demotest.Dist(t)))))
-	page := func(body func() string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, body())
-		}
-	}
-	mux.HandleFunc("GET /form.html", page(func() string { return strings.Replace(viewFormPage, "PARTNER", partner(), 1) }))
-	mux.HandleFunc("GET /table.html", page(func() string { return viewTablePage }))
-	mux.HandleFunc("GET /notes.html", page(func() string { return viewPlingPage }))
-	mux.HandleFunc("POST /ran", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(io.LimitReader(r.Body, 4096))
-		s.mu.Lock()
-		s.ran = append(s.ran, string(b))
-		s.mu.Unlock()
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	s.url = "http://" + host + ":" + port
+	mux.HandleFunc("GET /form.html", htmlPage(func() string { return strings.Replace(viewFormPage, "PARTNER", partner(), 1) }))
+	mux.HandleFunc("GET /table.html", htmlPage(func() string { return viewTablePage }))
+	mux.HandleFunc("GET /notes.html", htmlPage(func() string { return viewPlingPage }))
+	mux.HandleFunc("POST /ran", s.ran.handle)
+	s.url = serveAt(t, host, mux)
 	return s
 }
 

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -29,31 +26,19 @@ func TestMCPViewSameOriginFrames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds pling and drives Chromium: not in -short mode")
 	}
-	serve := func(host string, mux *http.ServeMux) string {
-		srv := httptest.NewServer(mux)
-		t.Cleanup(srv.Close)
-		_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-		return "http://" + host + ":" + port
-	}
-	html := func(body func() string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, body())
-		}
-	}
 	partnerMux := http.NewServeMux()
-	partnerMux.HandleFunc("GET /inner.html", html(func() string { return framePage("partner") }))
-	partner := serve("127.0.0.1", partnerMux)
+	partnerMux.HandleFunc("GET /inner.html", htmlPage(func() string { return framePage("partner") }))
+	partner := serveAt(t, "127.0.0.1", partnerMux)
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /inner.html", html(func() string { return framePage("home") }))
-	mux.HandleFunc("GET /outer.html", html(func() string {
+	mux.HandleFunc("GET /inner.html", htmlPage(func() string { return framePage("home") }))
+	mux.HandleFunc("GET /outer.html", htmlPage(func() string {
 		return `<!doctype html><html><head><title>Outer</title></head><body><h1>Outer</h1>
 <button onclick="document.getElementById('home').src = '` + partner + `/inner.html'">Move the frame</button>
 <iframe id="home" title="Home frame" src="/inner.html" style="margin-top:200px;width:500px;height:300px"></iframe>
 <iframe title="Partner frame" src="` + partner + `/inner.html"></iframe>
 <p>After the frames</p></body></html>`
 	}))
-	site := serve("localhost", mux)
+	site := serveAt(t, "localhost", mux)
 	pp := startPlingProcess(t, buildPling(t), nil, "mcp", site+"/outer.html")
 	var said []string
 	mustCall := func(t *testing.T, name string, args map[string]any) string {

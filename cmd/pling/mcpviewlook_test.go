@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,18 +41,14 @@ func TestMCPViewScopedToChanges(t *testing.T) {
 	}
 	var escalate atomic.Bool
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /long.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, longTablePage())
-	})
+	mux.HandleFunc("GET /long.html", htmlPage(func() string { return longTablePage() }))
 	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
 		if escalate.Load() {
 			io.WriteString(w, "escalate")
 		}
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	pp := startPlingProcess(t, buildPling(t), nil, "mcp", srv.URL+"/long.html")
+	site := serveAt(t, "127.0.0.1", mux)
+	pp := startPlingProcess(t, buildPling(t), nil, "mcp", site+"/long.html")
 	mustCall := func(t *testing.T, name string, args map[string]any) string {
 		t.Helper()
 		out, res := pp.call(t, name, args)

@@ -1,160 +1,19 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
-	goruntime "runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/plinghttp"
 
-	"github.com/pling-go/pling/agent/cdp"
 	"github.com/pling-go/pling/internal/helpdesk"
 	"github.com/pling-go/pling/internal/testing/demotest"
-	"github.com/pling-go/pling/internal/testing/npmtest"
-	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
-
-// buildPling builds the pling command into a scratch folder and returns
-// its path: the binary a user runs, not this test binary.
-func buildPling(t *testing.T) string {
-	t.Helper()
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command on PATH: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "pling")
-	if goruntime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	if out, err := exec.Command(gotool, "build", "-o", bin, "github.com/pling-go/pling/cmd/pling").CombinedOutput(); err != nil {
-		t.Fatalf("go build pling: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// plingProcess is the pling binary running as a child process, an MCP
-// server over its stdio, with the official Go SDK's client on it, as an
-// MCP host runs it. listChanged counts the tools/list_changed
-// notifications the client got.
-type plingProcess struct {
-	cs     *sdk.ClientSession
-	stderr *syncbuf.Buffer
-
-	mu          sync.Mutex
-	listChanged int
-}
-
-func startPlingProcess(t *testing.T, bin string, env []string, args ...string) *plingProcess {
-	t.Helper()
-	pp := &plingProcess{stderr: &syncbuf.Buffer{}}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = pp.stderr
-	c := sdk.NewClient(&sdk.Implementation{Name: "pling-webmcp-test", Version: "0"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			pp.mu.Lock()
-			pp.listChanged++
-			pp.mu.Unlock()
-		},
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("starting pling mcp: %v (stderr: %s)", err, pp.stderr.String())
-	}
-	pp.cs = cs
-	t.Cleanup(func() {
-		_ = cs.Close()
-		if t.Failed() {
-			t.Logf("pling mcp's stderr:\n%s", pp.stderr.String())
-		}
-	})
-	return pp
-}
-
-// changes is how many tools/list_changed notifications came so far.
-func (pp *plingProcess) changes() int {
-	pp.mu.Lock()
-	defer pp.mu.Unlock()
-	return pp.listChanged
-}
-
-// quiet waits until no notification came for a second (at most 20 s)
-// and returns how many came in all.
-func (pp *plingProcess) quiet() int {
-	n := pp.changes()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
-		time.Sleep(time.Second)
-		m := pp.changes()
-		if m == n {
-			return m
-		}
-		n = m
-	}
-	return n
-}
-
-func (pp *plingProcess) list(t *testing.T) []*sdk.Tool {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := pp.cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("tools/list: %v", err)
-	}
-	return res.Tools
-}
-
-// waitTool lists the tools until name is among them (at most 30 s).
-func (pp *plingProcess) waitTool(t *testing.T, name string) map[string]*sdk.Tool {
-	t.Helper()
-	var names []string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		byName := map[string]*sdk.Tool{}
-		names = names[:0]
-		for _, tl := range pp.list(t) {
-			byName[tl.Name] = tl
-			names = append(names, tl.Name)
-		}
-		if byName[name] != nil {
-			return byName
-		}
-	}
-	t.Fatalf("tools/list never had %s; last: %v", name, names)
-	return nil
-}
-
-func (pp *plingProcess) call(t *testing.T, name string, args map[string]any) (string, *sdk.CallToolResult) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := pp.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res
-}
 
 // webmcpPageJS is a page without Pling that registers its own tools with
 // WebMCP (document.modelContext: the browser's, or the polyfill's); each
@@ -184,19 +43,25 @@ mc.registerTool({ name: "leave", description: "Goes to the partner site",
 // script) and records the tools that ran on it.
 type webmcpSite struct {
 	url string
-	mu  sync.Mutex
-	ran []string
+	ran bodyLog
 }
 
+// tools are the names of the tools that ran, in order.
 func (s *webmcpSite) tools() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.ran)
+	var names []string
+	for _, b := range s.ran.bodies() {
+		var got struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal([]byte(b), &got)
+		names = append(names, got.Name)
+	}
+	return names
 }
 
 func newWebMCPSite(t *testing.T, host string, polyfill []byte, partner func() string) *webmcpSite {
 	t.Helper()
-	s := &webmcpSite{}
+	s := &webmcpSite{ran: bodyLog{limit: 4096}}
 	head := ""
 	mux := http.NewServeMux()
 	if polyfill != nil {
@@ -206,24 +71,12 @@ func newWebMCPSite(t *testing.T, host string, polyfill []byte, partner func() st
 			w.Write(polyfill)
 		})
 	}
-	mux.HandleFunc("GET /tools.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, `<!doctype html><html><head><title>Box tools</title>`+head+`<script>window.partner = `+
-			strconvQuote(partner())+`;</script></head><body><h1>Box</h1>`+webmcpPageJS+`</body></html>`)
-	})
-	mux.HandleFunc("POST /ran", func(w http.ResponseWriter, r *http.Request) {
-		var got struct {
-			Name string `json:"name"`
-		}
-		_ = json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&got)
-		s.mu.Lock()
-		s.ran = append(s.ran, got.Name)
-		s.mu.Unlock()
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	s.url = "http://" + host + ":" + port
+	mux.HandleFunc("GET /tools.html", htmlPage(func() string {
+		return `<!doctype html><html><head><title>Box tools</title>` + head + `<script>window.partner = ` +
+			strconvQuote(partner()) + `;</script></head><body><h1>Box</h1>` + webmcpPageJS + `</body></html>`
+	}))
+	mux.HandleFunc("POST /ran", s.ran.handle)
+	s.url = serveAt(t, host, mux)
 	return s
 }
 
@@ -246,112 +99,92 @@ func TestMCPWebMCPPage(t *testing.T) {
 		t.Skip("builds pling and drives Chromium: not in -short mode")
 	}
 	bin := buildPling(t)
-	for _, c := range []struct {
-		name     string
-		polyfill bool
-	}{{"native", false}, {"polyfill", true}} {
-		t.Run(c.name, func(t *testing.T) {
-			var polyfill []byte
-			var env []string
-			if c.polyfill {
-				polyfill = npmtest.WebMCPPolyfill(t)
-				// A browser without native WebMCP: the page's model
-				// context is the polyfill's.
-				ctx, cancel := context.WithCancel(context.Background())
-				t.Cleanup(cancel)
-				b, err := cdp.Start(ctx, "about:blank", cdp.Options{Timeout: 30 * time.Second})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { b.Close() })
-				env = append(env, "PLING_CDP="+b.Endpoint())
-			}
-			var partner *webmcpSite
-			site := newWebMCPSite(t, "localhost", polyfill, func() string { return partner.url })
-			partner = newWebMCPSite(t, "127.0.0.1", polyfill, func() string { return site.url })
-			pp := startPlingProcess(t, bin, env, "mcp", site.url+"/tools.html")
+	eachWebMCP(t, func(t *testing.T, polyfill []byte, env []string) {
+		var partner *webmcpSite
+		site := newWebMCPSite(t, "localhost", polyfill, func() string { return partner.url })
+		partner = newWebMCPSite(t, "127.0.0.1", polyfill, func() string { return site.url })
+		pp := startPlingProcess(t, bin, env, "mcp", site.url+"/tools.html")
 
-			tools := pp.waitTool(t, "webmcp.resize")
-			t.Run("listed", func(t *testing.T) {
-				for _, name := range []string{"webmcp.lookup", "webmcp.resize", "webmcp.delete_alerts", "webmcp.leave"} {
-					if tools[name] == nil {
-						t.Errorf("tools/list lacks %s", name)
-					}
+		tools := pp.waitTool(t, "webmcp.resize")
+		t.Run("listed", func(t *testing.T) {
+			for _, name := range []string{"webmcp.lookup", "webmcp.resize", "webmcp.delete_alerts", "webmcp.leave"} {
+				if tools[name] == nil {
+					t.Errorf("tools/list lacks %s", name)
 				}
-				if l := tools["webmcp.lookup"]; l != nil && (l.Annotations == nil || !l.Annotations.ReadOnlyHint || !strings.HasPrefix(l.Description, "[The page's own words")) {
-					t.Errorf("webmcp.lookup listed as %+v", l)
-				}
-			})
-			t.Run("hints", func(t *testing.T) {
-				// Only what the page said: a tool without hints is, to
-				// MCP, a write that may be destructive; nothing the page
-				// did not mark read-only is called harmless.
-				for _, name := range []string{"webmcp.resize", "webmcp.delete_alerts", "webmcp.wipe"} {
-					tl := tools[name]
-					if tl == nil {
-						continue
-					}
-					if a := tl.Annotations; a != nil && (a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint)) {
-						b, _ := json.Marshal(a)
-						t.Errorf("%s is listed with %s; the page said nothing of the kind", name, b)
-					}
-				}
-			})
-			t.Run("call", func(t *testing.T) {
-				out, res := pp.call(t, "webmcp.lookup", map[string]any{"word": "pling"})
-				if res.IsError || !strings.Contains(out, "meaning of pling") {
-					t.Errorf("webmcp.lookup answered (error %v) %q", res.IsError, out)
-				}
-			})
-			t.Run("schema", func(t *testing.T) {
-				for _, bad := range []struct {
-					name  string
-					args  map[string]any
-					field string
-				}{
-					{"below its minimum", map[string]any{"height": -3, "width": 2}, `"/height"`},
-					{"a required field missing", map[string]any{"height": 1}, `"/width"`},
-					{"the wrong type", map[string]any{"height": "tall", "width": 2}, `"/height"`},
-				} {
-					out, res := pp.call(t, "webmcp.resize", bad.args)
-					if !res.IsError || !strings.HasPrefix(out, "INVALID_PARAMS: ") || !strings.Contains(out, bad.field) {
-						t.Errorf("%s: webmcp.resize %v answered (error %v) %q; want INVALID_PARAMS naming %s", bad.name, bad.args, res.IsError, out, bad.field)
-					}
-				}
-				if ran := site.tools(); slices.Contains(ran, "resize") {
-					t.Errorf("the page's resize ran on arguments its schema refuses: %v", ran)
-				}
-				out, res := pp.call(t, "webmcp.resize", map[string]any{"height": 3, "width": 2})
-				if res.IsError || !strings.Contains(out, "resized to 2x3") {
-					t.Errorf("webmcp.resize on valid arguments answered (error %v) %q", res.IsError, out)
-				}
-			})
-			t.Run("browser.page", func(t *testing.T) {
-				out, _ := pp.call(t, "browser.page", nil)
-				if !strings.Contains(out, "webmcp.lookup") || strings.Contains(out, "no page tools") {
-					t.Errorf("browser.page does not list the page's WebMCP tools:\n%s", out)
-				}
-			})
-			t.Run("left the allowed site", func(t *testing.T) {
-				out, res := pp.call(t, "webmcp.leave", nil)
-				if res.IsError || !strings.Contains(out, partner.url) {
-					t.Errorf("webmcp.leave answered (error %v) %q; want it to say the tab went to %s", res.IsError, out, partner.url)
-				}
-				out, res = pp.call(t, "webmcp.lookup", map[string]any{"word": "secret"})
-				if !res.IsError {
-					t.Errorf("a page tool was called on a page outside the allowed sites: %q", out)
-				}
-				for _, tl := range pp.list(t) {
-					if strings.HasPrefix(tl.Name, "webmcp.") {
-						t.Errorf("outside the allowed sites, tools/list has %s", tl.Name)
-					}
-				}
-				if ran := partner.tools(); len(ran) > 0 {
-					t.Errorf("the page outside the allowed sites ran %v", ran)
-				}
-			})
+			}
+			if l := tools["webmcp.lookup"]; l != nil && (l.Annotations == nil || !l.Annotations.ReadOnlyHint || !strings.HasPrefix(l.Description, "[The page's own words")) {
+				t.Errorf("webmcp.lookup listed as %+v", l)
+			}
 		})
-	}
+		t.Run("hints", func(t *testing.T) {
+			// Only what the page said: a tool without hints is, to
+			// MCP, a write that may be destructive; nothing the page
+			// did not mark read-only is called harmless.
+			for _, name := range []string{"webmcp.resize", "webmcp.delete_alerts", "webmcp.wipe"} {
+				tl := tools[name]
+				if tl == nil {
+					continue
+				}
+				if a := tl.Annotations; a != nil && (a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint)) {
+					b, _ := json.Marshal(a)
+					t.Errorf("%s is listed with %s; the page said nothing of the kind", name, b)
+				}
+			}
+		})
+		t.Run("call", func(t *testing.T) {
+			out, res := pp.call(t, "webmcp.lookup", map[string]any{"word": "pling"})
+			if res.IsError || !strings.Contains(out, "meaning of pling") {
+				t.Errorf("webmcp.lookup answered (error %v) %q", res.IsError, out)
+			}
+		})
+		t.Run("schema", func(t *testing.T) {
+			for _, bad := range []struct {
+				name  string
+				args  map[string]any
+				field string
+			}{
+				{"below its minimum", map[string]any{"height": -3, "width": 2}, `"/height"`},
+				{"a required field missing", map[string]any{"height": 1}, `"/width"`},
+				{"the wrong type", map[string]any{"height": "tall", "width": 2}, `"/height"`},
+			} {
+				out, res := pp.call(t, "webmcp.resize", bad.args)
+				if !res.IsError || !strings.HasPrefix(out, "INVALID_PARAMS: ") || !strings.Contains(out, bad.field) {
+					t.Errorf("%s: webmcp.resize %v answered (error %v) %q; want INVALID_PARAMS naming %s", bad.name, bad.args, res.IsError, out, bad.field)
+				}
+			}
+			if ran := site.tools(); slices.Contains(ran, "resize") {
+				t.Errorf("the page's resize ran on arguments its schema refuses: %v", ran)
+			}
+			out, res := pp.call(t, "webmcp.resize", map[string]any{"height": 3, "width": 2})
+			if res.IsError || !strings.Contains(out, "resized to 2x3") {
+				t.Errorf("webmcp.resize on valid arguments answered (error %v) %q", res.IsError, out)
+			}
+		})
+		t.Run("browser.page", func(t *testing.T) {
+			out, _ := pp.call(t, "browser.page", nil)
+			if !strings.Contains(out, "webmcp.lookup") || strings.Contains(out, "no page tools") {
+				t.Errorf("browser.page does not list the page's WebMCP tools:\n%s", out)
+			}
+		})
+		t.Run("left the allowed site", func(t *testing.T) {
+			out, res := pp.call(t, "webmcp.leave", nil)
+			if res.IsError || !strings.Contains(out, partner.url) {
+				t.Errorf("webmcp.leave answered (error %v) %q; want it to say the tab went to %s", res.IsError, out, partner.url)
+			}
+			out, res = pp.call(t, "webmcp.lookup", map[string]any{"word": "secret"})
+			if !res.IsError {
+				t.Errorf("a page tool was called on a page outside the allowed sites: %q", out)
+			}
+			for _, tl := range pp.list(t) {
+				if strings.HasPrefix(tl.Name, "webmcp.") {
+					t.Errorf("outside the allowed sites, tools/list has %s", tl.Name)
+				}
+			}
+			if ran := partner.tools(); len(ran) > 0 {
+				t.Errorf("the page outside the allowed sites ran %v", ran)
+			}
+		})
+	})
 }
 
 // TestMCPListChangedOncePerNavigation runs the pling binary as an MCP

@@ -16,7 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/internal/testing/demotest"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 )
 
 // hostileJS is what a stranger's text does on a page: zero-width, a
@@ -126,43 +126,24 @@ const maxChildRSS = 160 << 20
 // printing the ESC sequences.
 func TestPageTextThroughPling(t *testing.T) {
 	browserTest(t)
-	d := demotest.Dist(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	base, _ := serveDirForTest(t, writeTree(t, map[string]string{"reviews.html": hostilePage}), d)
-	page := base + "/reviews.html"
+	page := servePage(t, "reviews.html", hostilePage)
 
 	t.Run("mcp", func(t *testing.T) {
-		cmd := plingChild(t, ctx, "mcp", page, "--poll", "0")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Fatalf("connect: %v\n%s", err, stderr.String())
-		}
-		defer cs.Close()
-		tools, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tl := range tools.Tools {
+		pp := connectPling(t, plingChild(t, ctx, "mcp", page, "--poll", "0"))
+		for _, tl := range pp.list(t) {
 			if tl.Name == "reviews_read" && (tl.Annotations == nil || tl.Annotations.OpenWorldHint == nil || !*tl.Annotations.OpenWorldHint || tl.Meta["pling/untrustedContentHint"] != true) {
 				t.Errorf("reviews_read does not say its output is untrusted: annotations %+v, _meta %v", tl.Annotations, tl.Meta)
 			}
 		}
 		call := func(t *testing.T, name string) (string, string, *sdk.CallToolResult, error) {
-			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name})
+			res, err := pp.cs.CallTool(ctx, &sdk.CallToolParams{Name: name})
 			if err != nil {
 				return "", "", nil, err
 			}
-			var text strings.Builder
-			for _, c := range res.Content {
-				if tc, ok := c.(*sdk.TextContent); ok {
-					text.WriteString(tc.Text)
-				}
-			}
 			sc, _ := json.Marshal(res.StructuredContent)
-			return text.String(), string(sc), res, nil
+			return mcptest.Text(res), string(sc), res, nil
 		}
 		t.Run("read result", func(t *testing.T) {
 			text, sc, _, err := call(t, "reviews_read")
@@ -181,7 +162,7 @@ func TestPageTextThroughPling(t *testing.T) {
 			if len(sc) > 16<<10 || !strings.Contains(sc, `"valueResource":`) {
 				t.Errorf("structuredContent of %d bytes, without the value's resource: %.300s", len(sc), sc)
 			}
-			rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "pling://value/v1"})
+			rr, err := pp.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "pling://value/v1"})
 			if err != nil || len(rr.Contents) == 0 {
 				t.Fatalf("reading the value's resource: %v", err)
 			}
@@ -216,7 +197,7 @@ func TestPageTextThroughPling(t *testing.T) {
 		})
 		t.Run("50 MB answer", func(t *testing.T) {
 			stop := make(chan struct{})
-			peak := peakRSS(cmd.Process.Pid, stop)
+			peak := peakRSS(pp.cmd.Process.Pid, stop)
 			t0 := time.Now()
 			text, _, res, err := call(t, "reviews_dump")
 			took := time.Since(t0)
@@ -236,54 +217,50 @@ func TestPageTextThroughPling(t *testing.T) {
 		})
 	})
 
-	t.Run("check", func(t *testing.T) {
-		cmd := plingChild(t, ctx, "check", page)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		stop := make(chan struct{})
-		peak := peakRSS(cmd.Process.Pid, stop)
-		err := cmd.Wait()
-		close(stop)
-		out := stdout.String() + stderr.String()
-		if code := cmd.ProcessState.ExitCode(); code != 1 {
-			t.Errorf("exit %d (%v), want 1:\n%.2000s", code, err, out)
-		}
-		if h := rawHidden(out); h != nil {
-			t.Errorf("raw %v reached the terminal:\n%q", h, out)
-		}
-		for _, w := range []string{`\u001b[2K\rpling check: no declaration mistakes Great\u200b`, `the page gave a line of 50000000 characters, over the bound of 4000: not read`} {
-			if !strings.Contains(out, w) {
-				t.Errorf("pling check printed no %s:\n%.2000s", w, out)
+	for _, c := range []struct {
+		cmd  string
+		exit int
+		want []string
+		// bounded: the command meets the page's 50 MB check() answer, so
+		// what it prints and its peak memory are bounded.
+		bounded bool
+	}{
+		{"check", 1, []string{`\u001b[2K\rpling check: no declaration mistakes Great\u200b`, `the page gave a line of 50000000 characters, over the bound of 4000: not read`}, true},
+		{"describe", 0, []string{`Reviews Great\u200b pie \u202eevil\u202c \udb40\udc49`, `reviews.note = "Great\u200b pie`}, false},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			cmd := plingChild(t, ctx, c.cmd, page)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-		}
-		if len(out) > 64<<10 {
-			t.Errorf("pling check printed %d bytes", len(out))
-		}
-		t.Logf("pling check: peak RSS %d MB", peak.Load()>>20)
-		if p := peak.Load(); p > maxChildRSS {
-			t.Errorf("pling check peaked at %d MB on a 50 MB check() answer (bound %d MB): it read it", p>>20, maxChildRSS>>20)
-		}
-	})
-
-	t.Run("describe", func(t *testing.T) {
-		cmd := plingChild(t, ctx, "describe", page)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		out := stdout.String() + stderr.String()
-		if err != nil {
-			t.Errorf("describe: %v\n%.2000s", err, out)
-		}
-		if h := rawHidden(out); h != nil {
-			t.Errorf("raw %v reached the terminal:\n%q", h, out)
-		}
-		for _, w := range []string{`Reviews Great\u200b pie \u202eevil\u202c \udb40\udc49`, `reviews.note = "Great\u200b pie`} {
-			if !strings.Contains(out, w) {
-				t.Errorf("pling describe printed no %s:\n%.2000s", w, out)
+			stop := make(chan struct{})
+			peak := peakRSS(cmd.Process.Pid, stop)
+			err := cmd.Wait()
+			close(stop)
+			out := stdout.String() + stderr.String()
+			if code := cmd.ProcessState.ExitCode(); code != c.exit {
+				t.Errorf("exit %d (%v), want %d:\n%.2000s", code, err, c.exit, out)
 			}
-		}
-	})
+			if h := rawHidden(out); h != nil {
+				t.Errorf("raw %v reached the terminal:\n%q", h, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("pling %s printed no %s:\n%.2000s", c.cmd, w, out)
+				}
+			}
+			t.Logf("pling %s: peak RSS %d MB", c.cmd, peak.Load()>>20)
+			if !c.bounded {
+				return
+			}
+			if len(out) > 64<<10 {
+				t.Errorf("pling %s printed %d bytes", c.cmd, len(out))
+			}
+			if p := peak.Load(); p > maxChildRSS {
+				t.Errorf("pling %s peaked at %d MB on a 50 MB check() answer (bound %d MB): it read it", c.cmd, p>>20, maxChildRSS>>20)
+			}
+		})
+	}
 }

@@ -19,38 +19,77 @@ import (
 )
 
 // TestServeDir: pling serve --dir serves one's own pages and Pling beside
-// them at /pling/, and keeps dot files private.
+// them at /pling/, and keeps dot files private; and what a hostile
+// request or a hostile file tree tries against it fails. A symbolic link
+// that leads out of DIR is not followed (a cloned repository may carry
+// one to /etc or ~), a link that stays inside is; encoded ".." never
+// leaves DIR; a directory without index.html is not listed (a listing
+// would name the dot files whose contents are refused). Each path is
+// sent as written, not cleaned by the client.
 func TestServeDir(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dir := writeTree(t, map[string]string{
-		"index.html":      `<!doctype html><script src="/pling/pling.js" data-expose="*"></script>`,
-		"shop/index.html": `<!doctype html><title>shop</title>`,
-		".env":            "SECRET=1",
-		".git/config":     "[core]",
+		"index.html":       `<!doctype html><script src="/pling/pling.js" data-expose="*"></script>`,
+		"shop/index.html":  `<!doctype html><title>shop</title>`,
+		".env":             "SECRET=1",
+		".git/config":      "[core]",
+		"docs/a.txt":       "inside-a",
+		"bare/.env":        "SECRET=1",
+		"bare/visible.txt": "v",
 	})
+	for link, target := range map[string]string{
+		"leak.txt":   filepath.Join(outside, "secret.txt"),
+		"leakdir":    outside,
+		"rel.txt":    "../" + filepath.Base(outside) + "/secret.txt",
+		"inside.txt": "docs/a.txt",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ts, ph := serveDirHandler(t, dir)
 	for _, tc := range []struct {
-		path, wantType string
-		want           int
-		wantBody       string
+		name, path, wantType string
+		want                 int
+		wantBody             string
 	}{
-		{"/", "text/html; charset=utf-8", 200, "/pling/pling.js"},
-		{"/shop/", "text/html; charset=utf-8", 200, "shop"},
-		{"/pling/pling.js", "text/javascript; charset=utf-8", 200, "shim"},
-		{"/pling/pling.wasm", "application/wasm", 200, "asm"},
-		{"/pling/" + ph.Hashed("pling.wasm"), "application/wasm", 200, "asm"},
-		{"/.env", "", 404, ""},
-		{"/.git/config", "", 404, ""},
-		{"/nope.html", "", 404, ""},
+		{"/", "/", "text/html; charset=utf-8", 200, "/pling/pling.js"},
+		{"/shop/", "/shop/", "text/html; charset=utf-8", 200, "shop"},
+		{"/pling/pling.js", "/pling/pling.js", "text/javascript; charset=utf-8", 200, "shim"},
+		{"/pling/pling.wasm", "/pling/pling.wasm", "application/wasm", 200, "asm"},
+		{"/pling/ hashed", "/pling/" + ph.Hashed("pling.wasm"), "application/wasm", 200, "asm"},
+		{"/.env", "/.env", "", 404, ""},
+		{"/.git/config", "/.git/config", "", 404, ""},
+		{"/nope.html", "/nope.html", "", 404, ""},
+		{"symlink to a file outside", "/leak.txt", "", 404, ""},
+		{"symlink to a directory outside", "/leakdir/secret.txt", "", 404, ""},
+		{"relative symlink outside", "/rel.txt", "", 404, ""},
+		{"symlink inside", "/inside.txt", "", 200, "inside-a"},
+		{"encoded dotdot", "/docs/%2e%2e/%2e%2e/" + filepath.Base(outside) + "/secret.txt", "", 404, ""},
+		{"encoded slash dotdot", "/docs/..%2f..%2f" + filepath.Base(outside) + "%2fsecret.txt", "", 404, ""},
+		{"encoded dot file", "/bare/%2eenv", "", 404, ""},
+		{"directory without index", "/bare/", "", 404, ""},
 	} {
-		t.Run(tc.path, func(t *testing.T) {
-			r, err := http.Get(ts.URL + tc.path)
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", ts.URL+"/", nil)
+			req.URL.RawPath, req.URL.Path = "", ""
+			req.URL.Opaque = tc.path
+			r, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Body.Close()
 			b, _ := io.ReadAll(r.Body)
+			// No file outside DIR, no dot file's contents, no listing
+			// naming one.
+			if strings.Contains(string(b), "SECRET") || strings.Contains(string(b), ".env") {
+				t.Fatalf("body leaks: %q", b)
+			}
 			if r.StatusCode != tc.want {
-				t.Fatalf("status %d, want %d", r.StatusCode, tc.want)
+				t.Fatalf("status %d body %q, want %d", r.StatusCode, b, tc.want)
 			}
 			if tc.wantType != "" && r.Header.Get("Content-Type") != tc.wantType {
 				t.Errorf("Content-Type %q, want %q", r.Header.Get("Content-Type"), tc.wantType)
@@ -78,68 +117,6 @@ func TestServeDirUsage(t *testing.T) {
 			code, _, errOut := runCmd(t, "serve", "--addr", "127.0.0.1:0", "--dir", tc.dir)
 			if code != 2 || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tc.want)
-			}
-		})
-	}
-}
-
-// TestServeDirAttacks: what a hostile request or a hostile file tree
-// tries against pling serve --dir. A symbolic link that leads out of DIR
-// is not followed (a cloned repository may carry one to /etc or ~), a
-// link that stays inside is; encoded ".." never leaves DIR; a directory
-// without index.html is not listed (a listing would name the dot files
-// whose contents are refused).
-func TestServeDirAttacks(t *testing.T) {
-	outside := t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := writeTree(t, map[string]string{
-		"index.html":       "home",
-		"docs/a.txt":       "inside-a",
-		"bare/.env":        "SECRET=1",
-		"bare/visible.txt": "v",
-	})
-	for link, target := range map[string]string{
-		"leak.txt":   filepath.Join(outside, "secret.txt"),
-		"leakdir":    outside,
-		"rel.txt":    "../" + filepath.Base(outside) + "/secret.txt",
-		"inside.txt": "docs/a.txt",
-	} {
-		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ts, _ := serveDirHandler(t, dir)
-	for _, tc := range []struct {
-		name, path string
-		want       int
-		wantBody   string
-	}{
-		{"symlink to a file outside", "/leak.txt", 404, ""},
-		{"symlink to a directory outside", "/leakdir/secret.txt", 404, ""},
-		{"relative symlink outside", "/rel.txt", 404, ""},
-		{"symlink inside", "/inside.txt", 200, "inside-a"},
-		{"encoded dotdot", "/docs/%2e%2e/%2e%2e/" + filepath.Base(outside) + "/secret.txt", 404, ""},
-		{"encoded slash dotdot", "/docs/..%2f..%2f" + filepath.Base(outside) + "%2fsecret.txt", 404, ""},
-		{"encoded dot file", "/bare/%2eenv", 404, ""},
-		{"directory without index", "/bare/", 404, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("GET", ts.URL+"/", nil)
-			req.URL.RawPath, req.URL.Path = "", ""
-			req.URL.Opaque = tc.path // sent as written, not cleaned by the client
-			r, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Body.Close()
-			b, _ := io.ReadAll(r.Body)
-			if strings.Contains(string(b), "OUTSIDE-SECRET") || strings.Contains(string(b), ".env") {
-				t.Fatalf("body leaks: %q", b)
-			}
-			if r.StatusCode != tc.want || !strings.Contains(string(b), tc.wantBody) {
-				t.Fatalf("status %d body %q, want %d with %q", r.StatusCode, b, tc.want, tc.wantBody)
 			}
 		})
 	}
@@ -190,6 +167,22 @@ func serveDirHandler(t *testing.T, dir string) (*httptest.Server, *plinghttp.Ser
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts, ph
+}
+
+// serveFiles writes files (path: content) to a scratch directory and
+// serves it as serveDirForTest does, with the built module; it returns
+// the base URL.
+func serveFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	base, _ := serveDirForTest(t, writeTree(t, files), demotest.Dist(t))
+	return base
+}
+
+// servePage serves one page, html at /name, as serveFiles does and
+// returns its URL.
+func servePage(t *testing.T, name, html string) string {
+	t.Helper()
+	return serveFiles(t, map[string]string{name: html}) + "/" + name
 }
 
 // serveDirForTest runs pling serve --dir dir in process until the test

@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,10 +33,7 @@ type startupRun struct {
 func startupSetup(t testing.TB) (bin string, args []string) {
 	t.Helper()
 	base := demoSite(t)
-	bin = filepath.Join(t.TempDir(), "pling")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin = buildPling(t)
 	args = append([]string{"mcp", base + "/shop/", "--poll", "0", "--verbose"}, strings.Fields(os.Getenv("PLING_STARTUP_FLAGS"))...)
 	return bin, args
 }

@@ -10,14 +10,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pling-go/pling/internal/helpdesk"
 	"github.com/pling-go/pling/internal/testing/demotest"
@@ -149,10 +146,7 @@ func recipeSite(t *testing.T) (base, attackerURL, bin string, stolen func() []st
 	})
 	base, _ = serveDirForTest(t, dir, dist)
 
-	bin = filepath.Join(t.TempDir(), "pling")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin = buildPling(t)
 	return base, attackerURL, bin, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -173,27 +167,8 @@ func TestUserContentCannotSpeakAsTheSite(t *testing.T) {
 	base, attackerURL, bin, stolen := recipeSite(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "mcp", base+"/marked/")
-	var stderr syncbuf.Buffer
-	cmd.Stderr = &stderr
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\n%s", err, stderr.String())
-	}
-	defer cs.Close()
-	call := func(name string, args map[string]any) (string, bool) {
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			return err.Error(), false
-		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String(), !res.IsError
-	}
+	pp := startPlingProcess(t, bin, nil, "mcp", base+"/marked/")
+	call := func(name string, args map[string]any) (string, bool) { return callText(pp.cs, name, args) }
 	// tools waits until the page's tools are listed (the site's notes_save,
 	// or the review's notice_ack where a review's modal hides the rest)
 	// and returns the tool names with their descriptions.
@@ -201,9 +176,9 @@ func TestUserContentCannotSpeakAsTheSite(t *testing.T) {
 		t.Helper()
 		var got map[string]string
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-			res, err := cs.ListTools(ctx, nil)
+			res, err := pp.cs.ListTools(ctx, nil)
 			if err != nil {
-				t.Fatalf("tools/list: %v\n%s", err, stderr.String())
+				t.Fatalf("tools/list: %v\n%s", err, pp.stderr.String())
 			}
 			got = map[string]string{}
 			for _, tl := range res.Tools {
@@ -215,7 +190,7 @@ func TestUserContentCannotSpeakAsTheSite(t *testing.T) {
 				return got
 			}
 		}
-		t.Fatalf("the page's tools were never listed: %v\n%s", got, stderr.String())
+		t.Fatalf("the page's tools were never listed: %v\n%s", got, pp.stderr.String())
 		return nil
 	}
 	open := func(t *testing.T, path string) {

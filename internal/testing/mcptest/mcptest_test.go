@@ -6,18 +6,20 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestText: a result's text is its text contents joined, other contents
-// left out.
 func TestText(t *testing.T) {
-	r := &sdk.CallToolResult{Content: []sdk.Content{
-		&sdk.TextContent{Text: "OK: note.add ran."},
-		&sdk.ImageContent{MIMEType: "image/png", Data: []byte{1}},
-		&sdk.TextContent{Text: "\nValue: 2"},
-	}}
-	if got, want := Text(r), "OK: note.add ran.\nValue: 2"; got != want {
-		t.Errorf("Text = %q, want %q", got, want)
-	}
-	if got := Text(&sdk.CallToolResult{}); got != "" {
-		t.Errorf("Text of no content = %q", got)
+	for _, tc := range []struct {
+		name    string
+		content []sdk.Content
+		want    string
+	}{
+		{"none", nil, ""},
+		{"text parts joined", []sdk.Content{&sdk.TextContent{Text: "a"}, &sdk.TextContent{Text: "b"}}, "ab"},
+		{"other parts left out", []sdk.Content{&sdk.ResourceLink{URI: "pling://value/v1"}, &sdk.TextContent{Text: "c"}}, "c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Text(&sdk.CallToolResult{Content: tc.content}); got != tc.want {
+				t.Errorf("Text = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
