@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 )
@@ -101,5 +106,95 @@ func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 	}
 	if got := eval[string](tb, form); got != `["bo@example.com","Bo",true]` {
 		t.Errorf("after a call the page accepted the form holds %s, want the agent's values", got)
+	}
+}
+
+// prefillLaterPage is a WebMCP declarative form the page fills by
+// script (fill, as after its own fetch): values set on the fields, no
+// event, no mutation.
+const prefillLaterPage = `<!doctype html><html lang="en"><head><title>Profile</title>
+<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<form toolname="profile_save" tooldescription="Save the profile" toolautosubmit
+  onsubmit="event.preventDefault(); if (event.agentInvoked) event.respondWith(Promise.resolve('saved'))">
+  <label>E-mail <input name="email" type="email" required></label>
+  <label>City <input name="city" required></label>
+  <button>Save</button>
+</form>
+<script>
+window.fill = (email, city) => { const f = document.forms[0]; f.email.value = email; f.city.value = city; };
+</script></body></html>`
+
+// TestWebMCPMirrorFormDefaultsNow: the mirror lists a declarative form
+// with the values it holds now as defaults (no filled field required),
+// without a describe or a call in between: for a consumer that calls
+// getTools in the page's script context, at once; for one that reads the
+// browser's own list from elsewhere (an isolated world, as Playwright
+// MCP does, or DevTools' WebMCP domain), within the mirror's re-read
+// interval.
+func TestWebMCPMirrorFormDefaultsNow(t *testing.T) {
+	tb := openTestPage(t, "/test/webmcp-prefill.html", prefillLaterPage, chromedp.Flag("enable-experimental-web-platform-features", true))
+	const props = `(async (list) => { const t = (await list).find((t) => t.name === "profile_save");
+  return t ? JSON.stringify({ p: t.inputSchema.properties, r: t.inputSchema.required || [] }) : ""; })`
+	type schema struct {
+		P map[string]struct {
+			Default string `json:"default"`
+		}
+		R []string
+	}
+	read := func(t *testing.T, got string) (email, city string, required []string) {
+		t.Helper()
+		var s schema
+		if got != "" {
+			if err := json.Unmarshal([]byte(got), &s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s.P["email"].Default, s.P["city"].Default, s.R
+	}
+	// isolated reads the browser's own list from an isolated world of the
+	// tab, where nothing the page's scripts define is seen.
+	isolated := func(t *testing.T) string {
+		t.Helper()
+		tree, err := chromedp.Call(tb.ctx, page.GetFrameTree, cdproto.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		world, err := chromedp.Call(tb.ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: "consumer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		yes := true
+		res, err := chromedp.Call(tb.ctx, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+			Expression: props + `(document.modelContext.getTools())`, ContextID: world.ExecutionContextID, ReturnByValue: &yes, AwaitPromise: &yes})
+		if err != nil || res.ExceptionDetails != nil {
+			t.Fatalf("reading the tools from an isolated world: %v %+v", err, res.ExceptionDetails)
+		}
+		var s string
+		_ = json.Unmarshal(res.Result.Value, &s)
+		return s
+	}
+	tb.waitJS(`(async () => (await document.modelContext.getTools()).some((t) => t.name === "profile_save"))()`)
+	if _, _, req := read(t, eval[string](tb, props+`(document.modelContext.getTools())`)); len(req) != 2 {
+		t.Fatalf("before the fill both fields should be required, got %v", req)
+	}
+
+	// Filled by script: a consumer elsewhere sees it within the interval.
+	eval[bool](tb, `(fill("ana@example.com", "Lyon"), true)`)
+	var last string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		last = isolated(t)
+		if email, city, req := read(t, last); email == "ana@example.com" && city == "Lyon" && len(req) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the browser's own list (read from an isolated world) never had the filled values as defaults; last %s", last)
+			break
+		}
+	}
+
+	// In the page's script context, getTools right after the fill.
+	email, city, req := read(t, eval[string](tb, `(async () => { fill("bo@example.com", "Oslo"); return `+props+`(document.modelContext.getTools()); })()`))
+	if email != "bo@example.com" || city != "Oslo" || len(req) != 0 {
+		t.Errorf("getTools() right after the page filled bo@example.com, Oslo: defaults %q, %q, required %v", email, city, req)
 	}
 }

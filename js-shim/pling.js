@@ -773,6 +773,7 @@
       var a = [];
       live.forEach(function (_, el) { var was = said.get(el); if (was && was !== JSON.stringify(params(el))) a.push(el); });
       a.forEach(add);
+      return a.length;
     };
     function drop(el) { var hs = live.get(el); if (hs) { hs.forEach(function (h) { h.dispose(); }); live.delete(el); } }
     function scan(node) {
