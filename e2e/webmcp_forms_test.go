@@ -198,3 +198,66 @@ func TestWebMCPMirrorFormDefaultsNow(t *testing.T) {
 		t.Errorf("getTools() right after the page filled bo@example.com, Oslo: defaults %q, %q, required %v", email, city, req)
 	}
 }
+
+// secretFormsPage has a declarative WebMCP form and a Pling markup form,
+// each holding secrets the person typed or the browser filled: a
+// password, a card number, a one-time code.
+const secretFormsPage = `<!doctype html><html lang="en"><head><title>Sign in</title>
+<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<form toolname="sign_in" tooldescription="Sign in" toolautosubmit onsubmit="event.preventDefault()">
+  <label>User <input name="user" value="ana"></label>
+  <label>Password <input name="password" type="password" required value="hunter2-secret"></label>
+  <label>Code <input name="code" autocomplete="one-time-code" value="918273"></label>
+  <button>Sign in</button>
+</form>
+<form data-pling-action="card.save" data-pling-title="Save the card" onsubmit="event.preventDefault()">
+  <label>Name <input name="holder" data-pling-param value="Ana Lima"></label>
+  <label>Number <input name="number" data-pling-param autocomplete="billing cc-number" required value="4111111111111111"></label>
+  <label>PIN <input name="pin" data-pling-param autocomplete="new-password" value="7351"></label>
+  <button>Save</button>
+</form></body></html>`
+
+// TestFormSecretsAreNoDefaults: a form's values are its params'
+// defaults, except a secret's (a password field, autocomplete
+// current-password/new-password, cc-*, one-time-code): its value never
+// reaches an agent, through the mirror's getTools() or pling.tools()
+// (what pling mcp's describe lists), and a required secret stays
+// required. The other fields keep their values as defaults.
+func TestFormSecretsAreNoDefaults(t *testing.T) {
+	tb := openTestPage(t, "/test/secrets.html", secretFormsPage, chromedp.Flag("enable-experimental-web-platform-features", true))
+	tb.waitJS(`(async () => (await document.modelContext.getTools()).length === 2)()`)
+	for _, from := range []struct{ name, js string }{
+		{"getTools", `(async () => JSON.stringify((await document.modelContext.getTools()).map((t) => [t.name, t.inputSchema])))()`},
+		{"pling.tools", `(async () => JSON.stringify((await pling.tools()).map((t) => [t.name, t.parameters])))()`},
+	} {
+		t.Run(from.name, func(t *testing.T) {
+			got := eval[string](tb.on(t), from.js)
+			for _, secret := range []string{"hunter2-secret", "918273", "4111111111111111", "7351"} {
+				if strings.Contains(got, secret) {
+					t.Errorf("the tools carry the secret %q: %s", secret, got)
+				}
+			}
+			for _, kept := range []string{`"default":"ana"`, `"default":"Ana Lima"`} {
+				if !strings.Contains(got, kept) {
+					t.Errorf("the tools lost the field's default %s: %s", kept, got)
+				}
+			}
+			var tools [][2]json.RawMessage
+			if err := json.Unmarshal([]byte(got), &tools); err != nil {
+				t.Fatal(err)
+			}
+			required := map[string][]string{}
+			for _, tl := range tools {
+				var name string
+				var s struct{ Required []string }
+				_ = json.Unmarshal(tl[0], &name)
+				_ = json.Unmarshal(tl[1], &s)
+				required[name] = s.Required
+			}
+			want := map[string][]string{"sign_in": {"password"}, "card_save": {"number"}}
+			if diff := cmp.Diff(want, required); diff != "" {
+				t.Errorf("required (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
