@@ -18,9 +18,9 @@ import (
 // the agent sent, as a page does: it names the field it refuses with
 // setCustomValidity (then rejects respondWith, at once or after a
 // while, or rejects nothing and reports the field), rejects with a
-// plain Error that names no field, or rejects with pling.fail naming
-// the field. Each field's own input handler clears its message, as a
-// page whose check runs at submit does.
+// plain Error that names no field, or rejects (or answers) with
+// pling.fail naming the field. Each field's own input handler clears
+// its message, as a page whose check runs at submit does.
 const clubPage = `<!doctype html><html lang="en"><head><title>Club</title>
 <script src="/pling/pling.js" data-expose="*"></script></head><body>
 <form toolname="join_club" tooldescription="Join the club" toolautosubmit>
@@ -50,6 +50,8 @@ document.querySelector("form").addEventListener("submit", (e) => {
     e.respondWith(Promise.reject(new Error("The club's server did not answer")));
   } else if (who === "Taken") {
     e.respondWith(Promise.reject(pling.fail("INVALID_PARAMS", "That name is taken", { path: "/who" })));
+  } else if (who === "Reserved") {
+    e.respondWith(Promise.resolve(pling.fail("INVALID_PARAMS", "That name is reserved", { path: "/who" })));
   } else {
     e.respondWith(Promise.resolve("joined"));
   }
@@ -60,11 +62,11 @@ document.querySelector("form").addEventListener("submit", (e) => {
 // refuses the agent's values in its own submit handler answers
 // INVALID_PARAMS naming the field the page named (setCustomValidity, at
 // once or after an awaited check, with or without respondWith; a
-// pling.fail path), with the page's message, and gives the person's
-// values back; a rejection that names no field is EXECUTION_FAILED with
-// the page's message, never "Observe the page", and also leaves the
-// person's values. A call the page accepts leaves the agent's values, as
-// a person's own submit does.
+// pling.fail path, rejected or answered), with the page's message, and
+// gives the person's values back; a rejection that names no field is
+// EXECUTION_FAILED with the page's message, never "Observe the page",
+// and also leaves the person's values. A call the page accepts leaves
+// the agent's values, as a person's own submit does.
 func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 	tb := openTestPage(t, "/test/webmcp-club.html", clubPage, chromedp.Flag("enable-experimental-web-platform-features", true))
 	tb.waitJS(`(async () => (await document.modelContext.getTools()).some((t) => t.name === "join_club"))()`)
@@ -83,6 +85,7 @@ func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 		{"named after a check", `{ email: "bo@later.example", who: "Bo" }`, []string{"INVALID_PARAMS:", `"/email"`, "That address cannot join yet"}},
 		{"reported without respondWith", `{ email: "bo@blocked.example", who: "Bo" }`, []string{"INVALID_PARAMS:", `"/email"`, "That address is on the blocklist"}},
 		{"pling.fail with a path", `{ email: "bo@example.com", who: "Taken" }`, []string{"INVALID_PARAMS:", `"/who"`, "That name is taken"}},
+		{"pling.fail answered", `{ email: "bo@example.com", who: "Reserved" }`, []string{"INVALID_PARAMS:", `"/who"`, "That name is reserved"}},
 		{"no field named", `{ email: "bo@example.com", who: "Crash" }`, []string{"EXECUTION_FAILED:", "The club's server did not answer"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -714,12 +714,13 @@
         available: function () { return visible(el) || "It is not visible on the page"; },
         // The page refuses in its submit handler by naming a field
         // (setCustomValidity, then rejecting respondWith or not calling
-        // it) or by rejecting respondWith; either way the person's values
-        // go back, and a rejection that names no field is the page's
-        // failure as it gave it.
+        // it), by rejecting respondWith or by answering it with a
+        // pling.fail; either way the person's values go back, and a
+        // rejection that names no field is the page's failure as it gave
+        // it.
         run: function (input) {
           var r, was = fill(el, input);
-          return refused(el, was) || guard(function () { r = submitAsAgent(el); }) || Promise.resolve(r).then(function (v) { return refused(el, was, 1) || v; }, function (x) { return refused(el, was, 1) || back(was) || Promise.reject(x); });
+          return refused(el, was) || guard(function () { r = submitAsAgent(el); }) || Promise.resolve(r).then(function (v) { return refused(el, was, 1) || v instanceof Failure && back(was) || v; }, function (x) { return refused(el, was, 1) || back(was) || Promise.reject(x); });
         }
       });
     }
