@@ -615,7 +615,10 @@
         // A required select's "" option is its placeholder, which the
         // browser refuses: not an allowed value.
         if (i.tagName === "SELECT") d = named(d, p.enum = [].filter.call(i.options, function (o) { return o.value || !i.required; }).map(function (o) { ns.push(o.text); return o.value; }), ns);
-        if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
+        // A secret's value (a password, a card, a one-time code: its type
+        // or autocomplete says so) is never a default: it would reach
+        // the agent.
+        if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && !/password|cc-|one-time/.test(t + i.autocomplete) && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
         if (i.required && !("default" in p)) p.required = true;
         if (d) p.description = d;
         ps[name] = p;
@@ -632,7 +635,7 @@
     function fire(i) { ["input", "change"].forEach(function (e) { i.dispatchEvent(new Event(e, { bubbles: true })); }); }
     // fill writes what the call gave; a field it left out (its default)
     // keeps the page's value; a radio is checked, its value never written.
-    // It returns what every field held before, for refused.
+    // It returns, per field, what it held before and after, for back.
     function fill(form, input, ps) {
       var was = [].map.call(fields(form), function (i) { return [i, i.value, i.checked]; });
       fields(form).forEach(function (i) {
@@ -642,21 +645,32 @@
         if (i.type === "checkbox") i.checked = !!input[name]; else i.value = String(input[name]);
         fire(i);
       });
+      was.forEach(function (w) { w.push(w[0].value, w[0].checked); });
       return was;
     }
+    // back gives each field the call changed what the person had in it;
+    // one changed since (the person typed while the page checked) keeps
+    // what it has now.
+    function back(was) {
+      was.forEach(function (w) { var i = w[0]; if (i.value === w[3] && i.checked === w[4] && (i.value !== w[1] || i.checked !== w[2])) { i.value = w[1]; i.checked = w[2]; fire(i); } });
+    }
     // refused is the failure of a form whose submit the browser's own
-    // checks (or the page's setCustomValidity) would block. The module
-    // reads each invalid field's name and message from a copy taken here,
-    // shaped as the form it reads (wasm/formvalidity.go), because the
-    // fields then get back what the person had in them (was, from fill):
-    // a refused call leaves nothing of the agent's in the form, and no
-    // bubble shows the person a message about a value that is gone.
-    function refused(form, was) {
-      if (form.checkValidity()) return;
-      var f = new Failure("INVALID_PARAMS", "", { tagName: "FORM", elements: [].filter.call(form.elements, function (e) { return e.willValidate && !e.validity.valid; }).map(function (e) {
+    // checks (or the page's setCustomValidity) would block; after the
+    // page's submit handler (custom), of the fields the page itself named
+    // with setCustomValidity. The module reads each such field's name and
+    // message from a copy taken here, shaped as the form it reads
+    // (wasm/formvalidity.go), because the fields then get back what the
+    // person had in them (was, from fill): a refused call leaves nothing
+    // of the agent's in the form, and no bubble shows the person a
+    // message about a value that is gone.
+    function refused(form, was, custom) {
+      if (!custom && form.checkValidity()) return;
+      var bad = [].filter.call(form.elements, function (e) { return e.willValidate && !e.validity.valid && (!custom || e.validity.customError); });
+      if (!bad.length) return;
+      var f = new Failure("INVALID_PARAMS", "", { tagName: "FORM", elements: bad.map(function (e) {
         return { name: attr(e, "param") || e.name, validationMessage: e.validationMessage, validity: { valid: false } };
       }) });
-      was.forEach(function (w) { var i = w[0]; if (i.value !== w[1] || i.checked !== w[2]) { i.value = w[1]; i.checked = w[2]; fire(i); } });
+      back(was);
       return f;
     }
     // submitAsAgent submits a WebMCP declarative form the way the browser
@@ -698,7 +712,16 @@
         description: el.getAttribute("tooldescription") || undefined, identity: "markup", params: params(el),
         approval: !el.hasAttribute("toolautosubmit"), markup: where(el),
         available: function () { return visible(el) || "It is not visible on the page"; },
-        run: function (input) { var r; return refused(el, fill(el, input)) || guard(function () { r = submitAsAgent(el); }) || r; }
+        // The page refuses in its submit handler by naming a field
+        // (setCustomValidity, then rejecting respondWith or not calling
+        // it), by rejecting respondWith or by answering it with a
+        // pling.fail; either way the person's values go back, and a
+        // rejection that names no field is the page's failure as it gave
+        // it.
+        run: function (input) {
+          var r, was = fill(el, input);
+          return refused(el, was) || guard(function () { r = submitAsAgent(el); }) || Promise.resolve(r).then(function (v) { return refused(el, was, 1) || v instanceof Failure && back(was) || v; }, function (x) { return refused(el, was, 1) || back(was) || Promise.reject(x); });
+        }
       });
     }
     function declare(el) {
@@ -754,6 +777,7 @@
       var a = [];
       live.forEach(function (_, el) { var was = said.get(el); if (was && was !== JSON.stringify(params(el))) a.push(el); });
       a.forEach(add);
+      return a.length;
     };
     function drop(el) { var hs = live.get(el); if (hs) { hs.forEach(function (h) { h.dispose(); }); live.delete(el); } }
     function scan(node) {

@@ -374,6 +374,32 @@
   });
   function soon() { clearTimeout(timer); timer = setTimeout(sync, 300); }
   ["click", "change", "submit"].forEach(function (t) { doc.addEventListener(t, soon, true); });
+  // A declared form's values are its tool's defaults, and a page's
+  // script may fill a form at any time (from its own fetch), which fires
+  // no event and moves no MutationObserver. fresh compares the values of
+  // the page's fields with its last look; only when one changed does
+  // pling._forms read the forms again (declaring again a form whose
+  // values changed), and only then are the tools registered again. A
+  // consumer that lists the tools in this script context (getTools) gets
+  // the values as they are then; one that reads the browser's list from
+  // elsewhere (DevTools' WebMCP domain, Playwright MCP's isolated world)
+  // within FORMS_MS, how often fresh runs by itself (RATIONALE.md).
+  var FORMS_MS = 1000, seen = "";
+  function fresh() {
+    var k = [].map.call(doc.querySelectorAll("input,select,textarea"), function (i) { return i.value + i.checked; }).join("\n");
+    if (k === seen) return running || Promise.resolve();
+    seen = k;
+    return pling._forms() ? sync() : running || Promise.resolve();
+  }
+  if (pling._forms) {
+    var listed = mc.getTools;
+    if (typeof listed === "function") {
+      try {
+        mc.getTools = function () { var a = arguments; return fresh().then(function () { return listed.apply(mc, a); }); };
+      } catch (e) { /* a model context that keeps its own getTools: the interval still serves */ }
+    }
+    setInterval(fresh, FORMS_MS);
+  }
   // For tests and debugging: the live registrations and a way to resync.
   Object.defineProperty(pling, "_webmcp", { value: { tools: live, sync: sync, native: native, get drift() { return drift; } } });
   // The page's own declarations are in once its markup is read

@@ -49,15 +49,8 @@ func TestMCPPrefilledFormsThroughPling(t *testing.T) {
 	browserTest(t)
 	bin := buildPling(t)
 	eachWebMCP(t, func(t *testing.T, polyfill []byte, env []string) {
-		files := map[string]string{"profile.json": `{"email":"ana@example.com","level":"beginner","name":"Ana","phone":"555 0101"}`}
-		head := ""
-		if polyfill != nil {
-			files["polyfill.js"] = string(polyfill)
-			head = `<script src="/polyfill.js"></script>`
-		}
-		files["member.html"] = strings.Replace(prefilledFormsPage, "HEAD", head, 1)
-		base := serveFiles(t, files)
-		pp := startPlingProcess(t, bin, env, "mcp", base+"/member.html")
+		pp := formsThroughPling(t, bin, polyfill, env, "member.html", prefilledFormsPage,
+			map[string]string{"profile.json": `{"email":"ana@example.com","level":"beginner","name":"Ana","phone":"555 0101"}`})
 		pp.waitTool(t, "profile_save")
 
 		// The declarative form's tool says its tooldescription once,
@@ -97,6 +90,94 @@ func TestMCPPrefilledFormsThroughPling(t *testing.T) {
 			if ok, got := formDefaults(t, pp, want); !ok {
 				t.Errorf("after the refused %s call the form does not hold the person's values:\n%s", bad.tool, got)
 			}
+		}
+	})
+}
+
+// formsThroughPling serves page (its HEAD marker replaced by the
+// polyfill's script tag where polyfill is given) under name with files
+// beside it, and starts the pling binary as an MCP server on it with env
+// (eachWebMCP gives both).
+func formsThroughPling(t *testing.T, bin string, polyfill []byte, env []string, name, page string, files map[string]string) *plingProcess {
+	t.Helper()
+	head := ""
+	if polyfill != nil {
+		files["polyfill.js"] = string(polyfill)
+		head = `<script src="/polyfill.js"></script>`
+	}
+	files[name] = strings.Replace(page, "HEAD", head, 1)
+	return startPlingProcess(t, bin, env, "mcp", serveFiles(t, files)+"/"+name)
+}
+
+// clubFormPage is a WebMCP declarative form the person has filled in
+// (its values are in the markup) whose submit handler checks the
+// agent's values as a page does: it names the e-mail it refuses
+// (setCustomValidity, and rejects respondWith), or rejects with a plain
+// Error that names no field. The field's input handler clears its
+// message, as a page whose check runs at submit does.
+const clubFormPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Club</title>
+HEAD<script src="/pling/pling.js" data-expose="*"></script></head><body>
+<form id="join" toolname="join_club" tooldescription="Join the club." toolautosubmit>
+  <label>E-mail <input id="email" name="email" type="email" required value="ana@example.com" oninput="this.setCustomValidity('')"></label>
+  <label>Who <input id="who" name="who" value="Ana"></label>
+  <button>Join</button>
+</form>
+<script>
+document.getElementById("join").addEventListener("submit", (e) => {
+  e.preventDefault();
+  if (!e.agentInvoked) return;
+  const f = e.target;
+  if (f.email.value.endsWith("@taken.example")) {
+    f.email.setCustomValidity("That address is taken");
+    e.respondWith(Promise.reject(new Error("That address is taken")));
+  } else if (f.who.value === "Crash") {
+    e.respondWith(Promise.reject(new Error("The club's server did not answer")));
+  } else {
+    e.respondWith(Promise.resolve("joined"));
+  }
+});
+</script></body></html>`
+
+// TestMCPFormPageRefusedThroughPling runs the pling binary as an MCP
+// server over stdio (the official Go SDK's client) on a declarative
+// WebMCP form whose page refuses the agent's values in its own submit
+// handler, with Chromium's native WebMCP and with the polyfill: a field
+// the page names answers INVALID_PARAMS at its path with the page's
+// message, a rejection that names none EXECUTION_FAILED with the page's
+// message (no "Observe the page"), and either way the form keeps the
+// person's values (the next list has them as defaults, not the agent's).
+func TestMCPFormPageRefusedThroughPling(t *testing.T) {
+	browserTest(t)
+	bin := buildPling(t)
+	eachWebMCP(t, func(t *testing.T, polyfill []byte, env []string) {
+		pp := formsThroughPling(t, bin, polyfill, env, "club.html", clubFormPage, map[string]string{})
+		pp.waitTool(t, "join_club")
+		person := map[string]map[string]any{"join_club": {"email": "ana@example.com", "who": "Ana"}}
+		if ok, got := formDefaults(t, pp, person); !ok {
+			t.Fatalf("join_club does not list the person's values as defaults:\n%s", got)
+		}
+		for _, bad := range []struct {
+			args map[string]any
+			want []string // the answer's start, then what it says
+		}{
+			{map[string]any{"email": "bo@taken.example", "who": "Bo"}, []string{"INVALID_PARAMS", "/email", "That address is taken"}},
+			{map[string]any{"email": "bo@example.com", "who": "Crash"}, []string{"EXECUTION_FAILED", "The club's server did not answer"}},
+		} {
+			out, res := pp.call(t, "join_club", bad.args)
+			if !res.IsError || !strings.HasPrefix(out, bad.want[0]) || strings.Contains(out, "Observe the page") {
+				t.Errorf("%v answered (error %v) %q; want %s", bad.args, res.IsError, out, bad.want[0])
+			}
+			for _, w := range bad.want[1:] {
+				if !strings.Contains(out, w) {
+					t.Errorf("%v answered %q; want it to say %q", bad.args, out, w)
+				}
+			}
+			if ok, got := formDefaults(t, pp, person); !ok {
+				t.Errorf("after the refused call %v the form does not hold the person's values:\n%s", bad.args, got)
+			}
+		}
+		if out, res := pp.call(t, "join_club", map[string]any{"email": "bo@example.com", "who": "Bo"}); res.IsError || !strings.Contains(out, "joined") {
+			t.Errorf("a call the page accepts answered (error %v) %q", res.IsError, out)
 		}
 	})
 }
