@@ -52,11 +52,8 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 			return runtime.Unavailable("Add a customer first")
 		},
 		Run: func(context.Context, *runtime.Call) (any, error) { return "sent", nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectRuntime(t, rt)
+	res := s.listTools(t)
 	var desc []string
 	for _, tl := range res.Tools {
 		desc = append(desc, tl.Name+": "+tl.Description)
@@ -98,7 +95,7 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 		Run:    func(context.Context, *runtime.Call) (any, error) { step.Store(1); return nil, nil }}))
 	declare(rt.DeclareAction(runtime.Action{ID: "booking.confirm", Title: "Confirm the booking", Available: at(1, "Pick a slot first"),
 		Run: func(context.Context, *runtime.Call) (any, error) { step.Store(2); return "booked", nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	first := s.toolNames(t)
 
 	_, txt := callText(t, s, "booking_pick", map[string]any{"slot": "10:00"})
@@ -134,7 +131,7 @@ func TestExpectationFailedTextHasThePagesFeedback(t *testing.T) {
 	declare(rt.DeclareAction(runtime.Action{ID: "board.create", Title: "Create a board",
 		Run:    func(context.Context, *runtime.Call) (any, error) { return nil, nil },
 		Expect: &runtime.Expectation{State: "boards.count", Change: "increase", TimeoutMs: 50}}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	got, txt := callText(t, s, "board_create", nil)
 	if !got.IsError || !strings.HasPrefix(txt, "EXPECTATION_FAILED: ") || !strings.Contains(txt, `The page says (error): "Board name is too short."`) {
 		t.Errorf("expectation failure text:\n%s", txt)
@@ -161,15 +158,12 @@ func TestMessagesSayWhatHappenedAndTheNextStep(t *testing.T) {
 	if strings.Contains(plingmcp.Instructions, "#1250") {
 		t.Errorf("instructions give the demo's label: %s", plingmcp.Instructions)
 	}
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	for _, tl := range res.Tools {
 		if tl.Name != "done__task" {
 			continue
 		}
-		if d := toJSON(t, tl.InputSchema).(map[string]any)["properties"].(map[string]any)["record"].(map[string]any)["description"].(string); !strings.Contains(d, `e.g. "t3" or "Task Water the plants"`) {
+		if d := jsonObject(t, tl.InputSchema)["properties"].(map[string]any)["record"].(map[string]any)["description"].(string); !strings.Contains(d, `e.g. "t3" or "Task Water the plants"`) {
 			t.Errorf("record example does not name one row: %s", d)
 		}
 	}
@@ -227,7 +221,7 @@ func TestHandlerThatNeverFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("JSON-RPC error %v, want a tool result", err)
 	}
-	sc := toJSON(t, res.StructuredContent).(map[string]any)
+	sc := jsonObject(t, res.StructuredContent)
 	txt := res.Content[0].(*sdk.TextContent).Text
 	if !res.IsError || sc["error"].(map[string]any)["code"] == nil || !strings.Contains(txt, "whether report.build ran is unknown") ||
 		!strings.Contains(txt, "do not call it again") {
@@ -244,7 +238,7 @@ func TestPageDeadlineSaysLookDoNotRepeat(t *testing.T) {
 		Run: func(context.Context, *runtime.Call) (any, error) {
 			return nil, errors.New("The handler did not finish within 5000 ms; its effect is unknown")
 		}}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	_, txt := callText(t, s, "report_build", nil)
 	if !strings.Contains(txt, "Do not call it again") || strings.Contains(txt, "fix what it names") {
 		t.Errorf("page deadline: %s", txt)
@@ -303,15 +297,12 @@ func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	declare(rt.DeclareAction(runtime.Action{ID: "hold", Title: "Hold a slot", Available: later, Record: &runtime.RecordRef{Kind: "slot"},
 		Params: map[string]runtime.Param{"note": {Type: "string"}},
 		Run:    func(context.Context, *runtime.Call) (any, error) { return "held", nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectRuntime(t, rt)
+	res := s.listTools(t)
 	hold := modeltool.Names([]string{"hold@slot"})[0]
 	got := map[string]any{}
 	for _, tl := range res.Tools {
-		got[tl.Name] = toJSON(t, tl.InputSchema)
+		got[tl.Name] = jsonObject(t, tl.InputSchema)
 	}
 	want := map[string]any{
 		"booking_start": map[string]any{"type": "object"},

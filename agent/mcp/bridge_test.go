@@ -78,6 +78,12 @@ func inProcessSession(t *testing.T) (*page, *session) {
 	return p, connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
 }
 
+// connectRuntime connects a client to a bridge over rt, in this process.
+func connectRuntime(t *testing.T, rt *runtime.Runtime) *session {
+	t.Helper()
+	return connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+}
+
 // counting counts the describes a transport carries.
 type counting struct {
 	next      agent.Transport
@@ -144,12 +150,19 @@ func (s *session) waitChanged(t *testing.T) {
 	}
 }
 
-func (s *session) toolNames(t *testing.T) []string {
+// listTools asks for the tool list; a failure ends the test.
+func (s *session) listTools(t *testing.T) *sdk.ListToolsResult {
 	t.Helper()
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func (s *session) toolNames(t *testing.T) []string {
+	t.Helper()
+	res := s.listTools(t)
 	var names []string
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
@@ -157,17 +170,19 @@ func (s *session) toolNames(t *testing.T) []string {
 	return names
 }
 
-func toJSON(t *testing.T, v any) any {
+// jsonObject is v as a client reads it: its JSON encoding decoded as an
+// object, numbers as float64. A v that is not an object ends the test.
+func jsonObject(t *testing.T, v any) map[string]any {
 	t.Helper()
+	var obj map[string]any
 	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &obj)
+	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%T as a JSON object: %v", v, err)
 	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return obj
 }
 
 // The bridge lists what modeltool.List lists in the page: the same names,
@@ -175,10 +190,7 @@ func toJSON(t *testing.T, v any) any {
 func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	p, s := inProcessSession(t)
 
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	want, err := modeltool.List(p.rt, context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +209,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		if i := strings.Index(desc, ". Only orders in view"); i >= 0 {
 			desc, rules[tl.Name] = desc[:i], desc[i+2:]
 		}
-		sch := toJSON(t, tl.InputSchema).(map[string]any)
+		sch := jsonObject(t, tl.InputSchema)
 		props, _ := sch["properties"].(map[string]any)
 		if rec, ok := props["record"].(map[string]any); ok {
 			rules[tl.Name+".record"] = rec["description"].(string)
@@ -206,7 +218,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		got = append(got, tool{tl.Name, desc, sch})
 	}
 	for _, tl := range want {
-		sch := toJSON(t, tl.Parameters).(map[string]any)
+		sch := jsonObject(t, tl.Parameters)
 		// The bridge leaves out "additionalProperties": false (the page
 		// checks the arguments; TestBusinessFailureIsAToolError).
 		delete(sch, "additionalProperties")
@@ -247,7 +259,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	if diff := cmp.Diff(map[string][2]bool{"approve__order": {}, "cart_add": {}, "cart_clear": {false, true}, "cart_view": {true, false}}, annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
-	approve := toJSON(t, res.Tools[0].InputSchema).(map[string]any)
+	approve := jsonObject(t, res.Tools[0].InputSchema)
 	if diff := cmp.Diff([]any{"record"}, approve["required"]); diff != "" {
 		t.Errorf("approve@order requires (-want +got):\n%s", diff)
 	}
@@ -280,7 +292,7 @@ func TestCallTool(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("isError: %v", res.Content)
 			}
-			sc := toJSON(t, res.StructuredContent).(map[string]any)
+			sc := jsonObject(t, res.StructuredContent)
 			if diff := cmp.Diff(tt.wantValue, sc["value"]); diff != "" {
 				t.Errorf("value (-want +got):\n%s", diff)
 			}
@@ -329,7 +341,7 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 			if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, string(tt.code)+": ") {
 				t.Errorf("text %q does not start with the code %s", text, tt.code)
 			}
-			sc := toJSON(t, res.StructuredContent).(map[string]any)
+			sc := jsonObject(t, res.StructuredContent)
 			if got := sc["error"].(map[string]any)["code"]; got != string(tt.code) {
 				t.Errorf("structured code %v, want %s", got, tt.code)
 			}
@@ -384,7 +396,7 @@ func TestProtocolFailureIsAnRPCError(t *testing.T) {
 		if err != nil {
 			t.Fatalf("unconfirmed call: JSON-RPC error %v, want a tool result", err)
 		}
-		sc := toJSON(t, res.StructuredContent).(map[string]any)
+		sc := jsonObject(t, res.StructuredContent)
 		if txt := res.Content[0].(*sdk.TextContent).Text; !res.IsError || !strings.HasPrefix(txt, "INTERNAL_ERROR: whether cart.add ran is unknown") ||
 			!strings.Contains(txt, "do not call it again") || sc["unconfirmed"] != true || sc["error"].(map[string]any)["code"] != "INTERNAL_ERROR" {
 			t.Errorf("unconfirmed: %s %v", txt, sc)
@@ -442,7 +454,7 @@ func TestListChanged(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %v", err, res)
 			}
-			if sc := toJSON(t, res.StructuredContent).(map[string]any); sc["toolsChanged"] != true {
+			if sc := jsonObject(t, res.StructuredContent); sc["toolsChanged"] != true {
 				t.Errorf("result %v does not report the change", sc)
 			}
 			s.waitChanged(t)
