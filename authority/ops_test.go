@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -194,15 +194,7 @@ func TestReadyzSaysMigratedDown(t *testing.T) {
 			}
 			hs := httptest.NewServer(srv.Handler())
 			t.Cleanup(hs.Close)
-			readyz := func() (int, string) {
-				res, err := http.Get(hs.URL + "/readyz")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer res.Body.Close()
-				b, _ := io.ReadAll(res.Body)
-				return res.StatusCode, string(b)
-			}
+			readyz := func() (int, string) { return httpcheck.Get(t, hs.URL+"/readyz") }
 			if code, body := readyz(); code != 200 {
 				t.Fatalf("readyz on a current store: %d %s", code, body)
 			}

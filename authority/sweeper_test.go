@@ -178,11 +178,7 @@ func TestNoCleanupInClientWrites(t *testing.T) {
 // RATE_LIMITED until some expire.
 func TestPendingDelegationsBoundPerAudience(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
-		f := newFixture(t, open(), func(c *authority.Config) {
-			c.Retention.MaxPendingPerAudience = 3
-			c.CreateBurst = -1
-		})
-		body := map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
+		f, body := pendingFixture(t, open(), 3)
 		var got []int
 		for range 4 {
 			code, _ := f.call("POST", "/v1/delegations", "", body)
@@ -195,6 +191,18 @@ func TestPendingDelegationsBoundPerAudience(t *testing.T) {
 			t.Errorf("statuses (-want +got):\n%s\n%v", diff, b)
 		}
 	})
+}
+
+// pendingFixture is an authority on st whose audience holds at most
+// perAudience delegations waiting for consent, with creates unthrottled,
+// and the body of a delegation request to that audience.
+func pendingFixture(t *testing.T, st authority.Store, perAudience int64) (*fixture, map[string]any) {
+	t.Helper()
+	f := newFixture(t, st, func(c *authority.Config) {
+		c.Retention.MaxPendingPerAudience = perAudience
+		c.CreateBurst = -1
+	})
+	return f, map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
 }
 
 // openSQLite opens a store on a fresh SQLite file, closed at the test's end.
@@ -254,11 +262,7 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 // and the fresh address would get 429 for the audience.
 func TestPendingBoundPerAddress(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
-		f := newFixture(t, open(), func(c *authority.Config) {
-			c.Retention.MaxPendingPerAudience = 300
-			c.CreateBurst = -1
-		})
-		body := map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
+		f, body := pendingFixture(t, open(), 300)
 		from := func(ip string) *http.Client {
 			d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 			return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}

@@ -20,6 +20,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/internal/testing/scripted"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
@@ -430,15 +431,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	for s.Next() {
 	}
 	_, _ = e.client("nope").Chat.Completions.New(context.Background(), say("hi"))
-	get := func(path string) (int, string) {
-		res, err := http.Get(e.gw.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	get := func(path string) (int, string) { return httpcheck.Get(t, e.gw.URL+path) }
 	if st, _ := get("/healthz"); st != 200 {
 		t.Errorf("healthz %d", st)
 	}
