@@ -3,7 +3,6 @@ package authority_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"io"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
@@ -86,10 +86,7 @@ func TestBackupRestoreSQLite(t *testing.T) {
 	f, sid := revokedSession(t)(authority.OpenSQLite(ctx, filepath.Join(dir, "live.db")))
 	// Online: another connection, as the sqlite3 shell would be, while
 	// the instance keeps its own open.
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "live.db")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := authoritytest.SQLiteFile(t, filepath.Join(dir, "live.db"))
 	backup := filepath.Join(dir, "backup.db")
 	if _, err := db.Exec(`VACUUM INTO ?`, backup); err != nil {
 		t.Fatal(err)

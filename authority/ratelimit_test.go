@@ -2,11 +2,9 @@ package authority_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -37,12 +35,7 @@ func postFrom(t *testing.T, f *fixture, local string) (int, string, map[string]a
 // retryAfterMs; another address is not affected; the bucket refills at
 // the configured rate.
 func TestCreateRateLimit(t *testing.T) {
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	f := newFixture(t, st, func(c *authority.Config) { c.CreateBurst, c.CreatePerSecond = 2, 0.25 })
+	f := newFixture(t, openSQLite(t), func(c *authority.Config) { c.CreateBurst, c.CreatePerSecond = 2, 0.25 })
 	type answer struct {
 		Status     int
 		RetryAfter string

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // sweepRows runs one sweep and returns the rows it deleted by class
@@ -208,11 +208,7 @@ func pendingFixture(t *testing.T, st authority.Store, perAudience int64) (*fixtu
 // openSQLite opens a store on a fresh SQLite file, closed at the test's end.
 func openSQLite(t *testing.T) authority.Store {
 	t.Helper()
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, _ := authoritytest.SQLite(t)
 	return st
 }
 
@@ -234,11 +230,11 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 				body["idleSeconds"] = c.idle
 			}
 			r := f.do("POST", "/v1/tasks", tok, nil, body)
-			if c.want == 201 && r.status != 201 {
-				t.Fatalf("create %s: %d %s", c.id, r.status, r.raw)
+			if c.want == 201 && r.Status != 201 {
+				t.Fatalf("create %s: %d %s", c.id, r.Status, r.Raw)
 			}
-			if c.want == 0 && code(r.body) != "CONTINUITY_INVALID_STATE" {
-				t.Errorf("create %s: %d %s, want CONTINUITY_INVALID_STATE", c.id, r.status, r.raw)
+			if c.want == 0 && code(r.Body) != "CONTINUITY_INVALID_STATE" {
+				t.Errorf("create %s: %d %s, want CONTINUITY_INVALID_STATE", c.id, r.Status, r.Raw)
 			}
 		}
 		f.advance(2 * time.Minute)
@@ -271,7 +267,7 @@ func TestPendingBoundPerAddress(t *testing.T) {
 		for i := range 10 {
 			c := from(fmt.Sprintf("127.0.0.%d", i+2))
 			for range 30 {
-				if st, _ := sendAt(t, c, nil, "POST", f.url+"/v1/delegations", "", requestBody(body)); st == 201 {
+				if send(t, c, nil, "POST", f.url+"/v1/delegations", "", nil, body).Status == 201 {
 					created++
 				}
 			}
@@ -279,8 +275,8 @@ func TestPendingBoundPerAddress(t *testing.T) {
 		if created != 10*authority.DefaultMaxPendingPerAddress {
 			t.Errorf("10 addresses created %d pending delegations, want %d each", created, authority.DefaultMaxPendingPerAddress)
 		}
-		if st, b := sendAt(t, from("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", requestBody(body)); st != 201 {
-			t.Errorf("an agent from a fresh address: %d %v, want 201", st, b)
+		if r := send(t, from("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", nil, body); r.Status != 201 {
+			t.Errorf("an agent from a fresh address: %d %v, want 201", r.Status, r.Body)
 		}
 	})
 }

@@ -458,14 +458,9 @@ func TestHealthAndMetrics(t *testing.T) {
 	})
 	t.Run("not ready when misconfigured", func(t *testing.T) {
 		e := start(t, answer("x"), func(c *gateway.Config) { c.UpstreamKey = "" })
-		res, err := http.Get(e.gw.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != 503 || !strings.Contains(string(b), "no upstream key") {
-			t.Errorf("readyz %d %s", res.StatusCode, b)
+		code, b := httpcheck.Get(t, e.gw.URL+"/readyz")
+		if code != 503 || !strings.Contains(b, "no upstream key") {
+			t.Errorf("readyz %d %s", code, b)
 		}
 	})
 }
