@@ -163,7 +163,7 @@ func TestMessagesSayWhatHappenedAndTheNextStep(t *testing.T) {
 		if tl.Name != "done__task" {
 			continue
 		}
-		if d := jsonObject(t, tl.InputSchema)["properties"].(map[string]any)["record"].(map[string]any)["description"].(string); !strings.Contains(d, `e.g. "t3" or "Task Water the plants"`) {
+		if d := toJSON(t, tl.InputSchema).(map[string]any)["properties"].(map[string]any)["record"].(map[string]any)["description"].(string); !strings.Contains(d, `e.g. "t3" or "Task Water the plants"`) {
 			t.Errorf("record example does not name one row: %s", d)
 		}
 	}
@@ -221,7 +221,7 @@ func TestHandlerThatNeverFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("JSON-RPC error %v, want a tool result", err)
 	}
-	sc := jsonObject(t, res.StructuredContent)
+	sc := toJSON(t, res.StructuredContent).(map[string]any)
 	txt := res.Content[0].(*sdk.TextContent).Text
 	if !res.IsError || sc["error"].(map[string]any)["code"] == nil || !strings.Contains(txt, "whether report.build ran is unknown") ||
 		!strings.Contains(txt, "do not call it again") {
@@ -302,7 +302,7 @@ func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	hold := modeltool.Names([]string{"hold@slot"})[0]
 	got := map[string]any{}
 	for _, tl := range res.Tools {
-		got[tl.Name] = jsonObject(t, tl.InputSchema)
+		got[tl.Name] = toJSON(t, tl.InputSchema)
 	}
 	want := map[string]any{
 		"booking_start": map[string]any{"type": "object"},

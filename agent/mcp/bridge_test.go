@@ -84,6 +84,16 @@ func connectRuntime(t *testing.T, rt *runtime.Runtime) *session {
 	return connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
 }
 
+// listTools asks for the tool list; a failure ends the test.
+func (s *session) listTools(t *testing.T) *sdk.ListToolsResult {
+	t.Helper()
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // counting counts the describes a transport carries.
 type counting struct {
 	next      agent.Transport
@@ -150,16 +160,6 @@ func (s *session) waitChanged(t *testing.T) {
 	}
 }
 
-// listTools asks for the tool list; a failure ends the test.
-func (s *session) listTools(t *testing.T) *sdk.ListToolsResult {
-	t.Helper()
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 func (s *session) toolNames(t *testing.T) []string {
 	t.Helper()
 	res := s.listTools(t)
@@ -170,19 +170,17 @@ func (s *session) toolNames(t *testing.T) []string {
 	return names
 }
 
-// jsonObject is v as a client reads it: its JSON encoding decoded as an
-// object, numbers as float64. A v that is not an object ends the test.
-func jsonObject(t *testing.T, v any) map[string]any {
+func toJSON(t *testing.T, v any) any {
 	t.Helper()
-	var obj map[string]any
 	b, err := json.Marshal(v)
-	if err == nil {
-		err = json.Unmarshal(b, &obj)
-	}
 	if err != nil {
-		t.Fatalf("%T as a JSON object: %v", v, err)
+		t.Fatal(err)
 	}
-	return obj
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // The bridge lists what modeltool.List lists in the page: the same names,
@@ -209,7 +207,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		if i := strings.Index(desc, ". Only orders in view"); i >= 0 {
 			desc, rules[tl.Name] = desc[:i], desc[i+2:]
 		}
-		sch := jsonObject(t, tl.InputSchema)
+		sch := toJSON(t, tl.InputSchema).(map[string]any)
 		props, _ := sch["properties"].(map[string]any)
 		if rec, ok := props["record"].(map[string]any); ok {
 			rules[tl.Name+".record"] = rec["description"].(string)
@@ -218,7 +216,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 		got = append(got, tool{tl.Name, desc, sch})
 	}
 	for _, tl := range want {
-		sch := jsonObject(t, tl.Parameters)
+		sch := toJSON(t, tl.Parameters).(map[string]any)
 		// The bridge leaves out "additionalProperties": false (the page
 		// checks the arguments; TestBusinessFailureIsAToolError).
 		delete(sch, "additionalProperties")
@@ -259,7 +257,7 @@ func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	if diff := cmp.Diff(map[string][2]bool{"approve__order": {}, "cart_add": {}, "cart_clear": {false, true}, "cart_view": {true, false}}, annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
-	approve := jsonObject(t, res.Tools[0].InputSchema)
+	approve := toJSON(t, res.Tools[0].InputSchema).(map[string]any)
 	if diff := cmp.Diff([]any{"record"}, approve["required"]); diff != "" {
 		t.Errorf("approve@order requires (-want +got):\n%s", diff)
 	}
@@ -292,7 +290,7 @@ func TestCallTool(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("isError: %v", res.Content)
 			}
-			sc := jsonObject(t, res.StructuredContent)
+			sc := toJSON(t, res.StructuredContent).(map[string]any)
 			if diff := cmp.Diff(tt.wantValue, sc["value"]); diff != "" {
 				t.Errorf("value (-want +got):\n%s", diff)
 			}
@@ -341,7 +339,7 @@ func TestBusinessFailureIsAToolError(t *testing.T) {
 			if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, string(tt.code)+": ") {
 				t.Errorf("text %q does not start with the code %s", text, tt.code)
 			}
-			sc := jsonObject(t, res.StructuredContent)
+			sc := toJSON(t, res.StructuredContent).(map[string]any)
 			if got := sc["error"].(map[string]any)["code"]; got != string(tt.code) {
 				t.Errorf("structured code %v, want %s", got, tt.code)
 			}
@@ -396,7 +394,7 @@ func TestProtocolFailureIsAnRPCError(t *testing.T) {
 		if err != nil {
 			t.Fatalf("unconfirmed call: JSON-RPC error %v, want a tool result", err)
 		}
-		sc := jsonObject(t, res.StructuredContent)
+		sc := toJSON(t, res.StructuredContent).(map[string]any)
 		if txt := res.Content[0].(*sdk.TextContent).Text; !res.IsError || !strings.HasPrefix(txt, "INTERNAL_ERROR: whether cart.add ran is unknown") ||
 			!strings.Contains(txt, "do not call it again") || sc["unconfirmed"] != true || sc["error"].(map[string]any)["code"] != "INTERNAL_ERROR" {
 			t.Errorf("unconfirmed: %s %v", txt, sc)
@@ -454,7 +452,7 @@ func TestListChanged(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %v", err, res)
 			}
-			if sc := jsonObject(t, res.StructuredContent); sc["toolsChanged"] != true {
+			if sc := toJSON(t, res.StructuredContent).(map[string]any); sc["toolsChanged"] != true {
 				t.Errorf("result %v does not report the change", sc)
 			}
 			s.waitChanged(t)

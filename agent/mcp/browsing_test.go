@@ -136,7 +136,7 @@ func TestTwoPageTask(t *testing.T) {
 	}
 	// The text names the changed states; their values are in
 	// structuredContent.
-	if ch, _ := jsonObject(t, add.StructuredContent)["changed"].(map[string]any); ch["cart.count"] == nil ||
+	if ch, _ := toJSON(t, add.StructuredContent).(map[string]any)["changed"].(map[string]any); ch["cart.count"] == nil ||
 		ch["cart.count"].(map[string]any)["before"] != float64(0) || strings.Contains(text(add), "→") {
 		t.Errorf("cart_add: the old value belongs in structuredContent, not the text: %v\n%s", ch, text(add))
 	}
@@ -147,7 +147,7 @@ func TestTwoPageTask(t *testing.T) {
 	}
 	// The text names the page's tools; the structured content says what
 	// the page is, not the tool names again (they come with tools/list).
-	osc := jsonObject(t, open.StructuredContent)
+	osc := toJSON(t, open.StructuredContent).(map[string]any)
 	if pg, _ := osc["page"].(map[string]any); pg["pling"] != true || !strings.HasSuffix(pg["url"].(string), "/checkout/") {
 		t.Errorf("browser.open page: %v", osc)
 	}
@@ -212,7 +212,7 @@ func TestRecordByLabel(t *testing.T) {
 			t.Errorf("approve__order description lacks %q:\n%s", want, approve.Description)
 		}
 	}
-	if !strings.Contains(jsonObject(t, approve.InputSchema)["properties"].(map[string]any)["record"].(map[string]any)["description"].(string), `"#1001"`) {
+	if !strings.Contains(toJSON(t, approve.InputSchema).(map[string]any)["properties"].(map[string]any)["record"].(map[string]any)["description"].(string), `"#1001"`) {
 		t.Errorf("record property: %s", approve.InputSchema)
 	}
 
@@ -226,7 +226,7 @@ func TestRecordByLabel(t *testing.T) {
 		!strings.Contains(txt, "orders.pending decrease met") {
 		t.Errorf("approve__order text:\n%s", txt)
 	}
-	sc := jsonObject(t, got.StructuredContent)
+	sc := toJSON(t, got.StructuredContent).(map[string]any)
 	if diff := cmp.Diff("ord_250", sc["evidence"].(map[string]any)["record"]); diff != "" {
 		t.Errorf("evidence record (-want +got):\n%s", diff)
 	}
@@ -369,7 +369,7 @@ func TestBrowserPageSaysThePageThrew(t *testing.T) {
 	if got := text(res); !strings.Contains(got, want) || strings.Contains(got, "    at ") {
 		t.Errorf("browser.page lacks %q (or has a stack):\n%s", want, got)
 	}
-	if sc := jsonObject(t, res.StructuredContent); sc["threw"] != float64(1) {
+	if sc, _ := toJSON(t, res.StructuredContent).(map[string]any); sc["threw"] != float64(1) {
 		t.Errorf("structuredContent.threw = %v, want 1", sc["threw"])
 	}
 	if got := text(call(t, s, "browser.open", map[string]any{"url": "/clean/"})); strings.Contains(got, "threw") {
