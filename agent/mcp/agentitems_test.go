@@ -32,6 +32,18 @@ func declarer(t *testing.T) func(*runtime.Handle, error) {
 	}
 }
 
+// bookingRuntime is a page whose booking.step state reads step, which
+// the test's handlers move on.
+func bookingRuntime(t *testing.T) (*runtime.Runtime, *atomic.Int64) {
+	t.Helper()
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	step := new(atomic.Int64)
+	if _, err := rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}); err != nil {
+		t.Fatal(err)
+	}
+	return rt, step
+}
+
 func callText(t *testing.T, s *session, name string, args map[string]any) (*sdk.CallToolResult, string) {
 	t.Helper()
 	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
@@ -79,9 +91,7 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 // became unavailable or available, with the reason.
 func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	declare := declarer(t)
-	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
-	var step atomic.Int64
-	declare(rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}))
+	rt, step := bookingRuntime(t)
 	at := func(n int64, reason string) func(context.Context, string) runtime.Availability {
 		return func(context.Context, string) runtime.Availability {
 			if step.Load() == n {
@@ -277,9 +287,7 @@ func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 // call with them runs.
 func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	declare := declarer(t)
-	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
-	var step atomic.Int64
-	declare(rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}))
+	rt, step := bookingRuntime(t)
 	declare(rt.DeclareRecords(runtime.Records{Kind: "slot", Read: func(context.Context) ([]runtime.RecordItem, error) {
 		return []runtime.RecordItem{{ID: "s1", Label: "10:00"}}, nil
 	}}))
