@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -81,6 +82,14 @@ func requestBody(body any) io.Reader {
 		j, _ := json.Marshal(b)
 		return bytes.NewReader(j)
 	}
+}
+
+// fromAddress is a client whose connections leave from the loopback
+// address ip (127.0.0.2, 127.0.0.3, …: other clients of one machine, for
+// the bounds the authority keeps per client address).
+func fromAddress(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 }
 
 // burstClient keeps enough connections alive for a burst of requests.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -259,13 +257,9 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 func TestPendingBoundPerAddress(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
 		f, body := pendingFixture(t, open(), 300)
-		from := func(ip string) *http.Client {
-			d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-			return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
-		}
 		created := 0
 		for i := range 10 {
-			c := from(fmt.Sprintf("127.0.0.%d", i+2))
+			c := fromAddress(fmt.Sprintf("127.0.0.%d", i+2))
 			for range 30 {
 				if send(t, c, nil, "POST", f.url+"/v1/delegations", "", nil, body).Status == 201 {
 					created++
@@ -275,7 +269,7 @@ func TestPendingBoundPerAddress(t *testing.T) {
 		if created != 10*authority.DefaultMaxPendingPerAddress {
 			t.Errorf("10 addresses created %d pending delegations, want %d each", created, authority.DefaultMaxPendingPerAddress)
 		}
-		if r := send(t, from("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", nil, body); r.Status != 201 {
+		if r := send(t, fromAddress("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", nil, body); r.Status != 201 {
 			t.Errorf("an agent from a fresh address: %d %v, want 201", r.Status, r.Body)
 		}
 	})
