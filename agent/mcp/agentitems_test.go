@@ -163,7 +163,7 @@ func TestMessagesSayWhatHappenedAndTheNextStep(t *testing.T) {
 		Run: func(_ context.Context, c *runtime.Call) (any, error) { ran.Add(1); return c.Record, nil }}))
 	declare(rt.DeclareAction(runtime.Action{ID: "stats", Title: "Stats", Risk: schema.RiskRead,
 		Run: func(context.Context, *runtime.Call) (any, error) { ran.Add(1); return math.Inf(1), nil }}))
-	b := plingmcp.NewBridge(agent.New(agent.InProcess(rt)))
+	b := runtimeBridge(rt)
 	s := connect(t, b)
 	if strings.Contains(plingmcp.Instructions, "#1250") {
 		t.Errorf("instructions give the demo's label: %s", plingmcp.Instructions)

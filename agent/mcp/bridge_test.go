@@ -75,13 +75,18 @@ func newPage(t *testing.T, opts ...runtime.Option) *page {
 func inProcessSession(t *testing.T) (*page, *session) {
 	t.Helper()
 	p := newPage(t)
-	return p, connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	return p, connectRuntime(t, p.rt)
 }
 
 // connectRuntime connects a client to a bridge over rt, in this process.
 func connectRuntime(t *testing.T, rt *runtime.Runtime) *session {
 	t.Helper()
-	return connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	return connect(t, runtimeBridge(rt))
+}
+
+// runtimeBridge is a bridge over an agent client of rt, in this process.
+func runtimeBridge(rt *runtime.Runtime, opts ...agent.Option) *plingmcp.Bridge {
+	return plingmcp.NewBridge(agent.New(agent.InProcess(rt), opts...))
 }
 
 // listTools asks for the tool list; a failure ends the test.

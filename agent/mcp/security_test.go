@@ -28,7 +28,7 @@ func TestToolNameStaysBound(t *testing.T) {
 			Run: func(context.Context, *runtime.Call) (any, error) { ran = append(ran, id); return id, nil }})
 	}
 	declare("cart_empty")
-	b := plingmcp.NewBridge(agent.New(agent.InProcess(rt)))
+	b := runtimeBridge(rt)
 	s := connect(t, b)
 	call(t, s, "cart_empty", nil)
 	declare("cart.empty")

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -41,7 +40,7 @@ func TestToolTitleAndAnnotations(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s := connectVersion(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))), version)
+			s := connectVersion(t, runtimeBridge(rt), version)
 			if got := s.InitializeResult().ProtocolVersion; got != version {
 				t.Fatalf("negotiated %s, want %s", got, version)
 			}
