@@ -230,21 +230,8 @@ func TestApprovalBackendRefusesBadRequests(t *testing.T) {
 // callWith is call with extra request headers.
 func (f *fixture) callWith(method, path, auth string, header map[string]string, body any) (int, map[string]any) {
 	f.t.Helper()
-	req, _ := http.NewRequest(method, f.url+path, requestBody(body))
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	r := send(f.t, http.DefaultClient, nil, method, f.url+path, auth, header, body)
+	return r.Status, r.Body
 }
 
 // TestApprovalRequestsBounded: POST /v1/approvals is a resource like the

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/httpserver"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 )
 
 // Attacks written from the protocol against the authority's routes
@@ -24,12 +24,7 @@ import (
 // included), on SQLite.
 func handlerFixture(t *testing.T, mods ...func(*authority.Config)) *fixture {
 	t.Helper()
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	f := newFixture(t, st, mods...)
+	f := newFixture(t, openSQLite(t), mods...)
 	hs := httptest.NewServer(f.srv.Handler())
 	t.Cleanup(hs.Close)
 	f.url = hs.URL
@@ -105,17 +100,12 @@ func TestRevocationFeedQueryAttacks(t *testing.T) {
 	for _, q := range []string{"after=-1", "after=1e3", "after=0x10", "after=99999999999999999999",
 		"waitSeconds=-1", "waitSeconds=abc", "waitSeconds=1.5", "waitSeconds=%3Cscript%3E", "after=%27%20OR%201=1--"} {
 		t.Run(q, func(t *testing.T) {
-			res, err := http.Get(f.url + "/v1/revocations?" + q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if res.StatusCode != 400 || !strings.Contains(string(b), "DELEGATION_REQUEST_INVALID") {
-				t.Fatalf("%d %s", res.StatusCode, b)
+			code, b := httpcheck.Get(t, f.url+"/v1/revocations?"+q)
+			if code != 400 || !strings.Contains(b, "DELEGATION_REQUEST_INVALID") {
+				t.Fatalf("%d %s", code, b)
 			}
 			for _, echo := range []string{"script", "OR 1", "abc", "0x10", "99999"} {
-				if strings.Contains(string(b), echo) {
+				if strings.Contains(b, echo) {
 					t.Errorf("error body echoes the input: %s", b)
 				}
 			}
@@ -181,11 +171,11 @@ func TestBodiesAmbiguousKeys(t *testing.T) {
 			if strings.HasPrefix(tc.path, "/v1/tasks") {
 				want, wantCode = 409, "CONTINUITY_INVALID_STATE"
 			}
-			if r.status != want || code(r.body) != wantCode || !strings.Contains(string(r.raw), "not the expected JSON object") {
-				t.Fatalf("status %d %s, want %d %s for a malformed body", r.status, r.raw, want, wantCode)
+			if r.Status != want || code(r.Body) != wantCode || !strings.Contains(string(r.Raw), "not the expected JSON object") {
+				t.Fatalf("status %d %s, want %d %s for a malformed body", r.Status, r.Raw, want, wantCode)
 			}
-			if strings.Contains(string(r.raw), secret) || strings.Contains(string(r.raw), "evil") {
-				t.Errorf("error body echoes the input: %s", r.raw)
+			if strings.Contains(string(r.Raw), secret) || strings.Contains(string(r.Raw), "evil") {
+				t.Errorf("error body echoes the input: %s", r.Raw)
 			}
 		})
 	}
@@ -193,12 +183,12 @@ func TestBodiesAmbiguousKeys(t *testing.T) {
 		// JSON.parse(state).status is "done": the task is terminal for the
 		// authority too, whatever a "Status" beside it says.
 		r := f.do("PUT", "/v1/tasks/"+taskID, tok, ifMatch(1), `{"leaseId":"`+lease+`","state":{"status":"done","Status":"running"}}`)
-		if r.status != 200 {
-			t.Fatalf("write: %d %s", r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("write: %d %s", r.Status, r.Raw)
 		}
 		g := f.do("GET", "/v1/tasks/"+taskID, tok, nil, nil)
-		if g.body["terminal"] != true {
-			t.Fatalf("terminal = %v for %s", g.body["terminal"], g.raw)
+		if g.Body["terminal"] != true {
+			t.Fatalf("terminal = %v for %s", g.Body["terminal"], g.Raw)
 		}
 	})
 }
@@ -325,12 +315,8 @@ func TestAudiencesMustBeOrigins(t *testing.T) {
 		{"shop.example", false},
 	} {
 		t.Run(tc.origin, func(t *testing.T) {
-			st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			_, err = authority.NewServer(context.Background(), authority.Config{Store: st,
+			st := openSQLite(t)
+			_, err := authority.NewServer(context.Background(), authority.Config{Store: st,
 				Audiences: map[string][]string{tc.origin: {"*"}}})
 			if (err == nil) != tc.ok {
 				t.Fatalf("NewServer: %v, want ok=%v", err, tc.ok)

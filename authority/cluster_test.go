@@ -1,10 +1,7 @@
 package authority_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -123,12 +120,8 @@ func (c *cluster) call(i int, method, path, auth string, body any) (int, map[str
 // calls can leave together.
 func (c *cluster) callAt(start <-chan struct{}, i int, method, path, auth string, body any) (int, map[string]any) {
 	c.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		j, _ := json.Marshal(body)
-		rd = bytes.NewReader(j)
-	}
-	return sendAt(c.t, c.client, start, method, c.Inst[i].URL+path, auth, rd)
+	r := send(c.t, c.client, start, method, c.Inst[i].URL+path, auth, nil, body)
+	return r.Status, r.Body
 }
 
 // approved creates a delegation on instance i and approves it on the next.

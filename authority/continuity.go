@@ -118,23 +118,31 @@ func (c *tcall) fromStore(err error) {
 		s.cont.leaseHeld.Inc()
 		w.Header().Set("Retry-After", strconv.FormatInt((held.RetryAfterMs+999)/1000, 10))
 		s.contFail(w, perr.ContinuityLeaseHeld, "Another holder has the lease", map[string]any{"retryAfterMs": held.RetryAfterMs})
-	case errors.Is(err, ErrNotFound):
-		s.contFail(w, perr.ContinuityTaskNotFound, "No such task", nil)
-	case errors.Is(err, ErrOwnerMismatch):
-		s.contFail(w, perr.ContinuityOwnerMismatch, "The task belongs to another owner", nil)
-	case errors.Is(err, ErrTaskExists):
-		s.contFail(w, perr.ContinuityTaskExists, "A task with this id exists", nil)
-	case errors.Is(err, ErrRevisionConflict):
-		s.contFail(w, perr.ContinuityRevisionConflict, "The task changed since that revision; read it again", nil)
-	case errors.Is(err, ErrLeaseExpired):
-		s.contFail(w, perr.ContinuityLeaseExpired, "The lease is not live", nil)
-	case errors.Is(err, ErrLeaseRevoked):
-		s.contFail(w, perr.ContinuityLeaseRevoked, "The owner revoked the lease", nil)
-	case errors.Is(err, ErrInvalidState):
-		s.contFail(w, perr.ContinuityInvalidState, "The task is done or cancelled and accepts no more writes", nil)
 	default:
+		for _, f := range taskFailures {
+			if errors.Is(err, f.err) {
+				s.contFail(w, f.code, f.msg, nil)
+				return
+			}
+		}
 		s.storageFail(w, c.r, err)
 	}
+}
+
+// taskFailures are the store's task errors a client is told about, with
+// the code and the message each is answered with.
+var taskFailures = []struct {
+	err  error
+	code perr.Code
+	msg  string
+}{
+	{ErrNotFound, perr.ContinuityTaskNotFound, "No such task"},
+	{ErrOwnerMismatch, perr.ContinuityOwnerMismatch, "The task belongs to another owner"},
+	{ErrTaskExists, perr.ContinuityTaskExists, "A task with this id exists"},
+	{ErrRevisionConflict, perr.ContinuityRevisionConflict, "The task changed since that revision; read it again"},
+	{ErrLeaseExpired, perr.ContinuityLeaseExpired, "The lease is not live"},
+	{ErrLeaseRevoked, perr.ContinuityLeaseRevoked, "The owner revoked the lease"},
+	{ErrInvalidState, perr.ContinuityInvalidState, "The task is done or cancelled and accepts no more writes"},
 }
 
 // answer renders a JSON answer to bytes (what is stored for a key).

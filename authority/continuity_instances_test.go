@@ -2,15 +2,14 @@ package authority_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // instances starts n authority servers sharing one store (open opens it
@@ -69,21 +68,21 @@ func leaseUnderClockSkew(t *testing.T, open opener) {
 	tok := a.tokenFor("agent-1")
 	id := a.newTask(tok, "", map[string]any{})
 	r := a.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-a", "ttlSeconds": 10})
-	lid := r.body["leaseId"].(string)
+	lid := r.Body["leaseId"].(string)
 	base.Add(9000) // A: 9s into the lease, B: 10.5s (past expiresAt by its clock)
-	if r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10}); r.status != 423 {
-		t.Fatalf("B handed on a lease A still takes for live: %d %s", r.status, r.raw)
+	if r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10}); r.Status != 423 {
+		t.Fatalf("B handed on a lease A still takes for live: %d %s", r.Status, r.Raw)
 	}
-	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"by": "a"}}); r.status != 200 {
-		t.Fatalf("A's holder refused while its lease is live: %d %s", r.status, r.raw)
+	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"by": "a"}}); r.Status != 200 {
+		t.Fatalf("A's holder refused while its lease is live: %d %s", r.Status, r.Raw)
 	}
 	base.Add(1500) // A: 10.5s — lapsed everywhere
-	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(2), map[string]any{"leaseId": lid, "state": map[string]any{}}); code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
-		t.Fatalf("A's holder after expiry: %d %s", r.status, r.raw)
+	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(2), map[string]any{"leaseId": lid, "state": map[string]any{}}); code(r.Body) != "CONTINUITY_LEASE_EXPIRED" {
+		t.Fatalf("A's holder after expiry: %d %s", r.Status, r.Raw)
 	}
 	// B (12s by its clock) is now past expiresAt + margin.
-	if r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10}); r.status != 200 {
-		t.Fatalf("B after the margin: %d %s", r.status, r.raw)
+	if r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10}); r.Status != 200 {
+		t.Fatalf("B after the margin: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -99,24 +98,19 @@ func TestContinuityExpiredToken(t *testing.T) {
 		tok := tb["token"].(string)
 		id := f.newTask(tok, "", map[string]any{})
 		f.advance(61 * time.Second)
-		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.status != 401 || code(r.body) != "CONTINUITY_UNAUTHORIZED" {
-			t.Fatalf("expired token: %d %s", r.status, r.raw)
+		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.Status != 401 || code(r.Body) != "CONTINUITY_UNAUTHORIZED" {
+			t.Fatalf("expired token: %d %s", r.Status, r.Raw)
 		}
 		// A new session of the same person for the same origin owns the task.
-		if r := f.do("GET", "/v1/tasks/"+id, f.tokenFor("agent-1"), nil, nil); r.status != 200 {
-			t.Fatalf("a new session of the owner: %d %s", r.status, r.raw)
+		if r := f.do("GET", "/v1/tasks/"+id, f.tokenFor("agent-1"), nil, nil); r.Status != 200 {
+			t.Fatalf("a new session of the owner: %d %s", r.Status, r.Raw)
 		}
 	})
 }
 
 func TestSweepContinuity(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "a.db")
-	st, err := authority.OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := authoritytest.SQLite(t)
 	answer := func(any) (int, []byte) { return 201, []byte("{}\n") }
 	for i, exp := range []int64{100, 200, 300} {
 		idem := &authority.Idempotency{Owner: "o", Key: fmt.Sprint("k", i), Digest: []byte{1}, CreatedMs: 1, ExpiresMs: exp, Answer: answer}
@@ -127,11 +121,7 @@ func TestSweepContinuity(t *testing.T) {
 	if err := st.SweepContinuity(ctx, 200, 0); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := authoritytest.SQLiteFile(t, path)
 	var n int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM idempotency_keys`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("%d keys left after the sweep at 200 (%v), want 1", n, err)

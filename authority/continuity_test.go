@@ -6,10 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,12 +34,7 @@ func newTaskFixture(t *testing.T, st authority.Store) *taskFixture {
 	t.Helper()
 	ctx := context.Background()
 	if st == nil {
-		sq, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "a.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sq.Close() })
-		st = sq
+		st = openSQLite(t)
 	}
 	clock := new(atomic.Int64)
 	clock.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli())
@@ -62,7 +55,7 @@ func (f *taskFixture) advance(d time.Duration) { f.clock.Add(d.Milliseconds()) }
 func (f *taskFixture) call(method, path, auth string, body any) (int, map[string]any) {
 	f.t.Helper()
 	r := f.do(method, path, auth, nil, body)
-	return r.status, r.body
+	return r.Status, r.Body
 }
 
 // tokenFor returns a session token whose subject (the person the
@@ -80,32 +73,10 @@ func (f *taskFixture) tokenFor(agent string) string {
 	return b["token"].(string)
 }
 
-type resp struct {
-	status int
-	header http.Header
-	raw    []byte
-	body   map[string]any
-}
-
-// do sends a continuity request with headers ("" values are skipped).
+// do sends a continuity request with the headers hdr.
 func (f *taskFixture) do(method, path, tok string, hdr map[string]string, body any) resp {
 	f.t.Helper()
-	req, _ := http.NewRequest(method, f.url+path, requestBody(body))
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
-	return resp{res.StatusCode, res.Header, raw, out}
+	return send(f.t, http.DefaultClient, nil, method, f.url+path, tok, hdr, body)
 }
 
 func (f *taskFixture) newTask(tok, id string, state any) string {
@@ -115,19 +86,19 @@ func (f *taskFixture) newTask(tok, id string, state any) string {
 		body["taskId"] = id
 	}
 	r := f.do("POST", "/v1/tasks", tok, nil, body)
-	if r.status != 201 {
-		f.t.Fatalf("create task: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		f.t.Fatalf("create task: %d %s", r.Status, r.Raw)
 	}
-	return r.body["taskId"].(string)
+	return r.Body["taskId"].(string)
 }
 
 func (f *taskFixture) lease(tok, id, holder string) string {
 	f.t.Helper()
 	r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": holder, "ttlSeconds": 30})
-	if r.status != 200 {
-		f.t.Fatalf("lease: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		f.t.Fatalf("lease: %d %s", r.Status, r.Raw)
 	}
-	return r.body["leaseId"].(string)
+	return r.Body["leaseId"].(string)
 }
 
 func ifMatch(rev int) map[string]string {
@@ -139,35 +110,35 @@ func TestTaskLifecycle(t *testing.T) {
 		f := newTaskFixture(t, open())
 		tok := f.tokenFor("agent-1")
 		r := f.do("POST", "/v1/tasks", tok, nil, map[string]any{"taskId": "checkout-1", "state": map[string]any{"step": "start"}})
-		if diff := cmp.Diff(map[string]any{"taskId": "checkout-1", "revision": float64(1)}, r.body); r.status != 201 || diff != "" {
-			t.Fatalf("create: %d (-want +got)\n%s", r.status, diff)
+		if diff := cmp.Diff(map[string]any{"taskId": "checkout-1", "revision": float64(1)}, r.Body); r.Status != 201 || diff != "" {
+			t.Fatalf("create: %d (-want +got)\n%s", r.Status, diff)
 		}
 		lid := f.lease(tok, "checkout-1", "tab-1")
 		r = f.do("PUT", "/v1/tasks/checkout-1", tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"step": "cart done"}})
-		if r.status != 200 || r.body["revision"] != float64(2) {
-			t.Fatalf("put: %d %s", r.status, r.raw)
+		if r.Status != 200 || r.Body["revision"] != float64(2) {
+			t.Fatalf("put: %d %s", r.Status, r.Raw)
 		}
 		r = f.do("GET", "/v1/tasks/checkout-1", tok, nil, nil)
-		if r.status != 200 || r.header.Get("ETag") != `"2"` {
-			t.Fatalf("get: %d %v %s", r.status, r.header, r.raw)
+		if r.Status != 200 || r.Header.Get("ETag") != `"2"` {
+			t.Fatalf("get: %d %v %s", r.Status, r.Header, r.Raw)
 		}
-		if diff := cmp.Diff(map[string]any{"step": "cart done"}, r.body["state"]); diff != "" {
+		if diff := cmp.Diff(map[string]any{"step": "cart done"}, r.Body["state"]); diff != "" {
 			t.Errorf("state (-want +got)\n%s", diff)
 		}
-		if l, _ := r.body["lease"].(map[string]any); l["holder"] != "tab-1" || l["leaseId"] != nil {
-			t.Errorf("lease view %v: want the holder, never the lease id", r.body["lease"])
+		if l, _ := r.Body["lease"].(map[string]any); l["holder"] != "tab-1" || l["leaseId"] != nil {
+			t.Errorf("lease view %v: want the holder, never the lease id", r.Body["lease"])
 		}
 		// The same holder acquiring again gets its live lease back (a reload).
 		if again := f.lease(tok, "checkout-1", "tab-1"); again != lid {
 			t.Errorf("re-acquire by the holder: %s, want %s", again, lid)
 		}
 		r = f.do("POST", "/v1/tasks/checkout-1/lease/renew", tok, nil, map[string]any{"leaseId": lid})
-		if r.status != 200 || r.body["leaseId"] != lid {
-			t.Fatalf("renew: %d %s", r.status, r.raw)
+		if r.Status != 200 || r.Body["leaseId"] != lid {
+			t.Fatalf("renew: %d %s", r.Status, r.Raw)
 		}
 		r = f.do("POST", "/v1/tasks/checkout-1/lease/release", tok, nil, map[string]any{"leaseId": lid})
-		if r.status != 200 || r.body["status"] != "released" {
-			t.Fatalf("release: %d %s", r.status, r.raw)
+		if r.Status != 200 || r.Body["status"] != "released" {
+			t.Fatalf("release: %d %s", r.Status, r.Raw)
 		}
 		// Released: another holder may take it at once.
 		f.lease(tok, "checkout-1", "tab-2")
@@ -180,25 +151,25 @@ func TestLeaseExpiryRespectsClockSkew(t *testing.T) {
 		tok := f.tokenFor("agent-1")
 		id := f.newTask(tok, "", map[string]any{})
 		r := f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "a", "ttlSeconds": 10})
-		lid := r.body["leaseId"].(string)
+		lid := r.Body["leaseId"].(string)
 		f.advance(10 * time.Second) // lapsed for its holder…
 		r = f.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{}})
-		if r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
-			t.Fatalf("write on a lapsed lease: %d %s", r.status, r.raw)
+		if r.Status != 409 || code(r.Body) != "CONTINUITY_LEASE_EXPIRED" {
+			t.Fatalf("write on a lapsed lease: %d %s", r.Status, r.Raw)
 		}
 		// …but not handed on within the skew margin (2s by default).
 		r = f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 10})
-		if r.status != 423 || code(r.body) != "CONTINUITY_LEASE_HELD" {
-			t.Fatalf("acquire within the skew margin: %d %s", r.status, r.raw)
+		if r.Status != 423 || code(r.Body) != "CONTINUITY_LEASE_HELD" {
+			t.Fatalf("acquire within the skew margin: %d %s", r.Status, r.Raw)
 		}
-		if ms, _ := r.body["error"].(map[string]any)["retryAfterMs"].(float64); ms != 2000 {
+		if ms, _ := r.Body["error"].(map[string]any)["retryAfterMs"].(float64); ms != 2000 {
 			t.Errorf("retryAfterMs = %v, want 2000", ms)
 		}
 		f.advance(2 * time.Second)
 		f.lease(tok, id, "b")
 		r = f.do("POST", "/v1/tasks/"+id+"/lease/renew", tok, nil, map[string]any{"leaseId": lid})
-		if r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
-			t.Fatalf("renew a superseded lease: %d %s", r.status, r.raw)
+		if r.Status != 409 || code(r.Body) != "CONTINUITY_LEASE_EXPIRED" {
+			t.Fatalf("renew a superseded lease: %d %s", r.Status, r.Raw)
 		}
 	})
 }
@@ -278,20 +249,20 @@ func TestContinuityCodes(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				r := f.do(c.method, c.path, c.tok, c.hdr, c.body)
-				if diff := cmp.Diff([2]any{c.status, c.code}, [2]any{r.status, code(r.body)}); diff != "" {
-					t.Errorf("(-want +got)\n%s\nbody %s", diff, r.raw)
+				if diff := cmp.Diff([2]any{c.status, c.code}, [2]any{r.Status, code(r.Body)}); diff != "" {
+					t.Errorf("(-want +got)\n%s\nbody %s", diff, r.Raw)
 				}
 			})
 		}
 		// The refused writes changed nothing.
 		for id, rev := range map[string]float64{"rev": 1, "revoked": 1, "done": 1, "free": 1, "taken": 1} {
 			r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
-			if r.body["revision"] != rev {
-				t.Errorf("%s: revision %v, want %v", id, r.body["revision"], rev)
+			if r.Body["revision"] != rev {
+				t.Errorf("%s: revision %v, want %v", id, r.Body["revision"], rev)
 			}
 		}
-		if r := f.do("GET", "/v1/tasks/held", tok, nil, nil); r.body["lease"].(map[string]any)["holder"] != "holder-1" {
-			t.Errorf("held: lease %v, want holder-1's", r.body["lease"])
+		if r := f.do("GET", "/v1/tasks/held", tok, nil, nil); r.Body["lease"].(map[string]any)["holder"] != "holder-1" {
+			t.Errorf("held: lease %v, want holder-1's", r.Body["lease"])
 		}
 	})
 }
@@ -306,8 +277,8 @@ func TestContinuityMetrics(t *testing.T) {
 			f.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "b", "ttlSeconds": 5})
 		}
 		r := f.do("GET", "/metrics", "", nil, nil)
-		if !strings.Contains(string(r.raw), "pling_authority_lease_held_total 3") {
-			t.Errorf("metrics lack three LEASE_HELD answers:\n%s", r.raw)
+		if !strings.Contains(string(r.Raw), "pling_authority_lease_held_total 3") {
+			t.Errorf("metrics lack three LEASE_HELD answers:\n%s", r.Raw)
 		}
 	})
 }
@@ -320,8 +291,8 @@ func TestContinuityStoreUnavailable(t *testing.T) {
 		f.store.Close()
 		for _, c := range []struct{ method, path string }{{"GET", "/v1/tasks/t1"}, {"POST", "/v1/tasks"}} {
 			r := f.do(c.method, c.path, tok, nil, map[string]any{"state": map[string]any{}})
-			if r.status != 503 || code(r.body) != "CONTINUITY_STORAGE_UNAVAILABLE" {
-				t.Errorf("%s %s on a closed store: %d %s", c.method, c.path, r.status, r.raw)
+			if r.Status != 503 || code(r.Body) != "CONTINUITY_STORAGE_UNAVAILABLE" {
+				t.Errorf("%s %s on a closed store: %d %s", c.method, c.path, r.Status, r.Raw)
 			}
 		}
 	})
@@ -364,20 +335,20 @@ func TestContinuityBadInputChangesNothing(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				r := f.do(c.method, c.path, tok, c.hdr, c.body)
-				if diff := cmp.Diff([2]any{c.status, "CONTINUITY_INVALID_STATE"}, [2]any{r.status, code(r.body)}); diff != "" {
-					t.Errorf("(-want +got)\n%s\nbody %.200s", diff, r.raw)
+				if diff := cmp.Diff([2]any{c.status, "CONTINUITY_INVALID_STATE"}, [2]any{r.Status, code(r.Body)}); diff != "" {
+					t.Errorf("(-want +got)\n%s\nbody %.200s", diff, r.Raw)
 				}
 			})
 		}
 		r := f.do("GET", "/v1/tasks/t1", tok, nil, nil)
-		if diff := cmp.Diff(map[string]any{"step": float64(1)}, r.body["state"]); r.body["revision"] != float64(1) || diff != "" {
-			t.Errorf("task changed: revision %v, state (-want +got)\n%s", r.body["revision"], diff)
+		if diff := cmp.Diff(map[string]any{"step": float64(1)}, r.Body["state"]); r.Body["revision"] != float64(1) || diff != "" {
+			t.Errorf("task changed: revision %v, state (-want +got)\n%s", r.Body["revision"], diff)
 		}
-		if l, _ := r.body["lease"].(map[string]any); l["holder"] != "w" {
-			t.Errorf("lease changed: %v", r.body["lease"])
+		if l, _ := r.Body["lease"].(map[string]any); l["holder"] != "w" {
+			t.Errorf("lease changed: %v", r.Body["lease"])
 		}
-		if r := f.do("GET", "/v1/tasks/t2", tok, nil, nil); r.status != 404 {
-			t.Errorf("a refused create made t2: %d", r.status)
+		if r := f.do("GET", "/v1/tasks/t2", tok, nil, nil); r.Status != 404 {
+			t.Errorf("a refused create made t2: %d", r.Status)
 		}
 	})
 }
@@ -388,39 +359,39 @@ func TestIdempotentRetry(t *testing.T) {
 		tok, other := f.tokenFor("agent-1"), f.tokenFor("agent-2")
 		key := map[string]string{"Idempotency-Key": "create-1"}
 		first := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
-		if first.status != 201 {
-			t.Fatalf("create: %d %s", first.status, first.raw)
+		if first.Status != 201 {
+			t.Fatalf("create: %d %s", first.Status, first.Raw)
 		}
 		again := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}})
-		if again.status != 201 || !bytes.Equal(first.raw, again.raw) || again.header.Get("Idempotent-Replayed") != "true" {
-			t.Fatalf("retry: %d %s, want the first answer %s", again.status, again.raw, first.raw)
+		if again.Status != 201 || !bytes.Equal(first.Raw, again.Raw) || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("retry: %d %s, want the first answer %s", again.Status, again.Raw, first.Raw)
 		}
-		id := first.body["taskId"].(string)
+		id := first.Body["taskId"].(string)
 		// The key is per owner: another owner's same key is its own request.
-		if r := f.do("POST", "/v1/tasks", other, key, map[string]any{"state": map[string]any{"n": 1}}); r.status != 201 || r.body["taskId"] == id {
-			t.Errorf("another owner's key: %d %s", r.status, r.raw)
+		if r := f.do("POST", "/v1/tasks", other, key, map[string]any{"state": map[string]any{"n": 1}}); r.Status != 201 || r.Body["taskId"] == id {
+			t.Errorf("another owner's key: %d %s", r.Status, r.Raw)
 		}
 		// The same key with another body is refused and does nothing.
-		if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 2}}); r.status != 409 || code(r.body) != "CONTINUITY_INVALID_STATE" {
-			t.Errorf("same key, other body: %d %s", r.status, r.raw)
+		if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 2}}); r.Status != 409 || code(r.Body) != "CONTINUITY_INVALID_STATE" {
+			t.Errorf("same key, other body: %d %s", r.Status, r.Raw)
 		}
 
 		lk := map[string]string{"Idempotency-Key": "lease-1"}
 		l1 := f.do("POST", "/v1/tasks/"+id+"/lease", tok, lk, map[string]any{"holder": "a", "ttlSeconds": 30})
 		l2 := f.do("POST", "/v1/tasks/"+id+"/lease", tok, lk, map[string]any{"holder": "a", "ttlSeconds": 30})
-		if l1.status != 200 || !bytes.Equal(l1.raw, l2.raw) {
-			t.Fatalf("lease retry: %s vs %s", l1.raw, l2.raw)
+		if l1.Status != 200 || !bytes.Equal(l1.Raw, l2.Raw) {
+			t.Fatalf("lease retry: %s vs %s", l1.Raw, l2.Raw)
 		}
-		lid := l1.body["leaseId"].(string)
+		lid := l1.Body["leaseId"].(string)
 		pk := map[string]string{"Idempotency-Key": "put-1", "If-Match": `"1"`}
 		body := map[string]any{"leaseId": lid, "state": map[string]any{"n": 2}}
 		p1 := f.do("PUT", "/v1/tasks/"+id, tok, pk, body)
 		p2 := f.do("PUT", "/v1/tasks/"+id, tok, pk, body)
-		if p1.status != 200 || !bytes.Equal(p1.raw, p2.raw) {
-			t.Fatalf("put retry: %d %s vs %d %s", p1.status, p1.raw, p2.status, p2.raw)
+		if p1.Status != 200 || !bytes.Equal(p1.Raw, p2.Raw) {
+			t.Fatalf("put retry: %d %s vs %d %s", p1.Status, p1.Raw, p2.Status, p2.Raw)
 		}
-		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.body["revision"] != float64(2) {
-			t.Errorf("a retried PUT applied twice: revision %v, want 2", r.body["revision"])
+		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.Body["revision"] != float64(2) {
+			t.Errorf("a retried PUT applied twice: revision %v, want 2", r.Body["revision"])
 		}
 		// Concurrent retries of one key: one write, one answer.
 		var wg sync.WaitGroup
@@ -430,7 +401,7 @@ func TestIdempotentRetry(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				answers[i] = f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"Idempotency-Key": "put-2", "If-Match": `"2"`},
-					map[string]any{"leaseId": lid, "state": map[string]any{"n": 3}}).raw
+					map[string]any{"leaseId": lid, "state": map[string]any{"n": 3}}).Raw
 			}()
 		}
 		wg.Wait()
@@ -439,37 +410,37 @@ func TestIdempotentRetry(t *testing.T) {
 				t.Errorf("concurrent retry %d: %s, want %s", i, answers[i], answers[0])
 			}
 		}
-		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.body["revision"] != float64(3) {
-			t.Errorf("concurrent retries: revision %v, want 3", r.body["revision"])
+		if r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil); r.Body["revision"] != float64(3) {
+			t.Errorf("concurrent retries: revision %v, want 3", r.Body["revision"])
 		}
 		// A refusal is not remembered: nothing was written, so a retry is a new attempt.
 		rk := map[string]string{"Idempotency-Key": "put-3", "If-Match": `"1"`}
-		if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
-			t.Fatalf("stale put: %s", r.raw)
+		if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.Body) != "CONTINUITY_REVISION_CONFLICT" {
+			t.Fatalf("stale put: %s", r.Raw)
 		}
-		if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.body) != "CONTINUITY_REVISION_CONFLICT" {
-			t.Fatalf("stale put again: %s", r.raw)
+		if r := f.do("PUT", "/v1/tasks/"+id, tok, rk, body); code(r.Body) != "CONTINUITY_REVISION_CONFLICT" {
+			t.Fatalf("stale put again: %s", r.Raw)
 		}
 		// Release and revoke replay too: the second release would otherwise
 		// be LEASE_EXPIRED.
 		rl := map[string]string{"Idempotency-Key": "release-1"}
 		r1 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
 		r2 := f.do("POST", "/v1/tasks/"+id+"/lease/release", tok, rl, map[string]any{"leaseId": lid})
-		if r1.status != 200 || !bytes.Equal(r1.raw, r2.raw) {
-			t.Fatalf("release retry: %d %s vs %d %s", r1.status, r1.raw, r2.status, r2.raw)
+		if r1.Status != 200 || !bytes.Equal(r1.Raw, r2.Raw) {
+			t.Fatalf("release retry: %d %s vs %d %s", r1.Status, r1.Raw, r2.Status, r2.Raw)
 		}
 		f.lease(tok, id, "b")
 		dk := map[string]string{"Idempotency-Key": "revoke-1"}
 		d1 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
 		d2 := f.do("DELETE", "/v1/tasks/"+id+"/lease", tok, dk, nil)
-		if d1.status != 200 || !bytes.Equal(d1.raw, d2.raw) {
-			t.Fatalf("revoke retry: %d %s vs %d %s", d1.status, d1.raw, d2.status, d2.raw)
+		if d1.Status != 200 || !bytes.Equal(d1.Raw, d2.Raw) {
+			t.Fatalf("revoke retry: %d %s vs %d %s", d1.Status, d1.Raw, d2.Status, d2.Raw)
 		}
 		// Keys expire (24h by default): after that the key is free again.
 		f.advance(25 * time.Hour)
 		tok = f.tokenFor("agent-1")
-		if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}}); r.status != 201 || r.body["taskId"] == id {
-			t.Errorf("expired key: %d %s, want a new task", r.status, r.raw)
+		if r := f.do("POST", "/v1/tasks", tok, key, map[string]any{"state": map[string]any{"n": 1}}); r.Status != 201 || r.Body["taskId"] == id {
+			t.Errorf("expired key: %d %s, want a new task", r.Status, r.Raw)
 		}
 	})
 }
@@ -509,12 +480,12 @@ func race(t *testing.T, n, status int, refusal string, send func(i int) resp) (o
 			defer wg.Done()
 			res := send(i)
 			switch {
-			case res.status == 200:
+			case res.Status == 200:
 				o.Add(1)
-			case res.status == status && code(res.body) == refusal:
+			case res.Status == status && code(res.Body) == refusal:
 				r.Add(1)
 			default:
-				t.Errorf("unexpected %d %s", res.status, res.raw)
+				t.Errorf("unexpected %d %s", res.Status, res.Raw)
 			}
 		}()
 	}
@@ -531,19 +502,19 @@ func TestConcurrentIfMatchWriters(t *testing.T) {
 		ok, conflict := race(t, 16, 409, "CONTINUITY_REVISION_CONFLICT", func(i int) resp {
 			cur := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
 			var st struct{ Writes []string }
-			b, _ := json.Marshal(cur.body["state"])
+			b, _ := json.Marshal(cur.Body["state"])
 			_ = json.Unmarshal(b, &st)
 			st.Writes = append(st.Writes, fmt.Sprintf("w%d", i))
-			return f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"If-Match": cur.header.Get("ETag")},
+			return f.do("PUT", "/v1/tasks/"+id, tok, map[string]string{"If-Match": cur.Header.Get("ETag")},
 				map[string]any{"leaseId": lid, "state": map[string]any{"writes": st.Writes}})
 		})
 		r := f.do("GET", "/v1/tasks/"+id, tok, nil, nil)
-		writes := r.body["state"].(map[string]any)["writes"].([]any)
+		writes := r.Body["state"].(map[string]any)["writes"].([]any)
 		if ok+conflict != 16 || ok < 1 {
 			t.Fatalf("%d ok + %d conflicts", ok, conflict)
 		}
-		if r.body["revision"] != float64(1+ok) || len(writes) != int(ok) {
-			t.Fatalf("revision %v with %d writes kept, want %d and %d (a lost update)", r.body["revision"], len(writes), 1+ok, ok)
+		if r.Body["revision"] != float64(1+ok) || len(writes) != int(ok) {
+			t.Fatalf("revision %v with %d writes kept, want %d and %d (a lost update)", r.Body["revision"], len(writes), 1+ok, ok)
 		}
 	})
 }

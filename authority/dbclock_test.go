@@ -30,29 +30,29 @@ func TestLeaseFencingDatabaseClock(t *testing.T) {
 	tok := a.tokenFor("agent-1")
 	id := a.newTask(tok, "", map[string]any{})
 	r := a.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-a", "ttlSeconds": 1})
-	if r.status != 200 {
-		t.Fatalf("A acquires: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("A acquires: %d %s", r.Status, r.Raw)
 	}
-	lid := r.body["leaseId"].(string)
-	if r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10}); r.status != 423 {
-		t.Fatalf("B, 10 s ahead, took a lease live by the database's clock: %d %s", r.status, r.raw)
+	lid := r.Body["leaseId"].(string)
+	if r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10}); r.Status != 423 {
+		t.Fatalf("B, 10 s ahead, took a lease live by the database's clock: %d %s", r.Status, r.Raw)
 	}
-	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"by": "a"}}); r.status != 200 {
-		t.Fatalf("A's holder while its lease is live: %d %s", r.status, r.raw)
+	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(1), map[string]any{"leaseId": lid, "state": map[string]any{"by": "a"}}); r.Status != 200 {
+		t.Fatalf("A's holder while its lease is live: %d %s", r.Status, r.Raw)
 	}
 	// Lapsed by the database's clock, and the 2 s margin passed.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := b.do("POST", "/v1/tasks/"+id+"/lease", tok, nil, map[string]any{"holder": "on-b", "ttlSeconds": 10})
-		if r.status == 200 {
+		if r.Status == 200 {
 			break
 		}
-		if r.status != 423 || time.Now().After(deadline) {
-			t.Fatalf("B after the lease lapsed: %d %s", r.status, r.raw)
+		if r.Status != 423 || time.Now().After(deadline) {
+			t.Fatalf("B after the lease lapsed: %d %s", r.Status, r.Raw)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(2), map[string]any{"leaseId": lid, "state": map[string]any{"by": "a, late"}}); r.status != 409 || code(r.body) != "CONTINUITY_LEASE_EXPIRED" {
-		t.Fatalf("A's old holder after the hand-over: %d %s", r.status, r.raw)
+	if r := a.do("PUT", "/v1/tasks/"+id, tok, ifMatch(2), map[string]any{"leaseId": lid, "state": map[string]any{"by": "a, late"}}); r.Status != 409 || code(r.Body) != "CONTINUITY_LEASE_EXPIRED" {
+		t.Fatalf("A's old holder after the hand-over: %d %s", r.Status, r.Raw)
 	}
 }

@@ -5,10 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"database/sql"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 )
 
 // TestKeyRotationIsOneTransaction: rotating the
@@ -81,10 +79,7 @@ func TestSigningKeysEncryptedAtRest(t *testing.T) {
 		return err
 	}
 	stored := func() [][]byte {
-		db, err := sql.Open("sqlite", "file:"+path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := authoritytest.SQLiteFile(t, path)
 		defer db.Close()
 		rows, err := db.Query(`SELECT private_key FROM signing_keys`)
 		if err != nil {
@@ -171,14 +166,9 @@ func TestPlainKeyBesideKEKNeverUsed(t *testing.T) {
 	t.Run("a running authority neither publishes nor uses it", func(t *testing.T) {
 		hs := httptest.NewServer(srv)
 		defer hs.Close()
-		res, err := http.Get(hs.URL + "/v1/keys")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != 200 || strings.Contains(string(b), "attacker") || !strings.Contains(string(b), `"kid"`) {
-			t.Errorf("GET /v1/keys: %d %s", res.StatusCode, b)
+		code, b := httpcheck.Get(t, hs.URL+"/v1/keys")
+		if code != 200 || strings.Contains(b, "attacker") || !strings.Contains(b, `"kid"`) {
+			t.Errorf("GET /v1/keys: %d %s", code, b)
 		}
 		tok := authoritytest.DeviceGrant(t, hs.URL, opKey, authoritytest.Grant{Audience: origin, Scope: []string{"*"}}).Token
 		if kid := strings.Split(tok, ".")[1]; kid == "attacker" {

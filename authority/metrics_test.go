@@ -2,14 +2,11 @@ package authority_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 )
 
 // TestMetricsSeparateAndRuntime: with SeparateMetrics the public handler
@@ -27,26 +24,5 @@ func TestMetricsSeparateAndRuntime(t *testing.T) {
 	}
 	pub := httptest.NewServer(srv.Handler())
 	defer pub.Close()
-	res, err := http.Get(pub.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	got := map[string]bool{"public /metrics answers": res.StatusCode == 200}
-	admin := httptest.NewServer(srv.MetricsHandler())
-	defer admin.Close()
-	res, err = http.Get(admin.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes", "pling_authority_sweeps_total", "pling_authority_requests_total"} {
-		got[name] = strings.Contains(string(b), name)
-	}
-	want := map[string]bool{"public /metrics answers": false, "go_goroutines": true, "process_resident_memory_bytes": true,
-		"pling_authority_sweeps_total": true, "pling_authority_requests_total": true}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("metrics (-want +got):\n%s", diff)
-	}
+	httpcheck.SeparateMetrics(t, pub.URL, srv.MetricsHandler(), "pling_authority_sweeps_total", "pling_authority_requests_total")
 }

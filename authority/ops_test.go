@@ -3,10 +3,8 @@ package authority_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 )
 
@@ -86,10 +86,7 @@ func TestBackupRestoreSQLite(t *testing.T) {
 	f, sid := revokedSession(t)(authority.OpenSQLite(ctx, filepath.Join(dir, "live.db")))
 	// Online: another connection, as the sqlite3 shell would be, while
 	// the instance keeps its own open.
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "live.db")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := authoritytest.SQLiteFile(t, filepath.Join(dir, "live.db"))
 	backup := filepath.Join(dir, "backup.db")
 	if _, err := db.Exec(`VACUUM INTO ?`, backup); err != nil {
 		t.Fatal(err)
@@ -194,15 +191,7 @@ func TestReadyzSaysMigratedDown(t *testing.T) {
 			}
 			hs := httptest.NewServer(srv.Handler())
 			t.Cleanup(hs.Close)
-			readyz := func() (int, string) {
-				res, err := http.Get(hs.URL + "/readyz")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer res.Body.Close()
-				b, _ := io.ReadAll(res.Body)
-				return res.StatusCode, string(b)
-			}
+			readyz := func() (int, string) { return httpcheck.Get(t, hs.URL+"/readyz") }
 			if code, body := readyz(); code != 200 {
 				t.Fatalf("readyz on a current store: %d %s", code, body)
 			}

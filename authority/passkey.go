@@ -469,12 +469,7 @@ func (s *Server) registerPasskey(w http.ResponseWriter, r *http.Request) {
 	}
 	k := Passkey{ID: c.ID, Subject: subject, Credential: string(cj), SignCount: int64(c.Authenticator.SignCount), CreatedMs: s.nowMs()}
 	k.MAC = s.passkeys.rowMAC(k)
-	switch err := s.raw.(PasskeyStore).AddPasskey(r.Context(), k); {
-	case errors.Is(err, ErrConflict):
-		refuse(http.StatusConflict, "This passkey is registered already.")
-		return
-	case err != nil:
-		s.screenFailed(w, r, err, renderPasskeys)
+	if !s.screenWrote(w, r, s.raw.(PasskeyStore).AddPasskey(r.Context(), k), renderPasskeys, "This passkey is registered already.") {
 		return
 	}
 	s.cfg.Logger.Info("passkey registered", "subject", subject)

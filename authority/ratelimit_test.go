@@ -1,12 +1,6 @@
 package authority_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"net"
-	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,17 +13,9 @@ import (
 // (127.0.0.1, 127.0.0.2: two clients of one machine).
 func postFrom(t *testing.T, f *fixture, local string) (int, string, map[string]any) {
 	t.Helper()
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
-	c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
-	b, _ := json.Marshal(map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"})
-	res, err := c.Post(f.url+"/v1/delegations", "application/json", bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, res.Header.Get("Retry-After"), out
+	r := send(t, fromAddress(local), nil, "POST", f.url+"/v1/delegations", "", nil,
+		map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"})
+	return r.Status, r.Header.Get("Retry-After"), r.Body
 }
 
 // TestCreateRateLimit: POST /v1/delegations is a token bucket per client
@@ -37,12 +23,7 @@ func postFrom(t *testing.T, f *fixture, local string) (int, string, map[string]a
 // retryAfterMs; another address is not affected; the bucket refills at
 // the configured rate.
 func TestCreateRateLimit(t *testing.T) {
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	f := newFixture(t, st, func(c *authority.Config) { c.CreateBurst, c.CreatePerSecond = 2, 0.25 })
+	f := newFixture(t, openSQLite(t), func(c *authority.Config) { c.CreateBurst, c.CreatePerSecond = 2, 0.25 })
 	type answer struct {
 		Status     int
 		RetryAfter string

@@ -118,6 +118,25 @@ func (s *Server) checkDecision(w http.ResponseWriter, r *http.Request, what stri
 	return ck.Value, true
 }
 
+// readDecision reads the Approve/Deny form a screen posts about one row
+// (kind "approval" or "consent"): the bounded form, its id and decision,
+// and the checkDecision checks with the CSRF token bound to kind and the id.
+// An id that is not one the authority issues binds nothing, so its form is
+// refused. On false the answer has been written with refuse.
+func (s *Server) readDecision(w http.ResponseWriter, r *http.Request, kind string, refuse func(status int, problem string)) (id, decision, browser string, ok bool) {
+	if !readForm(w, r) {
+		refuse(http.StatusBadRequest, "The form could not be read.")
+		return "", "", "", false
+	}
+	id, decision = r.PostForm.Get("id"), r.PostForm.Get("decision")
+	what := ""
+	if validID(id) {
+		what = kind + "\x00" + id
+	}
+	browser, ok = s.checkDecision(w, r, what, refuse)
+	return id, decision, browser, ok
+}
+
 // readForm reads a POSTed form, bounded.
 func readForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxScreenForm)

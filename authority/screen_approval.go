@@ -111,7 +111,7 @@ func (s *Server) showApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.Status != StatusPending {
-		renderApproval(w, http.StatusOK, page{Done: approvalStatusText(a.Status), Approval: s.whoAsks(r, a, viewApproval(a, ""))})
+		renderApproval(w, http.StatusOK, page{Done: decidedBefore(approvalScreen, a.Status), Approval: s.whoAsks(r, a, viewApproval(a, ""))})
 		return
 	}
 	v := s.whoAsks(r, a, viewApproval(a, s.csrf(browserID(w, r), "approval\x00"+a.ID)))
@@ -130,16 +130,8 @@ func (s *Server) showApproval(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) decideApprovalScreen(w http.ResponseWriter, r *http.Request) {
 	refuse := func(status int, problem string) { renderApproval(w, status, page{Problem: problem}) }
-	if !readForm(w, r) {
-		refuse(http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	id, decision := r.PostForm.Get("id"), r.PostForm.Get("decision")
-	what := ""
-	if validID(id) {
-		what = "approval\x00" + id
-	}
-	if _, ok := s.checkDecision(w, r, what, refuse); !ok {
+	id, decision, _, ok := s.readDecision(w, r, "approval", refuse)
+	if !ok {
 		return
 	}
 	if decision != "approve" && decision != "deny" {
@@ -168,32 +160,12 @@ func (s *Server) decideApprovalScreen(w http.ResponseWriter, r *http.Request) {
 	} else {
 		err = st.DecideApproval(r.Context(), id, status, s.nowMs())
 	}
-	switch {
-	case errors.Is(err, ErrConflict):
-		refuse(http.StatusConflict, "This approval was decided already or has expired.")
-		return
-	case err != nil:
-		s.screenFailed(w, r, err, renderApproval)
+	if !s.screenWrote(w, r, err, renderApproval, "This approval was decided already or has expired.") {
 		return
 	}
 	s.cfg.Logger.Info("approval", "approval", id, "decision", decision)
-	done := "Denied. The page runs nothing."
-	if status == StatusApproved {
-		done = "Approved. The page runs the action once; you can close this page."
-	}
+	done := decidedText(status, "Approved. The page runs the action once; you can close this page.", "Denied. The page runs nothing.")
 	renderApproval(w, http.StatusOK, page{Done: done, Approval: viewApproval(a, "")})
-}
-
-func approvalStatusText(s string) string {
-	switch s {
-	case "approved":
-		return "This action was approved already."
-	case "denied":
-		return "This action was denied."
-	case "expired":
-		return "This approval has expired: the page runs nothing."
-	}
-	return "This approval is " + s + "."
 }
 
 func renderApproval(w http.ResponseWriter, status int, p page) {

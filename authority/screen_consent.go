@@ -83,7 +83,7 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	d = s.screenDelegation(d)
 	if d.Status != StatusPending {
-		renderConsent(w, http.StatusOK, page{Done: statusText(d.Status), Request: view(d, "")})
+		renderConsent(w, http.StatusOK, page{Done: decidedBefore(consentScreen, d.Status), Request: view(d, "")})
 		return
 	}
 	renderConsent(w, http.StatusOK, page{Request: view(d, s.csrf(browserID(w, r), "consent\x00"+d.ID)), Code: code})
@@ -96,18 +96,25 @@ func (s *Server) screenFailed(w http.ResponseWriter, r *http.Request, err error,
 	render(w, http.StatusServiceUnavailable, page{Problem: "The authority could not complete this; try again in a moment."})
 }
 
+// screenWrote answers the store write a screen's form asked for: a
+// conflict (the row was decided or written meanwhile) is refused with
+// conflict and 409, any other error is a store failure. It reports whether
+// the write went through, that is whether err is nil.
+func (s *Server) screenWrote(w http.ResponseWriter, r *http.Request, err error, render func(http.ResponseWriter, int, page), conflict string) bool {
+	switch {
+	case errors.Is(err, ErrConflict):
+		render(w, http.StatusConflict, page{Problem: conflict})
+		return false
+	case err != nil:
+		s.screenFailed(w, r, err, render)
+		return false
+	}
+	return true
+}
+
 func (s *Server) decideConsent(w http.ResponseWriter, r *http.Request) {
 	refuse := func(status int, problem string) { renderConsent(w, status, page{Problem: problem}) }
-	if !readForm(w, r) {
-		refuse(http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	id, decision := r.PostForm.Get("id"), r.PostForm.Get("decision")
-	what := ""
-	if validID(id) {
-		what = "consent\x00" + id
-	}
-	browser, ok := s.checkDecision(w, r, what, refuse)
+	id, decision, browser, ok := s.readDecision(w, r, "consent", refuse)
 	if !ok {
 		return
 	}
@@ -130,7 +137,7 @@ func (s *Server) decideConsent(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if len(scope) == 0 {
-			renderConsent(w, http.StatusBadRequest, page{Problem: "Tick at least one permission to approve, or deny the request.", Request: view(d, s.csrf(browser, what))})
+			renderConsent(w, http.StatusBadRequest, page{Problem: "Tick at least one permission to approve, or deny the request.", Request: view(d, s.csrf(browser, "consent\x00"+id))})
 			return
 		}
 		if subject, ok = s.screenSubject(r, browser); !ok || !validText(subject, 256) {
@@ -149,33 +156,48 @@ func (s *Server) decideConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = s.cfg.Store.Decide(r.Context(), d.ID, status, scope, subject, s.nowMs())
-	switch {
-	case errors.Is(err, ErrConflict):
-		refuse(http.StatusConflict, "This request was decided already or has expired.")
-		return
-	case err != nil:
-		s.screenFailed(w, r, err, renderConsent)
+	if !s.screenWrote(w, r, err, renderConsent, "This request was decided already or has expired.") {
 		return
 	}
 	s.cfg.Logger.Info("consent", "delegation", id, "decision", decision)
-	done := "Denied. The agent gets no access."
 	if status == StatusApproved {
-		done = "Approved. The agent picks up its access by itself; you can close this page."
 		d.Scope = scope
 	}
+	done := decidedText(status, "Approved. The agent picks up its access by itself; you can close this page.", "Denied. The agent gets no access.")
 	renderConsent(w, http.StatusOK, page{Done: done, Request: view(d, "")})
 }
 
-func statusText(s string) string {
-	switch s {
-	case "approved":
-		return "This request was approved already."
-	case "denied":
-		return "This request was denied."
-	case "expired":
-		return "This request has expired: ask the agent to start again."
+// The decision screens, as the columns of their wording tables.
+const (
+	approvalScreen = iota
+	consentScreen
+)
+
+// decidedBeforeText is what a decision screen says, by status, about a row
+// that is no longer pending; screenNoun names the row for any other status.
+var (
+	decidedBeforeText = map[string][2]string{
+		StatusApproved: {"This action was approved already.", "This request was approved already."},
+		StatusDenied:   {"This action was denied.", "This request was denied."},
+		StatusExpired:  {"This approval has expired: the page runs nothing.", "This request has expired: ask the agent to start again."},
 	}
-	return "This request is " + s + "."
+	screenNoun = [2]string{"approval", "request"}
+)
+
+func decidedBefore(screen int, status string) string {
+	if t, ok := decidedBeforeText[status]; ok {
+		return t[screen]
+	}
+	return "This " + screenNoun[screen] + " is " + status + "."
+}
+
+// decidedText is the line a decision screen shows once the decision is
+// stored.
+func decidedText(status, approved, denied string) string {
+	if status == StatusApproved {
+		return approved
+	}
+	return denied
 }
 
 // page is what a screen's template shows.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 )
 
 const consentOpKey = "operator-key-for-consent-tests"
@@ -110,13 +111,7 @@ func fetch(t *testing.T, c *http.Client, method, u string, form url.Values, head
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
+	return httpcheck.Do(t, c, req)
 }
 
 var hiddenRE = regexp.MustCompile(`name="(id|csrf)" value="([^"]*)"`)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -82,6 +84,14 @@ func requestBody(body any) io.Reader {
 	}
 }
 
+// fromAddress is a client whose connections leave from the loopback
+// address ip (127.0.0.2, 127.0.0.3, …: other clients of one machine, for
+// the bounds the authority keeps per client address).
+func fromAddress(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
 // burstClient keeps enough connections alive for a burst of requests.
 var burstClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
@@ -93,30 +103,34 @@ func (f *fixture) callAt(start <-chan struct{}, method, path, auth string, body 
 	if start != nil {
 		client = burstClient
 	}
-	return sendAt(f.t, client, start, method, f.url+path, auth, requestBody(body))
+	r := send(f.t, client, start, method, f.url+path, auth, nil, body)
+	return r.Status, r.Body
 }
 
-// sendAt sends a request with a bearer auth (none when empty) on client
-// when start is closed (nil: at once) and returns the status and the
-// decoded body; a request that gets no answer is a test error and status 0.
-func sendAt(t *testing.T, client *http.Client, start <-chan struct{}, method, url, auth string, body io.Reader) (int, map[string]any) {
+// resp is an answer of the authority's HTTP map.
+type resp = authoritytest.Answer
+
+// send sends method url on client when start is closed (nil: at once),
+// with a bearer auth (none when empty), the headers hdr and body (see
+// requestBody). A request that gets no answer is a test error and status
+// 0, so that the goroutines of a burst may send too. Every request the
+// authority's tests make over HTTP goes through it.
+func send(t *testing.T, client *http.Client, start <-chan struct{}, method, url, auth string, hdr map[string]string, body any) resp {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, body)
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
+	req, err := authoritytest.NewRequest(context.Background(), method, url, auth, hdr, requestBody(body))
+	if err != nil {
+		t.Error(err)
+		return resp{}
 	}
 	if start != nil {
 		<-start
 	}
-	res, err := client.Do(req)
+	a, err := authoritytest.Send(client, req)
 	if err != nil {
 		t.Error(err)
-		return 0, nil
+		return resp{}
 	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return a
 }
 
 func code(body map[string]any) string {

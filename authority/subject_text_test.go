@@ -34,14 +34,14 @@ func TestSubjectIsThePerson(t *testing.T) {
 			}
 		}
 		task := f.newTask(alice, "card", map[string]any{"card": "4111 1111 1111 1111"})
-		if r := f.do("GET", "/v1/tasks/"+task, mallory, nil, nil); r.status != 403 || code(r.body) != "CONTINUITY_OWNER_MISMATCH" {
-			t.Errorf("mallory reads alice's task: %d %s, want 403 CONTINUITY_OWNER_MISMATCH", r.status, r.raw)
+		if r := f.do("GET", "/v1/tasks/"+task, mallory, nil, nil); r.Status != 403 || code(r.Body) != "CONTINUITY_OWNER_MISMATCH" {
+			t.Errorf("mallory reads alice's task: %d %s, want 403 CONTINUITY_OWNER_MISMATCH", r.Status, r.Raw)
 		}
-		if r := f.do("POST", "/v1/tasks/"+task+"/lease", mallory, nil, map[string]any{"holder": "m", "ttlSeconds": 30}); r.status == 200 {
-			t.Errorf("mallory leased alice's task: %d %s", r.status, r.raw)
+		if r := f.do("POST", "/v1/tasks/"+task+"/lease", mallory, nil, map[string]any{"holder": "m", "ttlSeconds": 30}); r.Status == 200 {
+			t.Errorf("mallory leased alice's task: %d %s", r.Status, r.Raw)
 		}
-		if r := f.do("GET", "/v1/tasks/"+task, alice, nil, nil); r.status != 200 {
-			t.Errorf("alice reads her task: %d %s", r.status, r.raw)
+		if r := f.do("GET", "/v1/tasks/"+task, alice, nil, nil); r.Status != 200 {
+			t.Errorf("alice reads her task: %d %s", r.Status, r.Raw)
 		}
 	})
 }
@@ -114,8 +114,8 @@ func TestClientTextRefused(t *testing.T) {
 					body = tc.body
 				}
 				r := f.do(tc.method, tc.path, tc.auth, tc.hdr, body)
-				if r.status != 400 || code(r.body) != tc.code {
-					t.Errorf("%d %s, want 400 %s", r.status, r.raw, tc.code)
+				if r.Status != 400 || code(r.Body) != tc.code {
+					t.Errorf("%d %s, want 400 %s", r.Status, r.Raw, tc.code)
 				}
 			})
 		}
@@ -123,8 +123,8 @@ func TestClientTextRefused(t *testing.T) {
 		if st, b := f.call("POST", "/v1/delegations", "", create("Claude – ünïcode ✓")); st != 201 {
 			t.Errorf("agent with non-ASCII text: %d %v", st, b)
 		}
-		if r := f.do("PUT", "/v1/tasks/"+task, tok, map[string]string{"If-Match": `"1"`}, `{"leaseId":"`+lease+`","state":{"note":"line 1\nline 2 ✓"}}`); r.status != 200 {
-			t.Errorf("state with a newline: %d %s", r.status, r.raw)
+		if r := f.do("PUT", "/v1/tasks/"+task, tok, map[string]string{"If-Match": `"1"`}, `{"leaseId":"`+lease+`","state":{"note":"line 1\nline 2 ✓"}}`); r.Status != 200 {
+			t.Errorf("state with a newline: %d %s", r.Status, r.Raw)
 		}
 	})
 }

@@ -2,15 +2,14 @@ package authority_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // TestSweeperFairOnABacklog: on SQLite, a backlog of lease history (a
@@ -33,17 +32,9 @@ func TestSweeperFairOnABacklog(t *testing.T) {
 	}
 	const buckets = 10
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "a.db")
-	st, err := authority.OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, path := authoritytest.SQLite(t)
 	now := time.Now()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := authoritytest.SQLiteFile(t, path)
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -113,11 +104,7 @@ func TestSweeperFairOnABacklog(t *testing.T) {
 		}
 	}
 	took := time.Since(began)
-	db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = authoritytest.SQLiteFile(t, path)
 	var left int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM task_leases`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("%d rows of lease history left after the sweeps (%v)", left, err)

@@ -266,29 +266,32 @@ func (s *Server) taskIdle(c *tcall, secs *int64) (int64, bool) {
 // pendingFromFull reports whether the client address holds its bound of
 // pending delegations (fail closed when the store cannot say).
 func (s *Server) pendingFromFull(ctx context.Context, client string) (bool, error) {
-	ms, ok := s.raw.(MaintenanceStore)
-	if !ok || s.cfg.Retention.MaxPendingPerAddress < 0 {
-		return false, nil
-	}
-	n, err := ms.PendingDelegationsFrom(ctx, client, s.nowMs())
-	if err != nil {
-		return true, err
-	}
-	return n >= s.cfg.Retention.MaxPendingPerAddress, nil
+	return s.pendingAtBound(s.cfg.Retention.MaxPendingPerAddress, func(ms MaintenanceStore, nowMs int64) (int64, error) {
+		return ms.PendingDelegationsFrom(ctx, client, nowMs)
+	})
 }
 
 // pendingFull reports whether audience holds its bound of pending
 // delegations (fail closed when the store cannot say).
 func (s *Server) pendingFull(ctx context.Context, audience string) (bool, error) {
+	return s.pendingAtBound(s.cfg.Retention.MaxPendingPerAudience, func(ms MaintenanceStore, nowMs int64) (int64, error) {
+		return ms.PendingDelegations(ctx, audience, nowMs)
+	})
+}
+
+// pendingAtBound reports whether the pending delegations count counts
+// now have reached bound; an error is full (fail closed). A negative
+// bound, or a store that does not count, bounds nothing.
+func (s *Server) pendingAtBound(bound int64, count func(ms MaintenanceStore, nowMs int64) (int64, error)) (bool, error) {
 	ms, ok := s.raw.(MaintenanceStore)
-	if !ok || s.cfg.Retention.MaxPendingPerAudience < 0 {
+	if !ok || bound < 0 {
 		return false, nil
 	}
-	n, err := ms.PendingDelegations(ctx, audience, s.nowMs())
+	n, err := count(ms, s.nowMs())
 	if err != nil {
 		return true, err
 	}
-	return n >= s.cfg.Retention.MaxPendingPerAudience, nil
+	return n >= bound, nil
 }
 
 // SweepRateBuckets deletes the rate buckets untouched for an hour (full

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // sweepRows runs one sweep and returns the rows it deleted by class
@@ -178,11 +176,7 @@ func TestNoCleanupInClientWrites(t *testing.T) {
 // RATE_LIMITED until some expire.
 func TestPendingDelegationsBoundPerAudience(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
-		f := newFixture(t, open(), func(c *authority.Config) {
-			c.Retention.MaxPendingPerAudience = 3
-			c.CreateBurst = -1
-		})
-		body := map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
+		f, body := pendingFixture(t, open(), 3)
 		var got []int
 		for range 4 {
 			code, _ := f.call("POST", "/v1/delegations", "", body)
@@ -197,14 +191,22 @@ func TestPendingDelegationsBoundPerAudience(t *testing.T) {
 	})
 }
 
+// pendingFixture is an authority on st whose audience holds at most
+// perAudience delegations waiting for consent, with creates unthrottled,
+// and the body of a delegation request to that audience.
+func pendingFixture(t *testing.T, st authority.Store, perAudience int64) (*fixture, map[string]any) {
+	t.Helper()
+	f := newFixture(t, st, func(c *authority.Config) {
+		c.Retention.MaxPendingPerAudience = perAudience
+		c.CreateBurst = -1
+	})
+	return f, map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
+}
+
 // openSQLite opens a store on a fresh SQLite file, closed at the test's end.
 func openSQLite(t *testing.T) authority.Store {
 	t.Helper()
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, _ := authoritytest.SQLite(t)
 	return st
 }
 
@@ -226,11 +228,11 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 				body["idleSeconds"] = c.idle
 			}
 			r := f.do("POST", "/v1/tasks", tok, nil, body)
-			if c.want == 201 && r.status != 201 {
-				t.Fatalf("create %s: %d %s", c.id, r.status, r.raw)
+			if c.want == 201 && r.Status != 201 {
+				t.Fatalf("create %s: %d %s", c.id, r.Status, r.Raw)
 			}
-			if c.want == 0 && code(r.body) != "CONTINUITY_INVALID_STATE" {
-				t.Errorf("create %s: %d %s, want CONTINUITY_INVALID_STATE", c.id, r.status, r.raw)
+			if c.want == 0 && code(r.Body) != "CONTINUITY_INVALID_STATE" {
+				t.Errorf("create %s: %d %s, want CONTINUITY_INVALID_STATE", c.id, r.Status, r.Raw)
 			}
 		}
 		f.advance(2 * time.Minute)
@@ -254,20 +256,12 @@ func TestTaskIdleSecondsOwnerSet(t *testing.T) {
 // and the fresh address would get 429 for the audience.
 func TestPendingBoundPerAddress(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open opener) {
-		f := newFixture(t, open(), func(c *authority.Config) {
-			c.Retention.MaxPendingPerAudience = 300
-			c.CreateBurst = -1
-		})
-		body := map[string]any{"audience": origin, "scope": []string{"orders.read"}, "ttlSeconds": 600, "agent": "a"}
-		from := func(ip string) *http.Client {
-			d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-			return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
-		}
+		f, body := pendingFixture(t, open(), 300)
 		created := 0
 		for i := range 10 {
-			c := from(fmt.Sprintf("127.0.0.%d", i+2))
+			c := fromAddress(fmt.Sprintf("127.0.0.%d", i+2))
 			for range 30 {
-				if st, _ := sendAt(t, c, nil, "POST", f.url+"/v1/delegations", "", requestBody(body)); st == 201 {
+				if send(t, c, nil, "POST", f.url+"/v1/delegations", "", nil, body).Status == 201 {
 					created++
 				}
 			}
@@ -275,8 +269,8 @@ func TestPendingBoundPerAddress(t *testing.T) {
 		if created != 10*authority.DefaultMaxPendingPerAddress {
 			t.Errorf("10 addresses created %d pending delegations, want %d each", created, authority.DefaultMaxPendingPerAddress)
 		}
-		if st, b := sendAt(t, from("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", requestBody(body)); st != 201 {
-			t.Errorf("an agent from a fresh address: %d %v, want 201", st, b)
+		if r := send(t, fromAddress("127.0.0.99"), nil, "POST", f.url+"/v1/delegations", "", nil, body); r.Status != 201 {
+			t.Errorf("an agent from a fresh address: %d %v, want 201", r.Status, r.Body)
 		}
 	})
 }

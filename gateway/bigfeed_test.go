@@ -2,12 +2,10 @@ package gateway_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,12 +27,7 @@ import (
 func TestGatewayStartsOnABigFeed(t *testing.T) {
 	const expired, live = 200_001, 100_000
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "authority.db")
-	st, err := authority.OpenSQLite(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, path := authoritytest.SQLite(t)
 	fillFeed(t, path, expired, live)
 
 	a := authoritytest.Start(t, authority.Config{Store: st, OperatorKeys: []string{operator},
@@ -103,10 +96,7 @@ func TestGatewayStartsOnABigFeed(t *testing.T) {
 // the SQLite store at path, in one transaction.
 func fillFeed(t *testing.T, path string, expired, live int) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := authoritytest.SQLiteFile(t, path)
 	defer db.Close()
 	tx, err := db.Begin()
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/internal/testing/scripted"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
 )
@@ -430,15 +431,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	for s.Next() {
 	}
 	_, _ = e.client("nope").Chat.Completions.New(context.Background(), say("hi"))
-	get := func(path string) (int, string) {
-		res, err := http.Get(e.gw.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	get := func(path string) (int, string) { return httpcheck.Get(t, e.gw.URL+path) }
 	if st, _ := get("/healthz"); st != 200 {
 		t.Errorf("healthz %d", st)
 	}
@@ -465,14 +458,9 @@ func TestHealthAndMetrics(t *testing.T) {
 	})
 	t.Run("not ready when misconfigured", func(t *testing.T) {
 		e := start(t, answer("x"), func(c *gateway.Config) { c.UpstreamKey = "" })
-		res, err := http.Get(e.gw.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != 503 || !strings.Contains(string(b), "no upstream key") {
-			t.Errorf("readyz %d %s", res.StatusCode, b)
+		code, b := httpcheck.Get(t, e.gw.URL+"/readyz")
+		if code != 503 || !strings.Contains(b, "no upstream key") {
+			t.Errorf("readyz %d %s", code, b)
 		}
 	})
 }

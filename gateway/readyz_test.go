@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 )
 
 // TestReadyzSaysFeedNotCurrent: a gateway whose
@@ -39,15 +39,7 @@ func TestReadyzSaysFeedNotCurrent(t *testing.T) {
 	t.Cleanup(front.Close)
 	ta := startTokenAuth(t, front.URL)
 	e := start(t, answer("hi"), func(c *gateway.Config) { c.Tokens = ta })
-	readyz := func() (int, string) {
-		res, err := http.Get(e.gw.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	readyz := func() (int, string) { return httpcheck.Get(t, e.gw.URL+"/readyz") }
 	if code, body := readyz(); code != 200 {
 		t.Fatalf("readyz with the feed current: %d %s", code, body)
 	}

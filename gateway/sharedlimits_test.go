@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/gateway"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/internal/testing/pgtest"
 	"github.com/pling-go/pling/internal/testing/scripted"
 )
@@ -165,13 +165,8 @@ func TestGatewayLimitsStoreDownRefuses(t *testing.T) {
 	}
 	// And /readyz says so, so that a balancer takes the instance out
 	// instead of sending it calls it can only refuse.
-	res, err := http.Get(gws[0].URL + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "rate limit store unavailable") {
-		t.Errorf("/readyz with the limits store down: %d %s, want 503 rate limit store unavailable", res.StatusCode, b)
+	code, b := httpcheck.Get(t, gws[0].URL+"/readyz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(b, "rate limit store unavailable") {
+		t.Errorf("/readyz with the limits store down: %d %s, want 503 rate limit store unavailable", code, b)
 	}
 }

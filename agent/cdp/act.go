@@ -452,14 +452,10 @@ const waitTextJS = `(async (t, gone, ms) => {
 // gone, no longer does), and says whether it came. It reads the page's
 // rendered text in an isolated world; no field's value is in it.
 func (p *Page) WaitText(ctx context.Context, doc Document, text string, gone bool, timeout time.Duration) (bool, error) {
-	if err := p.goneErr(); err != nil {
+	tab, tctx, cancel, err := p.onDocument(ctx, &doc)
+	if err != nil {
 		return false, err
 	}
-	tab := p.cur()
-	if err := p.checkDocument(ctx, tab, &doc); err != nil {
-		return false, err
-	}
-	tctx, cancel := p.bounded(ctx, tab)
 	defer cancel()
 	world, err := chromedp.Call(tctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: cdproto.FrameID(doc.Frame), WorldName: actWorld})
 	if err != nil {

@@ -167,6 +167,22 @@ func (p *Page) checkBound(ctx, tab context.Context, doc *Document) error {
 	return p.checkDocument(ctx, tab, doc)
 }
 
+// onDocument starts a read of doc: the browser is still there and the
+// current tab shows doc (else ErrDocumentGone). It returns the tab and
+// the tab's context bounded by the page's timeout and ended with ctx;
+// the caller calls cancel when it is done.
+func (p *Page) onDocument(ctx context.Context, doc *Document) (tab, tctx context.Context, cancel context.CancelFunc, err error) {
+	if err := p.goneErr(); err != nil {
+		return nil, nil, nil, err
+	}
+	tab = p.cur()
+	if err := p.checkDocument(ctx, tab, doc); err != nil {
+		return nil, nil, nil, err
+	}
+	tctx, cancel = p.bounded(ctx, tab)
+	return tab, tctx, cancel, nil
+}
+
 // checkDocument reads from the browser that the current tab shows doc:
 // the check before an input event (act.go), which no script context
 // bounds, and checkBound's when the events do not settle it.

@@ -70,14 +70,10 @@ const maxViewNodes = 3000
 // secret fields and Pling declarations. The tab must show doc before and
 // after the reads (else ErrDocumentGone).
 func (p *Page) View(ctx context.Context, doc Document) ([]ViewNode, error) {
-	if err := p.goneErr(); err != nil {
+	tab, tctx, cancel, err := p.onDocument(ctx, &doc)
+	if err != nil {
 		return nil, err
 	}
-	tab := p.cur()
-	if err := p.checkDocument(ctx, tab, &doc); err != nil {
-		return nil, err
-	}
-	tctx, cancel := p.bounded(ctx, tab)
 	defer cancel()
 	depth := int64(-1)
 	// Pierced: the documents of same-process frames come with their

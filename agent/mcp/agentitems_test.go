@@ -33,6 +33,18 @@ func declarer(t *testing.T) func(*runtime.Handle, error) {
 	}
 }
 
+// bookingRuntime is a page whose booking.step state reads step, which
+// the test's handlers move on.
+func bookingRuntime(t *testing.T) (*runtime.Runtime, *atomic.Int64) {
+	t.Helper()
+	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
+	step := new(atomic.Int64)
+	if _, err := rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}); err != nil {
+		t.Fatal(err)
+	}
+	return rt, step
+}
+
 func callText(t *testing.T, s *session, name string, args map[string]any) (*sdk.CallToolResult, string) {
 	t.Helper()
 	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
@@ -53,11 +65,8 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 			return runtime.Unavailable("Add a customer first")
 		},
 		Run: func(context.Context, *runtime.Call) (any, error) { return "sent", nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectRuntime(t, rt)
+	res := s.listTools(t)
 	var desc []string
 	for _, tl := range res.Tools {
 		desc = append(desc, tl.Name+": "+tl.Description)
@@ -83,9 +92,7 @@ func TestUnavailableToolIsListedAndAnswersWhy(t *testing.T) {
 // became unavailable or available, with the reason.
 func TestAvailabilityChangesKeepTheList(t *testing.T) {
 	declare := declarer(t)
-	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
-	var step atomic.Int64
-	declare(rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}))
+	rt, step := bookingRuntime(t)
 	at := func(n int64, reason string) func(context.Context, string) runtime.Availability {
 		return func(context.Context, string) runtime.Availability {
 			if step.Load() == n {
@@ -99,7 +106,7 @@ func TestAvailabilityChangesKeepTheList(t *testing.T) {
 		Run:    func(context.Context, *runtime.Call) (any, error) { step.Store(1); return nil, nil }}))
 	declare(rt.DeclareAction(runtime.Action{ID: "booking.confirm", Title: "Confirm the booking", Available: at(1, "Pick a slot first"),
 		Run: func(context.Context, *runtime.Call) (any, error) { step.Store(2); return "booked", nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	first := s.toolNames(t)
 
 	_, txt := callText(t, s, "booking_pick", map[string]any{"slot": "10:00"})
@@ -135,7 +142,7 @@ func TestExpectationFailedTextHasThePagesFeedback(t *testing.T) {
 	declare(rt.DeclareAction(runtime.Action{ID: "board.create", Title: "Create a board",
 		Run:    func(context.Context, *runtime.Call) (any, error) { return nil, nil },
 		Expect: &runtime.Expectation{State: "boards.count", Change: "increase", TimeoutMs: 50}}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	got, txt := callText(t, s, "board_create", nil)
 	if !got.IsError || !strings.HasPrefix(txt, "EXPECTATION_FAILED: ") || !strings.Contains(txt, `The page says (error): "Board name is too short."`) {
 		t.Errorf("expectation failure text:\n%s", txt)
@@ -157,15 +164,12 @@ func TestMessagesSayWhatHappenedAndTheNextStep(t *testing.T) {
 		Run: func(_ context.Context, c *runtime.Call) (any, error) { ran.Add(1); return c.Record, nil }}))
 	declare(rt.DeclareAction(runtime.Action{ID: "stats", Title: "Stats", Risk: schema.RiskRead,
 		Run: func(context.Context, *runtime.Call) (any, error) { ran.Add(1); return math.Inf(1), nil }}))
-	b := plingmcp.NewBridge(agent.New(agent.InProcess(rt)))
+	b := runtimeBridge(rt)
 	s := connect(t, b)
 	if strings.Contains(plingmcp.Instructions, "#1250") {
 		t.Errorf("instructions give the demo's label: %s", plingmcp.Instructions)
 	}
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	for _, tl := range res.Tools {
 		if tl.Name != "done__task" {
 			continue
@@ -245,7 +249,7 @@ func TestPageDeadlineSaysLookDoNotRepeat(t *testing.T) {
 		Run: func(context.Context, *runtime.Call) (any, error) {
 			return nil, errors.New("The handler did not finish within 5000 ms; its effect is unknown")
 		}}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	_, txt := callText(t, s, "report_build", nil)
 	if !strings.Contains(txt, "Do not call it again") || strings.Contains(txt, "fix what it names") {
 		t.Errorf("page deadline: %s", txt)
@@ -284,9 +288,7 @@ func TestToolsThatWaitForAPersonSaySo(t *testing.T) {
 // call with them runs.
 func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	declare := declarer(t)
-	rt := runtime.New(runtime.WithExpose("*"), runtime.WithClock(runtime.NewFakeClock(0)))
-	var step atomic.Int64
-	declare(rt.DeclareState(runtime.State{Key: "booking.step", Read: func(context.Context) (any, error) { return step.Load(), nil }}))
+	rt, step := bookingRuntime(t)
 	declare(rt.DeclareRecords(runtime.Records{Kind: "slot", Read: func(context.Context) ([]runtime.RecordItem, error) {
 		return []runtime.RecordItem{{ID: "s1", Label: "10:00"}}, nil
 	}}))
@@ -304,11 +306,8 @@ func TestToolListedUnavailableHasItsSchema(t *testing.T) {
 	declare(rt.DeclareAction(runtime.Action{ID: "hold", Title: "Hold a slot", Available: later, Record: &runtime.RecordRef{Kind: "slot"},
 		Params: map[string]runtime.Param{"note": {Type: "string"}},
 		Run:    func(context.Context, *runtime.Call) (any, error) { return "held", nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectRuntime(t, rt)
+	res := s.listTools(t)
 	hold := modeltool.Names([]string{"hold@slot"})[0]
 	got := map[string]any{}
 	for _, tl := range res.Tools {

@@ -76,7 +76,28 @@ func newPage(t *testing.T, opts ...runtime.Option) *page {
 func inProcessSession(t *testing.T) (*page, *session) {
 	t.Helper()
 	p := newPage(t)
-	return p, connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	return p, connectRuntime(t, p.rt)
+}
+
+// connectRuntime connects a client to a bridge over rt, in this process.
+func connectRuntime(t *testing.T, rt *runtime.Runtime) *session {
+	t.Helper()
+	return connect(t, runtimeBridge(rt))
+}
+
+// runtimeBridge is a bridge over an agent client of rt, in this process.
+func runtimeBridge(rt *runtime.Runtime, opts ...agent.Option) *plingmcp.Bridge {
+	return plingmcp.NewBridge(agent.New(agent.InProcess(rt), opts...))
+}
+
+// listTools asks for the tool list; a failure ends the test.
+func (s *session) listTools(t *testing.T) *sdk.ListToolsResult {
+	t.Helper()
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // counting counts the describes a transport carries.
@@ -147,10 +168,7 @@ func (s *session) waitChanged(t *testing.T) {
 
 func (s *session) toolNames(t *testing.T) []string {
 	t.Helper()
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	var names []string
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
@@ -163,10 +181,7 @@ func (s *session) toolNames(t *testing.T) []string {
 func TestListToolsMatchesRuntimeTools(t *testing.T) {
 	p, s := inProcessSession(t)
 
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	want, err := modeltool.List(p.rt, context.Background(), "")
 	if err != nil {
 		t.Fatal(err)

@@ -195,10 +195,7 @@ func TestTwoPageTask(t *testing.T) {
 func TestRecordByLabel(t *testing.T) {
 	s, _ := demoSession(t, "/orders/")
 	waitTools(t, s, "approve__order", true)
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	var approve *sdk.Tool
 	for _, tl := range res.Tools {
 		if tl.Name == "approve__order" {

@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pling-go/pling/agent"
-	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -25,11 +23,8 @@ func TestDuplicateIDStaysListed(t *testing.T) {
 	if _, err := rt.DeclareAction(runtime.Action{ID: "helpful", Title: "Helpful (approved)", Run: run, Identity: "markup", Markup: &runtime.MarkupRef{Path: "#reviews button"}}); err == nil {
 		t.Fatal("second declaration: no DUPLICATE_ACTION_ID")
 	}
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := connectRuntime(t, rt)
+	res := s.listTools(t)
 	var desc []string
 	for _, tl := range res.Tools {
 		if tl.Name == "helpful" {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -40,7 +39,7 @@ func TestResultIsThePagesText(t *testing.T) {
 		Run: func(context.Context, *runtime.Call) (any, error) { return nil, errors.New(hostile) }}); err != nil {
 		t.Fatal(err)
 	}
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	raw := func(t *testing.T, res any) string {
 		b, _ := json.Marshal(res)
 		return string(b)

@@ -44,7 +44,7 @@ func TestProgressWhileAPersonIsAsked(t *testing.T) {
 		Run: func(context.Context, *runtime.Call) (any, error) { return "refunded", nil }}); err != nil {
 		t.Fatal(err)
 	}
-	b := plingmcp.NewBridge(agent.New(agent.InProcess(p.rt)))
+	b := runtimeBridge(p.rt)
 	_, _ = b.Refresh(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := b.Server().Connect(context.Background(), st, nil)
@@ -174,7 +174,7 @@ func TestCallCancelledByTheHost(t *testing.T) {
 		Run: func(context.Context, *runtime.Call) (any, error) { runs.Add(1); return "refunded", nil }}); err != nil {
 		t.Fatal(err)
 	}
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(p.rt))))
+	s := connectRuntime(t, p.rt)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if _, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "order_refund"}); err == nil {

@@ -7,8 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent"
-	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -26,7 +24,7 @@ func TestRecordLabelInAnyCase(t *testing.T) {
 		Run: func(_ context.Context, c *runtime.Call) (any, error) { ran = append(ran, c.Record); return nil, nil }}); err != nil {
 		t.Fatal(err)
 	}
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	for _, label := range []string{"lemon risotto", "MUSHROOM"} {
 		res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "order__dish", Arguments: map[string]any{"record": label}})
 		if err != nil || res.IsError {

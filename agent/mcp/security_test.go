@@ -28,7 +28,7 @@ func TestToolNameStaysBound(t *testing.T) {
 			Run: func(context.Context, *runtime.Call) (any, error) { ran = append(ran, id); return id, nil }})
 	}
 	declare("cart_empty")
-	b := plingmcp.NewBridge(agent.New(agent.InProcess(rt)))
+	b := runtimeBridge(rt)
 	s := connect(t, b)
 	call(t, s, "cart_empty", nil)
 	declare("cart.empty")
@@ -71,10 +71,7 @@ func TestAgentSideBounds(t *testing.T) {
 	})
 	b := plingmcp.NewBridge(agent.New(tr))
 	s := connect(t, b)
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	total := 0
 	for _, tl := range res.Tools {
 		raw, _ := json.Marshal(tl)
@@ -109,7 +106,7 @@ func TestResultBounded(t *testing.T) {
 	big := strings.Repeat("x", plingmcp.MaxHeldBytes)
 	rt.DeclareAction(runtime.Action{ID: "big", Title: "Big", Risk: "read",
 		Run: func(context.Context, *runtime.Call) (any, error) { return big, nil }})
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	res := call(t, s, "big", nil)
 	raw, _ := json.Marshal(res.StructuredContent)
 	if len(raw) > plingmcp.MaxStructuredBytes || !strings.Contains(string(raw), "cut the page's data here to its bound") {

@@ -43,10 +43,7 @@ func TestFirstToolListBytes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.open(t)
 			waitTools(t, s, tc.tool, true)
-			res, err := s.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := s.listTools(t)
 			titles := 0
 			for _, tl := range res.Tools {
 				titles += len(tl.Title)

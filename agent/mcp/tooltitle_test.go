@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pling-go/pling/agent"
 	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
@@ -41,14 +40,11 @@ func TestToolTitleAndAnnotations(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s := connectVersion(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))), version)
+			s := connectVersion(t, runtimeBridge(rt), version)
 			if got := s.InitializeResult().ProtocolVersion; got != version {
 				t.Fatalf("negotiated %s, want %s", got, version)
 			}
-			res, err := s.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := s.listTools(t)
 			seen := 0
 			for _, tl := range res.Tools {
 				w, ok := want[tl.Name]
@@ -85,7 +81,7 @@ func TestToolDescriptionDoesNotRepeatTheTitle(t *testing.T) {
 	if _, err := rt.DeclareAction(runtime.Action{ID: "search_tickets", Title: "Search the tickets", Description: "Search the tickets. Returns the matching ids", Risk: schema.RiskRead, Run: run}); err != nil {
 		t.Fatal(err)
 	}
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil || len(res.Tools) != 1 {
 		t.Fatalf("tools %v, %v", res, err)
@@ -119,7 +115,7 @@ func TestToolTitleSentOnce(t *testing.T) {
 			if _, err := rt.DeclareAction(runtime.Action{ID: "act", Title: tc.title, Description: tc.description, Risk: schema.RiskRead, Run: run}); err != nil {
 				t.Fatal(err)
 			}
-			s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+			s := connectRuntime(t, rt)
 			res, err := s.ListTools(context.Background(), nil)
 			if err != nil || len(res.Tools) != 1 {
 				t.Fatalf("tools %v, %v", res, err)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pling-go/pling/agent"
-	plingmcp "github.com/pling-go/pling/agent/mcp"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -20,7 +18,7 @@ func TestPatternViolationTextNamesTheHint(t *testing.T) {
 	declare(rt.DeclareAction(runtime.Action{ID: "payment.confirm", Title: "Confirm the payment",
 		Params: map[string]runtime.Param{"code": {Type: "string", Required: true, Pattern: "^[0-9]{6}$", Description: "The bank's code: six digits"}},
 		Run:    func(context.Context, *runtime.Call) (any, error) { ran = true; return nil, nil }}))
-	s := connect(t, plingmcp.NewBridge(agent.New(agent.InProcess(rt))))
+	s := connectRuntime(t, rt)
 	got, txt := callText(t, s, "payment_confirm", map[string]any{"code": "12ab"})
 	for _, want := range []string{"INVALID_PARAMS: ", `"path":"/code"`, `does not match the pattern \"^[0-9]{6}$\"`, `the parameter says \"The bank's code: six digits\"`} {
 		if !got.IsError || !strings.Contains(txt, want) {

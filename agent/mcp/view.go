@@ -158,6 +158,19 @@ func (b *Bridge) viewDocument(ctx context.Context) (Document, *sdk.CallToolResul
 	return doc, nil
 }
 
+// lastView is the document the tab shows now, as viewDocument, with the
+// agent's last view (whatever document it was read from: viewRefIn
+// tells).
+func (b *Bridge) lastView(ctx context.Context) (Document, viewState, *sdk.CallToolResult) {
+	doc, refused := b.viewDocument(ctx)
+	if refused != nil {
+		return doc, viewState{}, refused
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return doc, b.view, nil
+}
+
 // viewResult reads the view of the checked document and gives it whole
 // (the first look at a document, or with full), what changed since the
 // agent's last look at it (viewdiff.go), or with find only its lines that
@@ -323,13 +336,10 @@ func viewRefIn(st viewState, doc Document, ref, end string) (viewRef, *sdk.CallT
 // act does a on the element ref names, in the document its view was
 // read from, and says what changed in the view.
 func (b *Bridge) act(ctx context.Context, v Viewer, ref string, a cdp.Act, verb string) (*sdk.CallToolResult, error) {
-	doc, refused := b.viewDocument(ctx)
+	doc, st, refused := b.lastView(ctx)
 	if refused != nil {
 		return refused, nil
 	}
-	b.mu.Lock()
-	st := b.view
-	b.mu.Unlock()
 	what := ""
 	if ref != "" || a.Kind != "press" {
 		r, refused := viewRefIn(st, doc, ref, "; nothing was done.")
@@ -493,13 +503,10 @@ func (b *Bridge) waitState(ctx context.Context, v Viewer, ref, state string, gon
 	if !gone && !slices.Contains(waitStates, state) {
 		return browserError("INVALID_ARGS", "wait with a ref needs text, a state: "+strings.Join(waitStates, ", ")+".", "pass one of them (or no ref, to wait for a text)."), nil
 	}
-	doc, refused := b.viewDocument(ctx)
+	doc, st, refused := b.lastView(ctx)
 	if refused != nil {
 		return refused, nil
 	}
-	b.mu.Lock()
-	st := b.view
-	b.mu.Unlock()
 	r, refused := viewRefIn(st, doc, ref, ".")
 	if refused != nil {
 		return refused, nil

@@ -109,10 +109,7 @@ pling.action({ id: "note", title: "Note", run: () => true });</script>`))
 	s := connect(t, plingmcp.NewBridge(agent.New(p), plingmcp.WithBrowser(p, hs.URL)))
 
 	names := waitTools(t, s, "webmcp.lookup", true)
-	res, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := s.listTools(t)
 	for _, tl := range res.Tools {
 		if tl.Name == "webmcp.lookup" {
 			if tl.Title != "Look up a word" || !strings.HasPrefix(tl.Description, "[The page's own words") || tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {

@@ -1,12 +1,10 @@
 package follow_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/authority/follow"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -36,12 +35,9 @@ type authorityFixture struct {
 
 func newAuthority(t *testing.T) *authorityFixture {
 	t.Helper()
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, _ := authoritytest.SQLite(t)
 	a := &authorityFixture{t: t, store: st}
+	var err error
 	a.srv, err = authority.NewServer(context.Background(), authority.Config{Store: st,
 		Audiences: map[string][]string{origin: {"*"}}, OperatorKeys: []string{opKey}, MaxWait: 3 * time.Second})
 	if err != nil {
@@ -81,25 +77,11 @@ func (a *authorityFixture) url() string { return "http://" + a.addr }
 
 func (a *authorityFixture) call(method, path, bearer string, body any) (int, map[string]any) {
 	a.t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	req, _ := http.NewRequest(method, a.url()+path, rd)
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	res, err := http.DefaultClient.Do(req)
+	r, err := authoritytest.Do(context.Background(), http.DefaultClient, a.url(), method, path, bearer, nil, body)
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return r.Status, r.Body
 }
 
 // mint gets a token through the device grant over HTTP: create, approve

@@ -4,12 +4,12 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pling-go/pling/authority"
+	"github.com/pling-go/pling/internal/testing/authoritytest"
 )
 
 // TestRotateKey: the operator rotates the signing key (POST
@@ -18,16 +18,13 @@ import (
 // after it verifies too (the page fetches the new kid), and the retired
 // key is unpublished once its last token expired.
 func TestRotateKey(t *testing.T) {
-	st, err := authority.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, _ := authoritytest.SQLite(t)
 	// The retired key stays published for maxTTL after the rotation; the
 	// tokens here live shorter, so there is a time when the key is
 	// published and the token has expired.
 	const tokenTTL, maxTTL = 2 * time.Second, 5 * time.Second
 	a := &authorityFixture{t: t, store: st}
+	var err error
 	a.srv, err = authority.NewServer(context.Background(), authority.Config{Store: st, Audiences: map[string][]string{origin: {"*"}},
 		OperatorKeys: []string{opKey}, MaxWait: 3 * time.Second, MaxTokenTTL: maxTTL})
 	if err != nil {

@@ -9,6 +9,7 @@ package authoritytest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
@@ -47,12 +48,7 @@ func StartOn(t testing.TB, ln net.Listener, cfg authority.Config, wrap func(http
 	t.Helper()
 	ctx := context.Background()
 	if cfg.Store == nil {
-		st, err := authority.OpenSQLite(ctx, filepath.Join(t.TempDir(), "authority.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		cfg.Store = st
+		cfg.Store, _ = SQLite(t)
 	}
 	if len(cfg.OperatorKeys) == 0 {
 		cfg.OperatorKeys = []string{OperatorKey}
@@ -73,6 +69,34 @@ func StartOn(t testing.TB, ln net.Listener, cfg authority.Config, wrap func(http
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return &Authority{URL: hs.URL, OperatorKey: cfg.OperatorKeys[0], Server: srv}
+}
+
+// SQLite opens a store on a fresh SQLite file in the test's temporary
+// directory, closed when the test ends, and gives the file's path, for a
+// test that reads or writes the file beside the store.
+func SQLite(t testing.TB) (authority.SQLStore, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "authority.db")
+	st, err := authority.OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, path
+}
+
+// SQLiteFile is another connection to the SQLite file at path, as the
+// sqlite3 shell would be, beside the store that has it open: it waits out
+// the store's locks (busy_timeout, 5 s) and is closed when the test ends,
+// if the test has not closed it before.
+func SQLiteFile(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Call sends method path to the authority at base with body as JSON (nil:
@@ -99,7 +123,8 @@ type Answer struct {
 // JSON (nil: none), bearer as Authorization (""; none) and the headers
 // hdr. An error is a transport error: no answer came. The tests and the
 // benchmarks that drive an authority over HTTP all send their requests
-// with it.
+// with it, or with NewRequest and Send when they send a body as it is or
+// at a moment of their own.
 func Do(ctx context.Context, cl *http.Client, base, method, path, bearer string, hdr map[string]string, body any) (Answer, error) {
 	var rd io.Reader
 	if body != nil {
@@ -109,9 +134,19 @@ func Do(ctx context.Context, cl *http.Client, base, method, path, bearer string,
 		}
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
+	req, err := NewRequest(ctx, method, base+path, bearer, hdr, rd)
 	if err != nil {
 		return Answer{}, err
+	}
+	return Send(cl, req)
+}
+
+// NewRequest is a request of method to url with body, bearer as
+// Authorization (""; none) and the headers hdr.
+func NewRequest(ctx context.Context, method, url, bearer string, hdr map[string]string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, err
 	}
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
@@ -119,6 +154,12 @@ func Do(ctx context.Context, cl *http.Client, base, method, path, bearer string,
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
+	return req, nil
+}
+
+// Send sends req through cl and reads the answer whole. An error is a
+// transport error: no answer came.
+func Send(cl *http.Client, req *http.Request) (Answer, error) {
 	res, err := cl.Do(req)
 	if err != nil {
 		return Answer{}, err
