@@ -744,9 +744,12 @@
           region: attr(el, "in-region") || undefined,
           identity: "markup", markup: m,
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
+          // A form's submit handler may refuse by naming a field
+          // (setCustomValidity) as it runs: that is the page's answer,
+          // and the person's values go back.
           run: function (input) {
-            if (isForm) { var f = refused(el, fill(el, input, ps)); if (f) return f; }
-            return guard(function () { isForm ? el.requestSubmit() : el.click(); }) || true;
+            if (isForm) { var was = fill(el, input, ps), f = refused(el, was); if (f) return f; }
+            return guard(function () { isForm ? el.requestSubmit() : el.click(); }) || isForm && refused(el, was, 1) || true;
           }
         };
         // Defaults are applied before run: a value equal to its default
