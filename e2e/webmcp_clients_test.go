@@ -336,8 +336,9 @@ func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webm
 // handler refuses (naming the field with setCustomValidity, then
 // rejecting respondWith, at once or after its own check): the model reads
 // INVALID_PARAMS at the field's path with the browser's or the page's
-// message, never "Observe the page", and the form keeps the person's
-// values. TestWebMCPDeclarativeFormPageRefused shows the same through the
+// message, with a next step that points to that message (never "Observe
+// the page", nor the schema the values matched), and the form keeps the
+// person's values. TestWebMCPDeclarativeFormPageRefused shows the same through the
 // native API.
 func TestWebMCPClientsFormRefused(t *testing.T) {
 	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
@@ -377,8 +378,9 @@ func TestWebMCPClientsFormRefused(t *testing.T) {
 				// (in its own JSON, for Chrome DevTools MCP): the model
 				// reads it with its escapes, taken off here.
 				read := strings.ReplaceAll(out, `\`, "")
-				if !strings.Contains(read, "INVALID_PARAMS: ") || !strings.Contains(read, `"path":"`+r.path+`"`) || !strings.Contains(read, r.says) || strings.Contains(read, "Observe the page") {
-					t.Errorf("%s answered %q, %v; want INVALID_PARAMS at %q saying %q, without \"Observe the page\"", c.name, out, err, r.path, r.says)
+				if !strings.Contains(read, "INVALID_PARAMS: ") || !strings.Contains(read, `"path":"`+r.path+`"`) || !strings.Contains(read, r.says) ||
+					strings.Contains(read, "Observe the page") || strings.Contains(read, "against the schema") {
+					t.Errorf("%s answered %q, %v; want INVALID_PARAMS at %q saying %q, sending the model neither to observe the page nor to the schema its values matched", c.name, out, err, r.path, r.says)
 				}
 				if diff := cmp.Diff(`["ana@example.com","Ana",true]`, eval[string](person.on(t), form)); diff != "" {
 					t.Errorf("the form after the refused call, [email, who, valid] (-the person's +got):\n%s", diff)
