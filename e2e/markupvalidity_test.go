@@ -12,10 +12,12 @@ import (
 
 // validityPage is a form with a pattern and its title (the HTML hint for
 // it), and a field the page checks itself: its input listener sets a
-// custom validity message, the message a person would see.
+// custom validity message, the message a person would see. Its submit
+// handler refuses the code ZZ9 by naming the reference field, as a page
+// whose check runs at submit does.
 var validityPage = plingPage("Tags", `<form id="f" data-pling-action="tag.add" data-pling-title="Add a tag"
       data-pling-expect-state="tag.saved"
-      onsubmit="event.preventDefault(); saved.textContent = this.code.value + '|' + this.ref.value">
+      onsubmit="event.preventDefault(); if (this.code.value === 'ZZ9') this.ref.setCustomValidity('That reference is closed'); else saved.textContent = this.code.value + '|' + this.ref.value">
   <label>Tag code <input name="code" required pattern="[A-Z]{2}[0-9]+" title="Two capital letters, then digits" data-pling-param></label>
   <label>Reference <input name="ref" required data-pling-param
     oninput="this.setCustomValidity(this.value.startsWith('T-') ? '' : 'A reference starts with T-, as on the ticket')"></label>
@@ -24,9 +26,10 @@ var validityPage = plingPage("Tags", `<form id="f" data-pling-action="tag.add" d
 <output id="saved" data-pling-state="tag.saved"></output>`)
 
 // TestMarkupFormValidation: a pattern violation names the pattern and
-// the control's title, its hint; a submit the page's own check blocks
-// answers INVALID_PARAMS at the param's path with the page's message,
-// and nothing is submitted.
+// the control's title, its hint; a submit the page's own check blocks,
+// or its submit handler refuses by naming a field, answers
+// INVALID_PARAMS at the param's path with the page's message, nothing is
+// submitted, and the person's values are back.
 func TestMarkupFormValidation(t *testing.T) {
 	tb := openHTML(t, "/test/validity.html", validityPage)
 	desc := tb.describeUntil("tag.add", func(d *schema.SurfaceDescription) bool { return capability(d, "tag.add") != nil })
@@ -65,6 +68,19 @@ func TestMarkupFormValidation(t *testing.T) {
 		wantCode(t, err, perr.InvalidParams)
 		if got := eval[string](tb, `f.code.value + "|" + f.ref.value + "|" + f.ref.validationMessage`); got != "CD7|T-5|" {
 			t.Errorf("after the refused call the form holds %q, want the person's CD7|T-5, valid", got)
+		}
+	})
+	t.Run("the page names a field in its submit handler", func(t *testing.T) {
+		tb := tb.on(t)
+		eval[bool](tb, `f.code.value = "CD7", f.ref.value = "T-5", true`)
+		_, err := tb.invoke("tag.add", map[string]any{"code": "ZZ9", "ref": "T-1"})
+		be := wantCode(t, err, perr.InvalidParams)
+		want := []violation{{Path: "/ref", Reason: `is not valid: the page says "That reference is closed"`}}
+		if diff := cmp.Diff(want, violations(t, be)); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		if got := eval[string](tb, `f.code.value + "|" + f.ref.value + "|" + f.ref.validationMessage + "|" + saved.textContent`); got != "CD7|T-5||" {
+			t.Errorf("after the refused call the form holds %q, want the person's CD7|T-5, valid, nothing saved", got)
 		}
 	})
 	t.Run("a valid input is submitted", func(t *testing.T) {

@@ -329,3 +329,63 @@ func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webm
 	}
 	return c
 }
+
+// TestWebMCPClientsFormRefused calls a WebMCP declarative form (clubPage,
+// which a person filled in) through each consumer from npm, with values
+// the browser's own constraints refuse and with values the page's submit
+// handler refuses (naming the field with setCustomValidity, then
+// rejecting respondWith, at once or after its own check): the model reads
+// INVALID_PARAMS at the field's path with the browser's or the page's
+// message, with a next step that points to that message (never "Observe
+// the page", nor the schema the values matched), and the form keeps the
+// person's values. TestWebMCPDeclarativeFormPageRefused shows the same through the
+// native API.
+func TestWebMCPClientsFormRefused(t *testing.T) {
+	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
+		extra := http.NewServeMux()
+		extra.HandleFunc("/test/webmcp-club.html", staticPage(clubPage))
+		site, ctx, mc := c.onSite(t, d, extra)
+		if err := mc.open(ctx, site.url+"/test/webmcp-club.html"); err != nil {
+			t.Fatalf("opening the page: %v", err)
+		}
+		for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
+			tools, err := mc.tools(ctx)
+			if err != nil {
+				t.Fatalf("listing the page's tools: %v", err)
+			}
+			if _, ok := tools["join_club"]; ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the page's tools as %s offers them: %v", c.name, tools)
+			}
+		}
+		person := site.attachTab(t, "/test/webmcp-club.html")
+		const form = `JSON.stringify([document.forms[0].email.value, document.forms[0].who.value, document.forms[0].checkValidity()])`
+		for _, r := range []struct {
+			name       string
+			args       map[string]any
+			path, says string
+		}{
+			{"the browser refuses", map[string]any{"email": "not an address", "who": "Bo"}, "/email", "the page says"},
+			{"the page names the field at once", map[string]any{"email": "bo@taken.example", "who": "Bo"}, "/email", "That address is taken"},
+			{"the page names the field after a check", map[string]any{"email": "bo@later.example", "who": "Bo"}, "/email", "That address cannot join yet"},
+		} {
+			t.Run(r.name, func(t *testing.T) {
+				out, err := mc.call(ctx, "join_club", r.args)
+				t.Logf("join_club: %q, %v", out, err)
+				// Each consumer quotes the page's answer as a JSON string
+				// (in its own JSON, for Chrome DevTools MCP): the model
+				// reads it with its escapes, taken off here.
+				read := strings.ReplaceAll(out, `\`, "")
+				if !strings.Contains(read, "INVALID_PARAMS: ") || !strings.Contains(read, `"path":"`+r.path+`"`) || !strings.Contains(read, r.says) ||
+					strings.Contains(read, "Observe the page") || strings.Contains(read, "against the schema") {
+					t.Errorf("%s answered %q, %v; want INVALID_PARAMS at %q saying %q, sending the model neither to observe the page nor to the schema its values matched", c.name, out, err, r.path, r.says)
+				}
+				if diff := cmp.Diff(`["ana@example.com","Ana",true]`, eval[string](person.on(t), form)); diff != "" {
+					t.Errorf("the form after the refused call, [email, who, valid] (-the person's +got):\n%s", diff)
+				}
+			})
+		}
+	})
+}

@@ -43,6 +43,11 @@ document.querySelector("form").addEventListener("submit", (e) => {
       f.email.setCustomValidity("That address cannot join yet");
       throw new Error("That address cannot join yet");
     }));
+  } else if (email.endsWith("@slow.example")) {
+    e.respondWith(new Promise((ok) => setTimeout(ok, 1500)).then(() => {
+      f.email.setCustomValidity("That address is still being checked");
+      throw new Error("That address is still being checked");
+    }));
   } else if (email.endsWith("@blocked.example")) {
     f.email.setCustomValidity("That address is on the blocklist");
     f.email.reportValidity();
@@ -65,7 +70,9 @@ document.querySelector("form").addEventListener("submit", (e) => {
 // pling.fail path, rejected or answered), with the page's message, and
 // gives the person's values back; a rejection that names no field is
 // EXECUTION_FAILED with the page's message, never "Observe the page",
-// and also leaves the person's values. A call the page accepts leaves
+// and also leaves the person's values. No refused call says the tools
+// changed: while the page checks, the agent's values in the form are not
+// the tool's defaults. A call the page accepts leaves
 // the agent's values, as a person's own submit does.
 func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 	tb := openTestPage(t, "/test/webmcp-club.html", clubPage, chromedp.Flag("enable-experimental-web-platform-features", true))
@@ -83,6 +90,9 @@ func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 	}{
 		{"named at once", `{ email: "bo@taken.example", who: "Bo" }`, []string{"INVALID_PARAMS:", `"/email"`, "That address is taken"}},
 		{"named after a check", `{ email: "bo@later.example", who: "Bo" }`, []string{"INVALID_PARAMS:", `"/email"`, "That address cannot join yet"}},
+		// Longer than the mirror's one-second look at the forms, which
+		// runs while the form holds the agent's values.
+		{"named after a long check", `{ email: "bo@slow.example", who: "Bo" }`, []string{"INVALID_PARAMS:", `"/email"`, "That address is still being checked"}},
 		{"reported without respondWith", `{ email: "bo@blocked.example", who: "Bo" }`, []string{"INVALID_PARAMS:", `"/email"`, "That address is on the blocklist"}},
 		{"pling.fail with a path", `{ email: "bo@example.com", who: "Taken" }`, []string{"INVALID_PARAMS:", `"/who"`, "That name is taken"}},
 		{"pling.fail answered", `{ email: "bo@example.com", who: "Reserved" }`, []string{"INVALID_PARAMS:", `"/who"`, "That name is reserved"}},
@@ -93,6 +103,11 @@ func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 			out := exec(c.args)
 			if !strings.HasPrefix(out, c.want[0]) || strings.Contains(out, "Observe the page") {
 				t.Errorf("answered %q; want %s without \"Observe the page\"", out, c.want[0])
+			}
+			// The call changed no tool: the agent's values in the form
+			// while the page checked them were never its defaults.
+			if strings.Contains(out, "tools changed") {
+				t.Errorf("answered %q; the refused call changed no tool", out)
 			}
 			for _, w := range c.want[1:] {
 				if !strings.Contains(out, w) {

@@ -717,10 +717,11 @@
         // it), by rejecting respondWith or by answering it with a
         // pling.fail; either way the person's values go back, and a
         // rejection that names no field is the page's failure as it gave
-        // it.
+        // it. While the page checks, the form holds the agent's values:
+        // _forms does not take them for its defaults (no said).
         run: function (input) {
-          var r, was = fill(el, input);
-          return refused(el, was) || guard(function () { r = submitAsAgent(el); }) || Promise.resolve(r).then(function (v) { return refused(el, was, 1) || v instanceof Failure && back(was) || v; }, function (x) { return refused(el, was, 1) || back(was) || Promise.reject(x); });
+          var r, s = said.get(el), was = fill(el, input);
+          return refused(el, was) || guard(function () { r = submitAsAgent(el); }) || (said.delete(el), Promise.resolve(r).finally(function () { said.set(el, s); }).then(function (v) { return refused(el, was, 1) || v instanceof Failure && back(was) || v; }, function (x) { return refused(el, was, 1) || back(was) || Promise.reject(x); }));
         }
       });
     }
@@ -744,9 +745,12 @@
           region: attr(el, "in-region") || undefined,
           identity: "markup", markup: m,
           available: function () { return el.disabled ? "It is disabled on the page" : visible(el) || "It is not visible on the page"; },
+          // A form's submit handler may refuse by naming a field
+          // (setCustomValidity) as it runs: that is the page's answer,
+          // and the person's values go back.
           run: function (input) {
-            if (isForm) { var f = refused(el, fill(el, input, ps)); if (f) return f; }
-            return guard(function () { isForm ? el.requestSubmit() : el.click(); }) || true;
+            if (isForm) { var was = fill(el, input, ps), f = refused(el, was); if (f) return f; }
+            return guard(function () { isForm ? el.requestSubmit() : el.click(); }) || isForm && refused(el, was, 1) || true;
           }
         };
         // Defaults are applied before run: a value equal to its default
@@ -772,7 +776,9 @@
     // A page's script may fill a form after DOMContentLoaded (from its
     // own fetch), which no observer sees: before each describe and call
     // (surface.handle) every declared form's params are read again, and
-    // a form whose values (its defaults) changed is declared again.
+    // a form whose values (its defaults) changed is declared again; not
+    // one whose call waits for the page's check (toolForm takes its said
+    // away meanwhile): it holds the agent's values, not its defaults.
     pling._forms = function () {
       var a = [];
       live.forEach(function (_, el) { var was = said.get(el); if (was && was !== JSON.stringify(params(el))) a.push(el); });

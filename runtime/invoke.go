@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/runs"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
@@ -215,7 +216,7 @@ func (in *invocation) params() *failure {
 		if len(vs) > maxViolations {
 			vs = vs[:maxViolations]
 		}
-		return fail(perr.InvalidParams, "The arguments do not satisfy the schema", map[string]any{"violations": vs})
+		return fail(perr.InvalidParams, modeltool.SchemaRefused, map[string]any{"violations": vs})
 	}
 	in.input = input
 	in.call.Input = input

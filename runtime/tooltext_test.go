@@ -10,6 +10,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/modeltool"
+	"github.com/pling-go/pling/internal/pagebridge"
 )
 
 // A tool result's text is short and code first: what happened, the proof,
@@ -26,6 +27,10 @@ func TestToolText(t *testing.T) {
 	mustDeclare(t, e.rt, Action{ID: "ship", Title: "Ship", Params: map[string]Param{"n": {Type: "integer"}},
 		Run: func(_ context.Context, c *Call) (any, error) {
 			return nil, perr.New(perr.InvalidParams, "The postcode is not one we ship to", nil)
+		}})
+	mustDeclare(t, e.rt, Action{ID: "join", Title: "Join", Params: map[string]Param{"email": {Type: "string"}},
+		Run: func(context.Context, *Call) (any, error) {
+			return nil, formRefused([]pagebridge.FormField{{Name: "email", Message: "That address is taken"}})
 		}})
 	mustDeclare(t, e.rt, Action{ID: "pay", Title: "Pay",
 		Run: func(context.Context, *Call) (any, error) { return nil, errors.New("the card was declined") }})
@@ -51,6 +56,13 @@ func TestToolText(t *testing.T) {
 		// what to correct, not the schema.
 		{"the page refuses the values", "ship", map[string]any{"n": 1}, []string{
 			"INVALID_PARAMS: The postcode is not one we ship to. Next: The page refused these values: correct them as its message says, then call again.",
+		}},
+		// The page's form named the field (its constraints, its
+		// submit handler's setCustomValidity): the values matched the
+		// schema.
+		{"the page's form names the field", "join", map[string]any{"email": "bo@taken.example"}, []string{
+			"INVALID_PARAMS: The page's form did not accept the input. Next: The page refused these values: correct them as its message says, then call again.",
+			`Details: {"violations":[{"path":"/email","reason":"is not valid: the page says \"That address is taken\""}]}`,
 		}},
 		{"the schema refuses the values", "ship", map[string]any{"n": "one"}, []string{
 			"INVALID_PARAMS: The arguments do not satisfy the schema. Next: " + schemaEntry.Action.En,

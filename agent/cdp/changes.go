@@ -22,10 +22,14 @@ import (
 // (form[toolname], form[data-pling-toolname], form[data-pling-action]):
 // a script that fills a form (from its own fetch) sets values, which
 // moves no observer and fires no event, and those values are the
-// described defaults. The page's script cannot reach the isolated world:
+// described defaults. A secret field's value (secretFieldJS) is left out
+// of H: it is never a default, and the mark goes to the agent's side,
+// where a hash of a short one-time code or PIN could be tried back to
+// its value. The page's script cannot reach the isolated world:
 // it can make the mark move (by changing its DOM), not stop it or set it
 // back.
 const changesJS = `(() => {
+  const secret = ` + secretFieldJS + `;
   let m = globalThis.__plingChanges;
   if (!m) {
     m = globalThis.__plingChanges = { id: Math.random().toString(36).slice(2) + Date.now().toString(36), n: 0 };
@@ -36,6 +40,7 @@ const changesJS = `(() => {
   let h = 0;
   for (const f of document.querySelectorAll("form[toolname],form[data-pling-toolname],form[data-pling-action]")) {
     for (const e of f.elements) {
+      if (secret(e)) continue;
       const v = (e.checked ? "1" : "0") + e.value + "\u0000";
       for (let i = 0; i < v.length; i++) h = (Math.imul(h, 31) + v.charCodeAt(i)) | 0;
     }

@@ -2,8 +2,10 @@ package cdp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -103,4 +105,84 @@ func pageServing(t *testing.T, html string) (context.Context, *Page, *httptest.S
 	}
 	t.Cleanup(func() { p.Close() })
 	return ctx, p, hs
+}
+
+// TestChangeMarkLeavesSecretsOut: the mark hashes the values of the forms
+// a page declares, but not a secret field's (the same fields secretOf
+// never reads): when the page's script sets only a password, a new
+// password, a card number or a one-time code the mark stays where it
+// was; when it sets a plain field, the mark moves.
+func TestChangeMarkLeavesSecretsOut(t *testing.T) {
+	ctx, p, _ := pageServing(t, `<!doctype html><title>t</title>
+<form toolname="sign_in"><input name="user"><input name="pw" type="password">
+<input name="otp" autocomplete="one-time-code"></form>
+<form data-pling-action="card.save"><input name="holder" data-pling-param>
+<input name="number" data-pling-param autocomplete="billing CC-Number">
+<input name="pin" data-pling-param autocomplete=" new-password"></form>`)
+	mark := func(t *testing.T) string {
+		t.Helper()
+		m, err := p.ChangeMark(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	set := func(t *testing.T, js string) {
+		t.Helper()
+		if _, err := chromedp.Run(p.Context(), chromedp.Evaluate[bool](js+`, true`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, set string
+		moves     bool
+	}{
+		{"a password", `document.forms[0].pw.value = "hunter2"`, false},
+		{"a one-time code", `document.forms[0].otp.value = "918273"`, false},
+		{"a card number", `document.forms[1].number.value = "4111111111111111"`, false},
+		{"a new password", `document.forms[1].pin.value = "7351"`, false},
+		{"a plain field", `document.forms[0].user.value = "ana"`, true},
+		{"another plain field", `document.forms[1].holder.value = "Ana Lima"`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := mark(t)
+			set(t, c.set)
+			if moved := mark(t) != before; moved != c.moves {
+				t.Errorf("the mark moved: %v, want %v, when the page's script set %s", moved, c.moves, c.name)
+			}
+		})
+	}
+}
+
+// TestSecretFieldJSIsSecretOf: the page-side test of a secret field
+// (secretFieldJS, which the change mark uses) says what secretOf says of
+// the same element.
+func TestSecretFieldJSIsSecretOf(t *testing.T) {
+	_, p, _ := pageServing(t, `<!doctype html><title>t</title>`)
+	for _, e := range []element{
+		{tag: "input"},
+		{tag: "input", attrs: map[string]string{"type": "text"}},
+		{tag: "input", attrs: map[string]string{"type": " Password "}},
+		{tag: "textarea", attrs: map[string]string{"type": "password"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "username"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "section-a current-password"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "NEW-PASSWORD"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "shipping cc-exp"}},
+		{tag: "select", attrs: map[string]string{"autocomplete": "cc-type"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "one-time-code"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "one-time-codes"}},
+		{tag: "input", attrs: map[string]string{"autocomplete": "email", "type": "email"}},
+	} {
+		attrs, _ := json.Marshal(e.attrs)
+		js := `(() => { const e = document.createElement(` + strconv.Quote(e.tag) + `);
+  for (const [k, v] of Object.entries(` + string(attrs) + ` || {})) e.setAttribute(k, v);
+  return (` + secretFieldJS + `)(e); })()`
+		got, err := chromedp.Run(p.Context(), chromedp.Evaluate[bool](js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := secretOf(&e) != ""; got != want {
+			t.Errorf("<%s %v>: secretFieldJS says %v, secretOf %v", e.tag, e.attrs, got, want)
+		}
+	}
 }

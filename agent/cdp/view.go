@@ -262,7 +262,8 @@ func elementsOf(root *cdproto.Node) map[int64]*element {
 // secretOf says why an element's value is never read: a password field
 // (type=password, or autocomplete current-password/new-password), a
 // payment field (autocomplete cc-*), a one-time code (autocomplete
-// one-time-code).
+// one-time-code). secretFieldJS says the same of a live element in the
+// page.
 func secretOf(e *element) string {
 	if e == nil {
 		return ""
@@ -282,6 +283,13 @@ func secretOf(e *element) string {
 	}
 	return ""
 }
+
+// secretFieldJS is secretOf as a JavaScript function of a form element,
+// for what runs in the page (changesJS): true for an input of
+// type=password, or an element whose autocomplete tokens name a
+// password, a payment field or a one-time code.
+const secretFieldJS = `((e) => (e.localName === "input" && e.getAttribute("type")?.trim().toLowerCase() === "password") ||
+    (e.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/).some((t) => t === "current-password" || t === "new-password" || t.startsWith("cc-") || t === "one-time-code"))`
 
 // declaredOf is the capability a Pling declaration in the markup makes
 // of the element or of the nearest element around it that declares one,

@@ -99,7 +99,7 @@ func writeFailure(b *strings.Builder, code, msg string, details map[string]any, 
 		msg += "."
 	}
 	b.WriteString(code + ": " + msg)
-	if step := mirrorStep(perr.Code(code), details); step != "" {
+	if step := mirrorStep(perr.Code(code), msg); step != "" {
 		b.WriteString(" Next: " + step)
 	}
 	if len(details) > 0 {
@@ -123,12 +123,18 @@ var mirrorSteps = map[perr.Code]string{
 	perr.LoopDetected:         "Stop repeating the call; look at the page and choose a different step.",
 }
 
-// mirrorStep is a failure's one next step for a WebMCP consumer. An
-// INVALID_PARAMS without the schema's violations is the page's refusal of
-// values the schema allowed (its form's checks, its server's), so it
-// points to the page's message.
-func mirrorStep(code perr.Code, details map[string]any) string {
-	if _, schema := details["violations"]; code == perr.InvalidParams && !schema {
+// SchemaRefused is the message of the runtime's INVALID_PARAMS for
+// values its schema check refuses (each violation the schema's).
+const SchemaRefused = "The arguments do not satisfy the schema"
+
+// mirrorStep is a failure's one next step for a WebMCP consumer, given
+// its message (ending with "."). An INVALID_PARAMS other than the schema
+// check's (SchemaRefused) is the page's refusal of values the schema
+// allowed: its form's checks or submit handler, with violations quoting
+// the page's message at each field, or its server's, with or without a
+// path; so it points to the page's message, not to the schema.
+func mirrorStep(code perr.Code, msg string) string {
+	if code == perr.InvalidParams && msg != SchemaRefused+"." {
 		return "The page refused these values: correct them as its message says, then call again."
 	}
 	if s, ok := mirrorSteps[code]; ok {
