@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +139,7 @@ const prefillLaterPage = `<!doctype html><html lang="en"><head><title>Profile</t
   <label>City <input name="city" required></label>
   <button>Save</button>
 </form>
+<label>Filter the rows <input id="filter"></label>
 <script>
 window.fill = (email, city) => { const f = document.forms[0]; f.email.value = email; f.city.value = city; };
 </script></body></html>`
@@ -215,6 +217,26 @@ func TestWebMCPMirrorFormDefaultsNow(t *testing.T) {
 	if email != "bo@example.com" || city != "Oslo" || len(req) != 0 {
 		t.Errorf("getTools() right after the page filled bo@example.com, Oslo: defaults %q, %q, required %v", email, city, req)
 	}
+}
+
+// TestWebMCPMirrorLooksOnlyAtDeclaredFields: the mirror's look each
+// second compares only the fields a declared form reads, so a page whose
+// other inputs change (a filter, a grid of thousands of rows) does not
+// have its forms read again for them.
+func TestWebMCPMirrorLooksOnlyAtDeclaredFields(t *testing.T) {
+	tb := openTestPage(t, "/test/webmcp-prefill-fields.html", prefillLaterPage, chromedp.Flag("enable-experimental-web-platform-features", true))
+	tb.waitJS(`(async () => (await document.modelContext.getTools()).some((t) => t.name === "profile_save"))()`)
+	eval[bool](tb, `(() => { window.reads = 0; const f = pling._forms; pling._forms = function () { window.reads++; return f.apply(this, arguments); }; return true; })()`)
+	for i := 0; i < 3; i++ {
+		eval[bool](tb, fmt.Sprintf(`(document.getElementById("filter").value = "risotto %d", true)`, i))
+		time.Sleep(1200 * time.Millisecond)
+	}
+	if n := eval[float64](tb, `window.reads`); n != 0 {
+		t.Errorf("the forms were read again %v times while only an undeclared field changed, want 0", n)
+	}
+	// A declared field's change is still seen by the look.
+	eval[bool](tb, `(fill("ana@example.com", "Lyon"), true)`)
+	tb.waitJS(`window.reads > 0`)
 }
 
 // secretFormsPage has a declarative WebMCP form and a Pling markup form,

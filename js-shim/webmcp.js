@@ -384,9 +384,12 @@
   // the values as they are then; one that reads the browser's list from
   // elsewhere (DevTools' WebMCP domain, Playwright MCP's isolated world)
   // within FORMS_MS, how often fresh runs by itself (RATIONALE.md).
-  var FORMS_MS = 1000, seen = "";
+  // FIELDS: only the fields a declared form reads (pling.js's fields),
+  // so a page with thousands of other inputs (a grid's rows) costs
+  // nothing here each second.
+  var FORMS_MS = 1000, seen = "", FIELDS = "[data-pling-param],form[toolname] [name],form[data-pling-toolname] [name]";
   function fresh() {
-    var k = [].map.call(doc.querySelectorAll("input,select,textarea"), function (i) { return i.value + i.checked; }).join("\n");
+    var k = [].map.call(doc.querySelectorAll(FIELDS), function (i) { return i.value + i.checked; }).join("\n");
     if (k === seen) return running || Promise.resolve();
     seen = k;
     return pling._forms() ? sync() : running || Promise.resolve();
