@@ -42,6 +42,27 @@ type webmcpConsumer struct {
 	call func(ctx context.Context, tool string, args map[string]any) (string, error)
 }
 
+// openFor opens url in the consumer (named kind) and waits until it
+// offers the page's tool.
+func (mc *webmcpConsumer) openFor(t *testing.T, ctx context.Context, kind, url, tool string) {
+	t.Helper()
+	if err := mc.open(ctx, url); err != nil {
+		t.Fatalf("opening the page: %v", err)
+	}
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
+		tools, err := mc.tools(ctx)
+		if err != nil {
+			t.Fatalf("listing the page's tools: %v", err)
+		}
+		if _, ok := tools[tool]; ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page's tools as %s offers them: %v", kind, tools)
+		}
+	}
+}
+
 // webmcpConsumers are the consumers the WebMCP tests drive, each started
 // attached to the test's browser.
 var webmcpConsumers = []webmcpConsumerKind{
@@ -345,21 +366,7 @@ func TestWebMCPClientsFormRefused(t *testing.T) {
 		extra := http.NewServeMux()
 		extra.HandleFunc("/test/webmcp-club.html", staticPage(clubPage))
 		site, ctx, mc := c.onSite(t, d, extra)
-		if err := mc.open(ctx, site.url+"/test/webmcp-club.html"); err != nil {
-			t.Fatalf("opening the page: %v", err)
-		}
-		for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
-			tools, err := mc.tools(ctx)
-			if err != nil {
-				t.Fatalf("listing the page's tools: %v", err)
-			}
-			if _, ok := tools["join_club"]; ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the page's tools as %s offers them: %v", c.name, tools)
-			}
-		}
+		mc.openFor(t, ctx, c.name, site.url+"/test/webmcp-club.html", "join_club")
 		person := site.attachTab(t, "/test/webmcp-club.html")
 		const form = `JSON.stringify([document.forms[0].email.value, document.forms[0].who.value, document.forms[0].checkValidity()])`
 		for _, r := range []struct {

@@ -51,21 +51,7 @@ func TestWebMCPNavigatingTool(t *testing.T) {
 		site, ctx, mc := c.onSite(t, d, extra)
 		open := func() {
 			t.Helper()
-			if err := mc.open(ctx, site.url+"/test/nav/form"); err != nil {
-				t.Fatalf("opening the page: %v", err)
-			}
-			for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
-				tools, err := mc.tools(ctx)
-				if err != nil {
-					t.Fatalf("listing the page's tools: %v", err)
-				}
-				if _, ok := tools["contact_send"]; ok {
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the page's tools as %s offers them: %v", c.name, tools)
-				}
-			}
+			mc.openFor(t, ctx, c.name, site.url+"/test/nav/form", "contact_send")
 		}
 		received := func(want string) {
 			t.Helper()
