@@ -27,9 +27,10 @@ const (
 	playwrightMCPVersion     = "0.0.86"
 )
 
-// webmcpConsumer is an MCP server from npm that offers a page's WebMCP
-// tools to its model, attached to the test's browser, as a scripted agent
-// drives it over stdio with the official Go SDK's client.
+// webmcpConsumer is a consumer from npm of a page's WebMCP tools,
+// attached to the test's browser: an MCP server that offers them to its
+// model, as a scripted agent drives it over stdio with the official Go
+// SDK's client (cs), or Stagehand's SDK as its user calls it (cs nil).
 type webmcpConsumer struct {
 	cs *sdk.ClientSession
 	// open loads url in the browser, the way the consumer's model would.
@@ -66,28 +67,30 @@ func (mc *webmcpConsumer) openFor(t *testing.T, ctx context.Context, kind, url, 
 // webmcpConsumers are the consumers the WebMCP tests drive, each started
 // attached to the test's browser.
 var webmcpConsumers = []webmcpConsumerKind{
-	{"chrome-devtools-mcp", startChromeDevToolsMCP},
-	{"playwright-mcp", startPlaywrightMCP},
+	{"chrome-devtools-mcp", startChromeDevToolsMCP, nil},
+	{"playwright-mcp", startPlaywrightMCP, nil},
 }
 
-// eachWebMCPConsumer runs test as a subtest for each consumer, with the
-// built module's directory; it installs the consumers from npm and drives
-// Chromium, which -short leaves out.
-func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcpConsumerKind)) {
+// eachWebMCPConsumer runs test as a subtest for each consumer, and each
+// of more, with the built module's directory; it installs the consumers
+// from npm and drives Chromium, which -short leaves out.
+func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcpConsumerKind), more ...webmcpConsumerKind) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
+		t.Skip("installs WebMCP consumers from npm and drives Chromium: not in -short mode")
 	}
 	d := dist(t)
-	for _, c := range webmcpConsumers {
+	for _, c := range append(webmcpConsumers[:len(webmcpConsumers):len(webmcpConsumers)], more...) {
 		t.Run(c.name, func(t *testing.T) { test(t, d, c) })
 	}
 }
 
-// webmcpConsumerKind is a consumer by name, and how to start one.
+// webmcpConsumerKind is a consumer by name, how to start one, and the
+// browser flags it needs beside the test's.
 type webmcpConsumerKind struct {
 	name  string
 	start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
+	flags []chromedp.ExecAllocatorOption
 }
 
 // onSite starts a Chromium with the native WebMCP API on, on the demo
@@ -96,7 +99,7 @@ type webmcpConsumerKind struct {
 // ctx ends after 3 minutes or with the test.
 func (c webmcpConsumerKind) onSite(t *testing.T, d string, extra *http.ServeMux) (*browserSite, context.Context, *webmcpConsumer) {
 	t.Helper()
-	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
+	site := startBrowserSite(t, d, extra, append([]chromedp.ExecAllocatorOption{chromedp.Flag("enable-experimental-web-platform-features", true)}, c.flags...)...)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
 	ws, err := url.Parse(site.remote)
@@ -394,5 +397,5 @@ func TestWebMCPClientsFormRefused(t *testing.T) {
 				}
 			})
 		}
-	})
+	}, stagehandConsumer)
 }
