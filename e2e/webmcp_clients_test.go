@@ -67,20 +67,21 @@ func (mc *webmcpConsumer) openFor(t *testing.T, ctx context.Context, kind, url, 
 // webmcpConsumers are the consumers the WebMCP tests drive, each started
 // attached to the test's browser.
 var webmcpConsumers = []webmcpConsumerKind{
-	{"chrome-devtools-mcp", startChromeDevToolsMCP, nil},
-	{"playwright-mcp", startPlaywrightMCP, nil},
+	{"chrome-devtools-mcp", startChromeDevToolsMCP, nil, false},
+	{"playwright-mcp", startPlaywrightMCP, nil, false},
+	stagehandConsumer,
 }
 
-// eachWebMCPConsumer runs test as a subtest for each consumer, and each
-// of more, with the built module's directory; it installs the consumers
-// from npm and drives Chromium, which -short leaves out.
-func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcpConsumerKind), more ...webmcpConsumerKind) {
+// eachWebMCPConsumer runs test as a subtest for each consumer, with the
+// built module's directory; it installs the consumers from npm and drives
+// Chromium, which -short leaves out.
+func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcpConsumerKind)) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("installs WebMCP consumers from npm and drives Chromium: not in -short mode")
 	}
 	d := dist(t)
-	for _, c := range append(webmcpConsumers[:len(webmcpConsumers):len(webmcpConsumers)], more...) {
+	for _, c := range webmcpConsumers {
 		t.Run(c.name, func(t *testing.T) { test(t, d, c) })
 	}
 }
@@ -91,6 +92,10 @@ type webmcpConsumerKind struct {
 	name  string
 	start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
 	flags []chromedp.ExecAllocatorOption
+	// noConsequential: the consumer keeps no consequential hint of the
+	// browser's (Stagehand's annotations are readOnly, untrustedContent
+	// and autosubmit).
+	noConsequential bool
 }
 
 // onSite starts a Chromium with the native WebMCP API on, on the demo
@@ -112,9 +117,10 @@ func (c webmcpConsumerKind) onSite(t *testing.T, d string, extra *http.ServeMux)
 // toolHints are the annotations a consumer shows its model for a tool.
 type toolHints struct{ ReadOnly, Consequential bool }
 
-// TestWebMCPClients drives the demo's orders page through two WebMCP
-// consumers from npm, Chrome DevTools MCP (--categoryExperimentalWebmcp)
-// and Playwright MCP (its webmcp_<tool> tools), each attached to a
+// TestWebMCPClients drives the demo's orders page through the WebMCP
+// consumers from npm, Chrome DevTools MCP (--categoryExperimentalWebmcp),
+// Playwright MCP (its webmcp_<tool> tools) and Stagehand's SDK
+// (page.tools, tool.invoke, invocation.result), each attached to a
 // Chromium the test started with the native WebMCP API on: a row action
 // by the label a person reads (approve@order on "#1005"), then a refund
 // that needs a person's approval, which the test gives as that person
@@ -140,6 +146,9 @@ func TestWebMCPClients(t *testing.T) {
 			"refund__order":  {Consequential: true},
 			"open__order":    {ReadOnly: true},
 			"orders_filter":  {ReadOnly: true},
+		}
+		if c.noConsequential {
+			want["refund__order"] = toolHints{}
 		}
 		tools, err := mc.tools(ctx)
 		if err != nil {
@@ -397,5 +406,5 @@ func TestWebMCPClientsFormRefused(t *testing.T) {
 				}
 			})
 		}
-	}, stagehandConsumer)
+	})
 }

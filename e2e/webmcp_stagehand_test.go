@@ -39,10 +39,13 @@ var stagehandConsumer = webmcpConsumerKind{"stagehand", startStagehand, []chrome
 	chromedp.Flag("disable-extensions", false),
 	chromedp.Flag("enable-unsafe-extension-debugging", true),
 	chromedp.Flag("remote-allow-origins", "*"),
-}}
+}, true}
 
 // startStagehand runs the Stagehand driver attached to the browser at its
-// debugging address (http://host:port; localBrowser.connect). It offers a
+// debugging address (http://host:port; localBrowser.connect). It opens a
+// page in a new tab and waits for its load event (goto's default,
+// DOMContentLoaded, may come before a Pling page's mirror registered its
+// tools: in 1 of 3 runs at load 10 the first look found none). It offers a
 // page's tools as page.tools() lists them, with the annotations Stagehand
 // keeps (readOnly, untrustedContent, autosubmit: no consequential hint), and
 // a call's answer is the invocation's result as Stagehand returns it
@@ -130,21 +133,32 @@ func startStagehand(t *testing.T, ctx context.Context, browser string) *webmcpCo
 	if l, err := read(ctx); err != nil || string(l) != `{"ready":true}` {
 		t.Fatalf("the Stagehand driver did not start: %s, %v", l, err)
 	}
+	// One command at a time, each with its id: the answer to a command
+	// whose caller stopped waiting is skipped when it comes.
 	var mu sync.Mutex
+	id := 0
 	do := func(ctx context.Context, cmd map[string]any, out any) ([]byte, error) {
 		mu.Lock()
 		defer mu.Unlock()
+		id++
+		cmd["id"] = id
 		b, _ := json.Marshal(cmd)
 		if _, err := stdin.Write(append(b, '\n')); err != nil {
 			return nil, err
 		}
-		l, err := read(ctx)
-		if err != nil {
-			return nil, err
+		var l []byte
+		var failed struct {
+			ID    int
+			Error *string
 		}
-		var failed struct{ Error *string }
-		if err := json.Unmarshal(l, &failed); err != nil {
-			return l, fmt.Errorf("the Stagehand driver answered %s: %w", l, err)
+		for failed.ID != id {
+			var err error
+			if l, err = read(ctx); err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(l, &failed); err != nil {
+				return l, fmt.Errorf("the Stagehand driver answered %s: %w", l, err)
+			}
 		}
 		if failed.Error != nil {
 			return l, fmt.Errorf("stagehand: %s", *failed.Error)

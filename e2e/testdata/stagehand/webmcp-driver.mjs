@@ -1,11 +1,11 @@
 // A WebMCP consumer through Stagehand's own programmatic API (no model):
 // attached to a running Chromium by its debugging address (argv[2]), it
 // reads one JSON command a line on stdin and answers one JSON line on
-// stdout with what Stagehand gives its user.
+// stdout with what Stagehand gives its user, carrying the command's id.
 //   {"op":"open","url":U}               -> {"ok":true}
 //   {"op":"tools"}                      -> {"tools":[{name,annotations}]}
 //   {"op":"call","tool":T,"args":{...}} -> {"status","output","errorText","exception"}
-// Any failure answers {"error":MESSAGE}.
+// Any failure answers {"error":MESSAGE}. Commands run one at a time.
 import { Stagehand, localBrowser } from "@browserbasehq/stagehand";
 import { createInterface } from "node:readline";
 
@@ -16,7 +16,10 @@ let page;
 const ops = {
   async open({ url }) {
     page = await browser.context.newPage();
-    await page.goto(url);
+    // Until the load event, not goto's default DOMContentLoaded: a
+    // Pling page's mirror may register its tools between the two
+    // (TestWebMCPClients looks once, right after the navigation).
+    await page.goto(url, { waitUntil: "load" });
     return { ok: true };
   },
   async tools() {
@@ -34,12 +37,12 @@ const ops = {
 const write = (v) => process.stdout.write(JSON.stringify(v) + "\n");
 write({ ready: true });
 for await (const line of createInterface({ input: process.stdin })) {
-  let cmd;
+  let cmd = {};
   try {
     cmd = JSON.parse(line);
-    write(await ops[cmd.op](cmd));
+    write({ id: cmd.id, ...(await ops[cmd.op](cmd)) });
   } catch (e) {
-    write({ error: String(e && e.message ? e.message : e) });
+    write({ id: cmd.id, error: String(e && e.message ? e.message : e) });
   }
 }
 await stagehand.close().catch(() => {});
