@@ -27,9 +27,10 @@ const (
 	playwrightMCPVersion     = "0.0.86"
 )
 
-// webmcpConsumer is an MCP server from npm that offers a page's WebMCP
-// tools to its model, attached to the test's browser, as a scripted agent
-// drives it over stdio with the official Go SDK's client.
+// webmcpConsumer is a consumer from npm of a page's WebMCP tools,
+// attached to the test's browser: an MCP server that offers them to its
+// model, as a scripted agent drives it over stdio with the official Go
+// SDK's client (cs), or Stagehand's SDK as its user calls it (cs nil).
 type webmcpConsumer struct {
 	cs *sdk.ClientSession
 	// open loads url in the browser, the way the consumer's model would.
@@ -66,8 +67,9 @@ func (mc *webmcpConsumer) openFor(t *testing.T, ctx context.Context, kind, url, 
 // webmcpConsumers are the consumers the WebMCP tests drive, each started
 // attached to the test's browser.
 var webmcpConsumers = []webmcpConsumerKind{
-	{"chrome-devtools-mcp", startChromeDevToolsMCP},
-	{"playwright-mcp", startPlaywrightMCP},
+	{"chrome-devtools-mcp", startChromeDevToolsMCP, nil, false},
+	{"playwright-mcp", startPlaywrightMCP, nil, false},
+	stagehandConsumer,
 }
 
 // eachWebMCPConsumer runs test as a subtest for each consumer, with the
@@ -76,7 +78,7 @@ var webmcpConsumers = []webmcpConsumerKind{
 func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcpConsumerKind)) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("installs two MCP servers from npm and drives Chromium: not in -short mode")
+		t.Skip("installs WebMCP consumers from npm and drives Chromium: not in -short mode")
 	}
 	d := dist(t)
 	for _, c := range webmcpConsumers {
@@ -84,10 +86,16 @@ func eachWebMCPConsumer(t *testing.T, test func(t *testing.T, d string, c webmcp
 	}
 }
 
-// webmcpConsumerKind is a consumer by name, and how to start one.
+// webmcpConsumerKind is a consumer by name, how to start one, and the
+// browser flags it needs beside the test's.
 type webmcpConsumerKind struct {
 	name  string
 	start func(t *testing.T, ctx context.Context, browser string) *webmcpConsumer
+	flags []chromedp.ExecAllocatorOption
+	// noConsequential: the consumer keeps no consequential hint of the
+	// browser's (Stagehand's annotations are readOnly, untrustedContent
+	// and autosubmit).
+	noConsequential bool
 }
 
 // onSite starts a Chromium with the native WebMCP API on, on the demo
@@ -96,7 +104,7 @@ type webmcpConsumerKind struct {
 // ctx ends after 3 minutes or with the test.
 func (c webmcpConsumerKind) onSite(t *testing.T, d string, extra *http.ServeMux) (*browserSite, context.Context, *webmcpConsumer) {
 	t.Helper()
-	site := startBrowserSite(t, d, extra, chromedp.Flag("enable-experimental-web-platform-features", true))
+	site := startBrowserSite(t, d, extra, append([]chromedp.ExecAllocatorOption{chromedp.Flag("enable-experimental-web-platform-features", true)}, c.flags...)...)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
 	ws, err := url.Parse(site.remote)
@@ -109,9 +117,10 @@ func (c webmcpConsumerKind) onSite(t *testing.T, d string, extra *http.ServeMux)
 // toolHints are the annotations a consumer shows its model for a tool.
 type toolHints struct{ ReadOnly, Consequential bool }
 
-// TestWebMCPClients drives the demo's orders page through two WebMCP
-// consumers from npm, Chrome DevTools MCP (--categoryExperimentalWebmcp)
-// and Playwright MCP (its webmcp_<tool> tools), each attached to a
+// TestWebMCPClients drives the demo's orders page through the WebMCP
+// consumers from npm, Chrome DevTools MCP (--categoryExperimentalWebmcp),
+// Playwright MCP (its webmcp_<tool> tools) and Stagehand's SDK
+// (page.tools, tool.invoke, invocation.result), each attached to a
 // Chromium the test started with the native WebMCP API on: a row action
 // by the label a person reads (approve@order on "#1005"), then a refund
 // that needs a person's approval, which the test gives as that person
@@ -137,6 +146,9 @@ func TestWebMCPClients(t *testing.T) {
 			"refund__order":  {Consequential: true},
 			"open__order":    {ReadOnly: true},
 			"orders_filter":  {ReadOnly: true},
+		}
+		if c.noConsequential {
+			want["refund__order"] = toolHints{}
 		}
 		tools, err := mc.tools(ctx)
 		if err != nil {

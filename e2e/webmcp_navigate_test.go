@@ -28,8 +28,8 @@ pling.action({ id: "count", title: "Count", risk: "read", run: () => 1 });
 pling.action({ id: "wait", title: "Wait a while", risk: "read", run: () => { window.waiting = true; return new Promise((r) => setTimeout(() => r(true), 8000)); } });
 </script></body></html>`
 
-// TestWebMCPNavigatingTool calls, through Playwright MCP and Chrome
-// DevTools MCP attached to a Chromium with native WebMCP, mirrored tools
+// TestWebMCPNavigatingTool calls, through Playwright MCP, Chrome
+// DevTools MCP and Stagehand attached to a Chromium with native WebMCP, mirrored tools
 // whose run navigates: the consumer gets Pling's answer with the line
 // saying where the page goes, and the navigation then happens once (the
 // server receives the form's values with the submitter's, the handler's
