@@ -124,8 +124,12 @@ var mirrorSteps = map[perr.Code]string{
 }
 
 // SchemaRefused is the message of the runtime's INVALID_PARAMS for
-// values its schema check refuses (each violation the schema's).
-const SchemaRefused = "The arguments do not satisfy the schema"
+// values its schema check refuses (each violation the schema's): the
+// registry's own message for the code, so the two cannot drift.
+var SchemaRefused = func() string {
+	e, _ := perr.Lookup(perr.InvalidParams)
+	return e.Message.En
+}()
 
 // mirrorStep is a failure's one next step for a WebMCP consumer, given
 // its message (ending with "."). An INVALID_PARAMS other than the schema
