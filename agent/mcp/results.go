@@ -1,11 +1,18 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/agent/cdp"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/pagetext"
@@ -212,4 +219,186 @@ func nextStep(e *agent.BusinessError) string {
 		return entry.Action.En
 	}
 	return ""
+}
+
+// successResult is a success as a tool result: the short account as text,
+// and a lean structuredContent for programs — the value, the evidence
+// (expectations without the values the changed states already carry), the
+// states that changed, the page's feedback, where it went and whether its
+// tools changed (the new list itself comes with tools/list_changed). The
+// request id and the revision stay out: a model cannot use them through
+// MCP, and the bridge resends and re-describes by itself.
+func successResult(r *agent.Result, note string, h *handover) *sdk.CallToolResult {
+	sc := map[string]any{}
+	if r.Value != nil {
+		sc["value"] = r.Value
+	}
+	var changed map[string]schema.StateChange
+	if o := r.Observation; o != nil {
+		changed = o.States
+		addObservation(sc, o)
+	}
+	if e := leanEvidence(r.Evidence, changed); e != nil {
+		sc["evidence"] = e
+	}
+	// note (a label read as an id, a row brought into view) is for the
+	// model, in the text; evidence.record has the id for programs.
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: successText(r, note, h)}}, StructuredContent: sc}
+	h.apply(res)
+	return res
+}
+
+// addObservation puts what an observation says a model needs into sc:
+// changed states, feedback, the navigation's target, toolsChanged.
+func addObservation(sc map[string]any, o *schema.SurfaceObservation) {
+	if len(o.States) > 0 {
+		sc["changed"] = o.States
+	}
+	if len(o.Feedback) > 0 {
+		sc["feedback"] = o.Feedback
+	}
+	if o.Navigation != nil && o.Navigation.To != "" {
+		sc["navigatedTo"] = o.Navigation.To
+	}
+	if o.CapabilitiesChanged {
+		sc["toolsChanged"] = true
+	}
+}
+
+// evidence is schema.Evidence without the capability (the model called
+// the tool) and with each expectation's before and after only when the
+// changed states do not carry them.
+type evidence struct {
+	Record       string        `json:"record,omitempty"`
+	Records      []string      `json:"records,omitempty"`
+	Expectations []expectation `json:"expectations,omitempty"`
+	Steps        int           `json:"steps,omitempty"`
+	Handoff      string        `json:"handoff,omitempty"`
+	Approval     string        `json:"approval,omitempty"`
+	Summary      string        `json:"summary,omitempty"`
+}
+
+type expectation struct {
+	State     string `json:"state"`
+	Condition string `json:"condition"`
+	Before    any    `json:"before,omitempty"`
+	After     any    `json:"after,omitempty"`
+	Met       bool   `json:"met"`
+}
+
+func leanEvidence(e *schema.Evidence, changed map[string]schema.StateChange) *evidence {
+	if e == nil {
+		return nil
+	}
+	out := &evidence{Record: e.Record, Records: e.Records, Steps: e.Steps, Handoff: e.Handoff, Approval: e.Approval}
+	if !strings.HasSuffix(e.Summary, " ran") {
+		out.Summary = e.Summary
+	}
+	for _, x := range e.Expectations {
+		ex := expectation{State: x.State, Condition: x.Condition, Met: x.Met}
+		if _, ok := changed[x.State]; !ok {
+			ex.Before, ex.After = x.Before, x.After
+		}
+		out.Expectations = append(out.Expectations, ex)
+	}
+	return out
+}
+
+// businessResult is a business failure as a tool result with isError: the
+// code first, then the message and the registry's next step for people.
+// Its structuredContent is the failure, the recovery and the states the
+// client observed — not the whole description it observed: recovery
+// "describe" says to look again, and the tool list follows by itself
+// (tools/list_changed).
+func businessResult(e *agent.BusinessError) *sdk.CallToolResult {
+	failure := map[string]any{"code": string(e.Code), "message": e.Message}
+	if len(e.Details) > 0 {
+		failure["details"] = e.Details
+	}
+	if e.Resume != "" {
+		failure["resume"] = e.Resume
+	}
+	sc := map[string]any{"error": failure}
+	if rec := e.Recovery(); rec != perr.RecoverNone {
+		sc["recovery"] = rec.String() // "describe": look again; the tool list follows by itself
+	}
+	if e.Observation != nil {
+		addObservation(sc, e.Observation)
+	}
+	if e.Observed != nil && len(e.Observed.Context.States) > 0 {
+		sc["states"] = e.Observed.Context.States
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: failureText(e)}}, StructuredContent: sc}
+}
+
+// rpcError is a protocol failure as a JSON-RPC error: data carries the
+// Surface code, so a program branches on it, never on the message.
+func rpcError(err error) error {
+	data := map[string]any{}
+	var ue *agent.UnconfirmedError
+	var pe *agent.ProtocolError
+	var ns *agent.NotSentError
+	switch {
+	case errors.As(err, &ns):
+		data["notSent"] = true
+		data["requestId"] = ns.RequestID
+	case errors.As(err, &ue):
+		data["unconfirmed"] = true
+		data["requestId"] = ue.RequestID
+		if ue.Protocol != nil {
+			data["code"] = string(ue.Protocol.Code)
+		}
+	case errors.As(err, &pe):
+		data["code"] = string(pe.Code)
+		data["message"], _ = cutText(pagetext.EscapeText(pe.Message), MaxDescriptionLen)
+		if pe.RetryAfterMs > 0 {
+			data["retryAfterMs"] = pe.RetryAfterMs
+		}
+		if len(pe.Details) > 0 {
+			data["details"] = pe.Details
+		}
+		if pe.RequestID != "" {
+			data["requestId"] = pe.RequestID
+		}
+	default:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errorText(err)}
+	}
+	raw, _ := schema.Encode(data)
+	return &jsonrpc.Error{Code: CodeSurfaceFailure, Message: errorText(err), Data: raw}
+}
+
+// errorText is an error's text as a JSON-RPC error's message, which may
+// carry the page's words (a protocol failure's message): escaped
+// (pagetext.EscapeText) and cut to MaxDescriptionLen characters.
+func errorText(err error) string {
+	t, _ := cutText(pagetext.EscapeText(err.Error()), MaxDescriptionLen)
+	return t
+}
+
+// unconfirmedResult is a call whose outcome is unknown — the page's
+// handler did not finish in time, or its answer was lost — as a tool
+// result a model reads: the Surface code (INTERNAL_ERROR when the page
+// sent none), that the effect is unknown, and the one next step: look,
+// do not repeat. Not a JSON-RPC error: -32001 is also what an SDK uses
+// for its own timeout, and a host shows a model little of an error's
+// data.
+func unconfirmedResult(ue *agent.UnconfirmedError) *sdk.CallToolResult {
+	code := perr.InternalError
+	why := "the page's code did not finish, or its answer was lost"
+	if ue.Protocol != nil {
+		code = ue.Protocol.Code
+		if m := strings.TrimSuffix(strings.TrimSpace(ue.Protocol.Message), "."); m != "" {
+			why = m
+		}
+	} else if ue.Cause != nil && (errors.Is(ue.Cause, context.DeadlineExceeded) || strings.Contains(ue.Cause.Error(), "deadline")) {
+		why = "the page's code did not finish in time"
+	} else if big := (*cdp.AnswerTooLarge)(nil); errors.As(ue.Cause, &big) {
+		why = big.Error()
+	}
+	msg := fmt.Sprintf("%s: whether %s ran is unknown (%s).", code, ue.Capability, why)
+	failure := map[string]any{"code": string(code), "message": why}
+	return &sdk.CallToolResult{IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: msg + " Next: do not call it again; look at the page " +
+			"(browser.page, or a read tool) to see whether it happened."}},
+		StructuredContent: map[string]any{"error": failure, "unconfirmed": true, "requestId": ue.RequestID, "recovery": "observe"}}
 }
