@@ -183,58 +183,15 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 	if a.Kind == "press" && a.Node == 0 {
 		return "", p.press(tctx, tab, doc, a.Text)
 	}
-	world, err := chromedp.Call(tctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: cdproto.FrameID(doc.Frame), WorldName: actWorld})
+	t, err := resolveTarget(tctx, doc, a.Node)
 	if err != nil {
 		return "", err
 	}
-	el, err := chromedp.Call(tctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdproto.BackendNodeID(a.Node), ExecutionContextID: world.ExecutionContextID})
-	if err != nil || el.Object == nil || el.Object.ObjectID == "" {
-		return "", &NotActionableError{Reason: errNoElement.Error()}
-	}
-	obj := el.Object.ObjectID
-	defer func() {
-		rctx, rcancel := context.WithTimeout(tab, 5*time.Second)
-		_, _ = chromedp.Call(rctx, cdpruntime.ReleaseObject, cdpruntime.ReleaseObjectParams{ObjectID: obj})
-		rcancel()
-	}()
-	call := func(fn string, args ...any) (json.RawMessage, error) {
-		var cargs []*cdpruntime.CallArgument
-		for _, v := range args {
-			if id, ok := v.(cdpruntime.RemoteObjectID); ok {
-				cargs = append(cargs, &cdpruntime.CallArgument{ObjectID: id})
-				continue
-			}
-			raw, _ := json.Marshal(v)
-			cargs = append(cargs, &cdpruntime.CallArgument{Value: raw})
-		}
-		yes := true
-		res, err := chromedp.Call(tctx, cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: obj,
-			Arguments: cargs, ReturnByValue: &yes, AwaitPromise: &yes})
-		if err != nil {
-			return nil, err
-		}
-		if res.ExceptionDetails != nil || res.Result == nil {
-			return nil, errors.New("the check in the page failed")
-		}
-		return json.RawMessage(res.Result.Value), nil
-	}
-	state := func(kind string) error {
-		raw, err := call(stateJS, kind)
-		if err != nil {
-			return err
-		}
-		var why string
-		_ = json.Unmarshal(raw, &why)
-		if why != "" {
-			return &NotActionableError{Reason: why}
-		}
-		return nil
-	}
+	defer t.release(tab)
 	kind := a.Kind
-	if err := state(kind); err != nil {
+	if err := t.state(kind); err != nil {
 		return "", err
 	}
-	node := cdproto.BackendNodeID(a.Node)
 	if kind == "upload" {
 		// A file input is often hidden behind its label: it is set, as
 		// Playwright's setInputFiles does, not clicked.
@@ -245,33 +202,24 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 		if err := check(); err != nil {
 			return "", err
 		}
-		_, err = chromedp.Call(tctx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: node})
+		_, err = chromedp.Call(tctx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: t.node})
 		return "", err
 	}
-	if _, err := chromedp.Call(tctx, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: node}); err != nil {
+	if _, err := chromedp.Call(tctx, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: t.node}); err != nil {
 		return "", &NotActionableError{Reason: "it cannot be scrolled into view"}
 	}
 	switch kind {
 	case "scroll":
 		return "", nil
 	case "press":
-		if _, err := chromedp.Call(tctx, dom.Focus, dom.FocusParams{BackendNodeID: node}); err != nil {
+		if _, err := chromedp.Call(tctx, dom.Focus, dom.FocusParams{BackendNodeID: t.node}); err != nil {
 			return "", &NotActionableError{Reason: "it cannot take the focus"}
 		}
 		return "", p.press(tctx, tab, doc, a.Text)
 	case "select":
-		raw, err := call(selectJS, a.Text)
-		if err != nil {
-			return "", err
-		}
-		var label string
-		_ = json.Unmarshal(raw, &label)
-		if label == "" {
-			return "", &NotActionableError{Reason: "it has no enabled option with that value or label"}
-		}
-		return label, nil
+		return t.selectOption(a.Text)
 	case "fill":
-		if _, err := call(selectAllJS); err != nil {
+		if _, err := t.call(selectAllJS); err != nil {
 			return "", err
 		}
 		if err := check(); err != nil {
@@ -283,39 +231,135 @@ func (p *Page) Act(ctx context.Context, doc Document, a Act) (string, error) {
 		_, err := chromedp.Call(tctx, input.InsertText, input.InsertTextParams{Text: a.Text})
 		return "", err
 	case "check", "uncheck":
-		raw, err := call(checkedJS)
-		if err != nil {
+		if on, err := t.checked(); err != nil {
 			return "", err
-		}
-		if string(raw) == "true" == (kind == "check") {
+		} else if on == (kind == "check") {
 			return "it was " + kind + "ed already", nil
 		}
 	}
-	// A click: where the element is once it stopped moving, and only
-	// when it, not something over it, gets the click there.
-	x, y, err := p.clickPoint(tctx, world.ExecutionContextID, node, call)
+	if err := p.click(tctx, t, check); err != nil {
+		return "", err
+	}
+	if kind == "check" || kind == "uncheck" {
+		if on, err := t.checked(); err == nil && on != (kind == "check") {
+			return "", &NotActionableError{Reason: "the click did not " + kind + " it (the page kept its state)"}
+		}
+	}
+	return "", nil
+}
+
+// actElement is the element an Act works on, resolved in the tool's own
+// isolated world of the document's frame, so the page's scripts neither
+// see nor change what its checks call.
+type actElement struct {
+	ctx   context.Context
+	world cdpruntime.ExecutionContextID
+	node  cdproto.BackendNodeID
+	obj   cdpruntime.RemoteObjectID
+}
+
+// resolveTarget resolves node in an isolated world of doc's frame; an
+// element that is no longer there is not actionable.
+func resolveTarget(ctx context.Context, doc Document, node int64) (*actElement, error) {
+	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: cdproto.FrameID(doc.Frame), WorldName: actWorld})
+	if err != nil {
+		return nil, err
+	}
+	el, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdproto.BackendNodeID(node), ExecutionContextID: world.ExecutionContextID})
+	if err != nil || el.Object == nil || el.Object.ObjectID == "" {
+		return nil, &NotActionableError{Reason: errNoElement.Error()}
+	}
+	return &actElement{ctx: ctx, world: world.ExecutionContextID, node: cdproto.BackendNodeID(node), obj: el.Object.ObjectID}, nil
+}
+
+// release lets the browser forget the element's handle, within 5 s of
+// tab's context (the act's own may have ended).
+func (t *actElement) release(tab context.Context) {
+	rctx, rcancel := context.WithTimeout(tab, 5*time.Second)
+	_, _ = chromedp.Call(rctx, cdpruntime.ReleaseObject, cdpruntime.ReleaseObjectParams{ObjectID: t.obj})
+	rcancel()
+}
+
+// call runs the function fn on the element with args (a RemoteObjectID
+// passes that object) and returns its value.
+func (t *actElement) call(fn string, args ...any) (json.RawMessage, error) {
+	var cargs []*cdpruntime.CallArgument
+	for _, v := range args {
+		if id, ok := v.(cdpruntime.RemoteObjectID); ok {
+			cargs = append(cargs, &cdpruntime.CallArgument{ObjectID: id})
+			continue
+		}
+		raw, _ := json.Marshal(v)
+		cargs = append(cargs, &cdpruntime.CallArgument{Value: raw})
+	}
+	yes := true
+	res, err := chromedp.Call(t.ctx, cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: t.obj,
+		Arguments: cargs, ReturnByValue: &yes, AwaitPromise: &yes})
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil || res.Result == nil {
+		return nil, errors.New("the check in the page failed")
+	}
+	return json.RawMessage(res.Result.Value), nil
+}
+
+// state is nil when the element can take an act of kind, else why not.
+func (t *actElement) state(kind string) error {
+	raw, err := t.call(stateJS, kind)
+	if err != nil {
+		return err
+	}
+	var why string
+	_ = json.Unmarshal(raw, &why)
+	if why != "" {
+		return &NotActionableError{Reason: why}
+	}
+	return nil
+}
+
+// selectOption chooses the option whose value or label is o and returns
+// its label.
+func (t *actElement) selectOption(o string) (string, error) {
+	raw, err := t.call(selectJS, o)
 	if err != nil {
 		return "", err
 	}
+	var label string
+	_ = json.Unmarshal(raw, &label)
+	if label == "" {
+		return "", &NotActionableError{Reason: "it has no enabled option with that value or label"}
+	}
+	return label, nil
+}
+
+// checked reports the element's checked state.
+func (t *actElement) checked() (bool, error) {
+	raw, err := t.call(checkedJS)
+	return string(raw) == "true", err
+}
+
+// click clicks the element where it is once it stopped moving, and only
+// when it, not something over it, gets the click there; check runs right
+// before the mouse moves.
+func (p *Page) click(ctx context.Context, t *actElement, check func() error) error {
+	x, y, err := p.clickPoint(ctx, t.world, t.node, t.call)
+	if err != nil {
+		return err
+	}
 	if err := check(); err != nil {
-		return "", err
+		return err
 	}
 	for _, ev := range []input.DispatchMouseEventParams{
 		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
 		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
 		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
 	} {
-		if _, err := chromedp.Call(tctx, input.DispatchMouseEvent, ev); err != nil {
-			return "", err
+		if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, ev); err != nil {
+			return err
 		}
 	}
-	if kind == "check" || kind == "uncheck" {
-		raw, err := call(checkedJS)
-		if err == nil && (string(raw) == "true") != (kind == "check") {
-			return "", &NotActionableError{Reason: "the click did not " + kind + " it (the page kept its state)"}
-		}
-	}
-	return "", nil
+	return nil
 }
 
 // clickPoint waits (at most stableWait) until the element's box is the
