@@ -30,8 +30,8 @@ var mcpStdin io.Reader = os.Stdin
 // mcpArgs is what pling mcp's command line says.
 type mcpArgs struct {
 	target, session, browserSession string
-	authority                       string // whose approval screen a host opens ("" none)
-	origins                         []string
+	authority                       string   // whose approval screen a host opens ("" none)
+	origins                         []string // browser.open's: TARGET's, then each --allow-origin
 	headed                          bool
 	userDataDir                     string
 	poll                            time.Duration
@@ -112,6 +112,14 @@ func parseMCPArgs(args []string, stderr io.Writer) (a mcpArgs, exit int, ok bool
 		fmt.Fprintln(stderr, "pling mcp: --headed, --user-data-dir and --allow-origin need a page URL or --session-name")
 		return a, 2, false
 	}
+	if browsing && target != "" {
+		o, err := plingmcp.Origin(target)
+		if err != nil {
+			fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+			return a, 2, false
+		}
+		origins = append([]string{o}, origins...)
+	}
 	a = mcpArgs{target: target, session: session, browserSession: *browserSession, origins: origins, authority: *authURL,
 		headed: *headed, userDataDir: *userDataDir, poll: *poll, verbose: *verbose, browsing: browsing}
 	return a, 0, true
@@ -146,44 +154,12 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var lazy *lazyPage
 	if browsing {
-		if target != "" {
-			o, err := plingmcp.Origin(target)
-			if err != nil {
-				fmt.Fprintf(stderr, "pling mcp: %v\n", err)
-				return 2
-			}
-			origins = append([]string{o}, origins...)
+		var err error
+		if origins, err = a.browsingOrigins(); err != nil {
+			fmt.Fprintf(stderr, "pling mcp: %v\n", err)
+			return 1
 		}
-		open := func() (*cdp.Page, error) {
-			if a.browserSession != "" {
-				s, err := readBrowserSession(a.browserSession)
-				if err != nil {
-					return nil, err
-				}
-				p, err := cdp.Start(ctx, "", cdp.Options{Remote: s.CDP, AttachTab: s.Tab, Timing: ph.add})
-				if err == nil && target != "" {
-					_, err = p.Navigate(ctx, target)
-				}
-				return p, err
-			}
-			// Native WebMCP on, so that a page's own WebMCP tools reach
-			// the agent too (agent/mcp/webmcp.go).
-			return cdp.Start(ctx, target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: a.headed, UserDataDir: a.userDataDir, Timing: ph.add,
-				Flags: map[string]any{"enable-features": cdp.WebMCPFeatures}})
-		}
-		if a.browserSession != "" && target == "" {
-			// The origins come from the session file: read it before the
-			// bridge is made.
-			s, err := readBrowserSession(a.browserSession)
-			if err != nil {
-				fmt.Fprintf(stderr, "pling mcp: %v\n", err)
-				return 1
-			}
-			if o, err := plingmcp.Origin(s.URL); err == nil {
-				origins = append(origins, o)
-			}
-		}
-		lazy = startLazy(open)
+		lazy = startLazy(a.opener(ctx, ph))
 		t = lazy
 		defer lazy.Close()
 		bopts = append(bopts, plingmcp.WithBrowser(lazy, origins...))
@@ -265,23 +241,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	server := bridge.Server()
 	if ph != nil {
-		server.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
-			return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-				t0 := time.Now()
-				res, err := next(ctx, method, req)
-				if method == "tools/list" {
-					// The first tools/list waits for the browser and the
-					// first describe (the module's start).
-					ph.add("tools/list waited", time.Since(t0))
-					select { // print the first describe's phase too
-					case <-prewarmed:
-					case <-time.After(time.Second):
-					}
-					ph.done("first tools/list answered")
-				}
-				return res, err
-			}
-		})
+		server.AddReceivingMiddleware(ph.middleware(prewarmed))
 	}
 	err := server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(mcpStdin), Writer: nopWriteCloser{stdout}})
 	if browsing {
@@ -296,11 +256,78 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if gone.Load() {
 		return 1
 	}
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, sdk.ErrConnectionClosed) {
+	if err != nil && !endOfInput(err) {
 		fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// endOfInput reports whether err only says the client hung up or the
+// command was told to stop: a normal end of an MCP server on stdio.
+func endOfInput(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, sdk.ErrConnectionClosed)
+}
+
+// browsingOrigins are the origins browser.open may go to: TARGET's and
+// the --allow-origin ones (a.origins), and with --browser-session and no
+// TARGET the session page's, read from the session file before the
+// bridge is made.
+func (a *mcpArgs) browsingOrigins() ([]string, error) {
+	origins := a.origins
+	if a.browserSession != "" && a.target == "" {
+		s, err := readBrowserSession(a.browserSession)
+		if err != nil {
+			return nil, err
+		}
+		if o, err := plingmcp.Origin(s.URL); err == nil {
+			origins = append(origins, o)
+		}
+	}
+	return origins, nil
+}
+
+// opener starts the browser of a browsing session when the first tool
+// needs it: the one --browser-session names (its tab, then TARGET), or a
+// new one with native WebMCP on, so that a page's own WebMCP tools reach
+// the agent too (agent/mcp/webmcp.go).
+func (a *mcpArgs) opener(ctx context.Context, ph *phases) func() (*cdp.Page, error) {
+	return func() (*cdp.Page, error) {
+		if a.browserSession != "" {
+			s, err := readBrowserSession(a.browserSession)
+			if err != nil {
+				return nil, err
+			}
+			p, err := cdp.Start(ctx, "", cdp.Options{Remote: s.CDP, AttachTab: s.Tab, Timing: ph.add})
+			if err == nil && a.target != "" {
+				_, err = p.Navigate(ctx, a.target)
+			}
+			return p, err
+		}
+		return cdp.Start(ctx, a.target, cdp.Options{Remote: os.Getenv("PLING_CDP"), Headed: a.headed, UserDataDir: a.userDataDir, Timing: ph.add,
+			Flags: map[string]any{"enable-features": cdp.WebMCPFeatures}})
+	}
+}
+
+// middleware times the first tools/list, which waits for the browser and
+// the first describe (the module's start), and prints the phases once
+// that describe is done (prewarmed closed) or a second later.
+func (ph *phases) middleware(prewarmed <-chan struct{}) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			t0 := time.Now()
+			res, err := next(ctx, method, req)
+			if method == "tools/list" {
+				ph.add("tools/list waited", time.Since(t0))
+				select {
+				case <-prewarmed:
+				case <-time.After(time.Second):
+				}
+				ph.done("first tools/list answered")
+			}
+			return res, err
+		}
+	}
 }
 
 type nopWriteCloser struct{ io.Writer }
