@@ -13,6 +13,7 @@
 //	fold.go               record-template folding
 //	params.go             input schema and validation
 //	describe.go           describe, bounds, revision, encoding cache
+//	describerows.go       the records one describe reads, row actions' availability
 //	invoke.go             the invoke pipeline
 //	expect.go, steps.go, handoff.go, loop.go   its stages
 //	approval.go, approvaldisplay.go   approval challenges and what they show

@@ -12,6 +12,11 @@
 // describe-again code), and on Bridge.Refresh or Bridge.Watch; when tools
 // come, go or change, the SDK sends notifications/tools/list_changed.
 //
+// The bridge itself (this file) keeps the tool list in step with the
+// page; tools.go makes a capability a tool, availability.go the tools of
+// what is unavailable now, call.go a tool call an invoke, and results.go
+// the invoke's answer a tool result.
+//
 // Results: a success is a tool result whose text is a short account for a
 // model (what ran, the value, the evidence, the changed states) and whose
 // structured content holds the value, evidence and observation (a value
