@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pling-go/pling/internal/jsontree"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
 )
@@ -18,8 +19,8 @@ func (e *Expectation) met(before, after any) bool {
 	}
 	switch e.Change {
 	case "increase", "decrease":
-		b, ok1 := number(before)
-		a, ok2 := number(after)
+		b, ok1 := jsontree.Number(before)
+		a, ok2 := jsontree.Number(after)
 		if !ok1 || !ok2 {
 			return false
 		}

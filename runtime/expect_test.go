@@ -109,7 +109,7 @@ func TestExpectationMet(t *testing.T) {
 			if got := tt.e.met(tt.before, tt.after); got != tt.want {
 				msg := ""
 				if strings.Contains(tt.name, "int32") || strings.Contains(tt.name, "uint") || strings.Contains(tt.name, "float32") {
-					msg = "BUG: expect.go met → number() (params.go) knows only json.Number, float64, int and int64; a state reader " +
+					msg = "BUG: expect.go met → jsontree.Number knows only json.Number, float64, int and int64; a state reader " +
 						"returning another Go number kind never increases/decreases. "
 				}
 				t.Errorf("%smet(%v, %v) = %v, want %v", msg, tt.before, tt.after, got, tt.want)

@@ -1,17 +1,16 @@
 package runtime
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/pling-go/pling/internal/jsontree"
 	"github.com/pling-go/pling/internal/jspattern"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
@@ -133,7 +132,7 @@ func checkValue(p *Param, v any, path string, vs []violation) []violation {
 			}
 		}
 	case "number", "integer":
-		f, ok := number(v)
+		f, ok := jsontree.Number(v)
 		if !ok {
 			add("must be a number")
 			return vs
@@ -202,29 +201,6 @@ func patternReason(p *Param) string {
 		b = schema.AppendQuoted(b, cut(p.Description, maxHintLen), false)
 	}
 	return string(b)
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	case float64:
-		return n, true
-	case nil, string, bool, map[string]any, []any:
-		return 0, false
-	}
-	// Any other Go number a state reader may return.
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return rv.Float(), true
-	}
-	return 0, false
 }
 
 func formatNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

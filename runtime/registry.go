@@ -414,12 +414,8 @@ func (rt *Runtime) DeclareState(s State) (*Handle, error) {
 	if err := validateState(&s); err != nil {
 		return nil, err
 	}
-	if err := refuseMarkup("state", s.Key, s.Markup, rt.cfg.gate.origin); err != nil {
-		rt.noteRefused("state", s.Key, s.Markup)
-		return nil, err
-	}
-	shape, _ := shapeDigest(map[string]any{"key": s.Key, "description": s.Description, "identity": s.Identity})
-	return declareSimple(rt, rt.reg.states, s.Key, s, shape, s.Markup != nil, perr.DuplicateStateKey, "Another, different state is declared under this key")
+	return declareSimple(rt, rt.reg.states, "state", s.Key, s, s.Markup, map[string]any{"key": s.Key, "description": s.Description, "identity": s.Identity},
+		perr.DuplicateStateKey, "Another, different state is declared under this key")
 }
 
 // DeclareGuide registers a guide target (DUPLICATE_GUIDE_TARGET).
@@ -427,12 +423,8 @@ func (rt *Runtime) DeclareGuide(g Guide) (*Handle, error) {
 	if err := validateGuide(&g); err != nil {
 		return nil, err
 	}
-	if err := refuseMarkup("guide", g.Target, g.Markup, rt.cfg.gate.origin); err != nil {
-		rt.noteRefused("guide", g.Target, g.Markup)
-		return nil, err
-	}
-	shape, _ := shapeDigest(map[string]any{"target": g.Target, "label": g.Label, "selector": g.Selector, "identity": g.Identity})
-	return declareSimple(rt, rt.reg.guides, g.Target, g, shape, g.Markup != nil, perr.DuplicateGuideTarget, "Another, different guide is declared under this target")
+	return declareSimple(rt, rt.reg.guides, "guide", g.Target, g, g.Markup, map[string]any{"target": g.Target, "label": g.Label, "selector": g.Selector, "identity": g.Identity},
+		perr.DuplicateGuideTarget, "Another, different guide is declared under this target")
 }
 
 // DeclareRegion registers a region. Two different regions under one id
@@ -441,19 +433,24 @@ func (rt *Runtime) DeclareRegion(g Region) (*Handle, error) {
 	if err := validateRegion(&g); err != nil {
 		return nil, err
 	}
-	if err := refuseMarkup("region", g.ID, g.Markup, rt.cfg.gate.origin); err != nil {
-		rt.noteRefused("region", g.ID, g.Markup)
-		return nil, err
-	}
-	shape, _ := shapeDigest(map[string]any{"id": g.ID, "title": g.Title, "modal": g.Modal, "active": g.Active != nil, "identity": g.Identity})
-	h, err := declareSimple(rt, rt.reg.regions, g.ID, g, shape, g.Markup != nil, "", "")
-	return h, err
+	return declareSimple(rt, rt.reg.regions, "region", g.ID, g, g.Markup, map[string]any{"id": g.ID, "title": g.Title, "modal": g.Modal, "active": g.Active != nil, "identity": g.Identity},
+		"", "")
 }
 
-func declareSimple[T any](rt *Runtime, m map[string]*slot[T], key string, decl T, shape string, markup bool, code perr.Code, msg string) (*Handle, error) {
+// declareSimple declares a valid state, guide or region (kind) under key:
+// refused when it was read from markup in a place refuseMarkup refuses
+// (and noted for markupPlaces), else registered with the digest of shape
+// as what makes two declarations the same. A different declaration under
+// key is a conflict, returned as code with msg when code is set.
+func declareSimple[T any](rt *Runtime, m map[string]*slot[T], kind, key string, decl T, markup *MarkupRef, shape map[string]any, code perr.Code, msg string) (*Handle, error) {
+	if err := refuseMarkup(kind, key, markup, rt.cfg.gate.origin); err != nil {
+		rt.noteRefused(kind, key, markup)
+		return nil, err
+	}
+	digest, _ := shapeDigest(shape)
 	r := rt.reg
 	r.mu.Lock()
-	h, conflict := declare(r, m, key, decl, shape, markup)
+	h, conflict := declare(r, m, key, decl, digest, markup != nil)
 	r.mu.Unlock()
 	hd := &Handle{dispose: func() { r.mu.Lock(); undeclare(r, m, key, h); r.mu.Unlock() }}
 	if conflict && code != "" {

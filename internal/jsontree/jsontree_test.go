@@ -1,6 +1,7 @@
 package jsontree
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,5 +47,20 @@ func TestMapCopies(t *testing.T) {
 	want := map[string]any{"o": map[string]any{"k": "v"}, "a": []any{"x"}}
 	if diff := cmp.Diff(want, in); diff != "" {
 		t.Errorf("the original changed (-want +got):\n%s", diff)
+	}
+}
+
+// TestNumber: every Go number kind reads as its value; nothing else is a
+// number, nor is a json.Number that does not parse.
+func TestNumber(t *testing.T) {
+	for _, v := range []any{json.Number("6"), 6.0, 6, int8(6), int32(6), int64(6), uint(6), uint8(6), uint64(6), float32(6)} {
+		if got, ok := Number(v); !ok || got != 6 {
+			t.Errorf("Number(%T %v) = %v, %v; want 6, true", v, v, got, ok)
+		}
+	}
+	for _, v := range []any{json.Number("x"), nil, "6", true, map[string]any{"n": 6.0}, []any{6.0}, struct{}{}} {
+		if got, ok := Number(v); ok {
+			t.Errorf("Number(%T %v) = %v, true; want false", v, v, got)
+		}
 	}
 }
