@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/pling-go/pling/authority"
 )
@@ -36,19 +33,4 @@ func runAuthorityMigrate(ctx context.Context, args []string, stdout, stderr io.W
 		return 1
 	}
 	return 0
-}
-
-// serveMetrics serves h (GET /metrics) on addr, the admin address, until
-// the returned stop is called.
-func serveMetrics(addr string, h http.Handler, stdout io.Writer) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	m := http.NewServeMux()
-	m.Handle("GET /metrics", h)
-	hs := &http.Server{Handler: m, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
-	go hs.Serve(ln)
-	fmt.Fprintf(stdout, "pling: metrics on http://%s/metrics\n", ln.Addr())
-	return func() { hs.Close() }, nil
 }

@@ -225,3 +225,18 @@ func listenServerCmd(name, addr, metricsAddr string, metrics http.Handler, stdou
 	}
 	return ln, stop, true
 }
+
+// serveMetrics serves h (GET /metrics) on addr, the admin address, until
+// the returned stop is called.
+func serveMetrics(addr string, h http.Handler, stdout io.Writer) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	m := http.NewServeMux()
+	m.Handle("GET /metrics", h)
+	hs := &http.Server{Handler: m, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	go hs.Serve(ln)
+	fmt.Fprintf(stdout, "pling: metrics on http://%s/metrics\n", ln.Addr())
+	return func() { hs.Close() }, nil
+}
