@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/internal/precompress"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/plinghttp"
 )
 
@@ -73,19 +74,7 @@ func body(t *testing.T, r *http.Response) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	switch r.Header.Get("Content-Encoding") {
-	case "br":
-		b, err = io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
-	case "gzip":
-		var zr *gzip.Reader
-		if zr, err = gzip.NewReader(bytes.NewReader(b)); err == nil {
-			b, err = io.ReadAll(zr)
-		}
-	}
-	if err != nil {
-		t.Fatalf("decoding %s: %v", r.Header.Get("Content-Encoding"), err)
-	}
-	return b
+	return httpcheck.Decode(t, r.Header.Get("Content-Encoding"), b)
 }
 
 func TestContentType(t *testing.T) {
@@ -110,19 +99,12 @@ func TestContentType(t *testing.T) {
 
 func TestEncoding(t *testing.T) {
 	h := newServer(t)
-	for _, tc := range []struct{ name, accept, want string }{
-		{"brotli", "br", "br"},
-		{"brotli over gzip", "gzip, deflate, br", "br"},
-		{"gzip", "gzip", "gzip"},
-		{"brotli refused", "br;q=0, gzip", "gzip"},
-		{"none", "", ""},
-		{"identity only", "identity", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range httpcheck.Encodings {
+		t.Run(tc.Name, func(t *testing.T) {
 			for _, name := range []string{"pling.wasm", "pling.js"} {
-				r := serve(t, h, "GET", "/pling/"+name, map[string]string{"Accept-Encoding": tc.accept})
-				if got := r.Header.Get("Content-Encoding"); got != tc.want {
-					t.Errorf("%s: Content-Encoding %q, want %q", name, got, tc.want)
+				r := serve(t, h, "GET", "/pling/"+name, map[string]string{"Accept-Encoding": tc.Accept})
+				if got := r.Header.Get("Content-Encoding"); got != tc.Want {
+					t.Errorf("%s: Content-Encoding %q, want %q", name, got, tc.Want)
 				}
 				if !strings.Contains(r.Header.Get("Vary"), "Accept-Encoding") {
 					t.Errorf("%s: Vary %q lacks Accept-Encoding", name, r.Header.Get("Vary"))

@@ -1,8 +1,9 @@
 // Package httpcheck is test support for the servers' HTTP surfaces: a
 // GET read whole, and the check of a server whose metrics are on a
-// separate admin address. The authority's and the gateway's tests share
-// them. Product code must not import it (e2e's TestTestSupport checks
-// that).
+// separate admin address, which the authority's and the gateway's tests
+// share; the content codings a server of precompressed files answers in,
+// which plinghttp's and the demo site's tests share. Product code must
+// not import it (e2e's TestTestSupport checks that).
 package httpcheck
 
 import (
