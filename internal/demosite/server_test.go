@@ -3,7 +3,6 @@ package demosite
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -42,31 +41,11 @@ func newTestServer(t *testing.T, module fs.FS) (*Server, *httptest.Server) {
 	return s, ts
 }
 
-// get sends a request without the client's transparent gzip, so the
-// test sees the bytes on the wire.
+// get sends a request to the test server and returns the bytes on the
+// wire.
 func get(t *testing.T, ts *httptest.Server, method, path string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	client := &http.Client{
-		Transport:     &http.Transport{DisableCompression: true},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, body
+	return httpcheck.OnWire(t, method, ts.URL+path, header)
 }
 
 func TestServeContentTypes(t *testing.T) {
