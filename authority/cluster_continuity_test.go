@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/internal/testing/hammer"
 )
 
 // markers reads the task's state {"m": [...]} and revision.
@@ -115,23 +117,14 @@ func TestIfMatchWritersAcrossInstances(t *testing.T) {
 // warming a connection to each) and returns the three answers.
 func at3(t *testing.T, cl *http.Client, urls []string, method, path, tok string, hdr map[string]string, body any) []hresp {
 	t.Helper()
-	start := make(chan struct{})
 	out := make([]hresp, len(urls))
-	var wg sync.WaitGroup
-	for i, u := range urls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			r, err := hcall(context.Background(), cl, u, method, path, tok, hdr, body)
-			if err != nil {
-				t.Errorf("instance %d: %v", i, err)
-			}
-			out[i] = r
-		}()
-	}
-	close(start)
-	wg.Wait()
+	hammer.Run(len(urls), func(i int) {
+		r, err := hcall(context.Background(), cl, urls[i], method, path, tok, hdr, body)
+		if err != nil {
+			t.Errorf("instance %d: %v", i, err)
+		}
+		out[i] = r
+	})
 	return out
 }
 

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/hammer"
 	"github.com/pling-go/pling/runtime"
 )
 
@@ -305,20 +305,10 @@ func TestCollectExactlyOnce(t *testing.T) {
 		f := newFixture(t, open())
 		id, secret := f.create("orders.read")
 		f.call("POST", "/v1/delegations/"+id+"/approve", opKey, map[string]any{"subject": "alice"})
-		burst := func(fn func()) { // 32 calls leaving together
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for range 32 {
-				wg.Add(1)
-				go func() { defer wg.Done(); <-start; fn() }()
-			}
-			close(start)
-			wg.Wait()
-		}
 		// Warm the connections (HTTP and the store's pool) first.
-		burst(func() { f.callAt(closed, "GET", "/v1/delegations/"+id, opKey, nil) })
+		hammer.Run(32, func(int) { f.callAt(closed, "GET", "/v1/delegations/"+id, opKey, nil) })
 		var got, refused atomic.Int32
-		burst(func() {
+		hammer.Run(32, func(int) {
 			st, b := f.callAt(closed, "POST", "/v1/delegations/"+id+"/token", "", map[string]any{"pollSecret": secret})
 			switch {
 			case st == 200:

@@ -3,8 +3,9 @@ package errors
 import (
 	"encoding/json"
 	"runtime"
-	"sync"
 	"testing"
+
+	"github.com/pling-go/pling/internal/testing/hammer"
 )
 
 // TestHammer releases many goroutines together against the shared registry,
@@ -39,31 +40,22 @@ func TestHammer(t *testing.T) {
 	if n < 16 {
 		n = 16
 	}
-	start := make(chan struct{})
-	var wg sync.WaitGroup
 	errs := make(chan string, n)
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range 200 {
-				c := codes[(g+i)%len(codes)]
-				if got := compute(c); got != want[c] {
-					errs <- string(c)
-					return
-				}
-				if p, known := ParseCode(string(c)); p != c || !known {
-					errs <- "ParseCode " + string(c)
-					return
-				}
-				_ = Codes(want[c].entry.Namespace)
-				_ = Aliases()
+	hammer.Run(n, func(g int) {
+		for i := range 200 {
+			c := codes[(g+i)%len(codes)]
+			if got := compute(c); got != want[c] {
+				errs <- string(c)
+				return
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+			if p, known := ParseCode(string(c)); p != c || !known {
+				errs <- "ParseCode " + string(c)
+				return
+			}
+			_ = Codes(want[c].entry.Namespace)
+			_ = Aliases()
+		}
+	})
 	close(errs)
 	for c := range errs {
 		t.Errorf("concurrent use gave a different result for %s", c)

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/internal/precompress"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 	"github.com/pling-go/pling/plinghttp"
 )
 
@@ -34,28 +35,15 @@ var (
 	}
 )
 
-func serve(t *testing.T, h http.Handler, method, path string, header map[string]string) *http.Response {
+// serve mounts h at /pling/ and sends it a request; the tests ask for a
+// content coding explicitly and see the answer's bytes on the wire.
+func serve(t *testing.T, h http.Handler, method, path string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/pling/", h)
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	req, err := http.NewRequest(method, ts.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	// The transport would ask for gzip itself and decode it; the tests
-	// ask explicitly and see the coding.
-	tr := &http.Transport{DisableCompression: true}
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	return httpcheck.OnWire(t, method, ts.URL+path, header)
 }
 
 func newServer(t *testing.T, opts ...plinghttp.Option) *plinghttp.Server {
@@ -67,27 +55,6 @@ func newServer(t *testing.T, opts ...plinghttp.Option) *plinghttp.Server {
 	return h
 }
 
-func body(t *testing.T, r *http.Response) []byte {
-	t.Helper()
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch r.Header.Get("Content-Encoding") {
-	case "br":
-		b, err = io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
-	case "gzip":
-		var zr *gzip.Reader
-		if zr, err = gzip.NewReader(bytes.NewReader(b)); err == nil {
-			b, err = io.ReadAll(zr)
-		}
-	}
-	if err != nil {
-		t.Fatalf("decoding %s: %v", r.Header.Get("Content-Encoding"), err)
-	}
-	return b
-}
-
 func TestContentType(t *testing.T) {
 	h := newServer(t)
 	for _, tc := range []struct{ path, want string }{
@@ -97,7 +64,7 @@ func TestContentType(t *testing.T) {
 		{"/pling/" + h.Hashed("pling.wasm"), "application/wasm"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			r := serve(t, h, "GET", tc.path, nil)
+			r, _ := serve(t, h, "GET", tc.path, nil)
 			if r.StatusCode != 200 || r.Header.Get("Content-Type") != tc.want {
 				t.Errorf("status %d, Content-Type %q, want 200 %q", r.StatusCode, r.Header.Get("Content-Type"), tc.want)
 			}
@@ -110,25 +77,18 @@ func TestContentType(t *testing.T) {
 
 func TestEncoding(t *testing.T) {
 	h := newServer(t)
-	for _, tc := range []struct{ name, accept, want string }{
-		{"brotli", "br", "br"},
-		{"brotli over gzip", "gzip, deflate, br", "br"},
-		{"gzip", "gzip", "gzip"},
-		{"brotli refused", "br;q=0, gzip", "gzip"},
-		{"none", "", ""},
-		{"identity only", "identity", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range httpcheck.Encodings {
+		t.Run(tc.Name, func(t *testing.T) {
 			for _, name := range []string{"pling.wasm", "pling.js"} {
-				r := serve(t, h, "GET", "/pling/"+name, map[string]string{"Accept-Encoding": tc.accept})
-				if got := r.Header.Get("Content-Encoding"); got != tc.want {
-					t.Errorf("%s: Content-Encoding %q, want %q", name, got, tc.want)
+				r, b := serve(t, h, "GET", "/pling/"+name, map[string]string{"Accept-Encoding": tc.Accept})
+				if got := r.Header.Get("Content-Encoding"); got != tc.Want {
+					t.Errorf("%s: Content-Encoding %q, want %q", name, got, tc.Want)
 				}
 				if !strings.Contains(r.Header.Get("Vary"), "Accept-Encoding") {
 					t.Errorf("%s: Vary %q lacks Accept-Encoding", name, r.Header.Get("Vary"))
 				}
 				want := dir[name].Data
-				if got := body(t, r); !bytes.Equal(got, want) {
+				if got := httpcheck.Decode(t, r.Header.Get("Content-Encoding"), b); !bytes.Equal(got, want) {
 					t.Errorf("%s: the body decodes to %d bytes, not the file's %d", name, len(got), len(want))
 				}
 			}
@@ -140,7 +100,7 @@ func TestETag(t *testing.T) {
 	h := newServer(t)
 	tags := map[string]string{}
 	for _, enc := range []string{"br", "gzip", ""} {
-		r := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": enc})
+		r, _ := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": enc})
 		tag := r.Header.Get("ETag")
 		if !strings.HasPrefix(tag, `"`) || !strings.HasSuffix(tag, `"`) {
 			t.Fatalf("%q: ETag %q is not a strong tag", enc, tag)
@@ -160,7 +120,7 @@ func TestETag(t *testing.T) {
 			{"another", `"other"`, 200},
 		} {
 			t.Run(enc+"/"+tc.name, func(t *testing.T) {
-				r := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": enc, "If-None-Match": tc.inm})
+				r, _ := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": enc, "If-None-Match": tc.inm})
 				if r.StatusCode != tc.want {
 					t.Errorf("If-None-Match %s: status %d, want %d", tc.inm, r.StatusCode, tc.want)
 				}
@@ -182,13 +142,13 @@ func TestCacheControl(t *testing.T) {
 		{"/pling/" + h.Hashed("pling.js"), "public, max-age=31536000, immutable"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			r := serve(t, h, "GET", tc.path, nil)
+			r, _ := serve(t, h, "GET", tc.path, nil)
 			if got := r.Header.Get("Cache-Control"); got != tc.want {
 				t.Errorf("Cache-Control %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got := body(t, serve(t, h, "GET", "/pling/"+hashed, nil)); !bytes.Equal(got, module) {
+	if r, b := serve(t, h, "GET", "/pling/"+hashed, nil); !bytes.Equal(httpcheck.Decode(t, r.Header.Get("Content-Encoding"), b), module) {
 		t.Error("the hashed name serves other bytes")
 	}
 }
@@ -206,7 +166,7 @@ func TestCORS(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newServer(t, tc.opts...)
-			r := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Origin": "https://shop.example"})
+			r, _ := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Origin": "https://shop.example"})
 			if got := r.Header.Get("Access-Control-Allow-Origin"); got != tc.wantACAO {
 				t.Errorf("Access-Control-Allow-Origin %q, want %q", got, tc.wantACAO)
 			}
@@ -219,7 +179,7 @@ func TestCORS(t *testing.T) {
 		})
 	}
 	t.Run("preflight", func(t *testing.T) {
-		r := serve(t, newServer(t), "OPTIONS", "/pling/pling.wasm", map[string]string{"Origin": "https://shop.example", "Access-Control-Request-Method": "GET"})
+		r, _ := serve(t, newServer(t), "OPTIONS", "/pling/pling.wasm", map[string]string{"Origin": "https://shop.example", "Access-Control-Request-Method": "GET"})
 		if r.StatusCode != 204 || r.Header.Get("Access-Control-Allow-Methods") != "GET, HEAD" || r.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("preflight: %d %v", r.StatusCode, r.Header)
 		}
@@ -247,7 +207,7 @@ func TestStatus(t *testing.T) {
 		{"an optional file absent", "GET", "/pling/ui.js", noModule, 404},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if r := serve(t, tc.h, tc.method, tc.path, nil); r.StatusCode != tc.want {
+			if r, _ := serve(t, tc.h, tc.method, tc.path, nil); r.StatusCode != tc.want {
 				t.Errorf("%s %s: %d, want %d", tc.method, tc.path, r.StatusCode, tc.want)
 			}
 		})
@@ -288,8 +248,7 @@ func TestNoModuleFailsLoudly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		r := serve(t, noModule, "GET", "/pling/pling.wasm", nil)
-		body, _ := io.ReadAll(r.Body)
+		r, body := serve(t, noModule, "GET", "/pling/pling.wasm", nil)
 		if r.StatusCode != 503 || !strings.Contains(string(body), "make wasm") || !strings.Contains(string(body), "go get") {
 			t.Errorf("GET pling.wasm: %d %q, want 503 saying the module is not built and how to build it", r.StatusCode, body)
 		}
@@ -376,12 +335,11 @@ func TestBuiltForms(t *testing.T) {
 			if n := precompress.Compressions() - before; (n > 0) != tt.wantCompressed {
 				t.Errorf("compressed %d bodies at start, want any: %v", n, tt.wantCompressed)
 			}
-			resp := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": "gzip, br"})
+			resp, body := serve(t, h, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": "gzip, br"})
 			if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "br" || resp.Header.Get("Content-Type") != tt.wantContentType {
 				t.Fatalf("first answer for pling.wasm: %d, Content-Encoding %q, Content-Type %q; want 200 br %s",
 					resp.StatusCode, resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"), tt.wantContentType)
 			}
-			body, _ := io.ReadAll(resp.Body)
 			if tt.wantBody != nil && !bytes.Equal(body, tt.wantBody) {
 				t.Errorf("the brotli body is not the built form (%d bytes, want %d)", len(body), len(tt.wantBody))
 			}

@@ -4,10 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/pling-go/pling/internal/testing/gosrc"
 )
 
 // The test hooks, the retired page readers and what nothing outside the
@@ -16,20 +15,9 @@ import (
 // tests?"). The package's non-test files must not declare them.
 func TestNoTestHooksInAPI(t *testing.T) {
 	exported := map[string]bool{}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	for _, file := range gosrc.Package(t, ".") {
+		f, err := parser.ParseFile(fset, file.Name, file.Src, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,12 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/testing/hammer"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -343,19 +343,10 @@ func TestReplayHammer(t *testing.T) {
 		return "paid", nil
 	}})
 	raw := mustJSON(e.invokeReq("pay", nil))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
 	outs := make([][]byte, goroutines)
-	for i := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			outs[i] = e.rt.Handle(context.Background(), raw)
-		}()
-	}
-	close(start)
-	wg.Wait()
+	hammer.Run(goroutines, func(i int) {
+		outs[i] = e.rt.Handle(context.Background(), raw)
+	})
 	counts := map[string]int{}
 	for _, out := range outs {
 		resp := decodeResponse(t, out)
@@ -403,22 +394,13 @@ func TestMemoryReplayGuardHammer(t *testing.T) {
 	for round := range rounds {
 		g := NewMemoryReplayGuard(ids, 0)
 		wins := make([]atomic.Int32, ids)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				for j := range ids {
-					if prev, err := g.Consume(context.Background(), "s", keys[j], 1<<40, 0); err == nil && prev == nil {
-						wins[j].Add(1)
-					}
+		hammer.Run(workers, func(int) {
+			for j := range ids {
+				if prev, err := g.Consume(context.Background(), "s", keys[j], 1<<40, 0); err == nil && prev == nil {
+					wins[j].Add(1)
 				}
-			}()
-		}
-		close(start)
-		wg.Wait()
+			}
+		})
 		for j := range wins {
 			if n := wins[j].Load(); n != 1 {
 				t.Fatalf("round %d: id %s consumed %d times, want exactly once", round, keys[j], n)

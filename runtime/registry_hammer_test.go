@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/testing/hammer"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -47,92 +47,83 @@ func TestRegistryHammer(t *testing.T) {
 		return Action{ID: "cart.add", Title: fmt.Sprintf("Add v%d", g), Run: func(context.Context, *Call) (any, error) { return "conflict", nil }}
 	}
 
-	start := make(chan struct{})
-	var wg sync.WaitGroup
 	errs := make(chan string, goroutines*rounds)
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range rounds {
-				switch g % 8 {
-				case 0, 1: // identical declarations, disposed in any order
-					h1, err1 := e.rt.DeclareAction(same(fmt.Sprintf("g%d", g)))
-					h2, err2 := e.rt.DeclareAction(same(fmt.Sprintf("g%d'", g)))
-					for _, err := range []error{err1, err2} {
-						if err != nil && perrCodeOf(err) != perr.DuplicateActionID {
-							errs <- fmt.Sprintf("identical declaration: %v", err)
-						}
-					}
-					if i%2 == 0 {
-						h1.Dispose()
-						h2.Dispose()
-					} else {
-						h2.Dispose()
-						h1.Dispose()
-					}
-					h1.Dispose()
-				case 2: // a different declaration under the same id
-					h, err := e.rt.DeclareAction(other(g))
-					if h == nil || perrCodeOf(err) != perr.DuplicateActionID {
-						errs <- fmt.Sprintf("conflicting declaration: %v, %v", h, err)
-					}
-					h.Dispose()
-				case 3: // row actions, a template, states, guides, hooks
-					hr, err := e.rt.DeclareAction(Action{ID: "approve", Title: "Approve", Record: &RecordRef{Kind: "order", ID: fmt.Sprintf("ord_%d", i%7)}})
-					if err != nil {
-						errs <- fmt.Sprintf("row declaration: %v", err)
-					}
-					hs, err := e.rt.DeclareState(State{Key: fmt.Sprintf("s%d", i%3), Read: func(context.Context) (any, error) { return i, nil }})
-					if err != nil {
-						errs <- fmt.Sprintf("state: %v", err)
-					}
-					hg, _ := e.rt.DeclareGuide(Guide{Target: "checkout", Label: fmt.Sprintf("L%d", i%2)})
-					hk, _ := e.rt.AddHook(Hook{After: func(context.Context, *Call, any) {}})
-					hreg, _ := e.rt.DeclareRegion(Region{ID: "orders"})
-					hr.Dispose()
-					hs.Dispose()
-					hg.Dispose()
-					hk.Dispose()
-					hreg.Dispose()
-				case 4, 5: // describe
-					out := e.rt.Handle(context.Background(), mustJSON(e.describeReq()))
-					var resp schema.SurfaceResponse
-					if err := json.Unmarshal(out, &resp); err != nil || !resp.OK {
-						errs <- fmt.Sprintf("describe: %s", out)
-					}
-				default: // invoke
-					cap, input := "cart.add", map[string]any(nil)
-					if i%3 == 0 {
-						cap, input = "approve@order", map[string]any{"record": fmt.Sprintf("ord_%d", 1+i%4)}
-					}
-					out := e.rt.Handle(context.Background(), mustJSON(e.invokeReq(cap, input)))
-					var resp schema.SurfaceResponse
-					if err := json.Unmarshal(out, &resp); err != nil || !resp.OK {
-						errs <- fmt.Sprintf("invoke: %s", out)
-						continue
-					}
-					var res schema.SurfaceInvokeResult
-					if err := json.Unmarshal(resp.Result, &res); err != nil {
-						errs <- fmt.Sprintf("invoke result: %s", out)
-						continue
-					}
-					if res.Error != nil {
-						switch perr.Code(res.Error.Code) {
-						case perr.DuplicateActionID, perr.ActionNotFound, perr.LoopDetected:
-						default:
-							errs <- fmt.Sprintf("invoke %s: %s", cap, out)
-						}
-					} else if res.Value == "conflict" {
-						errs <- "a conflicting declaration's handler ran"
+	hammer.Run(goroutines, func(g int) {
+		for i := range rounds {
+			switch g % 8 {
+			case 0, 1: // identical declarations, disposed in any order
+				h1, err1 := e.rt.DeclareAction(same(fmt.Sprintf("g%d", g)))
+				h2, err2 := e.rt.DeclareAction(same(fmt.Sprintf("g%d'", g)))
+				for _, err := range []error{err1, err2} {
+					if err != nil && perrCodeOf(err) != perr.DuplicateActionID {
+						errs <- fmt.Sprintf("identical declaration: %v", err)
 					}
 				}
+				if i%2 == 0 {
+					h1.Dispose()
+					h2.Dispose()
+				} else {
+					h2.Dispose()
+					h1.Dispose()
+				}
+				h1.Dispose()
+			case 2: // a different declaration under the same id
+				h, err := e.rt.DeclareAction(other(g))
+				if h == nil || perrCodeOf(err) != perr.DuplicateActionID {
+					errs <- fmt.Sprintf("conflicting declaration: %v, %v", h, err)
+				}
+				h.Dispose()
+			case 3: // row actions, a template, states, guides, hooks
+				hr, err := e.rt.DeclareAction(Action{ID: "approve", Title: "Approve", Record: &RecordRef{Kind: "order", ID: fmt.Sprintf("ord_%d", i%7)}})
+				if err != nil {
+					errs <- fmt.Sprintf("row declaration: %v", err)
+				}
+				hs, err := e.rt.DeclareState(State{Key: fmt.Sprintf("s%d", i%3), Read: func(context.Context) (any, error) { return i, nil }})
+				if err != nil {
+					errs <- fmt.Sprintf("state: %v", err)
+				}
+				hg, _ := e.rt.DeclareGuide(Guide{Target: "checkout", Label: fmt.Sprintf("L%d", i%2)})
+				hk, _ := e.rt.AddHook(Hook{After: func(context.Context, *Call, any) {}})
+				hreg, _ := e.rt.DeclareRegion(Region{ID: "orders"})
+				hr.Dispose()
+				hs.Dispose()
+				hg.Dispose()
+				hk.Dispose()
+				hreg.Dispose()
+			case 4, 5: // describe
+				out := e.rt.Handle(context.Background(), mustJSON(e.describeReq()))
+				var resp schema.SurfaceResponse
+				if err := json.Unmarshal(out, &resp); err != nil || !resp.OK {
+					errs <- fmt.Sprintf("describe: %s", out)
+				}
+			default: // invoke
+				cap, input := "cart.add", map[string]any(nil)
+				if i%3 == 0 {
+					cap, input = "approve@order", map[string]any{"record": fmt.Sprintf("ord_%d", 1+i%4)}
+				}
+				out := e.rt.Handle(context.Background(), mustJSON(e.invokeReq(cap, input)))
+				var resp schema.SurfaceResponse
+				if err := json.Unmarshal(out, &resp); err != nil || !resp.OK {
+					errs <- fmt.Sprintf("invoke: %s", out)
+					continue
+				}
+				var res schema.SurfaceInvokeResult
+				if err := json.Unmarshal(resp.Result, &res); err != nil {
+					errs <- fmt.Sprintf("invoke result: %s", out)
+					continue
+				}
+				if res.Error != nil {
+					switch perr.Code(res.Error.Code) {
+					case perr.DuplicateActionID, perr.ActionNotFound, perr.LoopDetected:
+					default:
+						errs <- fmt.Sprintf("invoke %s: %s", cap, out)
+					}
+				} else if res.Value == "conflict" {
+					errs <- "a conflicting declaration's handler ran"
+				}
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+		}
+	})
 	close(errs)
 	n := 0
 	for msg := range errs {

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pling-go/pling/internal/testing/hammer"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -116,30 +116,20 @@ func TestMemoryReplayGuardShareHammer(t *testing.T) {
 	for i := range wins {
 		wins[i] = make([]atomic.Int32, idsEach)
 	}
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for w := range workers {
-		for s := range sessions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				key := fmt.Sprint("s", s)
-				for j := range idsEach {
-					j := (j + w*7) % idsEach // workers meet on the same ids in different orders
-					prev, err := g.Consume(context.Background(), key, fmt.Sprint(j), 1<<40, 0)
-					if err == nil && prev == nil {
-						wins[s][j].Add(1)
-					}
-					if n := g.Len(); n > sessions*perSession-perSession/2 {
-						t.Errorf("the guard holds %d ids, over its capacity", n)
-					}
-				}
-			}()
+	hammer.Run(workers*sessions, func(i int) {
+		w, s := i/sessions, i%sessions
+		key := fmt.Sprint("s", s)
+		for j := range idsEach {
+			j := (j + w*7) % idsEach // workers meet on the same ids in different orders
+			prev, err := g.Consume(context.Background(), key, fmt.Sprint(j), 1<<40, 0)
+			if err == nil && prev == nil {
+				wins[s][j].Add(1)
+			}
+			if n := g.Len(); n > sessions*perSession-perSession/2 {
+				t.Errorf("the guard holds %d ids, over its capacity", n)
+			}
 		}
-	}
-	close(start)
-	wg.Wait()
+	})
 	total := 0
 	for s := range wins {
 		won := 0

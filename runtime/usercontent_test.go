@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pling-go/pling/internal/pagebridge"
+	"github.com/pling-go/pling/internal/testing/hammer"
 )
 
 // TestLikelyUserContent: from the paths pling.js reports alone, a
@@ -139,30 +139,21 @@ func TestMarkupPlaces(t *testing.T) {
 func TestMarkupPlacesHammer(t *testing.T) {
 	rt := New(WithExpose("*"), WithOrigin(markupOrigin))
 	run := func(context.Context, *Call) (any, error) { return true, nil }
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range 50 {
-				switch g % 4 {
-				case 0:
-					rt.DeclareAction(Action{ID: "form.send", Run: run, Markup: &MarkupRef{Path: fmt.Sprintf("section#reviews > article:nth-of-type(%d) > form", i%7+2), SubmitTo: "https://attacker.example/"}})
-				case 1:
-					h, _ := rt.DeclareAction(Action{ID: "dup", Title: fmt.Sprint(g), Run: run, Markup: markupAt("section#reviews > article > button")})
-					if h != nil {
-						h.Dispose()
-					}
-				default:
-					rt.markupPlaces()
+	hammer.Run(32, func(g int) {
+		for i := range 50 {
+			switch g % 4 {
+			case 0:
+				rt.DeclareAction(Action{ID: "form.send", Run: run, Markup: &MarkupRef{Path: fmt.Sprintf("section#reviews > article:nth-of-type(%d) > form", i%7+2), SubmitTo: "https://attacker.example/"}})
+			case 1:
+				h, _ := rt.DeclareAction(Action{ID: "dup", Title: fmt.Sprint(g), Run: run, Markup: markupAt("section#reviews > article > button")})
+				if h != nil {
+					h.Dispose()
 				}
+			default:
+				rt.markupPlaces()
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+		}
+	})
 	refused := 0
 	for _, p := range rt.markupPlaces() {
 		if p.Status == pagebridge.PlaceRefused {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pling-go/pling/authority"
 	"github.com/pling-go/pling/internal/testing/authoritytest"
+	"github.com/pling-go/pling/internal/testing/wanterr"
 )
 
 const testOpKey = "operator-key-for-cmd-tests"
@@ -185,14 +186,8 @@ func TestWriteTokenFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := writeTokenFile(tt.path, "pl1.tok")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err %v, want %q", err, tt.wantErr)
-				}
+			if wanterr.Check(t, "writeTokenFile", err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			st, _ := os.Lstat(tt.path)
 			b, _ := os.ReadFile(tt.path)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pling-go/pling/internal/testing/gosrc"
 )
 
 // TestDocsListEveryMetric: every metric family the authority and the
@@ -22,23 +24,12 @@ func TestDocsListEveryMetric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := filepath.Glob(filepath.Join("../..", tc.pkg, "*.go"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			found := 0
-			for _, f := range files {
-				if strings.HasSuffix(f, "_test.go") {
-					continue
-				}
-				src, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, m := range name.FindAllStringSubmatch(string(src), -1) {
+			for _, f := range gosrc.Package(t, filepath.Join("../..", tc.pkg)) {
+				for _, m := range name.FindAllStringSubmatch(string(f.Src), -1) {
 					found++
 					if !strings.Contains(string(doc), "`"+m[1]) {
-						t.Errorf("%s registers %s; %s does not name it", filepath.Base(f), m[1], tc.doc)
+						t.Errorf("%s registers %s; %s does not name it", f.Name, m[1], tc.doc)
 					}
 				}
 			}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/internal/testing/gosrc"
 )
 
 // publicPackages are the packages users import (docs/architecture.md
@@ -57,18 +59,10 @@ func TestExportedAPI(t *testing.T) {
 func exportedAPI(t *testing.T, dir string) string {
 	t.Helper()
 	fset := token.NewFileSet()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Every file but tests, whatever its build tags: the API is the union.
 	var files []*ast.File
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+	for _, file := range gosrc.Package(t, dir) {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, file.Name), file.Src, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package demosite
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/pling-go/pling/internal/demosite/site"
 	"github.com/pling-go/pling/internal/precompress"
+	"github.com/pling-go/pling/internal/testing/httpcheck"
 )
 
 // fakeModule is a small stand-in for dist/, each of ModuleFiles:
@@ -41,55 +41,11 @@ func newTestServer(t *testing.T, module fs.FS) (*Server, *httptest.Server) {
 	return s, ts
 }
 
-// get sends a request without the client's transparent gzip, so the
-// test sees the bytes on the wire.
+// get sends a request to the test server and returns the bytes on the
+// wire.
 func get(t *testing.T, ts *httptest.Server, method, path string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	client := &http.Client{
-		Transport:     &http.Transport{DisableCompression: true},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, body
-}
-
-func decode(t *testing.T, encoding string, b []byte) []byte {
-	t.Helper()
-	var r io.Reader
-	switch encoding {
-	case "":
-		return b
-	case "br":
-		r = brotli.NewReader(bytes.NewReader(b))
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	default:
-		t.Fatalf("unexpected encoding %q", encoding)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return httpcheck.OnWire(t, method, ts.URL+path, header)
 }
 
 func TestServeContentTypes(t *testing.T) {
@@ -125,21 +81,11 @@ func TestServeEncodings(t *testing.T) {
 	module := fakeModule()
 	_, ts := newTestServer(t, module)
 	raw := module["pling.wasm"].Data
-	for _, tc := range []struct{ name, accept, want string }{
-		{"browser", "gzip, deflate, br, zstd", "br"},
-		{"gzip only", "gzip", "gzip"},
-		{"none", "", ""},
-		{"br refused", "br;q=0, gzip", "gzip"},
-		{"gzip preferred by q", "br;q=0.5, gzip;q=0.9", "gzip"},
-		{"star", "*", "br"},
-		{"identity only", "identity", ""},
-		{"unknown only", "zstd", ""},
-		{"case and spaces", " GZIP ; Q=1 ", "gzip"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res, body := get(t, ts, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": tc.accept})
-			if got := res.Header.Get("Content-Encoding"); got != tc.want {
-				t.Fatalf("Content-Encoding %q, want %q", got, tc.want)
+	for _, tc := range httpcheck.Encodings {
+		t.Run(tc.Name, func(t *testing.T) {
+			res, body := get(t, ts, "GET", "/pling/pling.wasm", map[string]string{"Accept-Encoding": tc.Accept})
+			if got := res.Header.Get("Content-Encoding"); got != tc.Want {
+				t.Fatalf("Content-Encoding %q, want %q", got, tc.Want)
 			}
 			if got := res.Header.Get("Vary"); got != "Accept-Encoding" {
 				t.Errorf("Vary %q", got)
@@ -147,10 +93,10 @@ func TestServeEncodings(t *testing.T) {
 			if res.ContentLength != int64(len(body)) {
 				t.Errorf("Content-Length %d for %d bytes", res.ContentLength, len(body))
 			}
-			if tc.want != "" && len(body) >= len(raw) {
-				t.Errorf("%s body is %d bytes, raw %d", tc.want, len(body), len(raw))
+			if tc.Want != "" && len(body) >= len(raw) {
+				t.Errorf("%s body is %d bytes, raw %d", tc.Want, len(body), len(raw))
 			}
-			if !bytes.Equal(decode(t, tc.want, body), raw) {
+			if !bytes.Equal(httpcheck.Decode(t, tc.Want, body), raw) {
 				t.Error("decoded body differs from the file")
 			}
 		})
@@ -287,7 +233,7 @@ func TestServeDemoPages(t *testing.T) {
 			if got := res.Header.Get("Cache-Control"); got != "no-cache" {
 				t.Errorf("Cache-Control %q", got)
 			}
-			page := string(decode(t, res.Header.Get("Content-Encoding"), body))
+			page := string(httpcheck.Decode(t, res.Header.Get("Content-Encoding"), body))
 			if tc.path != "/" && !strings.Contains(page, `<script src="/pling/pling.js" data-expose="*" defer></script>`) {
 				t.Error("the page does not load the shim as docs/page-api.md shows")
 			}

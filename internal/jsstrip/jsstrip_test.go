@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/internal/testing/wanterr"
 )
 
 func TestStrip(t *testing.T) {
@@ -30,14 +32,8 @@ func TestStrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Strip(tc.in)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("Strip = %q, %v; want an error with %q", got, err, tc.err)
-				}
+			if wanterr.Check(t, "Strip", err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Strip (-want +got):\n%s", diff)

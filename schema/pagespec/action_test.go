@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/wanterr"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -102,7 +103,7 @@ func TestDecodeAction(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DecodeAction(parse(t, tc.text))
-			if wantDecodeError(t, "DecodeAction", tc.text, err, tc.want) {
+			if wanterr.Check(t, "DecodeAction("+tc.text+")", err, tc.want) {
 				return
 			}
 			want, err := unmarshalAction([]byte(tc.text))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/wanterr"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -144,7 +145,7 @@ func TestDecodeDeclarations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.d.decode(parse(t, tc.text))
-			if wantDecodeError(t, "decode", tc.text, err, tc.want) {
+			if wanterr.Check(t, "decode("+tc.text+")", err, tc.want) {
 				return
 			}
 			want, err := tc.d.unmarshal(tc.text)
@@ -200,21 +201,4 @@ func agrees[T any](t *testing.T, name string, data []byte, want T, jerr error, g
 	case jerr == nil && !strings.Contains(gerr.Error(), "is spelled"):
 		t.Fatalf("%s: refused (%v), json.Unmarshal read it", data, gerr)
 	}
-}
-
-// wantDecodeError checks a decoder's (name) error on text against want, a
-// part of the message, or "" for none; it reports whether the case ends
-// there (an error was wanted).
-func wantDecodeError(t *testing.T, name, text string, err error, want string) bool {
-	t.Helper()
-	if want != "" {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s(%s) = %v, want an error with %q", name, text, err, want)
-		}
-		return true
-	}
-	if err != nil {
-		t.Fatalf("%s(%s): %v", name, text, err)
-	}
-	return false
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pling-go/pling/internal/testing/wanterr"
 )
 
 // The admin page of the help desk as @playwright/mcp 0.0.86 snapshots it
@@ -76,14 +78,8 @@ func TestWebMCPFillRequired(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := fillRequired(webmcpSettingsTool(), tc.args, tc.snapshot)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
-				}
+			if wanterr.Check(t, "fillRequired", err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if d := cmp.Diff(tc.want, tc.args); d != "" {
 				t.Errorf("args (-want +got):\n%s", d)

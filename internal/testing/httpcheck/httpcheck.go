@@ -1,8 +1,10 @@
 // Package httpcheck is test support for the servers' HTTP surfaces: a
 // GET read whole, and the check of a server whose metrics are on a
-// separate admin address. The authority's and the gateway's tests share
-// them. Product code must not import it (e2e's TestTestSupport checks
-// that).
+// separate admin address, which the authority's and the gateway's tests
+// share; a request whose answer is seen as it came over the wire, and the
+// content codings a server of precompressed files answers in, which
+// plinghttp's and the demo site's tests share. Product code must
+// not import it (e2e's TestTestSupport checks that).
 package httpcheck
 
 import (
@@ -30,13 +32,44 @@ func Get(t testing.TB, url string) (int, string) {
 // error ends the test.
 func Do(t testing.TB, c *http.Client, req *http.Request) (int, string) {
 	t.Helper()
+	res, b := do(t, c, req)
+	return res.StatusCode, string(b)
+}
+
+// do sends req with c and reads the answer's body whole; a transport
+// error, on the request or the body, ends the test.
+func do(t testing.TB, c *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
 	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
+// OnWire sends a request (method, url, with the headers in header) and
+// returns the answer and its body as they came over the wire: the
+// client asks for no content coding and decodes none, and follows no
+// redirect, so a test sees what the server chose. A transport error ends
+// the test.
+func OnWire(t testing.TB, method, url string, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return do(t, &http.Client{
+		Transport:     &http.Transport{DisableCompression: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}, req)
 }
 
 // SeparateMetrics checks a server run with SeparateMetrics: its public

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/gosrc"
 	"github.com/pling-go/pling/schema/internal/artifact"
 )
 
@@ -39,21 +40,12 @@ func TestOneSourceAddField(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a copy of the types with the go command")
 	}
-	sources, err := filepath.Glob(filepath.Join(schemaDir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	copied := map[string]string{}
-	for _, f := range sources {
-		base := filepath.Base(f)
-		if strings.HasSuffix(base, "_test.go") || strings.HasSuffix(base, "_gen.go") {
-			continue // the tests stay; the generated files are generated
+	for _, f := range gosrc.Package(t, schemaDir) {
+		if strings.HasSuffix(f.Name, "_gen.go") {
+			continue // the generated files are generated
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		copied[base] = string(b)
+		copied[f.Name] = string(f.Src)
 	}
 	for _, a := range addFields {
 		if !strings.Contains(copied[a.file], a.after) {

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pling-go/pling/internal/testing/wanterr"
 )
 
 // TestRows: a records reader's rows are read as json.Unmarshal reads them
@@ -54,14 +56,8 @@ func TestRows(t *testing.T) {
 				t.Errorf("scan applied %v, want %v", scan, c.scan)
 			}
 			got, gerr := Rows(c.text)
-			if c.err != "" {
-				if gerr == nil || !strings.Contains(gerr.Error(), c.err) {
-					t.Fatalf("Rows = %v, %v; want an error with %q", got, gerr, c.err)
-				}
+			if wanterr.Check(t, "Rows", gerr, c.err) {
 				return
-			}
-			if gerr != nil {
-				t.Fatalf("Rows: %v", gerr)
 			}
 			var want []Row
 			if err := json.Unmarshal([]byte(c.text), &want); err != nil {

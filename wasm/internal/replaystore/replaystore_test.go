@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/hammer"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -252,31 +253,25 @@ func TestGuardHammer(t *testing.T) {
 	const tabs, sessions, ids = 4, 3, 300
 	st := newMemStore()
 	wins := make([]atomic.Int32, sessions*ids)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for tab := range tabs {
-		g := New(st, DefaultCapacity, DefaultSessionCapacity)
-		for s := range sessions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				for j := range ids {
-					j := (j + tab*31) % ids
-					prev, err := g.Consume(context.Background(), fmt.Sprint("s", s), fmt.Sprint(j), 1<<40, 0)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					if prev == nil {
-						wins[s*ids+j].Add(1)
-					}
-				}
-			}()
-		}
+	guards := make([]*Guard, tabs)
+	for tab := range guards {
+		guards[tab] = New(st, DefaultCapacity, DefaultSessionCapacity)
 	}
-	close(start)
-	wg.Wait()
+	hammer.Run(tabs*sessions, func(i int) {
+		tab, s := i/sessions, i%sessions
+		g := guards[tab]
+		for j := range ids {
+			j := (j + tab*31) % ids
+			prev, err := g.Consume(context.Background(), fmt.Sprint("s", s), fmt.Sprint(j), 1<<40, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if prev == nil {
+				wins[s*ids+j].Add(1)
+			}
+		}
+	})
 	for i := range wins {
 		if n := wins[i].Load(); n != 1 {
 			t.Fatalf("session %d id %d consumed %d times, want once", i/ids, i%ids, n)
