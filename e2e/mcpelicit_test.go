@@ -76,43 +76,69 @@ func TestMCPApprovalScreenInHost(t *testing.T) {
 // protocol version ("" the SDK's latest), refunding orders[0] (approved),
 // orders[1] (declined) and orders[2] (spoofed, then declined).
 func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devTools, origin, authURL, sid, token, version, operatorKey string, orders []schema.RecordItem) {
-	type asked struct {
-		params *sdk.ElicitParams
-	}
-	elicited := make(chan asked, 4)
-	completed := make(chan string, 8)
-	var answer atomic.Value
-	answer.Store("accept")
-	stderr := &syncbuf.Buffer{}
-	marker := "host=" + version
-	cmd := exec.Command(bin, "mcp", origin+"/orders/?approvals=authority&"+marker, "--authority", authURL, "--poll", "0")
-	cmd.Env = append(os.Environ(), "PLING_CDP="+devTools, "PLING_SESSION="+token)
-	cmd.Stderr = stderr
+	h := &elicitHost{top: t, ctx: ctx, bctx: bctx, devTools: devTools, origin: origin, authURL: authURL, sid: sid, token: token,
+		operatorKey: operatorKey, marker: "host=" + version}
+	h.start(t, bin, version)
+	t.Run("approved", func(t *testing.T) { h.approved(t, orders[0].ID) })
+	t.Run("declined", func(t *testing.T) { h.declined(t, orders[1].ID) })
+	t.Run("spoofed", func(t *testing.T) { h.spoofed(t, orders[0].ID, orders[2].ID) })
+}
+
+// elicitHost is an MCP host that takes URL elicitations (the Go SDK's
+// client), running pling mcp on the demo orders page in the test's
+// browser, with the authority at authURL.
+type elicitHost struct {
+	top                                                *testing.T
+	ctx, bctx                                          context.Context
+	devTools, origin, authURL, sid, token, operatorKey string
+	marker                                             string // the query that tells pling mcp's tab from others
+
+	cs        *sdk.ClientSession
+	tool      string // the refund tool's name
+	stderr    *syncbuf.Buffer
+	elicited  chan *sdk.ElicitParams
+	completed chan string
+	answer    atomic.Value // what the host answers an elicitation: accept or decline
+
+	theirs          context.Context // pling mcp's tab, once attached
+	lastElicitation string
+}
+
+// start runs pling mcp as the host's server on protocol version and waits
+// for it to list the refund tool.
+func (h *elicitHost) start(t *testing.T, bin, version string) {
+	h.elicited = make(chan *sdk.ElicitParams, 4)
+	h.completed = make(chan string, 8)
+	h.answer.Store("accept")
+	h.stderr = &syncbuf.Buffer{}
+	cmd := exec.Command(bin, "mcp", h.origin+"/orders/?approvals=authority&"+h.marker, "--authority", h.authURL, "--poll", "0")
+	cmd.Env = append(os.Environ(), "PLING_CDP="+h.devTools, "PLING_SESSION="+h.token)
+	cmd.Stderr = h.stderr
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-elicit-test", Version: "0"}, &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{URL: &sdk.URLElicitationCapabilities{}}},
 		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			elicited <- asked{req.Params}
-			return &sdk.ElicitResult{Action: answer.Load().(string)}, nil
+			h.elicited <- req.Params
+			return &sdk.ElicitResult{Action: h.answer.Load().(string)}, nil
 		},
 		ElicitationCompleteHandler: func(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
-			completed <- req.Params.ElicitationID
+			h.completed <- req.Params.ElicitationID
 		},
 	})
-	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
+	cctx, ccancel := context.WithTimeout(h.ctx, time.Minute)
 	cs, err := c.Connect(cctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	ccancel()
 	if err != nil {
-		t.Fatalf("starting pling mcp: %v (stderr: %s)", err, stderr.String())
+		t.Fatalf("starting pling mcp: %v (stderr: %s)", err, h.stderr.String())
 	}
+	h.cs = cs
 	t.Cleanup(func() {
 		_ = cs.Close()
 		if t.Failed() {
-			t.Logf("pling mcp's stderr:\n%s", stderr.String())
+			t.Logf("pling mcp's stderr:\n%s", h.stderr.String())
 		}
 	})
-	tool := ""
-	for deadline := time.Now().Add(time.Minute); tool == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		lctx, lcancel := context.WithTimeout(ctx, 30*time.Second)
+	for deadline := time.Now().Add(time.Minute); h.tool == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		lctx, lcancel := context.WithTimeout(h.ctx, 30*time.Second)
 		res, err := cs.ListTools(lctx, nil)
 		lcancel()
 		if err != nil {
@@ -120,209 +146,222 @@ func testApprovalScreenInHost(t *testing.T, ctx, bctx context.Context, bin, devT
 		}
 		for _, tl := range res.Tools {
 			if strings.Contains(tl.Name, "refund") {
-				tool = tl.Name
+				h.tool = tl.Name
 			}
 		}
 	}
-	if tool == "" {
+	if h.tool == "" {
 		t.Fatal("pling mcp never listed the refund tool")
 	}
-	// The page pling mcp drives: its tab of the browser, not the test's.
-	// The page pling mcp drives: its tab of the browser, not the test's,
-	// attached to and left open.
-	var theirs context.Context
-	top := t
-	refunded := func(t *testing.T) string {
-		t.Helper()
-		if theirs == nil {
-			targets, err := chromedp.Targets(bctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tg := range targets {
-				if tg.Type == "page" && strings.Contains(tg.URL, "/orders/") && strings.HasSuffix(tg.URL, marker) {
-					octx, ocancel := context.WithTimeout(ctx, time.Minute)
-					tp, err := cdp.Open(octx, "", cdp.Options{Remote: devTools, AttachTab: string(tg.TargetID)})
-					ocancel()
-					if err != nil {
-						t.Fatalf("attaching to pling mcp's tab: %v", err)
-					}
-					top.Cleanup(func() { tp.Close() })
-					theirs = tp.Context()
-					break
-				}
-			}
-			if theirs == nil {
-				t.Fatal("no tab of pling mcp's in the browser")
-			}
-		}
-		rctx, rcancel := context.WithTimeout(theirs, waitLimit)
-		defer rcancel()
-		n, err := chromedp.Run(rctx, chromedp.Evaluate[string](`(document.getElementById("counts") || {textContent: ""}).textContent.split(" · ").pop()`))
+}
+
+// refunded is the page's count of refunds, read in the page pling mcp
+// drives: its tab of the browser, not the test's, attached to at the
+// first read and left open.
+func (h *elicitHost) refunded(t *testing.T) string {
+	t.Helper()
+	if h.theirs == nil {
+		targets, err := chromedp.Targets(h.bctx)
 		if err != nil {
-			t.Fatalf("reading pling mcp's page: %v", err)
+			t.Fatal(err)
 		}
-		return n
-	}
-	call := func(order string) <-chan *sdk.CallToolResult {
-		out := make(chan *sdk.CallToolResult, 1)
-		go func() {
-			rctx, rcancel := context.WithTimeout(ctx, 2*time.Minute)
-			defer rcancel()
-			res, err := cs.CallTool(rctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"record": order, "reason": "damaged"}})
-			if err != nil {
-				res = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "tools/call failed: " + err.Error()}}}
-			}
-			out <- res
-		}()
-		return out
-	}
-	lastElicitation := ""
-	// completes waits for the host to be told that the screen of
-	// elicitation id is done with.
-	completes := func(t *testing.T, id string) {
-		t.Helper()
-		for deadline := time.After(30 * time.Second); ; {
-			select {
-			case got := <-completed:
-				if got == id {
-					return
+		for _, tg := range targets {
+			if tg.Type == "page" && strings.Contains(tg.URL, "/orders/") && strings.HasSuffix(tg.URL, h.marker) {
+				octx, ocancel := context.WithTimeout(h.ctx, time.Minute)
+				tp, err := cdp.Open(octx, "", cdp.Options{Remote: h.devTools, AttachTab: string(tg.TargetID)})
+				ocancel()
+				if err != nil {
+					t.Fatalf("attaching to pling mcp's tab: %v", err)
 				}
-				t.Logf("a completion notice for %q", got)
-			case <-deadline:
-				t.Fatalf("pling mcp sent no notifications/elicitation/complete for %q in 30 s", id)
+				h.top.Cleanup(func() { tp.Close() })
+				h.theirs = tp.Context()
+				break
 			}
+		}
+		if h.theirs == nil {
+			t.Fatal("no tab of pling mcp's in the browser")
 		}
 	}
-	screenURL := func(t *testing.T) string {
-		t.Helper()
+	rctx, rcancel := context.WithTimeout(h.theirs, waitLimit)
+	defer rcancel()
+	n, err := chromedp.Run(rctx, chromedp.Evaluate[string](`(document.getElementById("counts") || {textContent: ""}).textContent.split(" · ").pop()`))
+	if err != nil {
+		t.Fatalf("reading pling mcp's page: %v", err)
+	}
+	return n
+}
+
+// call calls the refund tool on order; its result comes on the channel
+// (a failed tools/call as an error result saying so).
+func (h *elicitHost) call(order string) <-chan *sdk.CallToolResult {
+	out := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		rctx, rcancel := context.WithTimeout(h.ctx, 2*time.Minute)
+		defer rcancel()
+		res, err := h.cs.CallTool(rctx, &sdk.CallToolParams{Name: h.tool, Arguments: map[string]any{"record": order, "reason": "damaged"}})
+		if err != nil {
+			res = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "tools/call failed: " + err.Error()}}}
+		}
+		out <- res
+	}()
+	return out
+}
+
+// completes waits for the host to be told that the screen of
+// elicitation id is done with.
+func (h *elicitHost) completes(t *testing.T, id string) {
+	t.Helper()
+	for deadline := time.After(30 * time.Second); ; {
 		select {
-		case a := <-elicited:
-			if a.params.Mode != "url" || !strings.HasPrefix(a.params.URL, authURL+authority.ApprovalPath+"?id=") || a.params.ElicitationID == "" {
-				t.Fatalf("elicitation %+v, want mode url, the authority's approval screen %s%s?id=… and an id", a.params, authURL, authority.ApprovalPath)
+		case got := <-h.completed:
+			if got == id {
+				return
 			}
-			if !strings.Contains(a.params.Message, "refund") {
-				t.Errorf("elicitation message %q does not name the action", a.params.Message)
-			}
-			lastElicitation = a.params.ElicitationID
-			return a.params.URL
-		case <-time.After(time.Minute):
-			t.Fatal("pling mcp asked the host to open no approval screen in a minute")
-			return ""
+			t.Logf("a completion notice for %q", got)
+		case <-deadline:
+			t.Fatalf("pling mcp sent no notifications/elicitation/complete for %q in 30 s", id)
 		}
 	}
-	person := func(t *testing.T, u string) {
-		t.Helper()
-		sctx, scancel := context.WithTimeout(bctx, waitLimit)
-		defer scancel()
-		if err := chromedp.Do(sctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("#approve")),
-			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
-			t.Fatalf("the person approves on %s: %v", u, err)
+}
+
+// screenURL waits for pling mcp to ask the host to open the authority's
+// approval screen, and returns its URL.
+func (h *elicitHost) screenURL(t *testing.T) string {
+	t.Helper()
+	select {
+	case p := <-h.elicited:
+		if p.Mode != "url" || !strings.HasPrefix(p.URL, h.authURL+authority.ApprovalPath+"?id=") || p.ElicitationID == "" {
+			t.Fatalf("elicitation %+v, want mode url, the authority's approval screen %s%s?id=… and an id", p, h.authURL, authority.ApprovalPath)
 		}
+		if !strings.Contains(p.Message, "refund") {
+			t.Errorf("elicitation message %q does not name the action", p.Message)
+		}
+		h.lastElicitation = p.ElicitationID
+		return p.URL
+	case <-time.After(time.Minute):
+		t.Fatal("pling mcp asked the host to open no approval screen in a minute")
+		return ""
 	}
-	text := mcptest.Text
+}
 
-	t.Run("approved", func(t *testing.T) {
-		before := refunded(t)
-		res := call(orders[0].ID)
-		u := screenURL(t)
-		person(t, u)
-		completes(t, lastElicitation)
-		select {
-		case r := <-res:
-			if r.IsError || !strings.HasPrefix(text(r), "Done") {
-				t.Fatalf("the refund after the person approved: %s", text(r))
-			}
-			t.Logf("approved: %s", text(r))
-		case <-time.After(time.Minute):
-			t.Fatal("the refund did not complete in a minute after the person approved")
-		}
-		if after := refunded(t); after == before {
-			t.Errorf("the page still says %q after the refund", after)
-		}
-	})
+// person approves on the screen at u, in the test's browser.
+func (h *elicitHost) person(t *testing.T, u string) {
+	t.Helper()
+	sctx, scancel := context.WithTimeout(h.bctx, waitLimit)
+	defer scancel()
+	if err := chromedp.Do(sctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("#approve")),
+		chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
+		t.Fatalf("the person approves on %s: %v", u, err)
+	}
+}
 
-	t.Run("declined", func(t *testing.T) {
-		answer.Store("decline")
-		before := refunded(t)
-		res := call(orders[1].ID)
-		u := screenURL(t)
-		select {
-		case r := <-res:
-			if !r.IsError || !strings.HasPrefix(text(r), "Cancelled: the person declined") {
-				t.Fatalf("the refund the person declined answered: %s", text(r))
-			}
-			t.Logf("declined: %s", text(r))
-		case <-time.After(time.Minute):
-			t.Fatal("the declined refund did not end in a minute")
+// approved: the person approves on the screen the host opened; the
+// refund runs and the host is told the screen is done with.
+func (h *elicitHost) approved(t *testing.T, order string) {
+	before := h.refunded(t)
+	res := h.call(order)
+	u := h.screenURL(t)
+	h.person(t, u)
+	h.completes(t, h.lastElicitation)
+	select {
+	case r := <-res:
+		if r.IsError || !strings.HasPrefix(mcptest.Text(r), "Done") {
+			t.Fatalf("the refund after the person approved: %s", mcptest.Text(r))
 		}
-		completes(t, lastElicitation)
-		// Approving on the screen now runs nothing: the page cancelled the
-		// call.
-		person(t, u)
-		id := u[strings.Index(u, "?id=")+len("?id="):]
-		if code, out := authoritytest.Call(t, authURL, http.MethodGet, "/v1/approvals/"+id, operatorKey, nil); code != http.StatusOK || out["status"] != "approved" {
-			t.Fatalf("the authority says HTTP %d %v after the person approved, want approved", code, out)
-		}
-		time.Sleep(3 * time.Second) // the page polls the authority every second
-		if after := refunded(t); after != before {
-			t.Errorf("the page says %q after the declined refund, %q before: it ran", after, before)
-		}
-	})
+		t.Logf("approved: %s", mcptest.Text(r))
+	case <-time.After(time.Minute):
+		t.Fatal("the refund did not complete in a minute after the person approved")
+	}
+	if after := h.refunded(t); after == before {
+		t.Errorf("the page still says %q after the refund", after)
+	}
+}
 
-	t.Run("spoofed", func(t *testing.T) {
-		// The attacker's approval: a real one of the same session (a page
-		// script holds the token), for another order and request.
-		decoyReq := map[string]any{"capability": "refund@order", "input": map[string]any{"record": orders[0].ID, "reason": "damaged"},
-			"session": "sha256:" + strings.Repeat("d", 64), "requestId": "decoy-" + strings.ReplaceAll(t.Name(), "/", "-"),
-			"expiresAtMs": time.Now().Add(5 * time.Minute).UnixMilli()}
-		code, out := authoritytest.Call(t, authURL, http.MethodPost, "/v1/approvals", token, map[string]any{"sessionId": sid, "audience": origin,
-			"request": decoyReq, "challenge": map[string]any{"binding": "sha256:" + strings.Repeat("0", 64), "capability": "refund@order",
-				"title": "Refund order", "expiresAtMs": decoyReq["expiresAtMs"]}})
-		if code != http.StatusCreated {
-			t.Fatalf("the decoy approval: HTTP %d %v", code, out)
+// declined: the host declines; the call ends cancelled, and a person who
+// approves on the screen afterwards runs nothing.
+func (h *elicitHost) declined(t *testing.T, order string) {
+	h.answer.Store("decline")
+	before := h.refunded(t)
+	res := h.call(order)
+	u := h.screenURL(t)
+	select {
+	case r := <-res:
+		if !r.IsError || !strings.HasPrefix(mcptest.Text(r), "Cancelled: the person declined") {
+			t.Fatalf("the refund the person declined answered: %s", mcptest.Text(r))
 		}
-		decoy, _ := out["id"].(string)
-		refunded(t) // attached to pling mcp's tab
-		// A script of the page names the decoy in a pling:waiting of its
-		// own, for the call's request, as soon as the page says it asks.
-		spoof := `(() => { let fired = false; addEventListener("pling:waiting", (e) => {
+		t.Logf("declined: %s", mcptest.Text(r))
+	case <-time.After(time.Minute):
+		t.Fatal("the declined refund did not end in a minute")
+	}
+	h.completes(t, h.lastElicitation)
+	// Approving on the screen now runs nothing: the page cancelled the
+	// call.
+	h.person(t, u)
+	id := u[strings.Index(u, "?id=")+len("?id="):]
+	if code, out := authoritytest.Call(t, h.authURL, http.MethodGet, "/v1/approvals/"+id, h.operatorKey, nil); code != http.StatusOK || out["status"] != "approved" {
+		t.Fatalf("the authority says HTTP %d %v after the person approved, want approved", code, out)
+	}
+	time.Sleep(3 * time.Second) // the page polls the authority every second
+	if after := h.refunded(t); after != before {
+		t.Errorf("the page says %q after the declined refund, %q before: it ran", after, before)
+	}
+}
+
+// spoofed: a script of the page names another approval (a real one of
+// the same session, for decoyOrder) as the call's; pling mcp asks the
+// host to open the screen of the call's own approval, for order.
+func (h *elicitHost) spoofed(t *testing.T, decoyOrder, order string) {
+	// The attacker's approval: a real one of the same session (a page
+	// script holds the token), for another order and request.
+	decoyReq := map[string]any{"capability": "refund@order", "input": map[string]any{"record": decoyOrder, "reason": "damaged"},
+		"session": "sha256:" + strings.Repeat("d", 64), "requestId": "decoy-" + strings.ReplaceAll(t.Name(), "/", "-"),
+		"expiresAtMs": time.Now().Add(5 * time.Minute).UnixMilli()}
+	code, out := authoritytest.Call(t, h.authURL, http.MethodPost, "/v1/approvals", h.token, map[string]any{"sessionId": h.sid, "audience": h.origin,
+		"request": decoyReq, "challenge": map[string]any{"binding": "sha256:" + strings.Repeat("0", 64), "capability": "refund@order",
+			"title": "Refund order", "expiresAtMs": decoyReq["expiresAtMs"]}})
+	if code != http.StatusCreated {
+		t.Fatalf("the decoy approval: HTTP %d %v", code, out)
+	}
+	decoy, _ := out["id"].(string)
+	h.refunded(t) // attached to pling mcp's tab
+	// A script of the page names the decoy in a pling:waiting of its
+	// own, for the call's request, as soon as the page says it asks.
+	spoof := `(() => { let fired = false; addEventListener("pling:waiting", (e) => {
   const d = e.detail || {};
   if (fired || d.kind !== "approval" || d.approval) return;
   fired = true;
   dispatchEvent(new CustomEvent("pling:waiting", { detail: { id: d.id, capability: d.capability, kind: "approval", approval: ` + strconv.Quote(decoy) + `, timeoutMs: 60000 } }));
 }); return true; })()`
-		sctx, scancel := context.WithTimeout(theirs, waitLimit)
-		if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](spoof)); err != nil {
-			scancel()
-			t.Fatalf("installing the spoofing script: %v", err)
-		}
+	sctx, scancel := context.WithTimeout(h.theirs, waitLimit)
+	if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](spoof)); err != nil {
 		scancel()
-		answer.Store("decline")
-		res := call(orders[2].ID)
-		u := screenURL(t)
-		if strings.HasSuffix(u, "?id="+decoy) {
-			t.Fatalf("pling mcp asked the host to open the page script's approval %s for the refund of %s", u, orders[2].ID)
+		t.Fatalf("installing the spoofing script: %v", err)
+	}
+	scancel()
+	h.answer.Store("decline")
+	res := h.call(order)
+	u := h.screenURL(t)
+	if strings.HasSuffix(u, "?id="+decoy) {
+		t.Fatalf("pling mcp asked the host to open the page script's approval %s for the refund of %s", u, order)
+	}
+	id := u[strings.Index(u, "?id=")+len("?id="):]
+	code, got := authoritytest.Call(t, h.authURL, http.MethodGet, "/v1/approvals/"+id, h.operatorKey, nil)
+	rq, _ := got["request"].(map[string]any)
+	in, _ := rq["input"].(map[string]any)
+	if code != http.StatusOK || fmt.Sprint(in["record"]) != order {
+		t.Errorf("the screen the host was asked to open is of %v (HTTP %d), want the refund of %s", got["request"], code, order)
+	}
+	select {
+	case r := <-res:
+		if !r.IsError || !strings.HasPrefix(mcptest.Text(r), "Cancelled: the person declined") {
+			t.Fatalf("the refund the person declined answered: %s", mcptest.Text(r))
 		}
-		id := u[strings.Index(u, "?id=")+len("?id="):]
-		code, got := authoritytest.Call(t, authURL, http.MethodGet, "/v1/approvals/"+id, operatorKey, nil)
-		rq, _ := got["request"].(map[string]any)
-		in, _ := rq["input"].(map[string]any)
-		if code != http.StatusOK || fmt.Sprint(in["record"]) != orders[2].ID {
-			t.Errorf("the screen the host was asked to open is of %v (HTTP %d), want the refund of %s", got["request"], code, orders[2].ID)
-		}
-		select {
-		case r := <-res:
-			if !r.IsError || !strings.HasPrefix(text(r), "Cancelled: the person declined") {
-				t.Fatalf("the refund the person declined answered: %s", text(r))
-			}
-		case <-time.After(time.Minute):
-			t.Fatal("the declined refund did not end in a minute")
-		}
-		if !strings.Contains(stderr.String(), "not this call's") {
-			t.Errorf("pling mcp did not say it ignored the page's approval; its stderr:\n%s", stderr.String())
-		}
-	})
+	case <-time.After(time.Minute):
+		t.Fatal("the declined refund did not end in a minute")
+	}
+	if !strings.Contains(h.stderr.String(), "not this call's") {
+		t.Errorf("pling mcp did not say it ignored the page's approval; its stderr:\n%s", h.stderr.String())
+	}
 }
 
 // buildPlingBinary builds the pling command into a scratch folder: the
