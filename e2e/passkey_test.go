@@ -66,83 +66,15 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 		}
 		return out["status"].(string)
 	}
-	// do runs actions in the person's tab; when they fail, the test
-	// fails with what the screen shows.
-	do := func(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(bctx, waitLimit)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			dctx, dcancel := context.WithTimeout(bctx, 5*time.Second)
-			defer dcancel()
-			shown, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-			t.Fatalf("%s: %v; the screen shows %q", what, err, shown)
-		}
-	}
-	personEval := func(t *testing.T, expr string) string {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(bctx, waitLimit)
-		defer cancel()
-		v, err := chromedp.Run(sctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("evaluate in the person's tab: %v", err)
-		}
-		return v
-	}
-	waitProblem := func(t *testing.T) string {
-		t.Helper()
-		// Polled across the form's navigation (an evaluation during it
-		// fails and is tried again).
-		for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			sctx, cancel := context.WithTimeout(bctx, time.Second)
-			v, err := chromedp.Run(sctx, chromedp.Evaluate[string](passkeyProblem))
-			cancel()
-			if err == nil && v != "" {
-				return v
-			}
-		}
-		t.Fatal("the screen showed no refusal")
-		return ""
-	}
-
 	// The person's browser has a virtual authenticator that verifies them.
-	do(t, "open the authority", chromedp.Navigate(authOrigin+authority.PasskeysPath))
-	sctx, cancel := context.WithTimeout(bctx, waitLimit)
-	if _, err := chromedp.Call(sctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	va, err := chromedp.Call(sctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
-		Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal, HasResidentKey: true,
-		HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}})
-	cancel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setVerified := func(v bool) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(bctx, waitLimit)
-		defer cancel()
-		if _, err := chromedp.Call(sctx, webauthn.SetUserVerified, webauthn.SetUserVerifiedParams{AuthenticatorID: va.AuthenticatorID, IsUserVerified: v}); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	override := func(p webauthn.SetResponseOverrideBitsParams) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(bctx, waitLimit)
-		defer cancel()
-		p.AuthenticatorID = va.AuthenticatorID
-		if _, err := chromedp.Call(sctx, webauthn.SetResponseOverrideBits, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	person := newPasskeyPerson(t, bctx, authOrigin+authority.PasskeysPath)
 
 	t.Run("the person registers a passkey on the authority's screen", func(t *testing.T) {
-		do(t, "register", chromedp.Navigate(authOrigin+authority.PasskeysPath), chromedp.WaitVisible(chromedp.CSS("#register")),
+		person.do(t, "register", chromedp.Navigate(authOrigin+authority.PasskeysPath), chromedp.WaitVisible(chromedp.CSS("#register")),
 			chromedp.Click(chromedp.CSS("#register")), chromedp.WaitVisible(chromedp.CSS("#done")))
 		sctx, cancel := context.WithTimeout(bctx, waitLimit)
 		defer cancel()
-		creds, err := chromedp.Call(sctx, webauthn.GetCredentials, webauthn.GetCredentialsParams(va))
+		creds, err := chromedp.Call(sctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: person.authenticator})
 		if err != nil || len(creds.Credentials) != 1 || !creds.Credentials[0].IsResidentCredential {
 			t.Fatalf("the authenticator holds %+v (%v), want one resident credential", creds, err)
 		}
@@ -153,10 +85,10 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 		before := pill(orders[0].ID)
 		res := tb.refundAsync(orders[0].ID, "damaged")
 		id := approvalLinkID(t, tb, seen)
-		do(t, "open the screen", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#passkey-needed")))
+		person.do(t, "open the screen", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#passkey-needed")))
 		// The approve form posted from the screen itself, with its CSRF
 		// token and the person's cookie, but no assertion.
-		personEval(t, `(() => {
+		person.eval(t, `(() => {
   const f = document.querySelector("form[data-passkey-get]"), g = document.createElement("form");
   g.method = "post"; g.action = f.action;
   for (const [k, v] of Object.entries({ id: f.elements.id.value, csrf: f.elements.csrf.value, decision: "approve" })) {
@@ -164,7 +96,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
   }
   document.body.appendChild(g); g.submit(); return "sent";
 })()`)
-		if got := waitProblem(t); !strings.Contains(got, "needs your passkey") {
+		if got := person.waitProblem(t); !strings.Contains(got, "needs your passkey") {
 			t.Errorf("a post without an assertion: the screen says %q, want the passkey named", got)
 		}
 		if got := status(id); got != "pending" {
@@ -178,18 +110,18 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 			// refuses it (else the browser gives none).
 			authority bool
 		}{
-			{"the authenticator does not verify the person", func(on bool) { setVerified(!on) }, false},
+			{"the authenticator does not verify the person", func(on bool) { person.setVerified(t, !on) }, false},
 			{"the assertion's UV flag is clear", func(on bool) {
-				override(webauthn.SetResponseOverrideBitsParams{IsBadUV: map[bool]*bool{true: &yes}[on]})
+				person.override(t, webauthn.SetResponseOverrideBitsParams{IsBadUV: map[bool]*bool{true: &yes}[on]})
 			}, true},
 			{"the assertion's signature is bogus", func(on bool) {
-				override(webauthn.SetResponseOverrideBitsParams{IsBogusSignature: map[bool]*bool{true: &yes}[on]})
+				person.override(t, webauthn.SetResponseOverrideBitsParams{IsBogusSignature: map[bool]*bool{true: &yes}[on]})
 			}, true},
 		} {
 			c.set(true)
-			do(t, c.name, chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")),
+			person.do(t, c.name, chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")),
 				chromedp.Click(chromedp.CSS("#approve")))
-			got := waitProblem(t)
+			got := person.waitProblem(t)
 			t.Logf("%s: the screen says %q", c.name, got)
 			if c.authority && !strings.Contains(got, "needs your passkey") {
 				t.Errorf("%s: the screen says %q, want the authority's refusal", c.name, got)
@@ -199,7 +131,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 			}
 			c.set(false)
 		}
-		do(t, "deny", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#deny")),
+		person.do(t, "deny", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#deny")),
 			chromedp.Click(chromedp.CSS("#deny")), chromedp.WaitVisible(chromedp.CSS("#done")))
 		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
 		if got := pill(orders[0].ID); got != before {
@@ -211,11 +143,104 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 		tb := tb.on(t)
 		res := tb.refundAsync(orders[1].ID, "damaged")
 		id := approvalLinkID(t, tb, seen)
-		do(t, "approve", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")),
+		person.do(t, "approve", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")),
 			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done")))
 		tb.succeeded(res, "refund after the passkey approved")
 		if got := pill(orders[1].ID); !strings.Contains(strings.ToLower(got), "refunded") {
 			t.Errorf("row %s shows %q after the refund", orders[1].ID, got)
 		}
 	})
+}
+
+// passkeyPerson is the person's tab in the test's browser, with DevTools'
+// virtual authenticator (ctap2, internal, resident keys, user
+// verification) that verifies them until told otherwise.
+type passkeyPerson struct {
+	bctx          context.Context
+	authenticator webauthn.AuthenticatorID
+}
+
+// newPasskeyPerson opens url in the person's tab and adds the
+// authenticator there.
+func newPasskeyPerson(t *testing.T, bctx context.Context, url string) *passkeyPerson {
+	t.Helper()
+	p := &passkeyPerson{bctx: bctx}
+	p.do(t, "open the authority", chromedp.Navigate(url))
+	sctx, cancel := context.WithTimeout(bctx, waitLimit)
+	defer cancel()
+	if _, err := chromedp.Call(sctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	va, err := chromedp.Call(sctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
+		Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal, HasResidentKey: true,
+		HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.authenticator = va.AuthenticatorID
+	return p
+}
+
+// do runs actions in the person's tab; when they fail, the test fails
+// with what the screen shows.
+func (p *passkeyPerson) do(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
+	defer cancel()
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		dctx, dcancel := context.WithTimeout(p.bctx, 5*time.Second)
+		defer dcancel()
+		shown, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		t.Fatalf("%s: %v; the screen shows %q", what, err, shown)
+	}
+}
+
+// eval evaluates expr in the person's tab.
+func (p *passkeyPerson) eval(t *testing.T, expr string) string {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
+	defer cancel()
+	v, err := chromedp.Run(sctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate in the person's tab: %v", err)
+	}
+	return v
+}
+
+// waitProblem waits for the screen to show a refusal, and returns it.
+func (p *passkeyPerson) waitProblem(t *testing.T) string {
+	t.Helper()
+	// Polled across the form's navigation (an evaluation during it
+	// fails and is tried again).
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		sctx, cancel := context.WithTimeout(p.bctx, time.Second)
+		v, err := chromedp.Run(sctx, chromedp.Evaluate[string](passkeyProblem))
+		cancel()
+		if err == nil && v != "" {
+			return v
+		}
+	}
+	t.Fatal("the screen showed no refusal")
+	return ""
+}
+
+// setVerified says whether the authenticator verifies the person.
+func (p *passkeyPerson) setVerified(t *testing.T, v bool) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
+	defer cancel()
+	if _, err := chromedp.Call(sctx, webauthn.SetUserVerified, webauthn.SetUserVerifiedParams{AuthenticatorID: p.authenticator, IsUserVerified: v}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// override sets what the authenticator's next responses get wrong.
+func (p *passkeyPerson) override(t *testing.T, o webauthn.SetResponseOverrideBitsParams) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
+	defer cancel()
+	o.AuthenticatorID = p.authenticator
+	if _, err := chromedp.Call(sctx, webauthn.SetResponseOverrideBits, o); err != nil {
+		t.Fatal(err)
+	}
 }
