@@ -53,12 +53,7 @@ func TestApprovalBackendInBrowser(t *testing.T) {
 	// person opens the authority's screen for id and answers.
 	person := func(id, answer string) {
 		t.Helper()
-		sctx, scancel := context.WithTimeout(bctx, waitLimit)
-		defer scancel()
-		if err := chromedp.Do(sctx, chromedp.Navigate(origin+demosite.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#"+answer)),
-			chromedp.Click(chromedp.CSS("#"+answer)), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
-			t.Fatalf("the person's %s on the screen: %v", answer, err)
-		}
+		personTab{bctx}.answer(t, origin+demosite.ApprovalPath+"?id="+id, answer)
 	}
 	stillWaiting := func(res <-chan invokeOutcome, what string) {
 		t.Helper()

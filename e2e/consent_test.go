@@ -68,11 +68,7 @@ func TestConsentScreen(t *testing.T) {
 	link.RawQuery = url.Values{"code": {p.UserCode}}.Encode()
 	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		sctx, scancel := context.WithTimeout(bctx, waitLimit)
-		defer scancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
+		personTab{bctx}.do(t, what, actions...)
 	}
 	value := func(what string, a chromedp.Action[string]) string {
 		t.Helper()

@@ -244,24 +244,13 @@ func (h *elicitHost) screenURL(t *testing.T) string {
 	}
 }
 
-// person approves on the screen at u, in the test's browser.
-func (h *elicitHost) person(t *testing.T, u string) {
-	t.Helper()
-	sctx, scancel := context.WithTimeout(h.bctx, waitLimit)
-	defer scancel()
-	if err := chromedp.Do(sctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("#approve")),
-		chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
-		t.Fatalf("the person approves on %s: %v", u, err)
-	}
-}
-
 // approved: the person approves on the screen the host opened; the
 // refund runs and the host is told the screen is done with.
 func (h *elicitHost) approved(t *testing.T, order string) {
 	before := h.refunded(t)
 	res := h.call(order)
 	u := h.screenURL(t)
-	h.person(t, u)
+	personTab{h.bctx}.answer(t, u, "approve")
 	h.completes(t, h.lastElicitation)
 	select {
 	case r := <-res:
@@ -296,7 +285,7 @@ func (h *elicitHost) declined(t *testing.T, order string) {
 	h.completes(t, h.lastElicitation)
 	// Approving on the screen now runs nothing: the page cancelled the
 	// call.
-	h.person(t, u)
+	personTab{h.bctx}.answer(t, u, "approve")
 	id := u[strings.Index(u, "?id=")+len("?id="):]
 	if code, out := authoritytest.Call(t, h.authURL, http.MethodGet, "/v1/approvals/"+id, h.operatorKey, nil); code != http.StatusOK || out["status"] != "approved" {
 		t.Fatalf("the authority says HTTP %d %v after the person approved, want approved", code, out)

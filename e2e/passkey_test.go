@@ -131,8 +131,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 			}
 			c.set(false)
 		}
-		person.do(t, "deny", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#deny")),
-			chromedp.Click(chromedp.CSS("#deny")), chromedp.WaitVisible(chromedp.CSS("#done")))
+		person.answer(t, authOrigin+authority.ApprovalPath+"?id="+id, "deny")
 		wantCode(t, tb.outcome(res).err, perr.PermissionDenied)
 		if got := pill(orders[0].ID); got != before {
 			t.Errorf("row %s shows %q, want %q", orders[0].ID, got, before)
@@ -143,8 +142,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 		tb := tb.on(t)
 		res := tb.refundAsync(orders[1].ID, "damaged")
 		id := approvalLinkID(t, tb, seen)
-		person.do(t, "approve", chromedp.Navigate(authOrigin+authority.ApprovalPath+"?id="+id), chromedp.WaitVisible(chromedp.CSS("#approve")),
-			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#done")))
+		person.answer(t, authOrigin+authority.ApprovalPath+"?id="+id, "approve")
 		tb.succeeded(res, "refund after the passkey approved")
 		if got := pill(orders[1].ID); !strings.Contains(strings.ToLower(got), "refunded") {
 			t.Errorf("row %s shows %q after the refund", orders[1].ID, got)
@@ -156,7 +154,7 @@ func TestPasskeyApprovalInBrowser(t *testing.T) {
 // virtual authenticator (ctap2, internal, resident keys, user
 // verification) that verifies them until told otherwise.
 type passkeyPerson struct {
-	bctx          context.Context
+	personTab
 	authenticator webauthn.AuthenticatorID
 }
 
@@ -164,7 +162,7 @@ type passkeyPerson struct {
 // authenticator there.
 func newPasskeyPerson(t *testing.T, bctx context.Context, url string) *passkeyPerson {
 	t.Helper()
-	p := &passkeyPerson{bctx: bctx}
+	p := &passkeyPerson{personTab: personTab{bctx}}
 	p.do(t, "open the authority", chromedp.Navigate(url))
 	sctx, cancel := context.WithTimeout(bctx, waitLimit)
 	defer cancel()
@@ -181,39 +179,13 @@ func newPasskeyPerson(t *testing.T, bctx context.Context, url string) *passkeyPe
 	return p
 }
 
-// do runs actions in the person's tab; when they fail, the test fails
-// with what the screen shows.
-func (p *passkeyPerson) do(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
-	defer cancel()
-	if err := chromedp.Do(sctx, actions...); err != nil {
-		dctx, dcancel := context.WithTimeout(p.bctx, 5*time.Second)
-		defer dcancel()
-		shown, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-		t.Fatalf("%s: %v; the screen shows %q", what, err, shown)
-	}
-}
-
-// eval evaluates expr in the person's tab.
-func (p *passkeyPerson) eval(t *testing.T, expr string) string {
-	t.Helper()
-	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
-	defer cancel()
-	v, err := chromedp.Run(sctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("evaluate in the person's tab: %v", err)
-	}
-	return v
-}
-
 // waitProblem waits for the screen to show a refusal, and returns it.
 func (p *passkeyPerson) waitProblem(t *testing.T) string {
 	t.Helper()
 	// Polled across the form's navigation (an evaluation during it
 	// fails and is tried again).
 	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		sctx, cancel := context.WithTimeout(p.bctx, time.Second)
+		sctx, cancel := context.WithTimeout(p.ctx, time.Second)
 		v, err := chromedp.Run(sctx, chromedp.Evaluate[string](passkeyProblem))
 		cancel()
 		if err == nil && v != "" {
@@ -227,7 +199,7 @@ func (p *passkeyPerson) waitProblem(t *testing.T) string {
 // setVerified says whether the authenticator verifies the person.
 func (p *passkeyPerson) setVerified(t *testing.T, v bool) {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
+	sctx, cancel := context.WithTimeout(p.ctx, waitLimit)
 	defer cancel()
 	if _, err := chromedp.Call(sctx, webauthn.SetUserVerified, webauthn.SetUserVerifiedParams{AuthenticatorID: p.authenticator, IsUserVerified: v}); err != nil {
 		t.Fatal(err)
@@ -237,7 +209,7 @@ func (p *passkeyPerson) setVerified(t *testing.T, v bool) {
 // override sets what the authenticator's next responses get wrong.
 func (p *passkeyPerson) override(t *testing.T, o webauthn.SetResponseOverrideBitsParams) {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(p.bctx, waitLimit)
+	sctx, cancel := context.WithTimeout(p.ctx, waitLimit)
 	defer cancel()
 	o.AuthenticatorID = p.authenticator
 	if _, err := chromedp.Call(sctx, webauthn.SetResponseOverrideBits, o); err != nil {

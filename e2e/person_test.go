@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -17,8 +18,6 @@ import (
 
 // approvalHost is the stable element other tools can find the approval
 // dialog by; the dialog itself is inside its shadow root.
-// (Before the dialog moved into a shadow root, the dialog element itself
-// carried the attribute; the selector finds either.)
 const approvalHost = `[data-pling-ui=approve]`
 
 // approvalDialog is one open approval dialog, as DevTools sees it.
@@ -137,3 +136,41 @@ func (tb *tab) personAnswers(answer string) string {
 // inertFor is an upper bound of ui.js's INERT_MS, for tests that check
 // Approve is disabled at first.
 const inertFor = 700 * time.Millisecond
+
+// personTab is the person's tab in the test's browser (a chromedp
+// context), where they open the authority's screens.
+type personTab struct{ ctx context.Context }
+
+// do runs actions in the person's tab within waitLimit; when they fail,
+// the test fails with what the screen shows.
+func (p personTab) do(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		dctx, dcancel := context.WithTimeout(p.ctx, 5*time.Second)
+		defer dcancel()
+		shown, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		t.Fatalf("%s: %v; the screen shows %q", what, err, shown)
+	}
+}
+
+// eval evaluates expr in the person's tab (awaiting a promise).
+func (p personTab) eval(t *testing.T, expr string) string {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(p.ctx, waitLimit)
+	defer cancel()
+	v, err := chromedp.Run(sctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate in the person's tab: %v", err)
+	}
+	return v
+}
+
+// answer opens the screen at u and presses its button answer ("approve",
+// "deny"), then waits for the screen to say it is done.
+func (p personTab) answer(t *testing.T, u, answer string) {
+	t.Helper()
+	p.do(t, "the person's "+answer+" on "+u, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("#"+answer)),
+		chromedp.Click(chromedp.CSS("#"+answer)), chromedp.WaitVisible(chromedp.CSS("#done")))
+}

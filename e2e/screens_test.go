@@ -78,12 +78,7 @@ func TestScreensPageScriptCannotDecide(t *testing.T) {
 	// screens' cookie, which a forged post would carry.
 	person := func(u, answer string) {
 		t.Helper()
-		sctx, scancel := context.WithTimeout(bctx, waitLimit)
-		defer scancel()
-		if err := chromedp.Do(sctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("#"+answer)),
-			chromedp.Click(chromedp.CSS("#"+answer)), chromedp.WaitVisible(chromedp.CSS("#done"))); err != nil {
-			t.Fatalf("the person's %s on %s: %v", answer, u, err)
-		}
+		personTab{bctx}.answer(t, u, answer)
 	}
 
 	t.Run("approval", func(t *testing.T) {
