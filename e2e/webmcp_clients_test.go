@@ -412,8 +412,8 @@ func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webm
 // rejecting respondWith, at once or after its own check): the model reads
 // INVALID_PARAMS at the field's path with the browser's or the page's
 // message, with a next step that points to that message (never "Observe
-// the page", nor the schema the values matched), and the form keeps the
-// person's values. TestWebMCPDeclarativeFormPageRefused shows the same through the
+// the page", nor the schema the values matched), the consumer reports the
+// call as failed (webmcpFailed), and the form keeps the person's values. TestWebMCPDeclarativeFormPageRefused shows the same through the
 // native API.
 func TestWebMCPClientsFormRefused(t *testing.T) {
 	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
