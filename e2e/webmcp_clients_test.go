@@ -39,7 +39,9 @@ type webmcpConsumer struct {
 	// by the names the page registered (without the consumer's prefix),
 	// with the hints the model is shown.
 	tools func(ctx context.Context) (map[string]toolHints, error)
-	// call calls one of them and returns the text the model reads.
+	// call calls one of them and returns the text the model reads; err
+	// is non-nil when the consumer reports the call as failed, in its
+	// own terms (webmcpFailed).
 	call func(ctx context.Context, tool string, args map[string]any) (string, error)
 }
 
@@ -125,7 +127,9 @@ type toolHints struct{ ReadOnly, Consequential bool }
 // by the label a person reads (approve@order on "#1005"), then a refund
 // that needs a person's approval, which the test gives as that person
 // with trusted input on the dialog. The page's own state, read over
-// DevTools, proves both ran.
+// DevTools, proves both ran. A call on a record the page does not have
+// reaches each consumer as a failed call (webmcpFailed) whose text the
+// model reads, code first; the two that ran as calls that ran.
 func TestWebMCPClients(t *testing.T) {
 	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
 		site, ctx, mc := c.onSite(t, d, nil)
@@ -174,6 +178,14 @@ func TestWebMCPClients(t *testing.T) {
 		}
 		if got := status(order.ID); got != "approved" {
 			t.Errorf("order %s (%s) is %q after the call, want approved", order.ID, label, got)
+		}
+
+		// A record the page does not have: a failed call, in each
+		// consumer's own terms, with Pling's text for the model.
+		out, err = mc.call(ctx, "approve__order", map[string]any{"record": "#9999"})
+		t.Logf("approve__order #9999: %q, %v", out, err)
+		if err == nil || !strings.Contains(out, "ACTION_NOT_FOUND: No such record") {
+			t.Errorf("approve__order on #9999 answered %q, %v; want ACTION_NOT_FOUND, reported as a failed call", out, err)
 		}
 
 		// 2. A refund a person must approve: the call waits until the
@@ -315,9 +327,39 @@ func startChromeDevToolsMCP(t *testing.T, ctx context.Context, browser string) *
 	}
 	c.call = func(ctx context.Context, tool string, args map[string]any) (string, error) {
 		in, _ := json.Marshal(args)
-		return callText(ctx, cs, "execute_webmcp_tool", map[string]any{"pageId": page, "toolName": tool, "input": string(in)})
+		out, err := callText(ctx, cs, "execute_webmcp_tool", map[string]any{"pageId": page, "toolName": tool, "input": string(in)})
+		if err != nil {
+			return out, err
+		}
+		// The answer is the browser's, as JSON: {status, output, error}.
+		var res struct {
+			Status string
+			Output json.RawMessage
+			Error  string
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			return out, fmt.Errorf("execute_webmcp_tool answered %q: %w", out, err)
+		}
+		return out, webmcpFailed(tool, res.Status, res.Output, res.Error)
 	}
 	return c
+}
+
+// webmcpFailed is the error a consumer that hands on the browser's own
+// answer (Chrome DevTools MCP, Stagehand) shows its model or program for
+// a call: its status when not Completed (the page's execute threw), or an
+// output that is MCP's tool error ({content, isError: true}, what the
+// mirror answers on native WebMCP for a call that failed); nil for a call
+// that ran.
+func webmcpFailed(tool, status string, output json.RawMessage, errText string) error {
+	if status != "Completed" {
+		return fmt.Errorf("%s: %s: %s", tool, status, errText)
+	}
+	var o struct{ IsError bool }
+	if json.Unmarshal(output, &o) == nil && o.IsError {
+		return fmt.Errorf("%s: its output is a tool error: %s", tool, output)
+	}
+	return nil
 }
 
 // startPlaywrightMCP runs Playwright MCP attached to the browser at its
@@ -370,8 +412,8 @@ func startPlaywrightMCP(t *testing.T, ctx context.Context, browser string) *webm
 // rejecting respondWith, at once or after its own check): the model reads
 // INVALID_PARAMS at the field's path with the browser's or the page's
 // message, with a next step that points to that message (never "Observe
-// the page", nor the schema the values matched), and the form keeps the
-// person's values. TestWebMCPDeclarativeFormPageRefused shows the same through the
+// the page", nor the schema the values matched), the consumer reports the
+// call as failed (webmcpFailed), and the form keeps the person's values. TestWebMCPDeclarativeFormPageRefused shows the same through the
 // native API.
 func TestWebMCPClientsFormRefused(t *testing.T) {
 	eachWebMCPConsumer(t, func(t *testing.T, d string, c webmcpConsumerKind) {
@@ -400,6 +442,9 @@ func TestWebMCPClientsFormRefused(t *testing.T) {
 				if !strings.Contains(read, "INVALID_PARAMS: ") || !strings.Contains(read, `"path":"`+r.path+`"`) || !strings.Contains(read, r.says) ||
 					strings.Contains(read, "Observe the page") || strings.Contains(read, "against the schema") {
 					t.Errorf("%s answered %q, %v; want INVALID_PARAMS at %q saying %q, sending the model neither to observe the page nor to the schema its values matched", c.name, out, err, r.path, r.says)
+				}
+				if err == nil {
+					t.Errorf("%s reported the refused call as one that ran: %q", c.name, out)
 				}
 				if diff := cmp.Diff(`["ana@example.com","Ana",true]`, eval[string](person.on(t), form)); diff != "" {
 					t.Errorf("the form after the refused call, [email, who, valid] (-the person's +got):\n%s", diff)

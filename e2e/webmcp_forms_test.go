@@ -101,9 +101,9 @@ func TestWebMCPDeclarativeFormPageRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := tb.on(t)
-			out := exec(c.args)
-			if !strings.HasPrefix(out, c.want[0]) || strings.Contains(out, "Observe the page") {
-				t.Errorf("answered %q; want %s without \"Observe the page\"", out, c.want[0])
+			out, failed := modelText(exec(c.args))
+			if !failed || !strings.HasPrefix(out, c.want[0]) || strings.Contains(out, "Observe the page") {
+				t.Errorf("answered %q (failed %v); want %s as a tool error, without \"Observe the page\"", out, failed, c.want[0])
 			}
 			// The call changed no tool: the agent's values in the form
 			// while the page checked them were never its defaults.

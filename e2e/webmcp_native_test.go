@@ -144,6 +144,21 @@ func (tb *tab) executeTool(name, args string) string {
 })()`)
 }
 
+// modelText is the text a model reads in a Pling tool's answer through
+// native WebMCP (out, as executeTool gives it): the answer itself for a
+// call that ran, the text of MCP's tool error ({content, isError: true},
+// failed) for one that failed.
+func modelText(out string) (text string, failed bool) {
+	var r struct {
+		Content []struct{ Text string }
+		IsError bool
+	}
+	if json.Unmarshal([]byte(out), &r) != nil || !r.IsError || len(r.Content) != 1 {
+		return out, false
+	}
+	return r.Content[0].Text, true
+}
+
 // jsString quotes s as a JS string literal.
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
@@ -201,8 +216,8 @@ func TestWebMCPNativeDeclarativeForm(t *testing.T) {
 		t.Errorf("pling.tools() (-want +got):\n%s", diff)
 	}
 	// Pling validates before the page's code runs.
-	if out := tb.executeTool("search_tickets", `{ q: "this query is far too long to pass" }`); !strings.HasPrefix(out, "INVALID_PARAMS:") {
-		t.Errorf("an overlong query answered %q", out)
+	if out, failed := modelText(tb.executeTool("search_tickets", `{ q: "this query is far too long to pass" }`)); !failed || !strings.HasPrefix(out, "INVALID_PARAMS:") {
+		t.Errorf("an overlong query answered %q (failed %v); want INVALID_PARAMS as a tool error", out, failed)
 	}
 	out := tb.executeTool("search_tickets", `{ q: "printer" }`)
 	if !strings.HasPrefix(out, "OK: search_tickets ran.") || !strings.Contains(out, `Value: {"found":["t1"],"q":"printer"}`) {
@@ -288,9 +303,9 @@ func TestWebMCPNativeDeclarativeFormRefused(t *testing.T) {
 	if levels != `["beginner","advanced"]` {
 		t.Errorf("the levels offered are %s, want the select's options without its \"\" placeholder", levels)
 	}
-	out := tb.executeTool("book_class", `{ email: "not an address", level: "beginner" }`)
-	if !strings.HasPrefix(out, "INVALID_PARAMS:") || !strings.Contains(out, "/email") || !strings.Contains(out, "the page says") {
-		t.Errorf("an e-mail the browser refuses answered %q; want INVALID_PARAMS at /email with the browser's message", out)
+	out, failed := modelText(tb.executeTool("book_class", `{ email: "not an address", level: "beginner" }`))
+	if !failed || !strings.HasPrefix(out, "INVALID_PARAMS:") || !strings.Contains(out, "/email") || !strings.Contains(out, "the page says") {
+		t.Errorf("an e-mail the browser refuses answered %q (failed %v); want INVALID_PARAMS at /email with the browser's message, as a tool error", out, failed)
 	}
 	if got := eval[string](tb, `JSON.stringify(window.submits)`); got != `[]` {
 		t.Errorf("the form was submitted with values the browser refuses: %s", got)

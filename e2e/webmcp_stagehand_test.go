@@ -187,15 +187,15 @@ func startStagehand(t *testing.T, ctx context.Context, browser string) *webmcpCo
 		return tools, nil
 	}
 	c.call = func(ctx context.Context, tool string, args map[string]any) (string, error) {
-		var res struct{ Status, ErrorText string }
+		var res struct {
+			Status, ErrorText string
+			Output            json.RawMessage
+		}
 		l, err := do(ctx, map[string]any{"op": "call", "tool": tool, "args": args}, &res)
 		if err != nil {
 			return string(l), err
 		}
-		if res.Status != "Completed" {
-			return string(l), fmt.Errorf("%s: %s: %s", tool, res.Status, res.ErrorText)
-		}
-		return string(l), nil
+		return string(l), webmcpFailed(tool, res.Status, res.Output, res.ErrorText)
 	}
 	return c
 }

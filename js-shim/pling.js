@@ -617,8 +617,9 @@
         if (i.tagName === "SELECT") d = named(d, p.enum = [].filter.call(i.options, function (o) { return o.value || !i.required; }).map(function (o) { ns.push(o.text); return o.value; }), ns);
         // A secret's value (a password, a card, a one-time code: its type
         // or autocomplete says so) is never a default: it would reach
-        // the agent.
-        if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && !/password|cc-|one-time/.test(t + i.autocomplete) && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
+        // the agent. Secret by the same signs as the agent's secretOf
+        // (agent/cdp/view.go; TestShimSecretFieldIsSecretOf).
+        if (t === "checkbox") { if (i.checked) p.default = true; } else if (v !== "" && !(i.localName == "input" && /^\s*password\s*$/i.test(i.getAttribute("type")) || /(^|\s)(cc-|((current|new)-password|one-time-code)(\s|$))/i.test(i.getAttribute("autocomplete"))) && (p.type === "string" || isFinite(+v))) p.default = p.type === "string" ? v : +v;
         if (i.required && !("default" in p)) p.required = true;
         if (d) p.description = d;
         ps[name] = p;

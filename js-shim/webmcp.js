@@ -13,9 +13,12 @@
  *
  * The result is written for a model (modeltool.Text: code first, what
  * happened, the proof, the next step). Native Chromium serializes what
- * execute returns into the one string the model reads, so there it is
- * that text alone; a polyfill keeps MCP's shape, the text beside the
- * Surface response as structuredContent.
+ * execute returns into the one string the model reads, so there a call
+ * that ran is that text alone, and one that failed is MCP's tool error,
+ * {content: [the text], isError: true}: a rejection would reach Playwright
+ * MCP and the page's own executeTool as the browser's "the invocation
+ * failed", without the text (RATIONALE.md). A polyfill keeps MCP's shape
+ * for both, the text beside the Surface response as structuredContent.
  *
  * Tools are removed by aborting their registration's signal, as the
  * current WebMCP draft and the polyfill define it. The list is kept in
@@ -242,9 +245,9 @@
         var u = new URL(h.url);
         text += "\nThe page goes to " + (u.origin === root.location.origin ? u.pathname + u.search : h.url) + " once this answer is sent.";
       }
-      if (native) return text;
-      var failed = !res.ok || !!(res.result && res.result.error);
-      return { content: [{ type: "text", text: text }], structuredContent: res, isError: failed };
+      var failed = !res.ok || !!(res.result && res.result.error), content = [{ type: "text", text: text }];
+      if (native) return failed ? { content: content, isError: true } : text;
+      return { content: content, structuredContent: res, isError: failed };
     });
   }
 

@@ -3,9 +3,14 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,25 +159,44 @@ func TestChangeMarkLeavesSecretsOut(t *testing.T) {
 	}
 }
 
+// secretFieldKinds are the kinds of form element the page-side copies
+// of secretOf are held to: secret by their type, by an autocomplete
+// token, or not, and the near misses (a type on an element that is not an
+// input, a token that only contains "cc-" or "one-time"); tokens the
+// browser does not know count as written (cc-pin), as secretOf reads the
+// attribute, not the browser's autofill field.
+var secretFieldKinds = []element{
+	{tag: "input"},
+	{tag: "input", attrs: map[string]string{"type": "text"}},
+	{tag: "input", attrs: map[string]string{"type": " Password "}},
+	{tag: "input", attrs: map[string]string{"type": "PASSWORD"}},
+	{tag: "textarea", attrs: map[string]string{"type": "password"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "username"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "section-a current-password"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "NEW-PASSWORD"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "password"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "new-password-hint"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "shipping cc-exp"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "billing\tcc-number"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "x-cc-number"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "cc-pin"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "off cc-number"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "one-time-code nickname"}},
+	{tag: "select", attrs: map[string]string{"autocomplete": "cc-type"}},
+	{tag: "textarea", attrs: map[string]string{"autocomplete": "one-time-code"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "one-time-code"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "one-time-codes"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "my-one-time-code"}},
+	{tag: "input", attrs: map[string]string{"autocomplete": "email", "type": "email"}},
+	{tag: "input", attrs: map[string]string{"type": "password", "autocomplete": "off"}},
+}
+
 // TestSecretFieldJSIsSecretOf: the page-side test of a secret field
 // (secretFieldJS, which the change mark uses) says what secretOf says of
 // the same element.
 func TestSecretFieldJSIsSecretOf(t *testing.T) {
 	_, p, _ := pageServing(t, `<!doctype html><title>t</title>`)
-	for _, e := range []element{
-		{tag: "input"},
-		{tag: "input", attrs: map[string]string{"type": "text"}},
-		{tag: "input", attrs: map[string]string{"type": " Password "}},
-		{tag: "textarea", attrs: map[string]string{"type": "password"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "username"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "section-a current-password"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "NEW-PASSWORD"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "shipping cc-exp"}},
-		{tag: "select", attrs: map[string]string{"autocomplete": "cc-type"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "one-time-code"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "one-time-codes"}},
-		{tag: "input", attrs: map[string]string{"autocomplete": "email", "type": "email"}},
-	} {
+	for _, e := range secretFieldKinds {
 		attrs, _ := json.Marshal(e.attrs)
 		js := `(() => { const e = document.createElement(` + strconv.Quote(e.tag) + `);
   for (const [k, v] of Object.entries(` + string(attrs) + ` || {})) e.setAttribute(k, v);
@@ -183,6 +207,52 @@ func TestSecretFieldJSIsSecretOf(t *testing.T) {
 		}
 		if want := secretOf(&e) != ""; got != want {
 			t.Errorf("<%s %v>: secretFieldJS says %v, secretOf %v", e.tag, e.attrs, got, want)
+		}
+	}
+}
+
+// TestShimSecretFieldIsSecretOf: pling.js keeps a field's value out of
+// its form's defaults exactly where secretOf calls the field secret. Each
+// kind of secretFieldKinds, holding a value, is a param of one markup
+// form in a page that runs the shim (js-shim/pling.js, no module); its
+// param as the shim declares it has a default just where secretOf says it
+// is no secret.
+func TestShimSecretFieldIsSecretOf(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "js-shim", "pling.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields strings.Builder
+	for k, e := range secretFieldKinds {
+		fmt.Fprintf(&fields, "<%s data-pling-param=f%d", e.tag, k)
+		for n, v := range e.attrs {
+			fmt.Fprintf(&fields, " %s=\"%s\"", n, html.EscapeString(v))
+		}
+		switch e.tag {
+		case "select":
+			fields.WriteString("><option>v</option></select>\n")
+		case "textarea":
+			fields.WriteString(">v</textarea>\n")
+		default:
+			fields.WriteString(" value=v>\n")
+		}
+	}
+	_, p, _ := pageServing(t, `<!doctype html><title>t</title><script data-expose="*">`+string(src)+`</script>
+<form data-pling-action="probe">`+fields.String()+`</form>`)
+	params, err := chromedp.Run(p.Context(), chromedp.Poll[map[string]struct{ Default *string }](`(() => {
+  const d = pling._pending && pling._pending.decls.find((d) => d.spec && d.spec.id === "probe");
+  return d ? d.spec.params : null; })()`, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		t.Fatalf("the shim declared no form: %v", err)
+	}
+	for k, e := range secretFieldKinds {
+		param, ok := params["f"+strconv.Itoa(k)]
+		if !ok {
+			t.Errorf("<%s %q>: no param", e.tag, e.attrs)
+			continue
+		}
+		if secret, want := param.Default == nil, secretOf(&e) != ""; secret != want {
+			t.Errorf("<%s %q> holding a value: the shim keeps it out of the defaults: %v, secretOf calls it secret: %v", e.tag, e.attrs, secret, want)
 		}
 	}
 }

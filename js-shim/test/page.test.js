@@ -76,7 +76,11 @@ test("messages(lang) gives every registry i18n key and the UI strings, in Englis
 
 // webmcp runs js-shim/webmcp.js against a fake page: a pling whose tools
 // the test controls and a model context with registerTool(tool, {signal}).
-function webmcp(tools, pending) {
+// webmcp runs webmcp.js against a fake model context: tools is the
+// module's list, pending the shim's declarations; o.native makes its
+// registerTool read as the browser's own (a bound function's source is
+// "[native code]"), o.answer(input) is what an invoke answers.
+function webmcp(tools, pending, o = {}) {
   const registered = new Map();
   const listeners = {};
   const watchers = [];
@@ -87,7 +91,7 @@ function webmcp(tools, pending) {
     tools: () => Promise.resolve(tools()),
     _invoke: (capability, input, id) => {
       calls.push([capability, JSON.stringify(input), id]);
-      return (hold || Promise.resolve()).then(() => ({ ok: true, result: { value: 1 } }));
+      return (hold || Promise.resolve()).then(() => (o.answer ? o.answer(input) : { ok: true, result: { value: 1 } }));
     },
     _toolText: (res) => Promise.resolve("OK: text of " + JSON.stringify(res)),
     surface: { cancel: (id) => { cancelled.push(id); return Promise.resolve(true); } },
@@ -102,6 +106,7 @@ function webmcp(tools, pending) {
       return Promise.resolve();
     },
   };
+  if (o.native) mc.registerTool = mc.registerTool.bind(mc);
   const document = { modelContext: mc, addEventListener: (t, f) => { listeners[t] = f; } };
   const ctx = vm.createContext({ pling, document, navigator: {}, console, setTimeout, clearTimeout, AbortController, Map, Set, JSON, Promise, Uint8Array, crypto: globalThis.crypto });
   ctx.globalThis = ctx;
@@ -149,6 +154,22 @@ test("webmcp: before the module starts, simple declarations are registered from 
     const w3 = webmcp(() => { asked++; return []; }, { config: { expose: ["*"] }, decls: [d] });
     await w3.settle();
     assert.equal(asked, i + 1, "case " + i + ": the module was asked");
+  }
+});
+
+test("webmcp: on native WebMCP a call that ran answers its text alone, one that failed MCP's tool error with the same text", async () => {
+  const answers = {
+    ran: { ok: true, result: { value: 1 } },
+    refused: { ok: false, error: { code: "INVALID_PARAMS", message: "The page's form did not accept the input" } },
+    failed: { ok: true, result: { error: { code: "EXECUTION_FAILED", message: "The handler threw" } } },
+  };
+  const w = webmcp(() => [{ name: "cart_add", description: "Add to cart", parameters: { type: "object" }, capability: "cart.add" }], null, { native: true, answer: (input) => answers[input.sku] });
+  await w.settle();
+  const tool = w.registered.get("cart_add");
+  assert.equal(await tool.execute({ sku: "ran" }), "OK: text of " + JSON.stringify(answers.ran));
+  for (const sku of ["refused", "failed"]) {
+    const out = await tool.execute({ sku });
+    assert.deepEqual(JSON.parse(JSON.stringify(out)), { content: [{ type: "text", text: "OK: text of " + JSON.stringify(answers[sku]) }], isError: true }, sku);
   }
 });
 
