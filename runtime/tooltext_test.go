@@ -34,6 +34,13 @@ func TestToolText(t *testing.T) {
 		}})
 	mustDeclare(t, e.rt, Action{ID: "pay", Title: "Pay",
 		Run: func(context.Context, *Call) (any, error) { return nil, errors.New("the card was declined") }})
+	if _, err := e.rt.DeclareRecords(Records{Kind: "ticket", Read: func(context.Context) ([]RecordItem, error) {
+		return []RecordItem{{ID: "t1", Label: "T-0847 Printer jams"}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	mustDeclare(t, e.rt, Action{ID: "close", Title: "Close ticket", Record: &RecordRef{Kind: "ticket"},
+		Run: func(context.Context, *Call) (any, error) { return nil, nil }})
 	schemaEntry, _ := perr.Lookup(perr.InvalidParams)
 
 	tests := []struct {
@@ -51,6 +58,11 @@ func TestToolText(t *testing.T) {
 		// A WebMCP consumer has no describe: it lists tools.
 		{"no such tool", "nope", nil, []string{
 			"ACTION_NOT_FOUND: The current page has no such action. Next: The page has no such tool now; list its tools again.",
+		}},
+		// The tool is there; the record is not.
+		{"no such record", "close@ticket", map[string]any{"record": "T-9999"}, []string{
+			"ACTION_NOT_FOUND: No such record for this action (by id or label). Next: No record of this kind has that id or label: pass the id or the whole label of one the page shows (Details has an example), then call again.",
+			`Details: {"example":{"id":"t1","label":"T-0847 Printer jams"},"kind":"ticket"}`,
 		}},
 		// The page refused values the schema allowed: its message says
 		// what to correct, not the schema.

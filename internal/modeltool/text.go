@@ -99,7 +99,7 @@ func writeFailure(b *strings.Builder, code, msg string, details map[string]any, 
 		msg += "."
 	}
 	b.WriteString(code + ": " + msg)
-	if step := mirrorStep(perr.Code(code), msg); step != "" {
+	if step := mirrorStep(perr.Code(code), msg, details); step != "" {
 		b.WriteString(" Next: " + step)
 	}
 	if len(details) > 0 {
@@ -131,15 +131,24 @@ var SchemaRefused = func() string {
 	return e.Message.En
 }()
 
+// recordNotFound is the next step of an ACTION_NOT_FOUND for a folded
+// tool's record: the tool is there, the id or label is not.
+const recordNotFound = "No record of this kind has that id or label: pass the id or the whole label of one the page shows (Details has an example), then call again."
+
 // mirrorStep is a failure's one next step for a WebMCP consumer, given
-// its message (ending with "."). An INVALID_PARAMS other than the schema
-// check's (SchemaRefused) is the page's refusal of values the schema
-// allowed: its form's checks or submit handler, with violations quoting
-// the page's message at each field, or its server's, with or without a
-// path; so it points to the page's message, not to the schema.
-func mirrorStep(code perr.Code, msg string) string {
+// its message (ending with ".") and details. An INVALID_PARAMS other than
+// the schema check's (SchemaRefused) is the page's refusal of values the
+// schema allowed: its form's checks or submit handler, with violations
+// quoting the page's message at each field, or its server's, with or
+// without a path; so it points to the page's message, not to the schema.
+// An ACTION_NOT_FOUND that names a record kind is a record the page does
+// not have, not a tool that went.
+func mirrorStep(code perr.Code, msg string, details map[string]any) string {
 	if code == perr.InvalidParams && msg != SchemaRefused+"." {
 		return "The page refused these values: correct them as its message says, then call again."
+	}
+	if _, ok := details["kind"]; ok && code == perr.ActionNotFound {
+		return recordNotFound
 	}
 	if s, ok := mirrorSteps[code]; ok {
 		return s
