@@ -252,6 +252,13 @@ func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad erro
 			r = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
 				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
 			}}, StructuredContent: map[string]any{}}
+		case pageToolFailed(out) != "":
+			// The page's tool answered MCP's tool error: a failure in
+			// the page's words (its text, cut), never a success.
+			r = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
+				Text: "The page's tool " + name + " answered with an error (its own words, not checked by Pling): " + quoteCut(pageToolFailed(out), maxPageAnswer) +
+					" Next: read what it says, correct the arguments if it names them, then decide whether to call again.",
+			}}, StructuredContent: map[string]any{}}
 		default:
 			// An answer too long for the text is handed over whole, as a
 			// capability's value is (values.go): a JSON string.
@@ -269,6 +276,34 @@ func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad erro
 		}
 		return boundResult(r), nil
 	}
+}
+
+// pageToolFailed is the text of a page tool's answer that is MCP's tool
+// error ({"content": [{"type": "text", "text": …}], "isError": true}, as
+// a WebMCP tool's execute returns it and the browser serializes it): its
+// text parts joined, or the whole answer when it has none; "" for any
+// other answer.
+func pageToolFailed(out string) string {
+	var r struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if !strings.HasPrefix(strings.TrimSpace(out), "{") || json.Unmarshal([]byte(out), &r) != nil || !r.IsError {
+		return ""
+	}
+	var parts []string
+	for _, c := range r.Content {
+		if c.Type == "text" && c.Text != "" {
+			parts = append(parts, c.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return out
+	}
+	return strings.Join(parts, "\n")
 }
 
 // toolNameChars reports whether a page's WebMCP tool name is one a model

@@ -27,6 +27,9 @@ document.modelContext.registerTool({ name: "lookup", title: "Look up a word", de
 document.modelContext.registerTool({ name: "export", description: "Exports the words",
   inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true },
   execute: async () => "word,meaning\n" + Array.from({ length: 2000 }, (_, i) => "w" + i + ",the meaning of word " + i + "\u202e").join("\n") });
+document.modelContext.registerTool({ name: "reserve", description: "Reserves a table",
+  inputSchema: { type: "object", properties: { seats: { type: "integer" } } },
+  execute: async (args) => ({ content: [{ type: "text", text: "No table for " + args.seats + " tonight" }], isError: true }) });
 </script>`
 
 // pling mcp speaks to a page's own WebMCP tools (Chromium's native API):
@@ -122,6 +125,12 @@ pling.action({ id: "note", title: "Note", run: () => true });</script>`))
 		t.Errorf("webmcp.lookup answered %v: %s", out.IsError, text(out))
 	}
 	t.Logf("plain page tools: %v", names)
+
+	// A tool that answers MCP's tool error failed, in the page's words.
+	out = call(t, s, "webmcp.reserve", map[string]any{"seats": 12})
+	if !out.IsError || !strings.Contains(text(out), "answered with an error") || !strings.Contains(text(out), "No table for 12 tonight") || strings.Contains(text(out), "isError") {
+		t.Errorf("webmcp.reserve answered %v: %s", out.IsError, text(out))
+	}
 
 	// An answer too long for the text is handed over whole, as a
 	// capability's value is: linked pages whose text joined is the
