@@ -34,6 +34,9 @@ mc.registerTool({ name: "delete_alerts", description: "Delete every alert",
 mc.registerTool({ name: "wipe", description: "Wipes the box", annotations: { consequentialHint: true },
   inputSchema: { type: "object", properties: {} },
   execute: async () => { await ran("wipe", {}); return "wiped"; } });
+mc.registerTool({ name: "book", description: "Books a table", annotations: { readOnlyHint: true },
+  inputSchema: { type: "object", properties: { seats: { type: "integer" } } },
+  execute: async (a) => ({ content: [{ type: "text", text: "No table for " + a.seats + " tonight" }], isError: true }) });
 mc.registerTool({ name: "leave", description: "Goes to the partner site",
   inputSchema: { type: "object", properties: {} },
   execute: async () => { await ran("leave", {}); location.href = window.partner + "/tools.html"; return "leaving"; } });
@@ -135,6 +138,12 @@ func TestMCPWebMCPPage(t *testing.T) {
 			out, res := pp.call(t, "webmcp.lookup", map[string]any{"word": "pling"})
 			if res.IsError || !strings.Contains(out, "meaning of pling") {
 				t.Errorf("webmcp.lookup answered (error %v) %q", res.IsError, out)
+			}
+		})
+		t.Run("a tool error", func(t *testing.T) {
+			out, res := pp.call(t, "webmcp.book", map[string]any{"seats": 12})
+			if !res.IsError || !strings.Contains(out, "No table for 12 tonight") || strings.Contains(out, "isError") {
+				t.Errorf("webmcp.book, whose answer is MCP's tool error, answered (error %v) %q; want a failed call in the page's words", res.IsError, out)
 			}
 		})
 		t.Run("schema", func(t *testing.T) {
