@@ -110,10 +110,8 @@ func (h *elicitHost) start(t *testing.T, bin, version string) {
 	h.elicited = make(chan *sdk.ElicitParams, 4)
 	h.completed = make(chan string, 8)
 	h.answer.Store("accept")
-	h.stderr = &syncbuf.Buffer{}
 	cmd := exec.Command(bin, "mcp", h.origin+"/orders/?approvals=authority&"+h.marker, "--authority", h.authURL, "--poll", "0")
 	cmd.Env = append(os.Environ(), "PLING_CDP="+h.devTools, "PLING_SESSION="+h.token)
-	cmd.Stderr = h.stderr
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-elicit-test", Version: "0"}, &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{URL: &sdk.URLElicitationCapabilities{}}},
 		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
@@ -124,22 +122,10 @@ func (h *elicitHost) start(t *testing.T, bin, version string) {
 			h.completed <- req.Params.ElicitationID
 		},
 	})
-	cctx, ccancel := context.WithTimeout(h.ctx, time.Minute)
-	cs, err := c.Connect(cctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &sdk.ClientSessionOptions{ProtocolVersion: version})
-	ccancel()
-	if err != nil {
-		t.Fatalf("starting pling mcp: %v (stderr: %s)", err, h.stderr.String())
-	}
-	h.cs = cs
-	t.Cleanup(func() {
-		_ = cs.Close()
-		if t.Failed() {
-			t.Logf("pling mcp's stderr:\n%s", h.stderr.String())
-		}
-	})
+	h.cs, h.stderr = mcptest.Child(t, h.ctx, "pling mcp", c, cmd, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	for deadline := time.Now().Add(time.Minute); h.tool == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		lctx, lcancel := context.WithTimeout(h.ctx, 30*time.Second)
-		res, err := cs.ListTools(lctx, nil)
+		res, err := h.cs.ListTools(lctx, nil)
 		lcancel()
 		if err != nil {
 			t.Fatalf("tools/list: %v", err)

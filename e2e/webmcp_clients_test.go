@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pling-go/pling/internal/testing/mcptest"
 )
 
 // The generic browser tools from npm that consume a page's WebMCP tools,
@@ -240,25 +241,8 @@ func startMCPServer(t *testing.T, ctx context.Context, env []string, argv ...str
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), env...)
-	logs, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = logs
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-e2e-webmcp", Version: "0"}, nil)
-	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("starting %s: %v", filepath.Base(argv[1]), err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		logs.Close()
-		if t.Failed() {
-			if b, _ := os.ReadFile(logs.Name()); len(b) > 0 {
-				t.Logf("%s's stderr:\n%s", filepath.Base(argv[1]), b)
-			}
-		}
-	})
+	cs, _ := mcptest.Child(t, ctx, filepath.Base(argv[1]), c, cmd, nil)
 	return cs
 }
 

@@ -68,8 +68,7 @@ func startPlingProcess(t *testing.T, bin string, env []string, args ...string) *
 // process.
 func connectPling(t *testing.T, cmd *exec.Cmd) *plingProcess {
 	t.Helper()
-	pp := &plingProcess{cmd: cmd, stderr: &syncbuf.Buffer{}}
-	cmd.Stderr = pp.stderr
+	pp := &plingProcess{cmd: cmd}
 	c := sdk.NewClient(&sdk.Implementation{Name: "pling-test", Version: "0"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			pp.mu.Lock()
@@ -77,19 +76,7 @@ func connectPling(t *testing.T, cmd *exec.Cmd) *plingProcess {
 			pp.mu.Unlock()
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("starting pling mcp: %v (stderr: %s)", err, pp.stderr.String())
-	}
-	pp.cs = cs
-	t.Cleanup(func() {
-		_ = cs.Close()
-		if t.Failed() {
-			t.Logf("pling mcp's stderr:\n%s", pp.stderr.String())
-		}
-	})
+	pp.cs, pp.stderr = mcptest.Child(t, context.Background(), "pling mcp", c, cmd, nil)
 	return pp
 }
 
