@@ -131,7 +131,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exit
 	}
-	target, session, origins, browsing := a.target, a.session, a.origins, a.browsing
+	target, session, browsing := a.target, a.session, a.browsing
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -154,8 +154,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var lazy *lazyPage
 	if browsing {
-		var err error
-		if origins, err = a.browsingOrigins(); err != nil {
+		origins, err := a.browsingOrigins()
+		if err != nil {
 			fmt.Fprintf(stderr, "pling mcp: %v\n", err)
 			return 1
 		}
