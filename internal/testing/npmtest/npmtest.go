@@ -117,6 +117,7 @@ func Cached(ctx context.Context, cacheDir, npm string, env []string, progress fu
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", err
 	}
+	removeStale(cacheDir, name)
 	tmp, err := os.MkdirTemp(cacheDir, name+".tmp")
 	if err != nil {
 		return "", err
@@ -149,6 +150,21 @@ func Cached(ctx context.Context, cacheDir, npm string, env []string, progress fu
 		return "", err
 	}
 	return dir, nil
+}
+
+// staleAfter is the age of an entry's temporary folder past which no
+// installer works in it any more: its process was killed.
+const staleAfter = 24 * time.Hour
+
+// removeStale removes the temporary folders beside the entry name that
+// killed installers left behind.
+func removeStale(cacheDir, name string) {
+	tmps, _ := filepath.Glob(filepath.Join(cacheDir, name+".tmp*"))
+	for _, tmp := range tmps {
+		if fi, err := os.Stat(tmp); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			os.RemoveAll(tmp)
+		}
+	}
 }
 
 // entryName names the cache entry of pkgs (list, their specs): readable,

@@ -188,6 +188,38 @@ func TestCachedNeverReusesAPartialInstall(t *testing.T) {
 	}
 }
 
+// TestCachedRemovesWhatKilledInstallersLeft: an install removes the
+// temporary folders of its entry that killed installers left a day ago,
+// not those of installers that may still be at work.
+func TestCachedRemovesWhatKilledInstallersLeft(t *testing.T) {
+	cacheDir := t.TempDir()
+	if out, err := installerProcess(t, cacheDir, "killed").CombinedOutput(); err == nil {
+		t.Fatalf("the installer process lived:\n%s", out)
+	}
+	left, _ := filepath.Glob(filepath.Join(cacheDir, "*.tmp*"))
+	if len(left) != 1 {
+		t.Fatalf("the killed installer left %v, want its temporary folder", left)
+	}
+	old := strings.Replace(left[0], ".tmp", ".tmpold", 1)
+	if err := os.Rename(left[0], old); err != nil {
+		t.Fatal(err)
+	}
+	dayAgo := time.Now().Add(-staleAfter - time.Minute)
+	if err := os.Chtimes(old, dayAgo, dayAgo); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := installerProcess(t, cacheDir, "killed").CombinedOutput(); err == nil {
+		t.Fatalf("the installer process lived:\n%s", out)
+	}
+	if _, err := cachedBy(t, cacheDir, "slow"); err != nil {
+		t.Fatal(err)
+	}
+	left, _ = filepath.Glob(filepath.Join(cacheDir, "*.tmp*"))
+	if len(left) != 1 || left[0] == old {
+		t.Errorf("left %v, want only the recent installer's folder (not %s)", left, old)
+	}
+}
+
 // TestCachedRefusesWhatIsInTheWay: a folder in an entry's place that no
 // installer finished is neither used nor removed.
 func TestCachedRefusesWhatIsInTheWay(t *testing.T) {
