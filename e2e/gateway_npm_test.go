@@ -121,15 +121,14 @@ process.stdout.write(JSON.stringify(out));
 `
 
 // npmPackage installs an npm package once into the user's cache dir (so
-// later runs reuse it, internal/testing/npmtest) and returns node and the
-// directory to run it in (the one holding node_modules). It skips when
-// node or npm is missing or the registry cannot be reached, unless
-// PLING_REQUIRE_NPM=1.
-func npmPackage(t *testing.T, spec, version string) (node, dir string) {
+// later runs reuse it, internal/testing/npmtest) and returns node and a
+// new directory of the test's own to run it and its scripts in (its
+// node_modules holds the package). It skips when node or npm is missing
+// or the registry cannot be reached, unless PLING_REQUIRE_NPM=1.
+func npmPackage(t *testing.T, name, version string) (node, dir string) {
 	t.Helper()
 	node, _ = require.NPM(t)
-	pkgDir := npmtest.Install(t, spec, version)
-	return node, strings.TrimSuffix(pkgDir, string(filepath.Separator)+filepath.Join("node_modules", filepath.FromSlash(spec)))
+	return node, npmtest.Project(t, npmtest.Install(t, npmtest.Package{Name: name, Version: version}))
 }
 
 // TestGatewayJSClient runs the official JavaScript client against the

@@ -17,12 +17,13 @@ import (
 
 	"github.com/pling-go/pling/schema"
 
+	"github.com/pling-go/pling/internal/testing/npmtest"
 	"github.com/pling-go/pling/internal/testing/require"
 )
 
 // npmTypeScript is the TypeScript the package's types are checked with,
 // installed once into the user's cache directory.
-const npmTypeScript = "5.9.3"
+var npmTypeScript = npmtest.Package{Name: "typescript", Version: "5.9.3"}
 
 // packageJSON is what the tests read of js-shim/package.json.
 type packageJSON struct {
@@ -100,7 +101,7 @@ func stagePackage(t *testing.T, distDir string) string {
 func TestNPMPackage(t *testing.T) {
 	n := npmTools(t)
 	node, sh := n.node, n.sh
-	tsc := n.typescript(t)
+	tsc := typescript(t)
 	proj := n.installPackage(t, dist(t))
 	for _, f := range []string{"usage.ts", "wrong.ts", "run.mjs", "tsconfig.json", "tsconfig.wrong.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "npm", f))
@@ -182,7 +183,6 @@ func TestNPMPackage(t *testing.T) {
 type npm struct {
 	node, npm string
 	ctx       context.Context
-	skip      func(string, ...any)
 	sh        func(dir, name string, args ...string) (string, error)
 }
 
@@ -201,10 +201,6 @@ func npmTools(t *testing.T) *npm {
 func findNPM(t *testing.T) *npm {
 	t.Helper()
 	n := &npm{}
-	n.skip = func(format string, args ...any) {
-		t.Helper()
-		require.Missing(t, require.PartNPM, fmt.Sprintf(format, args...))
-	}
 	n.node, n.npm = require.NPM(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
@@ -218,47 +214,6 @@ func findNPM(t *testing.T) *npm {
 		return string(out), err
 	}
 	return n
-}
-
-// install npm installs specs ("name@version") into dir; when the registry
-// cannot be reached the test skips (unless PLING_REQUIRE_NPM=1).
-func (n *npm) install(t *testing.T, dir string, specs ...string) {
-	t.Helper()
-	out, err := n.sh(dir, n.npm, append([]string{"install", "--no-audit", "--no-fund", "--prefix", dir}, specs...)...)
-	if err != nil {
-		if unreachable(out) {
-			n.skip("npm cannot reach the registry to install %s: %v\n%s", strings.Join(specs, " "), err, out)
-		}
-		t.Fatalf("npm install %s: %v\n%s", strings.Join(specs, " "), err, out)
-	}
-}
-
-// cached installs specs once into name under the user's cache directory
-// (pling/npm/name), so later runs reuse them, and returns that directory;
-// ready tells an installed directory from one to install into.
-func (n *npm) cached(t *testing.T, name string, ready func(dir string) bool, specs ...string) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "pling", "npm", name)
-	if ready(dir) {
-		return dir
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	n.install(t, dir, specs...)
-	return dir
-}
-
-// exists is a ready check for cached: the file rel exists in the directory.
-func exists(rel string) func(dir string) bool {
-	return func(dir string) bool {
-		_, err := os.Stat(filepath.Join(dir, rel))
-		return err == nil
-	}
 }
 
 // installPackage npm packs the package staged from js-shim/ and distDir
@@ -290,8 +245,7 @@ func (n *npm) installPackage(t *testing.T, distDir string) string {
 
 // typescript returns the path of tsc, installing TypeScript npmTypeScript
 // into the user's cache directory the first time.
-func (n *npm) typescript(t *testing.T) string {
+func typescript(t *testing.T) string {
 	t.Helper()
-	const tsc = "node_modules/typescript/bin/tsc"
-	return filepath.Join(n.cached(t, "typescript-"+npmTypeScript, exists(tsc), "typescript@"+npmTypeScript), tsc)
+	return filepath.Join(npmtest.PackageDir(npmtest.Install(t, npmTypeScript), npmTypeScript.Name), "bin", "tsc")
 }

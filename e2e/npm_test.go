@@ -135,8 +135,7 @@ func TestNPMClient(t *testing.T) {
 	}
 	ctx := n.ctx
 
-	dir := t.TempDir()
-	n.install(t, dir, "@modelcontextprotocol/sdk@"+npmSDKVersion)
+	_, dir := npmPackage(t, "@modelcontextprotocol/sdk", npmSDKVersion)
 
 	bin := filepath.Join(t.TempDir(), "pling")
 	if goruntime.GOOS == "windows" {
@@ -294,18 +293,6 @@ func TestNPMClient(t *testing.T) {
 			t.Errorf("instructions %q", got.Instructions)
 		}
 	})
-}
-
-// unreachable reports npm output that says the registry could not be
-// reached (as opposed to a package that does not install).
-func unreachable(out string) bool {
-	for _, s := range []string{"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH",
-		"EHOSTUNREACH", "network request", "request to https://registry", "proxy"} {
-		if strings.Contains(out, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func nodeVersion(node string) string {

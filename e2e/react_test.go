@@ -11,20 +11,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/testing/npmtest"
 	"github.com/pling-go/pling/schema"
 )
 
 // reactVersions are the packages the React app is built and checked
 // with, installed once into the user's cache directory: React 19 and its
 // types (the binding's peer dependency), and esbuild.
-var reactVersions = []string{"react@19.3.1", "react-dom@19.3.1", "@types/react@19.3.3", "@types/react-dom@19.3.0", "esbuild@0.28.2"}
-
-// reactDeps returns the node_modules directory of reactVersions,
-// installing them the first time.
-func reactDeps(t *testing.T, n *npm) string {
-	t.Helper()
-	name := "react-" + strings.ReplaceAll(strings.Join(reactVersions, "+"), "/", "_")
-	return filepath.Join(n.cached(t, name, exists("node_modules/.bin/esbuild"), reactVersions...), "node_modules")
+var reactVersions = []npmtest.Package{
+	{Name: "react", Version: "19.3.1"},
+	{Name: "react-dom", Version: "19.3.1"},
+	{Name: "@types/react", Version: "19.3.3"},
+	{Name: "@types/react-dom", Version: "19.3.0"},
+	{Name: "esbuild", Version: "0.28.2"},
 }
 
 // TestReact: the React binding (@pling/page/react, docs/page-api.md §8)
@@ -36,8 +35,8 @@ func reactDeps(t *testing.T, n *npm) string {
 func TestReact(t *testing.T) {
 	n := npmTools(t)
 	d := dist(t)
-	deps := reactDeps(t, n)
-	tsc := n.typescript(t)
+	deps := filepath.Join(npmtest.Install(t, reactVersions...), "node_modules")
+	tsc := typescript(t)
 	proj := n.installPackage(t, d)
 	mods := filepath.Join(proj, "node_modules")
 	if err := os.MkdirAll(filepath.Join(mods, "@types"), 0o755); err != nil {

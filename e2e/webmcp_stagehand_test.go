@@ -52,18 +52,9 @@ var stagehandConsumer = webmcpConsumerKind{"stagehand", startStagehand, []chrome
 // (status, output, errorText, exception), as JSON.
 func startStagehand(t *testing.T, ctx context.Context, browser string) *webmcpConsumer {
 	node, dir := npmPackage(t, "@browserbasehq/stagehand", stagehandVersion)
-	// Beside the install, so that the script imports it; written whole
-	// and renamed, as tests share the install.
+	// Beside the test's node_modules, so that the script imports it.
 	script := filepath.Join(dir, "pling-webmcp-driver.mjs")
-	tmp, err := os.CreateTemp(dir, "driver*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tmp.Write(stagehandDriver); err != nil {
-		t.Fatal(err)
-	}
-	tmp.Close()
-	if err := os.Rename(tmp.Name(), script); err != nil {
+	if err := os.WriteFile(script, stagehandDriver, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Stagehand speaks DevTools over the global WebSocket, which Node

@@ -30,10 +30,11 @@ func npmCached(ctx context.Context, cacheDir, pkg, version string, env []string,
 	if err != nil {
 		return "", nil, fmt.Errorf("npm is needed to install %s: %w", pkg, err)
 	}
-	pkgDir, err := npmtest.Cached(ctx, cacheDir, npm, pkg, version, env, progress)
+	folder, err := npmtest.Cached(ctx, cacheDir, npm, env, progress, npmtest.Package{Name: pkg, Version: version})
 	if err != nil {
 		return "", nil, err
 	}
+	pkgDir := npmtest.PackageDir(folder, pkg)
 	b, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
 	if err != nil {
 		return "", nil, err

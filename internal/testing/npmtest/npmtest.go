@@ -1,14 +1,17 @@
-// Package npmtest installs a pinned npm package for a test: the real
-// client or library from the registry, not a copy kept in the repository.
-// An install is cached per machine (under the user's cache directory), so
-// a package is fetched once however many tests and packages ask for it.
-// Without npm or the registry the test skips on a developer's machine and
-// fails in CI (internal/testing/require, part NPM).
+// Package npmtest installs pinned npm packages for a test: the real
+// clients and libraries from the registry, not copies kept in the
+// repository. An install is cached per machine (under the user's cache
+// directory), so it is fetched once however many tests, packages and
+// processes ask for it, and at the same time. Without npm or the registry
+// the test skips on a developer's machine and fails in CI
+// (internal/testing/require, part NPM).
 package npmtest
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,52 +25,99 @@ import (
 	"github.com/pling-go/pling/internal/testing/require"
 )
 
-// Install installs pkg at exactly version (without its install scripts,
-// with env added to npm's environment) into the user's cache and returns
-// the package's directory. A cached install of that version is reused.
-func Install(t testing.TB, pkg, version string, env ...string) string {
+// Package is an npm package at an exact version.
+type Package struct{ Name, Version string }
+
+// String is the package's npm spec, name@version.
+func (p Package) String() string { return p.Name + "@" + p.Version }
+
+// Install installs pkgs, each at exactly its version and without install
+// scripts, together into one folder in the user's cache, and returns that
+// folder (the one holding node_modules; PackageDir finds a package in it).
+// A finished install of the same packages is reused.
+func Install(t testing.TB, pkgs ...Package) string {
 	t.Helper()
 	_, npm := require.NPM(t)
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	pkgDir, err := Cached(ctx, filepath.Join(cache, "pling", "npmtest"), npm, pkg, version, env, nil)
+	folder, err := Cached(ctx, filepath.Join(cache, "pling", "npmtest"), npm, nil, nil, pkgs...)
 	if errors.Is(err, ErrInstall) {
 		require.Missing(t, require.PartNPM, err.Error())
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pkgDir
+	return folder
+}
+
+// PackageDir is the directory of the package name installed in folder.
+func PackageDir(folder, name string) string {
+	return filepath.Join(folder, "node_modules", filepath.FromSlash(name))
+}
+
+// Project returns a new temporary folder for a test's scripts that
+// import the packages installed in folder (its node_modules is folder's):
+// the test writes them there, not into the install other tests and
+// processes share.
+func Project(t testing.TB, folder string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(folder, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // ErrInstall is the error of an npm install that failed (no registry, no
 // such version), as opposed to a broken cache.
 var ErrInstall = errors.New("npm install failed")
 
-// Cached installs pkg at exactly version into a folder of its own under
-// cacheDir with the npm command npm, once, and returns the package's
-// directory; later calls reuse the install. progress, when given, hears
-// of an install before it starts. It is the one installer of the tests
-// and the benchmarks (e2e/cmd/pling-bench), which have no testing.TB.
-func Cached(ctx context.Context, cacheDir, npm, pkg, version string, env []string, progress func(format string, args ...any)) (string, error) {
-	name := strings.NewReplacer("/", "+", "@", "").Replace(pkg) + "-" + version
+// finished is the file an install's folder holds once every package is
+// in it at its version: the list of the packages, one spec a line. It is
+// written last, before the folder is renamed into place.
+const finished = ".pling-npmtest-installed"
+
+// Cached installs pkgs into a folder of their own under cacheDir with the
+// npm command npm (env added to its environment), once, and returns the
+// folder; later calls reuse it. progress, when given, hears of an install
+// before it starts. It is the one installer of the tests and the
+// benchmarks (e2e/cmd/pling-bench, which have no testing.TB).
+//
+// Installers in several goroutines and processes may run at once. Each
+// installs into a fresh folder of its own beside the cache entry and
+// renames it into place whole, once npm is done and every package is there
+// at its version: the entry's path exists only as a finished install, so
+// no caller sees one half-written, and one that failed or was killed
+// leaves only its temporary folder, which is never taken for the entry.
+// An entry is never removed, so none vanishes under another's feet.
+func Cached(ctx context.Context, cacheDir, npm string, env []string, progress func(format string, args ...any), pkgs ...Package) (string, error) {
+	if len(pkgs) == 0 {
+		return "", errors.New("npmtest: no package to install")
+	}
+	specs := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		if p.Name == "" || p.Version == "" {
+			return "", fmt.Errorf("npmtest: %q is not a pinned package", p.String())
+		}
+		specs[i] = p.String()
+	}
+	list := strings.Join(specs, "\n") + "\n"
+	name := entryName(pkgs, list)
 	dir := filepath.Join(cacheDir, name)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
-	if installed(pkgDir) == version {
-		return pkgDir, nil
+	if done, err := isFinished(dir, list); done || err != nil {
+		return dir, err
 	}
 	if progress != nil {
-		progress("npm install %s@%s into %s", pkg, version, dir)
+		progress("npm install %s into %s", strings.Join(specs, " "), dir)
 	}
-	// Into a fresh folder beside the cache entry, renamed into place once
-	// complete: tests of several packages may install at once.
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", err
 	}
+	removeStale(cacheDir, name)
 	tmp, err := os.MkdirTemp(cacheDir, name+".tmp")
 	if err != nil {
 		return "", err
@@ -75,25 +125,73 @@ func Cached(ctx context.Context, cacheDir, npm, pkg, version string, env []strin
 	defer os.RemoveAll(tmp)
 	// Few, short retries: without the registry, npm's defaults wait over
 	// a minute before giving up.
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
-		"--ignore-scripts", "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000", pkg+"@"+version)
+	args := append([]string{"install", "--prefix", tmp, "--no-save", "--no-package-lock", "--no-audit", "--no-fund",
+		"--ignore-scripts", "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"}, specs...)
+	cmd := exec.CommandContext(ctx, npm, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: %s@%s: %v: %s", ErrInstall, pkg, version, err, LastLines(out.String(), 5))
+		return "", fmt.Errorf("%w: %s: %v: %s", ErrInstall, strings.Join(specs, " "), err, LastLines(out.String(), 5))
 	}
-	if got := installed(filepath.Join(tmp, "node_modules", filepath.FromSlash(pkg))); got != version {
-		return "", fmt.Errorf("npm installed %s %q, not %s", pkg, got, version)
-	}
-	if err := os.Rename(tmp, dir); err != nil && installed(pkgDir) != version {
-		// Another process put it there first, or an old entry is in the way.
-		os.RemoveAll(dir)
-		if err := os.Rename(tmp, dir); err != nil {
-			return "", err
+	for _, p := range pkgs {
+		if got := installed(PackageDir(tmp, p.Name)); got != p.Version {
+			return "", fmt.Errorf("npm installed %s %q, not %s", p.Name, got, p.Version)
 		}
 	}
-	return pkgDir, nil
+	if err := os.WriteFile(filepath.Join(tmp, finished), []byte(list), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another installer put its finished folder there first.
+		if done, ferr := isFinished(dir, list); done || ferr != nil {
+			return dir, ferr
+		}
+		return "", err
+	}
+	return dir, nil
+}
+
+// staleAfter is the age of an entry's temporary folder past which no
+// installer works in it any more: its process was killed.
+const staleAfter = 24 * time.Hour
+
+// removeStale removes the temporary folders beside the entry name that
+// killed installers left behind.
+func removeStale(cacheDir, name string) {
+	tmps, _ := filepath.Glob(filepath.Join(cacheDir, name+".tmp*"))
+	for _, tmp := range tmps {
+		if fi, err := os.Stat(tmp); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			os.RemoveAll(tmp)
+		}
+	}
+}
+
+// entryName names the cache entry of pkgs (list, their specs): readable,
+// and unique to the list by its hash.
+func entryName(pkgs []Package, list string) string {
+	name := strings.NewReplacer("/", "+", "@", "").Replace(pkgs[0].Name) + "-" + pkgs[0].Version
+	if len(pkgs) > 1 {
+		name += fmt.Sprintf("+%d", len(pkgs)-1)
+	}
+	sum := sha256.Sum256([]byte(list))
+	return name + "-" + hex.EncodeToString(sum[:6])
+}
+
+// isFinished tells whether dir is a finished install of list: false when
+// there is none yet, an error when something else is in its place (not
+// removed: it is not the installer's to remove).
+func isFinished(dir, list string) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, finished))
+	switch {
+	case err == nil && string(b) == list:
+		return true, nil
+	case errors.Is(err, os.ErrNotExist):
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("%s is not a finished install of %s: remove it", dir, strings.ReplaceAll(strings.TrimSpace(list), "\n", " "))
 }
 
 // installed returns the version of the package in dir, "" when none.
@@ -124,8 +222,8 @@ func LastLines(s string, n int) string {
 // gives a page document.modelContext where the browser has none.
 func WebMCPPolyfill(t testing.TB) []byte {
 	t.Helper()
-	const pkg, version = "@mcp-b/webmcp-polyfill", "5.1.0"
-	root := Install(t, pkg, version)
+	const pkg = "@mcp-b/webmcp-polyfill"
+	root := PackageDir(Install(t, Package{pkg, "5.1.0"}), pkg)
 	// The script bundle is the package's "./iife" export.
 	var meta struct {
 		Exports map[string]json.RawMessage
@@ -154,7 +252,7 @@ func WebMCPPolyfill(t testing.TB) []byte {
 // data-*, role, aria-*, links, forms and buttons.
 func DOMPurify(t testing.TB) []byte {
 	t.Helper()
-	root := Install(t, "dompurify", "3.5.0")
+	root := PackageDir(Install(t, Package{"dompurify", "3.5.0"}), "dompurify")
 	b, err := os.ReadFile(filepath.Join(root, "dist", "purify.min.js"))
 	if err != nil {
 		t.Fatal(err)
