@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/runs"
 	"github.com/pling-go/pling/runtime/internal/canon"
@@ -69,7 +70,7 @@ func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *gateSe
 	}
 	res.Value, res.Evidence = value, ev
 	if value != nil && in.valueJSON != nil {
-		res.Value = schema.Compact(in.valueJSON)
+		res.Value = jsonvalue.Compact(in.valueJSON)
 	}
 	return res, ""
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -204,7 +205,7 @@ func resultBytes(id string, result ...[]byte) []byte {
 
 // resultParts is resultBytes as pieces.
 func resultParts(id string, result ...[]byte) [][]byte {
-	idJSON := schema.AppendQuoted(nil, id, true)
+	idJSON := jsonvalue.AppendQuoted(nil, id, true)
 	parts := make([][]byte, 0, len(result)+4)
 	parts = append(parts, []byte(`{"protocol":"`+schema.Protocol+`","id":`), idJSON, []byte(`,"ok":true,"result":`))
 	parts = append(parts, result...)

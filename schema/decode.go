@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // Request is an envelope that passed steps 1–5 of the check order
@@ -262,11 +263,6 @@ func smallInt(v any, lo, hi int) (int, bool) {
 	return int(f), true
 }
 
-var (
-	errDuplicateKey = errors.New("duplicate key")
-	errTooDeep      = errors.New("too deep")
-)
-
 // parseObject parses request text into a JSON object, or says why it is not
 // one.
 func parseObject(data []byte) (map[string]any, string) {
@@ -276,16 +272,16 @@ func parseObject(data []byte) (map[string]any, string) {
 	if !utf8.Valid(data) {
 		return nil, ReasonInvalidUTF8
 	}
-	if bytes.Contains(data, []byte(`\u`)) && hasLoneSurrogate(data) {
+	if bytes.Contains(data, []byte(`\u`)) && jsonvalue.HasLoneSurrogate(data) {
 		return nil, "invalid_unicode_escape"
 	}
-	v, err := parseJSON(data)
+	v, err := jsonvalue.Parse(data, MaxDepth)
 	switch {
-	case errors.Is(err, errDuplicateKey):
+	case errors.Is(err, jsonvalue.ErrDuplicateKey):
 		return nil, "duplicate_key"
-	case errors.Is(err, errTooDeep):
+	case errors.Is(err, jsonvalue.ErrTooDeep):
 		return nil, "too_deep"
-	case errors.Is(err, errTrailing):
+	case errors.Is(err, jsonvalue.ErrTrailing):
 		return nil, "trailing_data"
 	case err != nil:
 		return nil, "malformed_json"
@@ -295,72 +291,4 @@ func parseObject(data []byte) (map[string]any, string) {
 		return nil, "not_an_object"
 	}
 	return obj, ""
-}
-
-// hasLoneSurrogate reports a \uD800–\uDFFF escape that is not part of a
-// high-low pair. encoding/json would silently turn one into U+FFFD; I-JSON
-// (RFC 7493) forbids it, so the request is refused instead of altered.
-func hasLoneSurrogate(data []byte) bool {
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if !inString {
-			if c == '"' {
-				inString = true
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = false
-		case '\\':
-			if i+1 >= len(data) {
-				return false // malformed; the parser reports it
-			}
-			if data[i+1] != 'u' {
-				i++
-				continue
-			}
-			r, ok := hex4(data, i+2)
-			if !ok {
-				return false
-			}
-			i += 5
-			switch {
-			case r >= 0xDC00 && r <= 0xDFFF:
-				return true
-			case r >= 0xD800 && r <= 0xDBFF:
-				if i+6 >= len(data) || data[i+1] != '\\' || data[i+2] != 'u' {
-					return true
-				}
-				lo, ok := hex4(data, i+3)
-				if !ok || lo < 0xDC00 || lo > 0xDFFF {
-					return true
-				}
-				i += 6
-			}
-		}
-	}
-	return false
-}
-
-func hex4(data []byte, at int) (rune, bool) {
-	if at+4 > len(data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range data[at : at+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			r |= rune(c-'A') + 10
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }

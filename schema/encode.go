@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // Encode writes v as compact JSON, deterministically: struct fields in
@@ -22,7 +23,7 @@ func Encode(v any) ([]byte, error) {
 		}
 		return []byte("false"), nil
 	case string:
-		return AppendQuoted(make([]byte, 0, len(x)+2), x, false), nil
+		return jsonvalue.AppendQuoted(make([]byte, 0, len(x)+2), x, false), nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // describeAnys are values typed any of every kind the describe encoders
@@ -19,7 +20,7 @@ func describeAnys() []any {
 		3.25, 1e21, 1e20, 1e-6, 1e-7, 123456789.0, math.Copysign(0, -1), 5e-324, math.MaxFloat64, 42, int64(-7), uint8(3), float32(0.1),
 		[]any{1.0, "x", nil, []any{}}, []any(nil), map[string]any(nil),
 		map[string]any{"b": 1.0, "a": map[string]any{"z": []any{}}, "é": "\u2029", "<": json.Number("7")},
-		point{7}, nilPoint, []string(nil), map[string]any{}, map[string]int{"k": 1}, Compact(`{"k":[1,2]}`)}
+		point{7}, nilPoint, []string(nil), map[string]any{}, map[string]int{"k": 1}, jsonvalue.Compact(`{"k":[1,2]}`)}
 }
 
 func TestAppendCapability(t *testing.T) {
@@ -123,7 +124,7 @@ func FuzzAppendValue(f *testing.F) {
 				t.Fatalf("%v: %q %v, Encode %q %v", v, got, gerr, want, werr)
 			}
 		}
-		v, err := ParseValue(data, 100)
+		v, err := jsonvalue.Parse(data, 100)
 		if err != nil {
 			return
 		}

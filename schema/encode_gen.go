@@ -5,6 +5,7 @@
 package schema
 
 import (
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"strconv"
 )
 
@@ -13,17 +14,17 @@ func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"code":`...)
-	dst = AppendQuoted(dst, v.Code, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Code, false)
 	dst = append(dst, `,"message":`...)
-	dst = AppendQuoted(dst, v.Message, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Message, false)
 	if len(v.Details) > 0 {
 		dst = append(dst, `,"details":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.Details) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.Details) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Details[k0]
 			if dst, err = AppendValue(dst, e0); err != nil {
@@ -34,7 +35,7 @@ func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
 	}
 	if v.Resume != "" {
 		dst = append(dst, `,"resume":`...)
-		dst = AppendQuoted(dst, v.Resume, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Resume, false)
 	}
 	return append(dst, '}'), nil
 }
@@ -44,10 +45,10 @@ func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"capability":`...)
-	dst = AppendQuoted(dst, v.Capability, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Capability, false)
 	if v.Record != "" {
 		dst = append(dst, `,"record":`...)
-		dst = AppendQuoted(dst, v.Record, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Record, false)
 	}
 	if len(v.Records) > 0 {
 		dst = append(dst, `,"records":`...)
@@ -56,7 +57,7 @@ func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Records[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Records[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -79,15 +80,15 @@ func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
 	}
 	if v.Handoff != "" {
 		dst = append(dst, `,"handoff":`...)
-		dst = AppendQuoted(dst, v.Handoff, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Handoff, false)
 	}
 	if v.Approval != "" {
 		dst = append(dst, `,"approval":`...)
-		dst = AppendQuoted(dst, v.Approval, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Approval, false)
 	}
 	if v.Summary != "" {
 		dst = append(dst, `,"summary":`...)
-		dst = AppendQuoted(dst, v.Summary, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Summary, false)
 	}
 	return append(dst, '}'), nil
 }
@@ -97,9 +98,9 @@ func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"state":`...)
-	dst = AppendQuoted(dst, v.State, false)
+	dst = jsonvalue.AppendQuoted(dst, v.State, false)
 	dst = append(dst, `,"condition":`...)
-	dst = AppendQuoted(dst, v.Condition, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Condition, false)
 	if v.Before != nil {
 		dst = append(dst, `,"before":`...)
 		if dst, err = AppendValue(dst, v.Before); err != nil {
@@ -121,9 +122,9 @@ func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
 func appendFeedback(dst []byte, v *Feedback) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"level":`...)
-	dst = AppendQuoted(dst, v.Level, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Level, false)
 	dst = append(dst, `,"message":`...)
-	dst = AppendQuoted(dst, v.Message, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Message, false)
 	return append(dst, '}'), nil
 }
 
@@ -131,10 +132,10 @@ func appendFeedback(dst []byte, v *Feedback) ([]byte, error) {
 func appendGuide(dst []byte, v *Guide) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"target":`...)
-	dst = AppendQuoted(dst, v.Target, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Target, false)
 	if v.Label != "" {
 		dst = append(dst, `,"label":`...)
-		dst = AppendQuoted(dst, v.Label, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Label, false)
 	}
 	return append(dst, '}'), nil
 }
@@ -144,15 +145,15 @@ func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"type":`...)
-	dst = AppendQuoted(dst, v.Type, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Type, false)
 	if len(v.Properties) > 0 {
 		dst = append(dst, `,"properties":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.Properties) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.Properties) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Properties[k0]
 			if e0 == nil {
@@ -172,7 +173,7 @@ func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Required[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Required[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -189,14 +190,14 @@ func appendNavigation(dst []byte, v *Navigation) ([]byte, error) {
 	start := len(dst)
 	if v.From != "" {
 		dst = append(dst, `"from":`...)
-		dst = AppendQuoted(dst, v.From, false)
+		dst = jsonvalue.AppendQuoted(dst, v.From, false)
 	}
 	if v.To != "" {
 		if len(dst) != start {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"to":`...)
-		dst = AppendQuoted(dst, v.To, false)
+		dst = jsonvalue.AppendQuoted(dst, v.To, false)
 	}
 	return append(dst, '}'), nil
 }
@@ -207,14 +208,14 @@ func appendPageInfo(dst []byte, v *PageInfo) ([]byte, error) {
 	start := len(dst)
 	if v.URL != "" {
 		dst = append(dst, `"url":`...)
-		dst = AppendQuoted(dst, v.URL, false)
+		dst = jsonvalue.AppendQuoted(dst, v.URL, false)
 	}
 	if v.Title != "" {
 		if len(dst) != start {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"title":`...)
-		dst = AppendQuoted(dst, v.Title, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	}
 	return append(dst, '}'), nil
 }
@@ -226,14 +227,14 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 	start := len(dst)
 	if v.Type != "" {
 		dst = append(dst, `"type":`...)
-		dst = AppendQuoted(dst, v.Type, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Type, false)
 	}
 	if v.Description != "" {
 		if len(dst) != start {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"description":`...)
-		dst = AppendQuoted(dst, v.Description, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Description, false)
 	}
 	if len(v.Enum) > 0 {
 		if len(dst) != start {
@@ -256,7 +257,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"minimum":`...)
-		if dst, err = AppendFloat(dst, (*v.Minimum)); err != nil {
+		if dst, err = jsonvalue.AppendFloat(dst, (*v.Minimum)); err != nil {
 			return nil, err
 		}
 	}
@@ -265,7 +266,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"maximum":`...)
-		if dst, err = AppendFloat(dst, (*v.Maximum)); err != nil {
+		if dst, err = jsonvalue.AppendFloat(dst, (*v.Maximum)); err != nil {
 			return nil, err
 		}
 	}
@@ -288,7 +289,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"pattern":`...)
-		dst = AppendQuoted(dst, v.Pattern, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Pattern, false)
 	}
 	if v.Items != nil {
 		if len(dst) != start {
@@ -329,10 +330,10 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 func appendRecordItem(dst []byte, v *RecordItem) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	if v.Label != "" {
 		dst = append(dst, `,"label":`...)
-		dst = AppendQuoted(dst, v.Label, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Label, false)
 	}
 	if v.Offscreen {
 		dst = append(dst, `,"offscreen":`...)
@@ -373,9 +374,9 @@ func appendRecordSet(dst []byte, v *RecordSet) ([]byte, error) {
 func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"kind":`...)
-	dst = AppendQuoted(dst, v.Kind, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Kind, false)
 	dst = append(dst, `,"template":`...)
-	dst = AppendQuoted(dst, v.Template, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Template, false)
 	dst = append(dst, `,"total":`...)
 	dst = strconv.AppendInt(dst, int64(v.Total), 10)
 	dst = append(dst, `,"visible":`...)
@@ -387,7 +388,7 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Visible[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Visible[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -412,10 +413,10 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 func appendRegion(dst []byte, v *Region) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	if v.Title != "" {
 		dst = append(dst, `,"title":`...)
-		dst = AppendQuoted(dst, v.Title, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	}
 	dst = append(dst, `,"active":`...)
 	dst = strconv.AppendBool(dst, v.Active)
@@ -446,15 +447,15 @@ func appendSurfaceCapability(dst []byte, v *SurfaceCapability) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	dst = append(dst, `,"title":`...)
-	dst = AppendQuoted(dst, v.Title, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	if v.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = AppendQuoted(dst, v.Description, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Description, false)
 	}
 	dst = append(dst, `,"risk":`...)
-	dst = AppendQuoted(dst, string(v.Risk), false)
+	dst = jsonvalue.AppendQuoted(dst, string(v.Risk), false)
 	dst = append(dst, `,"inputSchema":`...)
 	if dst, err = appendJSONSchema(dst, &v.InputSchema); err != nil {
 		return nil, err
@@ -513,11 +514,11 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 		}
 		dst = append(dst, `"records":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.Records) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.Records) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Records[k0]
 			if dst, err = appendRecordSet(dst, &e0); err != nil {
@@ -532,11 +533,11 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 		}
 		dst = append(dst, `"states":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.States) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.States) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.States[k0]
 			if dst, err = AppendValue(dst, e0); err != nil {
@@ -601,7 +602,7 @@ func appendSurfaceDescription(dst []byte, v *SurfaceDescription) ([]byte, error)
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"revision":`...)
-	dst = AppendQuoted(dst, v.Revision, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Revision, false)
 	dst = append(dst, `,"capabilities":`...)
 	if v.Capabilities == nil {
 		dst = append(dst, `null`...)
@@ -679,11 +680,11 @@ func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error)
 	if len(v.States) > 0 {
 		dst = append(dst, `"states":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.States) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.States) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.States[k0]
 			if dst, err = appendStateChange(dst, &e0); err != nil {
@@ -723,7 +724,7 @@ func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error)
 	dst = append(dst, `"capabilitiesChanged":`...)
 	dst = strconv.AppendBool(dst, v.CapabilitiesChanged)
 	dst = append(dst, `,"revision":`...)
-	dst = AppendQuoted(dst, v.Revision, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Revision, false)
 	if v.Truncated {
 		dst = append(dst, `,"truncated":`...)
 		dst = strconv.AppendBool(dst, v.Truncated)
@@ -743,7 +744,7 @@ func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Reasons[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Reasons[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -759,14 +760,14 @@ func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	if v.Reason != "" {
 		dst = append(dst, `,"reason":`...)
-		dst = AppendQuoted(dst, v.Reason, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Reason, false)
 	}
 	if v.Code != "" {
 		dst = append(dst, `,"code":`...)
-		dst = AppendQuoted(dst, v.Code, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Code, false)
 	}
 	if v.InputSchema != nil {
 		dst = append(dst, `,"inputSchema":`...)
@@ -776,15 +777,15 @@ func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
 	}
 	if v.Title != "" {
 		dst = append(dst, `,"title":`...)
-		dst = AppendQuoted(dst, v.Title, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	}
 	if v.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = AppendQuoted(dst, v.Description, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Description, false)
 	}
 	if v.Risk != "" {
 		dst = append(dst, `,"risk":`...)
-		dst = AppendQuoted(dst, string(v.Risk), false)
+		dst = jsonvalue.AppendQuoted(dst, string(v.Risk), false)
 	}
 	if v.Approval {
 		dst = append(dst, `,"approval":`...)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // TestAppendInvokeResult checks the generated encoder against Encode on
@@ -15,7 +17,7 @@ func TestAppendInvokeResult(t *testing.T) {
 	}
 	var nilPoint *point
 	anys := []any{nil, "a<b>&\u2028\"", true, false, json.Number("1.50"), 3.25, 1e21, math.Copysign(0, -1), 42, []any{1, "x", nil},
-		map[string]any{"b": 1, "a": map[string]any{"z": []any{}}}, point{7}, nilPoint, Compact(`{"k":[1,2]}`), []string(nil), map[string]any{}}
+		map[string]any{"b": 1, "a": map[string]any{"z": []any{}}}, point{7}, nilPoint, jsonvalue.Compact(`{"k":[1,2]}`), []string(nil), map[string]any{}}
 	var cases []SurfaceInvokeResult
 	cases = append(cases, SurfaceInvokeResult{}, SurfaceInvokeResult{Value: "ok"})
 	for _, v := range anys {

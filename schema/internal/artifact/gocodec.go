@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pling-go/pling/internal/idchars"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -65,7 +66,7 @@ func CodecOf(pkg string, roots []reflect.Type) ([]byte, error) {
 	for _, imp := range []struct {
 		used bool
 		path string
-	}{{g.usesStrconv, "strconv"}, {g.qual != "", "github.com/pling-go/pling/schema"}} {
+	}{{g.usesStrconv, "strconv"}, {g.usesJSONValue, "github.com/pling-go/pling/internal/jsonvalue"}, {g.qual != "", "github.com/pling-go/pling/schema"}} {
 		if imp.used {
 			fmt.Fprintf(&out, "\t%q\n", imp.path)
 		}
@@ -84,6 +85,9 @@ type codecGen struct {
 	qual        string // "" in package schema, else "schema."
 	types       map[string]reflect.Type
 	usesStrconv bool
+	// usesJSONValue: the code calls the shared pieces of Encode's
+	// spelling (internal/jsonvalue).
+	usesJSONValue bool
 }
 
 var (
@@ -196,7 +200,7 @@ func (g *codecGen) encoder(b *bytes.Buffer, t reflect.Type) error {
 	w := &codecWriter{g: g, b: &body}
 	written, maybe := false, false // a member is surely / possibly written
 	for _, f := range fields {
-		key := string(schema.AppendQuoted(nil, f.name, false)) + ":"
+		key := string(jsonvalue.AppendQuoted(nil, f.name, false)) + ":"
 		cond := ""
 		if f.omitempty {
 			cond = omitCond("v."+f.sf.Name, f.sf.Type)
@@ -331,7 +335,8 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		w.line("dst = %sAppendQuoted(dst, %s, false)", q, conv("string"))
+		w.g.usesJSONValue = true
+		w.line("dst = jsonvalue.AppendQuoted(dst, %s, false)", conv("string"))
 	case reflect.Bool:
 		w.g.usesStrconv = true
 		w.line("dst = strconv.AppendBool(dst, %s)", conv("bool"))
@@ -342,7 +347,8 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 		w.g.usesStrconv = true
 		w.line("dst = strconv.AppendUint(dst, %s, 10)", conv("uint64"))
 	case reflect.Float64:
-		w.call(q+"AppendFloat", conv("float64"))
+		w.g.usesJSONValue = true
+		w.call("jsonvalue.AppendFloat", conv("float64"))
 	case reflect.Interface:
 		w.call(q+"AppendValue", x)
 	case reflect.Struct:
@@ -386,7 +392,8 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 		open := w.nilCheck(x)
 		w.appendConst("{")
 		// encoding/json sorts a map's keys by their bytes.
-		w.line("for %s, %s := range %sSortedKeys(%s) {", i, k, q, x)
+		w.g.usesJSONValue = true
+		w.line("for %s, %s := range jsonvalue.SortedKeys(%s) {", i, k, x)
 		w.line("if %s > 0 {", i)
 		w.appendConst(",")
 		w.line("}")
@@ -394,7 +401,7 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 		if t.Key() != reflect.TypeFor[string]() {
 			kconv = "string(" + k + ")"
 		}
-		w.line("dst = %sAppendQuoted(dst, %s, false)", q, kconv)
+		w.line("dst = jsonvalue.AppendQuoted(dst, %s, false)", kconv)
 		w.appendConst(":")
 		w.line("%s := %s[%s]", e, x, k)
 		if err := w.value(e, t.Elem(), depth+1); err != nil {
@@ -411,7 +418,7 @@ func (w *codecWriter) value(x string, t reflect.Type, depth int) error {
 
 // DecoderOf returns the Go source, in package pkg, of one decoder per
 // struct type reachable from roots: func decodeT(v any, out *T) error,
-// reading what schema.ParseValue gives (map[string]any, []any,
+// reading what jsonvalue.Parse gives (map[string]any, []any,
 // json.Number, string, bool, nil) by the types' exact json names. A null
 // member is absent, as json.Unmarshal reads it into a zero value; an
 // unknown member is ignored, except one that matches a member only when

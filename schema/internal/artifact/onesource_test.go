@@ -234,13 +234,13 @@ func TestOneSourceAddPageField(t *testing.T) {
 		filepath.Join(dir, "wire.go"): wireProgram(copyDir, `
 	"os"
 
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/jsonvalue"
 `, `
 		for _, text := range []string{
 			`+"`"+`{"id":"a","deprecated":"use b <soon>"}`+"`"+`,
 			`+"`"+`{"id":"a","Deprecated":"use b"}`+"`"+`,
 		} {
-			v, err := schema.ParseValue([]byte(text), 64)
+			v, err := jsonvalue.Parse([]byte(text), 64)
 			if err != nil {
 				panic(err)
 			}
