@@ -25,7 +25,7 @@ var (
 	dtsFile    = filepath.Join(schemaDir, "..", "js-shim", "pling.d.ts")
 	codecFile  = filepath.Join(schemaDir, "encode_gen.go")
 	pageFile   = filepath.Join(schemaDir, "pagespec", "decode_gen.go")
-	reqFile    = filepath.Join(schemaDir, "request_gen.go")
+	reqFile    = filepath.Join(schemaDir, "..", "internal", "wire", "request_gen.go")
 )
 
 var generators = []struct {
@@ -37,7 +37,7 @@ var generators = []struct {
 	{"pling.d.ts", dtsFile, artifact.DTS},
 	{"encode_gen.go", codecFile, func(string) ([]byte, error) { return artifact.Codec() }},
 	{"pagespec/decode_gen.go", pageFile, func(string) ([]byte, error) { return artifact.PageDecoders() }},
-	{"request_gen.go", reqFile, func(string) ([]byte, error) { return artifact.RequestDecoder() }},
+	{"internal/wire/request_gen.go", reqFile, func(string) ([]byte, error) { return artifact.RequestDecoder() }},
 }
 
 // TestArtifactsUpToDate fails when a checked-in artifact differs from what

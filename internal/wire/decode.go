@@ -1,4 +1,4 @@
-package schema
+package wire
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/pling-go/pling/schema"
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/jsonvalue"
@@ -17,7 +19,7 @@ import (
 type Request struct {
 	Protocol string
 	ID       string
-	Method   Method
+	Method   schema.Method
 	// Session is the session token; HasSession tells an absent one from "".
 	Session    string
 	HasSession bool
@@ -28,7 +30,7 @@ type Request struct {
 	Resume     string
 	HasResume  bool
 	// Options is set for describe.
-	Options  DescribeOptions
+	Options  schema.DescribeOptions
 	Critical []string
 }
 
@@ -49,16 +51,16 @@ func (r *Rejection) Error() *perr.Error {
 }
 
 // Response is the ok:false response for the rejection.
-func (r *Rejection) Response() SurfaceResponse {
+func (r *Rejection) Response() schema.SurfaceResponse {
 	return FailureResponse(r.ID, r.Error())
 }
 
 // understood reports whether a server understands the member name of a
 // request of method m, for the critical list (docs/protocol.md §3.1): the
 // members of the method's request type (request_gen.go).
-func understood(m Method, name string) bool {
+func understood(m schema.Method, name string) bool {
 	fs := describeMembers
-	if m == MethodInvoke {
+	if m == schema.MethodInvoke {
 		fs = invokeMembers
 	}
 	for _, f := range fs {
@@ -72,7 +74,7 @@ func understood(m Method, name string) bool {
 // ValidID reports whether s is a well-formed request id: 1–128 chars of
 // [A-Za-z0-9._:-].
 func ValidID(s string) bool {
-	if len(s) == 0 || len(s) > MaxIDLen {
+	if len(s) == 0 || len(s) > schema.MaxIDLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -90,9 +92,9 @@ func ValidID(s string) bool {
 // DecodeRequest applies steps 1–5 of the check order to request text. It
 // returns the request, or the rejection of the first step that failed.
 //
-// Step 1 (id null): the text is larger than MaxRequestBytes, is not UTF-8,
+// Step 1 (id null): the text is larger than schema.MaxRequestBytes, is not UTF-8,
 // holds a lone surrogate escape, is not one JSON value, nests deeper than
-// MaxDepth, repeats a key in any object, or is not an object. Such text is
+// schema.MaxDepth, repeats a key in any object, or is not an object. Such text is
 // not a usable JSON object, so no part of it (the id included) is trusted.
 //
 // Steps 2–5 echo the id when it is well formed, whichever step failed;
@@ -106,7 +108,7 @@ func DecodeRequest(data []byte) (*Request, *Rejection) {
 }
 
 // The reasons of a step-1 rejection a host may give without handing the
-// text over (NotAnObject): it is longer than MaxRequestBytes, or it has no
+// text over (NotAnObject): it is longer than schema.MaxRequestBytes, or it has no
 // UTF-8 form (a JS string with a lone surrogate).
 const (
 	ReasonTooLarge    = "too_large"
@@ -122,11 +124,11 @@ func NotAnObject(reason string) *Rejection {
 
 // DecodeRequestValue applies the same steps to a request that arrived
 // already parsed (a JS object): it is encoded to JSON and takes the same
-// path as text, so both forms are judged alike. It is encoded with Encode,
+// path as text, so both forms are judged alike. It is encoded with schema.Encode,
 // not json.Marshal, whose HTML escaping would grow each <, > and & to six
-// bytes and so count a value larger than its JSON text (MaxRequestBytes).
+// bytes and so count a value larger than its JSON text (schema.MaxRequestBytes).
 func DecodeRequestValue(v any) (*Request, *Rejection) {
-	b, err := Encode(v)
+	b, err := schema.Encode(v)
 	if err != nil {
 		return nil, &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: unencodable",
 			Details: map[string]any{"reason": "unencodable"}}
@@ -170,9 +172,9 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 	if rej != nil {
 		return nil, rej
 	}
-	if p != Protocol {
+	if p != schema.Protocol {
 		r := reject(2, perr.ProtocolVersionUnsupported, "", "protocol version is not supported")
-		r.Details = map[string]any{"supported": append([]string(nil), SupportedProtocols...)}
+		r.Details = map[string]any{"supported": append([]string(nil), schema.SupportedProtocols...)}
 		return nil, r
 	}
 
@@ -190,19 +192,19 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 	if rej != nil {
 		return nil, rej
 	}
-	switch Method(m) {
-	case MethodDescribe, MethodInvoke:
-		req.Method = Method(m)
+	switch schema.Method(m) {
+	case schema.MethodDescribe, schema.MethodInvoke:
+		req.Method = schema.Method(m)
 	default:
 		r := reject(4, perr.MethodNotSupported, "", "method is not supported")
-		r.Details = map[string]any{"supported": []string{string(MethodDescribe), string(MethodInvoke)}}
+		r.Details = map[string]any{"supported": []string{string(schema.MethodDescribe), string(schema.MethodInvoke)}}
 		return nil, r
 	}
 
 	// Step 5: the method's members, read by the decoder generated from
 	// the request types' tags (request_gen.go), then critical.
 	decodeMembers := decodeDescribeMembers
-	if req.Method == MethodInvoke {
+	if req.Method == schema.MethodInvoke {
 		decodeMembers = decodeInvokeMembers
 	}
 	if field, msg := decodeMembers(obj, req); field != "" {
@@ -213,8 +215,8 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 		if !ok {
 			return nil, reject(5, perr.InvalidRequest, "critical", "critical must be an array of field names")
 		}
-		if len(list) > MaxCritical {
-			return nil, reject(5, perr.InvalidRequest, "critical", fmt.Sprintf("critical may name at most %d fields", MaxCritical))
+		if len(list) > schema.MaxCritical {
+			return nil, reject(5, perr.InvalidRequest, "critical", fmt.Sprintf("critical may name at most %d fields", schema.MaxCritical))
 		}
 		for _, e := range list {
 			name, ok := e.(string)
@@ -266,7 +268,7 @@ func smallInt(v any, lo, hi int) (int, bool) {
 // parseObject parses request text into a JSON object, or says why it is not
 // one.
 func parseObject(data []byte) (map[string]any, string) {
-	if len(data) > MaxRequestBytes {
+	if len(data) > schema.MaxRequestBytes {
 		return nil, ReasonTooLarge
 	}
 	if !utf8.Valid(data) {
@@ -275,7 +277,7 @@ func parseObject(data []byte) (map[string]any, string) {
 	if bytes.Contains(data, []byte(`\u`)) && jsonvalue.HasLoneSurrogate(data) {
 		return nil, "invalid_unicode_escape"
 	}
-	v, err := jsonvalue.Parse(data, MaxDepth)
+	v, err := jsonvalue.Parse(data, schema.MaxDepth)
 	switch {
 	case errors.Is(err, jsonvalue.ErrDuplicateKey):
 		return nil, "duplicate_key"
