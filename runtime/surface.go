@@ -160,7 +160,7 @@ func (rt *Runtime) serve(ctx context.Context, req *wire.Request, start int64) (o
 		ictx, untrack := rt.track(ctx, sess.key, id)
 		defer untrack()
 		res, code := rt.invoke(ictx, req, sess, exp)
-		b, err := schema.AppendInvokeResult(nil, &res)
+		b, err := wire.AppendInvokeResult(nil, &res)
 		if err != nil {
 			panic(err)
 		}

@@ -7,10 +7,11 @@ import (
 	"github.com/pling-go/pling/internal/jsonwrite"
 )
 
-// The helper of the generated encoders (written by
+// The helper of the generated result encoders (internal/wire, written by
 // schema/internal/gen from the json tags of the wire types) for values
-// typed any, byte for byte as Encode writes them. TestAppendValue and
-// FuzzAppendValue check it against Encode.
+// typed any, byte for byte as Encode writes them. TestTrees here, and
+// TestAppendValue and FuzzAppendValue beside the encoders, check it
+// against Encode.
 
 // AppendValue appends v as Encode writes it: trees of plain JSON values
 // by the one JSON writer (internal/jsonwrite), numbers by hand, anything

@@ -74,7 +74,7 @@ func TestOneSourceAddField(t *testing.T) {
 		filepath.Join(dir, "main.go"): generatorMain(copyDir,
 			rootsVar("roots", "schema", artifact.Roots)+rootsVar("codecRoots", "schema", artifact.CodecRoots)+
 				rootsVar("requestRoots", "schema", artifact.RequestRoots), `
-		{d + "/encode_gen.go", func() ([]byte, error) { return artifact.CodecOf("schema", codecRoots) }},
+		{"`+filepath.ToSlash(wireCopy)+`/encode_gen.go", func() ([]byte, error) { return artifact.CodecOf("wire", codecRoots) }},
 		{"`+filepath.ToSlash(wireCopy)+`/request_gen.go", func() ([]byte, error) {
 			return artifact.RequestDecoderOf("wire", reflect.TypeFor[wire.Request](), requestRoots)
 		}},
@@ -89,7 +89,7 @@ func TestOneSourceAddField(t *testing.T) {
 `, `
 		c := schema.SurfaceCapability{ID: "a", Title: "A", Deprecated: "use b <soon>", Risk: schema.RiskRead,
 			InputSchema: schema.JSONSchema{Type: "object"}}
-		got, err := schema.AppendCapability(nil, &c)
+		got, err := wire.AppendCapability(nil, &c)
 		if err != nil {
 			panic(err)
 		}

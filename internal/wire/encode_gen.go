@@ -2,15 +2,17 @@
 
 //go:build !plinggen
 
-package schema
+package wire
 
 import (
-	"github.com/pling-go/pling/internal/jsonvalue"
 	"strconv"
+
+	"github.com/pling-go/pling/internal/jsonvalue"
+	"github.com/pling-go/pling/schema"
 )
 
 // appendActionFailure appends the JSON of v as encoding/json writes it.
-func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
+func appendActionFailure(dst []byte, v *schema.ActionFailure) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"code":`...)
@@ -27,7 +29,7 @@ func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
 			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Details[k0]
-			if dst, err = AppendValue(dst, e0); err != nil {
+			if dst, err = schema.AppendValue(dst, e0); err != nil {
 				return nil, err
 			}
 		}
@@ -41,7 +43,7 @@ func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
 }
 
 // appendEvidence appends the JSON of v as encoding/json writes it.
-func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
+func appendEvidence(dst []byte, v *schema.Evidence) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"capability":`...)
@@ -94,7 +96,7 @@ func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
 }
 
 // appendExpectationResult appends the JSON of v as encoding/json writes it.
-func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
+func appendExpectationResult(dst []byte, v *schema.ExpectationResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"state":`...)
@@ -103,13 +105,13 @@ func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
 	dst = jsonvalue.AppendQuoted(dst, v.Condition, false)
 	if v.Before != nil {
 		dst = append(dst, `,"before":`...)
-		if dst, err = AppendValue(dst, v.Before); err != nil {
+		if dst, err = schema.AppendValue(dst, v.Before); err != nil {
 			return nil, err
 		}
 	}
 	if v.After != nil {
 		dst = append(dst, `,"after":`...)
-		if dst, err = AppendValue(dst, v.After); err != nil {
+		if dst, err = schema.AppendValue(dst, v.After); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +121,7 @@ func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
 }
 
 // appendFeedback appends the JSON of v as encoding/json writes it.
-func appendFeedback(dst []byte, v *Feedback) ([]byte, error) {
+func appendFeedback(dst []byte, v *schema.Feedback) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"level":`...)
 	dst = jsonvalue.AppendQuoted(dst, v.Level, false)
@@ -129,7 +131,7 @@ func appendFeedback(dst []byte, v *Feedback) ([]byte, error) {
 }
 
 // appendGuide appends the JSON of v as encoding/json writes it.
-func appendGuide(dst []byte, v *Guide) ([]byte, error) {
+func appendGuide(dst []byte, v *schema.Guide) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"target":`...)
 	dst = jsonvalue.AppendQuoted(dst, v.Target, false)
@@ -141,7 +143,7 @@ func appendGuide(dst []byte, v *Guide) ([]byte, error) {
 }
 
 // appendJSONSchema appends the JSON of v as encoding/json writes it.
-func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
+func appendJSONSchema(dst []byte, v *schema.JSONSchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"type":`...)
@@ -185,7 +187,7 @@ func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
 }
 
 // appendNavigation appends the JSON of v as encoding/json writes it.
-func appendNavigation(dst []byte, v *Navigation) ([]byte, error) {
+func appendNavigation(dst []byte, v *schema.Navigation) ([]byte, error) {
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.From != "" {
@@ -203,7 +205,7 @@ func appendNavigation(dst []byte, v *Navigation) ([]byte, error) {
 }
 
 // appendPageInfo appends the JSON of v as encoding/json writes it.
-func appendPageInfo(dst []byte, v *PageInfo) ([]byte, error) {
+func appendPageInfo(dst []byte, v *schema.PageInfo) ([]byte, error) {
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.URL != "" {
@@ -221,7 +223,7 @@ func appendPageInfo(dst []byte, v *PageInfo) ([]byte, error) {
 }
 
 // appendPropertySchema appends the JSON of v as encoding/json writes it.
-func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
+func appendPropertySchema(dst []byte, v *schema.PropertySchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
@@ -246,7 +248,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, err = AppendValue(dst, v.Enum[i0]); err != nil {
+			if dst, err = schema.AppendValue(dst, v.Enum[i0]); err != nil {
 				return nil, err
 			}
 		}
@@ -319,7 +321,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"default":`...)
-		if dst, err = AppendValue(dst, v.Default); err != nil {
+		if dst, err = schema.AppendValue(dst, v.Default); err != nil {
 			return nil, err
 		}
 	}
@@ -327,7 +329,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 }
 
 // appendRecordItem appends the JSON of v as encoding/json writes it.
-func appendRecordItem(dst []byte, v *RecordItem) ([]byte, error) {
+func appendRecordItem(dst []byte, v *schema.RecordItem) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
 	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
@@ -343,7 +345,7 @@ func appendRecordItem(dst []byte, v *RecordItem) ([]byte, error) {
 }
 
 // appendRecordSet appends the JSON of v as encoding/json writes it.
-func appendRecordSet(dst []byte, v *RecordSet) ([]byte, error) {
+func appendRecordSet(dst []byte, v *schema.RecordSet) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"total":`...)
@@ -371,7 +373,7 @@ func appendRecordSet(dst []byte, v *RecordSet) ([]byte, error) {
 }
 
 // appendRecordTemplate appends the JSON of v as encoding/json writes it.
-func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
+func appendRecordTemplate(dst []byte, v *schema.RecordTemplate) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"kind":`...)
 	dst = jsonvalue.AppendQuoted(dst, v.Kind, false)
@@ -410,7 +412,7 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 }
 
 // appendRegion appends the JSON of v as encoding/json writes it.
-func appendRegion(dst []byte, v *Region) ([]byte, error) {
+func appendRegion(dst []byte, v *schema.Region) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
 	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
@@ -428,22 +430,22 @@ func appendRegion(dst []byte, v *Region) ([]byte, error) {
 }
 
 // appendStateChange appends the JSON of v as encoding/json writes it.
-func appendStateChange(dst []byte, v *StateChange) ([]byte, error) {
+func appendStateChange(dst []byte, v *schema.StateChange) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"before":`...)
-	if dst, err = AppendValue(dst, v.Before); err != nil {
+	if dst, err = schema.AppendValue(dst, v.Before); err != nil {
 		return nil, err
 	}
 	dst = append(dst, `,"after":`...)
-	if dst, err = AppendValue(dst, v.After); err != nil {
+	if dst, err = schema.AppendValue(dst, v.After); err != nil {
 		return nil, err
 	}
 	return append(dst, '}'), nil
 }
 
 // appendSurfaceCapability appends the JSON of v as encoding/json writes it.
-func appendSurfaceCapability(dst []byte, v *SurfaceCapability) ([]byte, error) {
+func appendSurfaceCapability(dst []byte, v *schema.SurfaceCapability) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
@@ -482,7 +484,7 @@ func appendSurfaceCapability(dst []byte, v *SurfaceCapability) ([]byte, error) {
 }
 
 // appendSurfaceContext appends the JSON of v as encoding/json writes it.
-func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
+func appendSurfaceContext(dst []byte, v *schema.SurfaceContext) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
@@ -540,7 +542,7 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.States[k0]
-			if dst, err = AppendValue(dst, e0); err != nil {
+			if dst, err = schema.AppendValue(dst, e0); err != nil {
 				return nil, err
 			}
 		}
@@ -598,7 +600,7 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 }
 
 // appendSurfaceDescription appends the JSON of v as encoding/json writes it.
-func appendSurfaceDescription(dst []byte, v *SurfaceDescription) ([]byte, error) {
+func appendSurfaceDescription(dst []byte, v *schema.SurfaceDescription) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"revision":`...)
@@ -632,13 +634,13 @@ func appendSurfaceDescription(dst []byte, v *SurfaceDescription) ([]byte, error)
 }
 
 // appendSurfaceInvokeResult appends the JSON of v as encoding/json writes it.
-func appendSurfaceInvokeResult(dst []byte, v *SurfaceInvokeResult) ([]byte, error) {
+func appendSurfaceInvokeResult(dst []byte, v *schema.SurfaceInvokeResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.Value != nil {
 		dst = append(dst, `"value":`...)
-		if dst, err = AppendValue(dst, v.Value); err != nil {
+		if dst, err = schema.AppendValue(dst, v.Value); err != nil {
 			return nil, err
 		}
 	}
@@ -673,7 +675,7 @@ func appendSurfaceInvokeResult(dst []byte, v *SurfaceInvokeResult) ([]byte, erro
 }
 
 // appendSurfaceObservation appends the JSON of v as encoding/json writes it.
-func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error) {
+func appendSurfaceObservation(dst []byte, v *schema.SurfaceObservation) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
@@ -733,7 +735,7 @@ func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error)
 }
 
 // appendTruncation appends the JSON of v as encoding/json writes it.
-func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
+func appendTruncation(dst []byte, v *schema.Truncation) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"reasons":`...)
 	if v.Reasons == nil {
@@ -756,7 +758,7 @@ func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
 }
 
 // appendUnavailable appends the JSON of v as encoding/json writes it.
-func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
+func appendUnavailable(dst []byte, v *schema.Unavailable) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
