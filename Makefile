@@ -62,11 +62,11 @@ vet: ## go vet and staticcheck (native and GOOS=js) and gofmt
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-generate: ## regenerate schema/surface.schema.json, js-shim/pling.d.ts and the Go codecs (schema/encode_gen.go, schema/request_gen.go, schema/pagespec/decode_gen.go)
+generate: ## regenerate schema/surface.schema.json, js-shim/pling.d.ts and the Go codecs (internal/wire/encode_gen.go, internal/wire/request_gen.go, schema/pagespec/decode_gen.go)
 	$(GO) generate ./...
 
 check-generated: generate ## fail when the generated artifacts are stale
-	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts schema/encode_gen.go schema/request_gen.go schema/pagespec/decode_gen.go
+	git diff --exit-code -- schema/surface.schema.json js-shim/pling.d.ts internal/wire/encode_gen.go internal/wire/request_gen.go schema/pagespec/decode_gen.go
 
 deps: ## install what the tests need when it is missing, as root with apt-get: Chromium and its headless shell, PostgreSQL's server, npm, Xvfb
 	@if ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null; then :; \

@@ -45,6 +45,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/waitnotice"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -144,7 +145,7 @@ func cleanPrefix(p string) string {
 	}
 	b := []byte(p)
 	for i, c := range b {
-		if !schema.ValidID(string(c)) {
+		if !wire.ValidID(string(c)) {
 			b[i] = '-'
 		}
 	}
@@ -152,7 +153,7 @@ func cleanPrefix(p string) string {
 }
 
 // NewID mints a request id: unique for this client (a random nonce and a
-// counter) and valid per schema.ValidID. Invoke mints one per intent; a
+// counter) and valid per wire.ValidID. Invoke mints one per intent; a
 // caller that wants to resend an intent safely mints it once and passes it
 // with WithRequestID every time — the replay guard then runs it at most
 // once.
@@ -300,7 +301,7 @@ func (c *Client) Invoke(ctx context.Context, capability string, input map[string
 	id := o.id
 	if id == "" {
 		id = c.NewID()
-	} else if !schema.ValidID(id) {
+	} else if !wire.ValidID(id) {
 		return nil, fmt.Errorf("pling: request id %q is not 1–128 chars of [A-Za-z0-9._:-]", id)
 	}
 	described := false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pling-go/pling/agent"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -129,7 +130,7 @@ func (l *scriptedLimiter) Allow(_ context.Context, _ string, m schema.Method, _ 
 
 func failureResponse(t *testing.T, id string, e *perr.Error) []byte {
 	t.Helper()
-	b, err := schema.Encode(schema.FailureResponse(&id, e))
+	b, err := schema.Encode(wire.FailureResponse(&id, e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,7 +611,7 @@ func TestInvokeResult(t *testing.T) {
 	if res.Observation == nil || res.Observation.States["n"].After != json.Number("1") {
 		t.Errorf("observation %+v", res.Observation)
 	}
-	if !schema.ValidID(res.RequestID) || res.RequestID[:5] != "test-" {
+	if !wire.ValidID(res.RequestID) || res.RequestID[:5] != "test-" {
 		t.Errorf("request id %q", res.RequestID)
 	}
 }
@@ -630,8 +631,8 @@ func TestIDs(t *testing.T) {
 			seen := map[string]bool{}
 			for i := 0; i < 1000; i++ {
 				for _, id := range []string{a.NewID(), b.NewID()} {
-					if !schema.ValidID(id) || seen[id] || id[:len(tt.wantPrefix)] != tt.wantPrefix {
-						t.Fatalf("id %q: valid %v, seen %v, want prefix %q", id, schema.ValidID(id), seen[id], tt.wantPrefix)
+					if !wire.ValidID(id) || seen[id] || id[:len(tt.wantPrefix)] != tt.wantPrefix {
+						t.Fatalf("id %q: valid %v, seen %v, want prefix %q", id, wire.ValidID(id), seen[id], tt.wantPrefix)
 					}
 					seen[id] = true
 				}

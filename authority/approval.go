@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -202,7 +203,7 @@ func (s *Server) createApproval(w http.ResponseWriter, r *http.Request) {
 	case !isOrigin(req.Audience) || se.Audience != req.Audience:
 		s.fail(w, perr.DelegationAudienceMismatch, "The session is not for this audience")
 		return
-	case !validText(rq.Capability, 256) || !schema.ValidID(rq.RequestID) || !bindingDigest.MatchString(rq.Session) ||
+	case !validText(rq.Capability, 256) || !wire.ValidID(rq.RequestID) || !bindingDigest.MatchString(rq.Session) ||
 		rq.Input == nil || utf8.RuneCountInString(rq.Summary) > maxSummaryChars:
 		s.fail(w, perr.DelegationRequestInvalid, "request must name a capability, an input object, a session digest and a request id")
 		return

@@ -9,7 +9,7 @@ import (
 	"github.com/pling-go/pling/authority/internal/urlsafe"
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/idchars"
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/wire"
 )
 
 // The shared replay guard (docs/authority.md "Shared replay guard"): a
@@ -34,7 +34,7 @@ func validCode(s string) bool {
 // the same answer, so the route tells nobody which session ids exist.
 func (s *Server) sessionBearer(w http.ResponseWriter, r *http.Request) (Session, bool) {
 	id, rid := r.PathValue("id"), r.PathValue("rid")
-	if !urlsafe.ID(id) || !schema.ValidID(rid) {
+	if !urlsafe.ID(id) || !wire.ValidID(rid) {
 		s.fail(w, perr.DelegationRequestInvalid, "The session id or request id is malformed")
 		return Session{}, false
 	}

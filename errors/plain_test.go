@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pling-go/pling/errors"
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 type plainNote struct {
@@ -16,7 +16,7 @@ type plainNote struct {
 }
 
 // The errors package cannot import schema (schema imports it), so it keeps
-// its own encoding/json step to plain JSON; it must give what schema.Plain,
+// its own encoding/json step to plain JSON; it must give what jsonvalue.Plain,
 // the one normaliser everything else uses, gives.
 func TestRedactValueIsPlainAsSchemaPlain(t *testing.T) {
 	tests := map[string]any{
@@ -32,16 +32,16 @@ func TestRedactValueIsPlainAsSchemaPlain(t *testing.T) {
 	}
 	for name, v := range tests {
 		t.Run(name, func(t *testing.T) {
-			want, err := schema.Plain(v)
+			want, err := jsonvalue.Plain(v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// schema.Plain keeps a plain map or slice as it is; encode both
+			// jsonvalue.Plain keeps a plain map or slice as it is; encode both
 			// sides to compare numbers by their text.
 			wb, _ := json.Marshal(want)
 			gb, _ := json.Marshal(errors.RedactValue("note", v))
 			if diff := cmp.Diff(string(wb), string(gb)); diff != "" {
-				t.Errorf("RedactValue vs schema.Plain (-want +got):\n%s", diff)
+				t.Errorf("RedactValue vs jsonvalue.Plain (-want +got):\n%s", diff)
 			}
 		})
 	}

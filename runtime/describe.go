@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -165,7 +166,7 @@ func (rt *Runtime) describeParts(ctx context.Context, exp exposure, maxRecords i
 		if n, ok := rowsAvailable[c]; ok {
 			t.Available = &n
 		}
-		if foldMeta[i], err = schema.AppendRecordTemplate(nil, &t); err != nil {
+		if foldMeta[i], err = wire.AppendRecordTemplate(nil, &t); err != nil {
 			return nil, err
 		}
 	}
@@ -406,7 +407,7 @@ func encodeStatic(c *capEntry) []byte {
 		ID: c.id, Title: a.Title, Description: a.Description, Risk: riskOf(a),
 		InputSchema: inputSchema(a.Params), Approval: a.Approval, Handoff: a.Handoff != nil, Steps: len(a.Steps),
 	}
-	b, err := schema.AppendCapability(nil, &sc)
+	b, err := wire.AppendCapability(nil, &sc)
 	if err != nil {
 		// Declarations were checked to encode; keep the id at least.
 		b, _ = schema.Encode(schema.SurfaceCapability{ID: c.id, Title: a.Title, Risk: riskOf(a), InputSchema: schema.JSONSchema{Type: "object"}})
@@ -511,7 +512,7 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 		}
 		sc.Guides = append(sc.Guides, schema.Guide{Target: g.Target, Label: g.Label})
 	}
-	b, err := schema.AppendContext(nil, &sc)
+	b, err := wire.AppendContext(nil, &sc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -521,7 +522,7 @@ func (rt *Runtime) describeContext(ctx context.Context, snap *snapshot, regions 
 	cutBytes := false
 	for len(b) > budget && shrinkContext(&sc) {
 		cutBytes = true
-		if b, err = schema.AppendContext(b[:0], &sc); err != nil {
+		if b, err = wire.AppendContext(b[:0], &sc); err != nil {
 			return nil, nil, err
 		}
 	}

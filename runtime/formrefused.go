@@ -2,8 +2,8 @@ package runtime
 
 import (
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/pagebridge"
-	"github.com/pling-go/pling/schema"
 )
 
 // maxFormMessage bounds, in characters, the page's message that one
@@ -28,7 +28,7 @@ func formRefused(fields []pagebridge.FormField) error {
 		seen[f.Name] = true
 		reason := "is not valid"
 		if f.Message != "" {
-			reason = string(schema.AppendQuoted([]byte("is not valid: the page says "), cut(f.Message, maxFormMessage), false))
+			reason = string(jsonvalue.AppendQuoted([]byte("is not valid: the page says "), cut(f.Message, maxFormMessage), false))
 		}
 		vs = append(vs, violation{Path: pointer("", cut(f.Name, 128)), Reason: reason})
 	}

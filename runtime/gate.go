@@ -7,6 +7,7 @@ import (
 	"time"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -170,7 +171,7 @@ const AnonymousSessionKey = anonymousKey
 const anonRetentionMs = 24 * 60 * 60 * 1000
 
 // session is step 6, at now.
-func (g *gate) session(ctx context.Context, req *schema.Request, now int64) (*gateSession, *perr.Error) {
+func (g *gate) session(ctx context.Context, req *wire.Request, now int64) (*gateSession, *perr.Error) {
 	gc := &g.cfg.gate
 	if !req.HasSession {
 		if gc.sessionRequired {

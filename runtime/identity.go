@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // actionShapeValue is the value actionShape digests, built as the
@@ -171,7 +171,7 @@ func plainJSON(v any) (any, bool) {
 	case float64:
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	case json.Number:
-		n, err := schema.ParseValue([]byte(x), 0)
+		n, err := jsonvalue.Parse([]byte(x), 0)
 		return x, err == nil && n == any(x)
 	case map[string]any:
 		if x == nil {

@@ -8,8 +8,10 @@ import (
 	"sync"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/runs"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
 )
@@ -17,7 +19,7 @@ import (
 // invocation carries one invoke through the pipeline of docs/protocol.md §4.2.
 type invocation struct {
 	rt    *Runtime
-	req   *schema.Request
+	req   *wire.Request
 	sess  *gateSession
 	exp   exposure
 	snap  *snapshot
@@ -57,7 +59,7 @@ func fail(code perr.Code, message string, details map[string]any) *failure {
 // policy/approval → before-hooks → run (steps, handoff) → expectation →
 // after-hooks → success. It returns the result and the business code ("" on
 // success).
-func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *gateSession, exp exposure) (schema.SurfaceInvokeResult, perr.Code) {
+func (rt *Runtime) invoke(ctx context.Context, req *wire.Request, sess *gateSession, exp exposure) (schema.SurfaceInvokeResult, perr.Code) {
 	in := &invocation{rt: rt, req: req, sess: sess, exp: exp, snap: rt.snapshot()}
 	value, ev, f := in.run(ctx)
 	// A cancelled invoke still reports what changed.
@@ -69,7 +71,7 @@ func (rt *Runtime) invoke(ctx context.Context, req *schema.Request, sess *gateSe
 	}
 	res.Value, res.Evidence = value, ev
 	if value != nil && in.valueJSON != nil {
-		res.Value = schema.Compact(in.valueJSON)
+		res.Value = jsonvalue.Compact(in.valueJSON)
 	}
 	return res, ""
 }

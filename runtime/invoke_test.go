@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
 )
@@ -567,7 +568,7 @@ func sessionKeyOf(token string) string {
 	s, _ := (&gate{cfg: &config{clock: NewFakeClock(0), gate: gateConfig{verifier: SessionVerifierFunc(
 		func(context.Context, string, int64) (schema.SurfaceSession, error) {
 			return schema.SurfaceSession{Scope: []string{"*"}, ExpiresAtMs: 1}, nil
-		})}}}).session(context.Background(), &schema.Request{Session: token, HasSession: true}, 0)
+		})}}}).session(context.Background(), &wire.Request{Session: token, HasSession: true}, 0)
 	return s.key
 }
 

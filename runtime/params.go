@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pling-go/pling/internal/jsontree"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/jspattern"
 	"github.com/pling-go/pling/runtime/internal/canon"
 	"github.com/pling-go/pling/schema"
@@ -195,10 +196,10 @@ const maxHintLen = 100
 // page's words, so each is quoted as a JSON string and cut, and the agent
 // can tell them from the runtime's own.
 func patternReason(p *Param) string {
-	b := schema.AppendQuoted([]byte("does not match the pattern "), cut(p.Pattern, maxHintLen), false)
+	b := jsonvalue.AppendQuoted([]byte("does not match the pattern "), cut(p.Pattern, maxHintLen), false)
 	if p.Description != "" {
 		b = append(b, "; the parameter says "...)
-		b = schema.AppendQuoted(b, cut(p.Description, maxHintLen), false)
+		b = jsonvalue.AppendQuoted(b, cut(p.Description, maxHintLen), false)
 	}
 	return string(b)
 }

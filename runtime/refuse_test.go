@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -19,10 +20,10 @@ func TestRefuse(t *testing.T) {
 		reason string
 		text   string // text Handle refuses for reason
 	}{
-		{schema.ReasonTooLarge, `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","pad":"` + strings.Repeat("x", schema.MaxRequestBytes) + `"}`},
-		{schema.ReasonInvalidUTF8, "{\"protocol\":\"pling.surface/0.1\",\"id\":\"r1\",\"method\":\"describe\",\"x\":\"\xff\"}"},
+		{wire.ReasonTooLarge, `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","pad":"` + strings.Repeat("x", schema.MaxRequestBytes) + `"}`},
+		{wire.ReasonInvalidUTF8, "{\"protocol\":\"pling.surface/0.1\",\"id\":\"r1\",\"method\":\"describe\",\"x\":\"\xff\"}"},
 		// A lone surrogate written as WTF-8, as a JS string holds it.
-		{schema.ReasonInvalidUTF8, "{\"protocol\":\"pling.surface/0.1\",\"id\":\"r1\",\"method\":\"describe\",\"x\":\"\xed\xa0\x80\"}"},
+		{wire.ReasonInvalidUTF8, "{\"protocol\":\"pling.surface/0.1\",\"id\":\"r1\",\"method\":\"describe\",\"x\":\"\xed\xa0\x80\"}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestCallToolTooLarge(t *testing.T) {
 			var ran atomic.Int64
 			mustDeclare(t, e.rt, Action{ID: "noop", Title: "Noop", Params: map[string]Param{"note": {Type: "string"}}, Run: counter(&ran, nil)})
 			got := e.rt.callTool(context.Background(), tt.session, tt.tool, tt.arguments)
-			want := newEnv(t).rt.refuse(schema.ReasonTooLarge)
+			want := newEnv(t).rt.refuse(wire.ReasonTooLarge)
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("CallTool (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,8 @@ import (
 	"context"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -21,7 +23,7 @@ func (rt *Runtime) Handle(ctx context.Context, raw []byte) []byte {
 // order.
 func (rt *Runtime) handleParts(ctx context.Context, raw []byte) [][]byte {
 	start := rt.cfg.clock.NowMs()
-	req, rej := schema.DecodeRequest(raw)
+	req, rej := wire.DecodeRequest(raw)
 	if rej != nil {
 		rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
 		return [][]byte{mustEncode(rej.Response())}
@@ -30,14 +32,14 @@ func (rt *Runtime) handleParts(ctx context.Context, raw []byte) [][]byte {
 }
 
 // refuse answers request text that a host refused without handing it
-// over: schema.ReasonTooLarge for text its length alone shows to be longer
+// over: wire.ReasonTooLarge for text its length alone shows to be longer
 // than schema.MaxRequestBytes (a JS string of more UTF-16 code units than
-// that has more UTF-8 bytes too), schema.ReasonInvalidUTF8 for text with
+// that has more UTF-8 bytes too), wire.ReasonInvalidUTF8 for text with
 // no UTF-8 form (a JS string with a lone surrogate). The response and the
 // audit record are those Handle gives such text at step 1 of §3.3.
 func (rt *Runtime) refuse(reason string) []byte {
 	start := rt.cfg.clock.NowMs()
-	rej := schema.NotAnObject(reason)
+	rej := wire.NotAnObject(reason)
 	rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
 	return mustEncode(rej.Response())
 }
@@ -46,7 +48,7 @@ func (rt *Runtime) refuse(reason string) []byte {
 // decoded to Go values). It takes the same path as text.
 func (rt *Runtime) handleValue(ctx context.Context, v any) []byte {
 	start := rt.cfg.clock.NowMs()
-	req, rej := schema.DecodeRequestValue(v)
+	req, rej := wire.DecodeRequestValue(v)
 	if rej != nil {
 		rt.audit(start, rej.ID, "", "", schema.OutcomeProtocolError, rej.Code)
 		return mustEncode(rej.Response())
@@ -56,7 +58,7 @@ func (rt *Runtime) handleValue(ctx context.Context, v any) []byte {
 
 // serve runs steps 6–10 for a decoded request and returns the response as
 // pieces.
-func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) (out [][]byte) {
+func (rt *Runtime) serve(ctx context.Context, req *wire.Request, start int64) (out [][]byte) {
 	id := req.ID
 	capability := ""
 	if req.Method == schema.MethodInvoke {
@@ -158,7 +160,7 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 		ictx, untrack := rt.track(ctx, sess.key, id)
 		defer untrack()
 		res, code := rt.invoke(ictx, req, sess, exp)
-		b, err := schema.AppendInvokeResult(nil, &res)
+		b, err := wire.AppendInvokeResult(nil, &res)
 		if err != nil {
 			panic(err)
 		}
@@ -172,13 +174,13 @@ func (rt *Runtime) serve(ctx context.Context, req *schema.Request, start int64) 
 	}
 }
 
-func (rt *Runtime) protocolFailure(start int64, id *string, req *schema.Request, e *perr.Error) [][]byte {
+func (rt *Runtime) protocolFailure(start int64, id *string, req *wire.Request, e *perr.Error) [][]byte {
 	capability := ""
 	if req.Method == schema.MethodInvoke {
 		capability = req.Capability
 	}
 	rt.audit(start, id, req.Method, capability, schema.OutcomeProtocolError, e.Code())
-	return [][]byte{mustEncode(schema.FailureResponse(id, e))}
+	return [][]byte{mustEncode(wire.FailureResponse(id, e))}
 }
 
 func (rt *Runtime) audit(start int64, id *string, method schema.Method, capability, outcome string, code perr.Code) {
@@ -204,7 +206,7 @@ func resultBytes(id string, result ...[]byte) []byte {
 
 // resultParts is resultBytes as pieces.
 func resultParts(id string, result ...[]byte) [][]byte {
-	idJSON := schema.AppendQuoted(nil, id, true)
+	idJSON := jsonvalue.AppendQuoted(nil, id, true)
 	parts := make([][]byte, 0, len(result)+4)
 	parts = append(parts, []byte(`{"protocol":"`+schema.Protocol+`","id":`), idJSON, []byte(`,"ok":true,"result":`))
 	parts = append(parts, result...)

@@ -13,6 +13,7 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/pagetext"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -32,7 +33,7 @@ func (rt *Runtime) tools(ctx context.Context, session string) ([]modeltool.Tool,
 	if len(session) > schema.MaxRequestBytes {
 		return nil, perr.New(perr.SessionInvalid, "", nil)
 	}
-	sess, e := rt.gate.session(ctx, &schema.Request{Session: session, HasSession: session != ""}, rt.cfg.clock.NowMs())
+	sess, e := rt.gate.session(ctx, &wire.Request{Session: session, HasSession: session != ""}, rt.cfg.clock.NowMs())
 	if e != nil {
 		return nil, e
 	}
@@ -157,16 +158,16 @@ func offscreenRule(c *capEntry, names []string, listed []*capEntry) string {
 //
 // A session, name or arguments text longer than schema.MaxRequestBytes
 // cannot fit in the request the call becomes: the call is refused as
-// Handle refuses such a request (refuse with schema.ReasonTooLarge), before
+// Handle refuses such a request (refuse with wire.ReasonTooLarge), before
 // anything is read or a tool call id drawn, so that a host may judge it by
 // its length alone (a JS string's UTF-16 length: UTF-8 is never shorter).
 func (rt *Runtime) callTool(ctx context.Context, session, name, arguments string) []byte {
 	if max(len(session), len(name), len(arguments)) > schema.MaxRequestBytes {
-		return rt.refuse(schema.ReasonTooLarge)
+		return rt.refuse(wire.ReasonTooLarge)
 	}
 	id, err := rt.toolCallID()
 	if err != nil {
-		return mustEncode(schema.FailureResponse(nil, perr.New(perr.InternalError, "", nil)))
+		return mustEncode(wire.FailureResponse(nil, perr.New(perr.InternalError, "", nil)))
 	}
 	var args map[string]any
 	dec := json.NewDecoder(strings.NewReader(arguments))

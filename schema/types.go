@@ -1,11 +1,12 @@
 // Package schema holds the Surface protocol wire types of pling.surface/0.1
-// (docs/protocol.md §3), the strict request decoder and the deterministic
-// encoder.
+// (docs/protocol.md §3) and the deterministic encoder. The strict request
+// decoder, which only the module's own hosts call, is in internal/wire.
 //
 // These Go types are the one source of every schema artifact
 // (docs/protocol.md §6), all written by go generate (make generate):
-// surface.schema.json, ../js-shim/pling.d.ts, the result encoders
-// (encode_gen.go), the request member decoder (request_gen.go) and the
+// surface.schema.json, ../js-shim/pling.d.ts, the result encoders and the
+// request member decoder (../internal/wire/encode_gen.go and
+// request_gen.go) and the
 // page declaration decoders of package pagespec (pagespec/decode_gen.go).
 // A second, hand-written schema is a defect. Constraints that JSON Schema and
 // TypeScript must carry are written in `pling` struct tags, which the
@@ -25,7 +26,7 @@ package schema
 
 import "encoding/json"
 
-//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go -request request_gen.go
+//go:generate go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec ../internal/wire/encode_gen.go -page pagespec/decode_gen.go -request ../internal/wire/request_gen.go
 
 // Protocol is the only protocol version this build speaks.
 const Protocol = "pling.surface/0.1"

@@ -13,9 +13,9 @@ import (
 	"github.com/hack-pad/safejs"
 
 	"github.com/pling-go/pling/authority/follow"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/pagebridge"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/schema"
 )
 
 // cancel(id[, session]) → whether an invoke in flight under that id and
@@ -52,35 +52,35 @@ func callInfoJS(c *runtime.Call) safejs.Value {
 
 func appendCallInfo(b []byte, c *runtime.Call) []byte {
 	b = append(b, `{"action":`...)
-	b = schema.AppendQuoted(b, c.Action, false)
+	b = jsonvalue.AppendQuoted(b, c.Action, false)
 	b = append(b, `,"capability":`...)
-	b = schema.AppendQuoted(b, c.Capability, false)
+	b = jsonvalue.AppendQuoted(b, c.Capability, false)
 	if c.Record != "" {
 		b = append(b, `,"record":`...)
-		b = schema.AppendQuoted(b, c.Record, false)
+		b = jsonvalue.AppendQuoted(b, c.Record, false)
 	}
 	b = append(b, `,"requestId":`...)
-	b = schema.AppendQuoted(b, c.RequestID, false)
+	b = jsonvalue.AppendQuoted(b, c.RequestID, false)
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(c.Step), 10)
 	if c.Subject != "" {
 		b = append(b, `,"subject":`...)
-		b = schema.AppendQuoted(b, c.Subject, false)
+		b = jsonvalue.AppendQuoted(b, c.Subject, false)
 	}
 	if c.Session != "" {
 		b = append(b, `,"session":`...)
-		b = schema.AppendQuoted(b, c.Session, false)
+		b = jsonvalue.AppendQuoted(b, c.Session, false)
 	}
 	if c.Approval != "" {
 		b = append(b, `,"approval":`...)
-		b = schema.AppendQuoted(b, c.Approval, false)
+		b = jsonvalue.AppendQuoted(b, c.Approval, false)
 	}
 	if c.Session != "" {
 		b = append(b, `,"headers":{"`+follow.SessionHeader+`":`...)
-		b = schema.AppendQuoted(b, c.Session, false)
+		b = jsonvalue.AppendQuoted(b, c.Session, false)
 		if c.Approval != "" {
 			b = append(b, `,"`+follow.ApprovalHeader+`":`...)
-			b = schema.AppendQuoted(b, c.Approval, false)
+			b = jsonvalue.AppendQuoted(b, c.Approval, false)
 		}
 		b = append(b, '}')
 	}

@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"github.com/hack-pad/safejs"
-
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/wire"
 )
 
 func argString(args []safejs.Value, i int) (string, error) {
@@ -25,9 +24,9 @@ func argString(args []safejs.Value, i int) (string, error) {
 // not UTF-8 reach the runtime unchanged, as on a Go host). Text whose
 // length alone shows it to be longer than max — a Uint8Array's length, or
 // a string's UTF-16 length, which its UTF-8 never undercuts — is not
-// copied: refused is schema.ReasonTooLarge. A string with a lone surrogate
+// copied: refused is wire.ReasonTooLarge. A string with a lone surrogate
 // has no UTF-8 form, and syscall/js would write U+FFFD in its place:
-// refused is schema.ReasonInvalidUTF8, as the runtime refuses bytes that
+// refused is wire.ReasonInvalidUTF8, as the runtime refuses bytes that
 // are not UTF-8 (unless the text is too large, which the runtime checks
 // first).
 func argText(args []safejs.Value, i, max int) (text []byte, refused string, err error) {
@@ -38,14 +37,14 @@ func argText(args []safejs.Value, i, max int) (text []byte, refused string, err 
 	switch v.Type() {
 	case safejs.TypeString:
 		if stringLength(v) > max {
-			return nil, schema.ReasonTooLarge, nil
+			return nil, wire.ReasonTooLarge, nil
 		}
 		s, err := v.String()
 		if err != nil {
 			return nil, "", err
 		}
 		if len(s) <= max && strings.Contains(s, "\uFFFD") && !wellFormed(v) {
-			return nil, schema.ReasonInvalidUTF8, nil
+			return nil, wire.ReasonInvalidUTF8, nil
 		}
 		return []byte(s), "", nil
 	case safejs.TypeObject:
@@ -60,7 +59,7 @@ func argText(args []safejs.Value, i, max int) (text []byte, refused string, err 
 			return nil, "", err
 		}
 		if n > max {
-			return nil, schema.ReasonTooLarge, nil
+			return nil, wire.ReasonTooLarge, nil
 		}
 		b := make([]byte, n)
 		if _, err := safejs.CopyBytesToGo(b, v); err != nil {

@@ -10,8 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hack-pad/safejs"
-
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // The JS boundary: every value crosses as JSON text, every call goes
@@ -142,9 +141,9 @@ func toGo(v safejs.Value) (any, error) {
 	return decodeJSON([]byte(text))
 }
 
-// decodeJSON reads JSON text as plain values, the one way schema.Plain
+// decodeJSON reads JSON text as plain values, the one way jsonvalue.Plain
 // reads them.
-func decodeJSON(b []byte) (any, error) { return schema.PlainText(b) }
+func decodeJSON(b []byte) (any, error) { return jsonvalue.PlainText(b) }
 
 // toJS converts Go values to a JS value through JSON.parse.
 func toJS(v any) (safejs.Value, error) {

@@ -44,6 +44,7 @@ import (
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/pagebridge"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -152,7 +153,7 @@ func main() {
 					return "", err
 				}
 				if big0 || big1 || big2 {
-					return string(pagebridge.Refuse(rt, schema.ReasonTooLarge)), nil
+					return string(pagebridge.Refuse(rt, wire.ReasonTooLarge)), nil
 				}
 				return string(modeltool.Call(rt, context.Background(), session, name, arguments)), nil
 			})
@@ -183,10 +184,10 @@ func handleGuarded(ctx context.Context, rt *runtime.Runtime, req []byte) (out st
 	defer func() {
 		if r := recover(); r != nil {
 			var id *string
-			if d, rej := schema.DecodeRequest(req); rej == nil {
+			if d, rej := wire.DecodeRequest(req); rej == nil {
 				id = &d.ID
 			}
-			b, _ := schema.Encode(schema.FailureResponse(id, perr.New(perr.InternalError, "", nil)))
+			b, _ := schema.Encode(wire.FailureResponse(id, perr.New(perr.InternalError, "", nil)))
 			out = string(b)
 		}
 	}()

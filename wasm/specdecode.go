@@ -7,8 +7,8 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/schema"
 	"github.com/pling-go/pling/schema/pagespec"
 )
 
@@ -37,7 +37,7 @@ func actionOf(text string, fns safejs.Value) (runtime.Action, error) {
 // decodeSpec reads what a page sends as JSON text with the decoder
 // generated for its type in package pagespec.
 func decodeSpec[T any](text string, decode func(any) (T, error)) (T, error) {
-	v, err := schema.ParseValue([]byte(text), decodeSpecDepth)
+	v, err := jsonvalue.Parse([]byte(text), decodeSpecDepth)
 	if err != nil {
 		var zero T
 		return zero, err

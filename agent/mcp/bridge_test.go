@@ -22,6 +22,7 @@ import (
 	"github.com/pling-go/pling/internal/modeltool"
 	"github.com/pling-go/pling/internal/testing/jsontrees"
 	"github.com/pling-go/pling/internal/testing/syncbuf"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime"
 	"github.com/pling-go/pling/schema"
 )
@@ -374,7 +375,7 @@ func TestProtocolFailureIsAnRPCError(t *testing.T) {
 			var m struct{ ID, Method string }
 			_ = json.Unmarshal(raw, &m)
 			if m.Method == "invoke" {
-				b, _ := schema.Encode(schema.FailureResponse(&m.ID, perr.New(perr.InternalError, "", nil)))
+				b, _ := schema.Encode(wire.FailureResponse(&m.ID, perr.New(perr.InternalError, "", nil)))
 				return b, nil
 			}
 			return resp, err

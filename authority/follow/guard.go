@@ -31,7 +31,7 @@ type sharedGuard struct {
 var errNotDelegated = errors.New("pling: the session was not verified by the page's authority")
 
 func (g *sharedGuard) requestURL(d delegated, id string) string {
-	// Both ids are of URL-safe alphabets (remember and schema.ValidID).
+	// Both ids are of URL-safe alphabets (remember and wire.ValidID).
 	return g.f.base + "/v1/sessions/" + d.id + "/requests/" + id
 }
 

@@ -15,6 +15,7 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/conform"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 
 	"github.com/pling-go/pling/internal/testing/demotest"
@@ -446,7 +447,7 @@ func strictJSON(b []byte, v any) error {
 
 // TestDocJSONBlocks: every ```json block of the README and docs/ is JSON
 // (one value, or one value a line), and each value that is a wire shape
-// is that shape: a Surface request passes schema.DecodeRequest (steps 1–5
+// is that shape: a Surface request passes wire.DecodeRequest (steps 1–5
 // of the check order), a response envelope, describe result and invoke
 // result decode into the schema types with unknown fields refused and
 // registered codes, a conformance case parses strictly and passes on the
@@ -525,10 +526,10 @@ func checkDocJSON(t *testing.T, raw json.RawMessage) string {
 	case has("mcpServers") || has("servers") || has("command"):
 		return "an MCP client configuration (TestDocMCPConfigs)"
 	case has("protocol", "method"):
-		if _, rej := schema.DecodeRequest(raw); rej != nil {
+		if _, rej := wire.DecodeRequest(raw); rej != nil {
 			t.Errorf("the request is refused at step %d: %s %s %v\n%s", rej.Step, rej.Code, rej.Message, rej.Details, raw)
 		}
-		return "a Surface request (schema.DecodeRequest)"
+		return "a Surface request (wire.DecodeRequest)"
 	case has("protocol", "ok"):
 		var r schema.SurfaceResponse
 		if err := strictJSON(raw, &r); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pling-go/pling/agent"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -54,7 +55,7 @@ func runInvoke(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		input["record"] = *record
 	}
-	if *id != "" && !schema.ValidID(*id) {
+	if *id != "" && !wire.ValidID(*id) {
 		fmt.Fprintf(stderr, "pling invoke: --id %q is not 1–128 chars of [A-Za-z0-9._:-]\n", *id)
 		return 2
 	}

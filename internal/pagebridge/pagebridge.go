@@ -101,9 +101,9 @@ func Register[R, A, V, O any](f Funcs[R, A, V, O]) {
 }
 
 // Refuse answers request text that a host refused without handing it
-// over: schema.ReasonTooLarge for text its length alone shows to be longer
+// over: wire.ReasonTooLarge for text its length alone shows to be longer
 // than schema.MaxRequestBytes (a JS string of more UTF-16 code units than
-// that has more UTF-8 bytes too), schema.ReasonInvalidUTF8 for text with
+// that has more UTF-8 bytes too), wire.ReasonInvalidUTF8 for text with
 // no UTF-8 form (a JS string with a lone surrogate). The response and the
 // audit record are those the runtime's Handle gives such text at step 1
 // of §3.3.

@@ -10,8 +10,8 @@ import (
 
 	perr "github.com/pling-go/pling/errors"
 	"github.com/pling-go/pling/internal/pagebridge"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/runtime"
-	"github.com/pling-go/pling/schema"
 )
 
 // TestRegistered: package runtime registers every function the bridge
@@ -29,7 +29,7 @@ func TestRegistered(t *testing.T) {
 	rt := runtime.New(runtime.WithExpose("order.*"), pagebridge.WithAuthorWarning[runtime.Option](func(m string) { warned = append(warned, m) }))
 	ctx := context.Background()
 	t.Run("Refuse", func(t *testing.T) {
-		if got := string(pagebridge.Refuse(rt, schema.ReasonTooLarge)); !strings.Contains(got, `"reason":"`+schema.ReasonTooLarge+`"`) {
+		if got := string(pagebridge.Refuse(rt, wire.ReasonTooLarge)); !strings.Contains(got, `"reason":"`+wire.ReasonTooLarge+`"`) {
 			t.Errorf("Refuse = %s, want the reason", got)
 		}
 	})

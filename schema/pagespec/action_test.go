@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/testing/wanterr"
-	"github.com/pling-go/pling/schema"
 )
 
 // The reference reading of an action: json.Unmarshal into the same
@@ -50,7 +50,7 @@ func unmarshalAction(data []byte) (Action, error) {
 		}
 		x := &Expect{State: e.State, Change: e.Change, TimeoutMs: e.TimeoutMs}
 		if len(e.Equals) > 0 {
-			v, err := schema.ParseValue(e.Equals, 10000)
+			v, err := jsonvalue.Parse(e.Equals, 10000)
 			if err != nil {
 				return nil, err
 			}
@@ -144,7 +144,7 @@ func FuzzDecodeAction(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := schema.ParseValue(data, 64)
+		v, err := jsonvalue.Parse(data, 64)
 		if err != nil || v == nil {
 			return // the shim always sends an object
 		}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/testing/wanterr"
-	"github.com/pling-go/pling/schema"
 )
 
 func parse(t *testing.T, text string) any {
 	t.Helper()
-	v, err := schema.ParseValue([]byte(text), 64)
+	v, err := jsonvalue.Parse([]byte(text), 64)
 	if err != nil {
 		t.Fatalf("%s: %v", text, err)
 	}
@@ -171,7 +171,7 @@ func FuzzDecodeConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := schema.ParseValue(data, 64)
+		v, err := jsonvalue.Parse(data, 64)
 		if err != nil || v == nil {
 			// A configuration that is null is refused, where
 			// json.Unmarshal leaves its value as it is; the shim

@@ -16,8 +16,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/internal/jsonwrite"
-	"github.com/pling-go/pling/schema"
 )
 
 // Marshal returns the RFC 8785 form of v. Go values are first encoded with
@@ -48,7 +48,7 @@ func Sum(b []byte) string {
 
 // appendOther writes what the tree walk of jsonwrite.Append leaves to it:
 // numbers as RFC 8785 writes them, and any other Go value as the plain
-// JSON values schema.Plain gives.
+// JSON values jsonvalue.Plain gives.
 func appendOther(dst []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case json.Number:
@@ -60,7 +60,7 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 	case float64:
 		return appendFinite(dst, x)
 	}
-	n, err := schema.Plain(v)
+	n, err := jsonvalue.Plain(v)
 	if err != nil {
 		return nil, err
 	}

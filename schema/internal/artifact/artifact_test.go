@@ -23,9 +23,9 @@ var (
 	schemaDir  = filepath.Join("..", "..")
 	schemaFile = filepath.Join(schemaDir, "surface.schema.json")
 	dtsFile    = filepath.Join(schemaDir, "..", "js-shim", "pling.d.ts")
-	codecFile  = filepath.Join(schemaDir, "encode_gen.go")
+	codecFile  = filepath.Join(schemaDir, "..", "internal", "wire", "encode_gen.go")
 	pageFile   = filepath.Join(schemaDir, "pagespec", "decode_gen.go")
-	reqFile    = filepath.Join(schemaDir, "request_gen.go")
+	reqFile    = filepath.Join(schemaDir, "..", "internal", "wire", "request_gen.go")
 )
 
 var generators = []struct {
@@ -35,9 +35,9 @@ var generators = []struct {
 }{
 	{"surface.schema.json", schemaFile, artifact.Schema},
 	{"pling.d.ts", dtsFile, artifact.DTS},
-	{"encode_gen.go", codecFile, func(string) ([]byte, error) { return artifact.Codec() }},
+	{"internal/wire/encode_gen.go", codecFile, func(string) ([]byte, error) { return artifact.Codec() }},
 	{"pagespec/decode_gen.go", pageFile, func(string) ([]byte, error) { return artifact.PageDecoders() }},
-	{"request_gen.go", reqFile, func(string) ([]byte, error) { return artifact.RequestDecoder() }},
+	{"internal/wire/request_gen.go", reqFile, func(string) ([]byte, error) { return artifact.RequestDecoder() }},
 }
 
 // TestArtifactsUpToDate fails when a checked-in artifact differs from what

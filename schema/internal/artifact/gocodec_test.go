@@ -82,7 +82,7 @@ func TestCodecRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"func appendcodecOK(", "func appendcodecInner(", "schema.AppendValue(dst, v.N)", "schema.SortedKeys(v.M)"} {
+		for _, want := range []string{"func appendcodecOK(", "func appendcodecInner(", "schema.AppendValue(dst, v.N)", "jsonvalue.SortedKeys(v.M)"} {
 			if !strings.Contains(string(src), want) {
 				t.Errorf("generated code lacks %q:\n%s", want, src)
 			}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -18,10 +19,10 @@ var RequestRoots = []reflect.Type{
 	reflect.TypeFor[schema.SurfaceInvokeRequest](),
 }
 
-// RequestDecoder returns the Go source of package schema's request member
-// decoder (request_gen.go).
+// RequestDecoder returns the Go source of package internal/wire's request
+// member decoder (request_gen.go).
 func RequestDecoder() ([]byte, error) {
-	return RequestDecoderOf("schema", reflect.TypeFor[schema.Request](), RequestRoots)
+	return RequestDecoderOf("wire", reflect.TypeFor[wire.Request](), RequestRoots)
 }
 
 // envelopeMembers are the members decode.go checks itself: protocol, id

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -277,7 +278,7 @@ var examples = []example{
 }
 
 // TestSchemaExamples validates named documents against the checked-in
-// schema. A request is also decoded by schema.DecodeRequest, which must
+// schema. A request is also decoded by wire.DecodeRequest, which must
 // agree, so the schema is no looser or stricter than the decoder on them.
 func TestSchemaExamples(t *testing.T) {
 	s := loadSchema(t)
@@ -307,7 +308,7 @@ func TestSchemaExamples(t *testing.T) {
 				}
 			}
 			if ex.request {
-				_, rej := schema.DecodeRequest([]byte(ex.json))
+				_, rej := wire.DecodeRequest([]byte(ex.json))
 				if ex.valid && rej != nil {
 					t.Errorf("the decoder rejects what the schema accepts: %s %s", rej.Code, rej.Message)
 				}
@@ -409,22 +410,22 @@ func TestGoResponsesValidate(t *testing.T) {
 		if c == perr.RateLimited {
 			e = e.WithRetryAfter(1200)
 		}
-		responses["failure "+string(c)] = schema.FailureResponse(strp("req_02"), e)
-		responses["failure "+string(c)+" id null"] = schema.FailureResponse(nil, e)
+		responses["failure "+string(c)] = wire.FailureResponse(strp("req_02"), e)
+		responses["failure "+string(c)+" id null"] = wire.FailureResponse(nil, e)
 	}
-	if _, rej := schema.DecodeRequest([]byte(`{`)); rej != nil {
+	if _, rej := wire.DecodeRequest([]byte(`{`)); rej != nil {
 		responses["decoder rejection, step 1"] = rej.Response()
 	}
-	if _, rej := schema.DecodeRequest([]byte(`{"protocol":"pling.surface/9","id":"r1","method":"describe"}`)); rej != nil {
+	if _, rej := wire.DecodeRequest([]byte(`{"protocol":"pling.surface/9","id":"r1","method":"describe"}`)); rej != nil {
 		responses["decoder rejection, step 2"] = rej.Response()
 	}
-	desc, err := schema.ResultResponse("req_01", goDescription())
+	desc, err := wire.ResultResponse("req_01", goDescription())
 	if err != nil {
 		t.Fatal(err)
 	}
 	responses["describe result"] = desc
 	for name, r := range goInvokeResults() {
-		resp, err := schema.ResultResponse("req_02", r)
+		resp, err := wire.ResultResponse("req_02", r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +492,7 @@ func TestGoValuesValidate(t *testing.T) {
 				t.Errorf("%s\n%v", b, err)
 			}
 			if tc.def == "SurfaceRequest" {
-				if _, rej := schema.DecodeRequest(b); rej != nil {
+				if _, rej := wire.DecodeRequest(b); rej != nil {
 					t.Errorf("the decoder rejects it: %s %s", rej.Code, rej.Message)
 				}
 			}

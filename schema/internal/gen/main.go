@@ -3,10 +3,11 @@
 // (docs/protocol.md §6) and the Go JSON encoders. go generate runs it in the schema
 // directory:
 //
-//	go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec encode_gen.go -page pagespec/decode_gen.go -request request_gen.go
+//	go run -tags plinggen ./internal/gen -schema surface.schema.json -dts ../js-shim/pling.d.ts -codec ../internal/wire/encode_gen.go -page pagespec/decode_gen.go -request ../internal/wire/request_gen.go
 //
-// The plinggen tag leaves the generated encoders out of package schema, so
-// the generator builds even when they are stale (a field removed).
+// The plinggen tag leaves the generated encoders and request decoder out
+// of their packages, so the generator builds even when they are stale (a
+// field removed).
 //
 // The generation itself is in package artifact, which the drift test calls
 // in-process; this command only writes the files.
@@ -24,9 +25,9 @@ import (
 func main() {
 	schemaOut := flag.String("schema", "", "write the JSON Schema to `file`")
 	dtsOut := flag.String("dts", "", "write the TypeScript declarations to `file`")
-	codecOut := flag.String("codec", "", "write the Go JSON encoders of package schema to `file`")
+	codecOut := flag.String("codec", "", "write the Go JSON encoders of package internal/wire to `file`")
 	pageOut := flag.String("page", "", "write the Go decoders of package schema/pagespec to `file`")
-	reqOut := flag.String("request", "", "write the Go request member decoder of package schema to `file`")
+	reqOut := flag.String("request", "", "write the Go request member decoder of package internal/wire to `file`")
 	dir := flag.String("dir", ".", "the `directory` of package schema, whose doc comments become descriptions")
 	flag.Parse()
 	if flag.NArg() > 0 || (*schemaOut == "" && *dtsOut == "" && *codecOut == "" && *pageOut == "" && *reqOut == "") {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pling-go/pling/schema"
+	"github.com/pling-go/pling/internal/jsonvalue"
 	"github.com/pling-go/pling/schema/pagespec"
 )
 
@@ -26,7 +26,7 @@ func Rows(text string) ([]Row, error) {
 	if rows, ok := scanRows(text); ok {
 		return rows, nil
 	}
-	v, err := schema.ParseValue([]byte(text), rowsDepth)
+	v, err := jsonvalue.Parse([]byte(text), rowsDepth)
 	if err != nil {
 		return nil, err
 	}

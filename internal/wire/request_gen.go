@@ -2,7 +2,7 @@
 
 //go:build !plinggen
 
-package schema
+package wire
 
 // describeMembers are the members of the describe request (SurfaceDescribeRequest).
 var describeMembers = []string{"protocol", "id", "method", "session", "options", "critical"}

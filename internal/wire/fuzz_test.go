@@ -1,4 +1,4 @@
-package schema_test
+package wire_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -33,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		orig := bytes.Clone(data)
-		req, rej := schema.DecodeRequest(data)
+		req, rej := wire.DecodeRequest(data)
 		if !bytes.Equal(orig, data) {
 			t.Fatal("DecodeRequest modified its input")
 		}
@@ -41,7 +42,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("got request %v and rejection %v; want exactly one", req, rej)
 		}
 
-		req2, rej2 := schema.DecodeRequest(data)
+		req2, rej2 := wire.DecodeRequest(data)
 		if diff := cmp.Diff(req, req2); diff != "" {
 			t.Fatalf("decoding twice gave different requests (-first +second):\n%s", diff)
 		}
@@ -76,7 +77,7 @@ func FuzzDecode(f *testing.F) {
 		if len(text) > schema.MaxRequestBytes {
 			return // escaping can grow text that was at the limit
 		}
-		again, rej3 := schema.DecodeRequest(text)
+		again, rej3 := wire.DecodeRequest(text)
 		if rej3 != nil {
 			t.Fatalf("re-encoded request %s rejected at step %d: %s %s", text, rej3.Step, rej3.Code, rej3.Message)
 		}
@@ -86,12 +87,12 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func checkFuzzRequest(t *testing.T, req *schema.Request) {
+func checkFuzzRequest(t *testing.T, req *wire.Request) {
 	t.Helper()
 	if req.Protocol != schema.Protocol {
 		t.Fatalf("accepted protocol %q", req.Protocol)
 	}
-	if !schema.ValidID(req.ID) {
+	if !wire.ValidID(req.ID) {
 		t.Fatalf("accepted id %q", req.ID)
 	}
 	switch req.Method {
@@ -126,7 +127,7 @@ func checkFuzzRequest(t *testing.T, req *schema.Request) {
 	}
 }
 
-func checkFuzzRejection(t *testing.T, rej *schema.Rejection) {
+func checkFuzzRejection(t *testing.T, rej *wire.Rejection) {
 	t.Helper()
 	if rej.Step < 1 || rej.Step > 5 {
 		t.Fatalf("rejection at step %d", rej.Step)
@@ -134,7 +135,7 @@ func checkFuzzRejection(t *testing.T, rej *schema.Rejection) {
 	if ns, ok := rej.Code.Namespace(); !ok || ns != perr.Surface {
 		t.Fatalf("rejection code %q is not a Surface code (namespace %v, known %v)", rej.Code, ns, ok)
 	}
-	if rej.ID != nil && !schema.ValidID(*rej.ID) {
+	if rej.ID != nil && !wire.ValidID(*rej.ID) {
 		t.Fatalf("rejection echoes malformed id %q", *rej.ID)
 	}
 	if (rej.Step == 1 || rej.Step == 3) && rej.ID != nil {
@@ -165,7 +166,7 @@ func checkFuzzRejection(t *testing.T, rej *schema.Rejection) {
 }
 
 // requestJSON is the JSON object of an accepted request's fields.
-func requestJSON(req *schema.Request) map[string]any {
+func requestJSON(req *wire.Request) map[string]any {
 	m := map[string]any{"protocol": req.Protocol, "id": req.ID, "method": string(req.Method)}
 	if req.HasSession {
 		m["session"] = req.Session

@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func reference(data []byte) (any, error) {
 		return nil, errSyntax
 	}
 	if dec.More() || dec.InputOffset() != int64(len(bytes.TrimRight(data, " \t\r\n"))) {
-		return nil, errTrailing
+		return nil, ErrTrailing
 	}
 	return v, nil
 }
@@ -68,6 +68,13 @@ func depthAndDups(data []byte) (depth int, dup bool) {
 	}
 }
 
+// requestDepth is the nesting a request may have (schema.MaxDepth, which
+// this package sits below).
+const requestDepth = 64
+
+// parseJSON parses as the request decoder does.
+func parseJSON(data []byte) (any, error) { return Parse(data, requestDepth) }
+
 // FuzzParse checks parseJSON against encoding/json on valid UTF-8 text:
 // the same values where both accept, refusal where encoding/json refuses,
 // and duplicate keys and excess depth refused.
@@ -92,11 +99,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("parseJSON accepted %q, encoding/json refused it (%v)", data, werr)
 			}
 		case dup:
-			if !errors.Is(err, errDuplicateKey) && !errors.Is(err, errTooDeep) {
+			if !errors.Is(err, ErrDuplicateKey) && !errors.Is(err, ErrTooDeep) {
 				t.Fatalf("parseJSON(%q) = %v, want a duplicate-key error", data, err)
 			}
-		case depth > MaxDepth:
-			if !errors.Is(err, errTooDeep) {
+		case depth > requestDepth:
+			if !errors.Is(err, ErrTooDeep) {
 				t.Fatalf("parseJSON(%q) = %v, want too deep", data, err)
 			}
 		default:

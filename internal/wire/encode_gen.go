@@ -2,31 +2,34 @@
 
 //go:build !plinggen
 
-package schema
+package wire
 
 import (
 	"strconv"
+
+	"github.com/pling-go/pling/internal/jsonvalue"
+	"github.com/pling-go/pling/schema"
 )
 
 // appendActionFailure appends the JSON of v as encoding/json writes it.
-func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
+func appendActionFailure(dst []byte, v *schema.ActionFailure) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"code":`...)
-	dst = AppendQuoted(dst, v.Code, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Code, false)
 	dst = append(dst, `,"message":`...)
-	dst = AppendQuoted(dst, v.Message, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Message, false)
 	if len(v.Details) > 0 {
 		dst = append(dst, `,"details":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.Details) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.Details) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Details[k0]
-			if dst, err = AppendValue(dst, e0); err != nil {
+			if dst, err = schema.AppendValue(dst, e0); err != nil {
 				return nil, err
 			}
 		}
@@ -34,20 +37,20 @@ func appendActionFailure(dst []byte, v *ActionFailure) ([]byte, error) {
 	}
 	if v.Resume != "" {
 		dst = append(dst, `,"resume":`...)
-		dst = AppendQuoted(dst, v.Resume, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Resume, false)
 	}
 	return append(dst, '}'), nil
 }
 
 // appendEvidence appends the JSON of v as encoding/json writes it.
-func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
+func appendEvidence(dst []byte, v *schema.Evidence) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"capability":`...)
-	dst = AppendQuoted(dst, v.Capability, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Capability, false)
 	if v.Record != "" {
 		dst = append(dst, `,"record":`...)
-		dst = AppendQuoted(dst, v.Record, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Record, false)
 	}
 	if len(v.Records) > 0 {
 		dst = append(dst, `,"records":`...)
@@ -56,7 +59,7 @@ func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Records[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Records[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -79,36 +82,36 @@ func appendEvidence(dst []byte, v *Evidence) ([]byte, error) {
 	}
 	if v.Handoff != "" {
 		dst = append(dst, `,"handoff":`...)
-		dst = AppendQuoted(dst, v.Handoff, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Handoff, false)
 	}
 	if v.Approval != "" {
 		dst = append(dst, `,"approval":`...)
-		dst = AppendQuoted(dst, v.Approval, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Approval, false)
 	}
 	if v.Summary != "" {
 		dst = append(dst, `,"summary":`...)
-		dst = AppendQuoted(dst, v.Summary, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Summary, false)
 	}
 	return append(dst, '}'), nil
 }
 
 // appendExpectationResult appends the JSON of v as encoding/json writes it.
-func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
+func appendExpectationResult(dst []byte, v *schema.ExpectationResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"state":`...)
-	dst = AppendQuoted(dst, v.State, false)
+	dst = jsonvalue.AppendQuoted(dst, v.State, false)
 	dst = append(dst, `,"condition":`...)
-	dst = AppendQuoted(dst, v.Condition, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Condition, false)
 	if v.Before != nil {
 		dst = append(dst, `,"before":`...)
-		if dst, err = AppendValue(dst, v.Before); err != nil {
+		if dst, err = schema.AppendValue(dst, v.Before); err != nil {
 			return nil, err
 		}
 	}
 	if v.After != nil {
 		dst = append(dst, `,"after":`...)
-		if dst, err = AppendValue(dst, v.After); err != nil {
+		if dst, err = schema.AppendValue(dst, v.After); err != nil {
 			return nil, err
 		}
 	}
@@ -118,41 +121,41 @@ func appendExpectationResult(dst []byte, v *ExpectationResult) ([]byte, error) {
 }
 
 // appendFeedback appends the JSON of v as encoding/json writes it.
-func appendFeedback(dst []byte, v *Feedback) ([]byte, error) {
+func appendFeedback(dst []byte, v *schema.Feedback) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"level":`...)
-	dst = AppendQuoted(dst, v.Level, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Level, false)
 	dst = append(dst, `,"message":`...)
-	dst = AppendQuoted(dst, v.Message, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Message, false)
 	return append(dst, '}'), nil
 }
 
 // appendGuide appends the JSON of v as encoding/json writes it.
-func appendGuide(dst []byte, v *Guide) ([]byte, error) {
+func appendGuide(dst []byte, v *schema.Guide) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"target":`...)
-	dst = AppendQuoted(dst, v.Target, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Target, false)
 	if v.Label != "" {
 		dst = append(dst, `,"label":`...)
-		dst = AppendQuoted(dst, v.Label, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Label, false)
 	}
 	return append(dst, '}'), nil
 }
 
 // appendJSONSchema appends the JSON of v as encoding/json writes it.
-func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
+func appendJSONSchema(dst []byte, v *schema.JSONSchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"type":`...)
-	dst = AppendQuoted(dst, v.Type, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Type, false)
 	if len(v.Properties) > 0 {
 		dst = append(dst, `,"properties":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.Properties) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.Properties) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Properties[k0]
 			if e0 == nil {
@@ -172,7 +175,7 @@ func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Required[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Required[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -184,56 +187,56 @@ func appendJSONSchema(dst []byte, v *JSONSchema) ([]byte, error) {
 }
 
 // appendNavigation appends the JSON of v as encoding/json writes it.
-func appendNavigation(dst []byte, v *Navigation) ([]byte, error) {
+func appendNavigation(dst []byte, v *schema.Navigation) ([]byte, error) {
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.From != "" {
 		dst = append(dst, `"from":`...)
-		dst = AppendQuoted(dst, v.From, false)
+		dst = jsonvalue.AppendQuoted(dst, v.From, false)
 	}
 	if v.To != "" {
 		if len(dst) != start {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"to":`...)
-		dst = AppendQuoted(dst, v.To, false)
+		dst = jsonvalue.AppendQuoted(dst, v.To, false)
 	}
 	return append(dst, '}'), nil
 }
 
 // appendPageInfo appends the JSON of v as encoding/json writes it.
-func appendPageInfo(dst []byte, v *PageInfo) ([]byte, error) {
+func appendPageInfo(dst []byte, v *schema.PageInfo) ([]byte, error) {
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.URL != "" {
 		dst = append(dst, `"url":`...)
-		dst = AppendQuoted(dst, v.URL, false)
+		dst = jsonvalue.AppendQuoted(dst, v.URL, false)
 	}
 	if v.Title != "" {
 		if len(dst) != start {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"title":`...)
-		dst = AppendQuoted(dst, v.Title, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	}
 	return append(dst, '}'), nil
 }
 
 // appendPropertySchema appends the JSON of v as encoding/json writes it.
-func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
+func appendPropertySchema(dst []byte, v *schema.PropertySchema) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.Type != "" {
 		dst = append(dst, `"type":`...)
-		dst = AppendQuoted(dst, v.Type, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Type, false)
 	}
 	if v.Description != "" {
 		if len(dst) != start {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"description":`...)
-		dst = AppendQuoted(dst, v.Description, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Description, false)
 	}
 	if len(v.Enum) > 0 {
 		if len(dst) != start {
@@ -245,7 +248,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, err = AppendValue(dst, v.Enum[i0]); err != nil {
+			if dst, err = schema.AppendValue(dst, v.Enum[i0]); err != nil {
 				return nil, err
 			}
 		}
@@ -256,7 +259,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"minimum":`...)
-		if dst, err = AppendFloat(dst, (*v.Minimum)); err != nil {
+		if dst, err = jsonvalue.AppendFloat(dst, (*v.Minimum)); err != nil {
 			return nil, err
 		}
 	}
@@ -265,7 +268,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"maximum":`...)
-		if dst, err = AppendFloat(dst, (*v.Maximum)); err != nil {
+		if dst, err = jsonvalue.AppendFloat(dst, (*v.Maximum)); err != nil {
 			return nil, err
 		}
 	}
@@ -288,7 +291,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"pattern":`...)
-		dst = AppendQuoted(dst, v.Pattern, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Pattern, false)
 	}
 	if v.Items != nil {
 		if len(dst) != start {
@@ -318,7 +321,7 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"default":`...)
-		if dst, err = AppendValue(dst, v.Default); err != nil {
+		if dst, err = schema.AppendValue(dst, v.Default); err != nil {
 			return nil, err
 		}
 	}
@@ -326,13 +329,13 @@ func appendPropertySchema(dst []byte, v *PropertySchema) ([]byte, error) {
 }
 
 // appendRecordItem appends the JSON of v as encoding/json writes it.
-func appendRecordItem(dst []byte, v *RecordItem) ([]byte, error) {
+func appendRecordItem(dst []byte, v *schema.RecordItem) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	if v.Label != "" {
 		dst = append(dst, `,"label":`...)
-		dst = AppendQuoted(dst, v.Label, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Label, false)
 	}
 	if v.Offscreen {
 		dst = append(dst, `,"offscreen":`...)
@@ -342,7 +345,7 @@ func appendRecordItem(dst []byte, v *RecordItem) ([]byte, error) {
 }
 
 // appendRecordSet appends the JSON of v as encoding/json writes it.
-func appendRecordSet(dst []byte, v *RecordSet) ([]byte, error) {
+func appendRecordSet(dst []byte, v *schema.RecordSet) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"total":`...)
@@ -370,12 +373,12 @@ func appendRecordSet(dst []byte, v *RecordSet) ([]byte, error) {
 }
 
 // appendRecordTemplate appends the JSON of v as encoding/json writes it.
-func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
+func appendRecordTemplate(dst []byte, v *schema.RecordTemplate) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"kind":`...)
-	dst = AppendQuoted(dst, v.Kind, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Kind, false)
 	dst = append(dst, `,"template":`...)
-	dst = AppendQuoted(dst, v.Template, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Template, false)
 	dst = append(dst, `,"total":`...)
 	dst = strconv.AppendInt(dst, int64(v.Total), 10)
 	dst = append(dst, `,"visible":`...)
@@ -387,7 +390,7 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Visible[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Visible[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -409,13 +412,13 @@ func appendRecordTemplate(dst []byte, v *RecordTemplate) ([]byte, error) {
 }
 
 // appendRegion appends the JSON of v as encoding/json writes it.
-func appendRegion(dst []byte, v *Region) ([]byte, error) {
+func appendRegion(dst []byte, v *schema.Region) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	if v.Title != "" {
 		dst = append(dst, `,"title":`...)
-		dst = AppendQuoted(dst, v.Title, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	}
 	dst = append(dst, `,"active":`...)
 	dst = strconv.AppendBool(dst, v.Active)
@@ -427,34 +430,34 @@ func appendRegion(dst []byte, v *Region) ([]byte, error) {
 }
 
 // appendStateChange appends the JSON of v as encoding/json writes it.
-func appendStateChange(dst []byte, v *StateChange) ([]byte, error) {
+func appendStateChange(dst []byte, v *schema.StateChange) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"before":`...)
-	if dst, err = AppendValue(dst, v.Before); err != nil {
+	if dst, err = schema.AppendValue(dst, v.Before); err != nil {
 		return nil, err
 	}
 	dst = append(dst, `,"after":`...)
-	if dst, err = AppendValue(dst, v.After); err != nil {
+	if dst, err = schema.AppendValue(dst, v.After); err != nil {
 		return nil, err
 	}
 	return append(dst, '}'), nil
 }
 
 // appendSurfaceCapability appends the JSON of v as encoding/json writes it.
-func appendSurfaceCapability(dst []byte, v *SurfaceCapability) ([]byte, error) {
+func appendSurfaceCapability(dst []byte, v *schema.SurfaceCapability) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	dst = append(dst, `,"title":`...)
-	dst = AppendQuoted(dst, v.Title, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	if v.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = AppendQuoted(dst, v.Description, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Description, false)
 	}
 	dst = append(dst, `,"risk":`...)
-	dst = AppendQuoted(dst, string(v.Risk), false)
+	dst = jsonvalue.AppendQuoted(dst, string(v.Risk), false)
 	dst = append(dst, `,"inputSchema":`...)
 	if dst, err = appendJSONSchema(dst, &v.InputSchema); err != nil {
 		return nil, err
@@ -481,7 +484,7 @@ func appendSurfaceCapability(dst []byte, v *SurfaceCapability) ([]byte, error) {
 }
 
 // appendSurfaceContext appends the JSON of v as encoding/json writes it.
-func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
+func appendSurfaceContext(dst []byte, v *schema.SurfaceContext) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
@@ -513,11 +516,11 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 		}
 		dst = append(dst, `"records":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.Records) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.Records) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.Records[k0]
 			if dst, err = appendRecordSet(dst, &e0); err != nil {
@@ -532,14 +535,14 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 		}
 		dst = append(dst, `"states":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.States) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.States) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.States[k0]
-			if dst, err = AppendValue(dst, e0); err != nil {
+			if dst, err = schema.AppendValue(dst, e0); err != nil {
 				return nil, err
 			}
 		}
@@ -597,11 +600,11 @@ func appendSurfaceContext(dst []byte, v *SurfaceContext) ([]byte, error) {
 }
 
 // appendSurfaceDescription appends the JSON of v as encoding/json writes it.
-func appendSurfaceDescription(dst []byte, v *SurfaceDescription) ([]byte, error) {
+func appendSurfaceDescription(dst []byte, v *schema.SurfaceDescription) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"revision":`...)
-	dst = AppendQuoted(dst, v.Revision, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Revision, false)
 	dst = append(dst, `,"capabilities":`...)
 	if v.Capabilities == nil {
 		dst = append(dst, `null`...)
@@ -631,13 +634,13 @@ func appendSurfaceDescription(dst []byte, v *SurfaceDescription) ([]byte, error)
 }
 
 // appendSurfaceInvokeResult appends the JSON of v as encoding/json writes it.
-func appendSurfaceInvokeResult(dst []byte, v *SurfaceInvokeResult) ([]byte, error) {
+func appendSurfaceInvokeResult(dst []byte, v *schema.SurfaceInvokeResult) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
 	if v.Value != nil {
 		dst = append(dst, `"value":`...)
-		if dst, err = AppendValue(dst, v.Value); err != nil {
+		if dst, err = schema.AppendValue(dst, v.Value); err != nil {
 			return nil, err
 		}
 	}
@@ -672,18 +675,18 @@ func appendSurfaceInvokeResult(dst []byte, v *SurfaceInvokeResult) ([]byte, erro
 }
 
 // appendSurfaceObservation appends the JSON of v as encoding/json writes it.
-func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error) {
+func appendSurfaceObservation(dst []byte, v *schema.SurfaceObservation) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	start := len(dst)
 	if len(v.States) > 0 {
 		dst = append(dst, `"states":`...)
 		dst = append(dst, '{')
-		for i0, k0 := range SortedKeys(v.States) {
+		for i0, k0 := range jsonvalue.SortedKeys(v.States) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, k0, false)
+			dst = jsonvalue.AppendQuoted(dst, k0, false)
 			dst = append(dst, ':')
 			e0 := v.States[k0]
 			if dst, err = appendStateChange(dst, &e0); err != nil {
@@ -723,7 +726,7 @@ func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error)
 	dst = append(dst, `"capabilitiesChanged":`...)
 	dst = strconv.AppendBool(dst, v.CapabilitiesChanged)
 	dst = append(dst, `,"revision":`...)
-	dst = AppendQuoted(dst, v.Revision, false)
+	dst = jsonvalue.AppendQuoted(dst, v.Revision, false)
 	if v.Truncated {
 		dst = append(dst, `,"truncated":`...)
 		dst = strconv.AppendBool(dst, v.Truncated)
@@ -732,7 +735,7 @@ func appendSurfaceObservation(dst []byte, v *SurfaceObservation) ([]byte, error)
 }
 
 // appendTruncation appends the JSON of v as encoding/json writes it.
-func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
+func appendTruncation(dst []byte, v *schema.Truncation) ([]byte, error) {
 	dst = append(dst, '{')
 	dst = append(dst, `"reasons":`...)
 	if v.Reasons == nil {
@@ -743,7 +746,7 @@ func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
 			if i0 > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendQuoted(dst, v.Reasons[i0], false)
+			dst = jsonvalue.AppendQuoted(dst, v.Reasons[i0], false)
 		}
 		dst = append(dst, ']')
 	}
@@ -755,18 +758,18 @@ func appendTruncation(dst []byte, v *Truncation) ([]byte, error) {
 }
 
 // appendUnavailable appends the JSON of v as encoding/json writes it.
-func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
+func appendUnavailable(dst []byte, v *schema.Unavailable) ([]byte, error) {
 	var err error
 	dst = append(dst, '{')
 	dst = append(dst, `"id":`...)
-	dst = AppendQuoted(dst, v.ID, false)
+	dst = jsonvalue.AppendQuoted(dst, v.ID, false)
 	if v.Reason != "" {
 		dst = append(dst, `,"reason":`...)
-		dst = AppendQuoted(dst, v.Reason, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Reason, false)
 	}
 	if v.Code != "" {
 		dst = append(dst, `,"code":`...)
-		dst = AppendQuoted(dst, v.Code, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Code, false)
 	}
 	if v.InputSchema != nil {
 		dst = append(dst, `,"inputSchema":`...)
@@ -776,15 +779,15 @@ func appendUnavailable(dst []byte, v *Unavailable) ([]byte, error) {
 	}
 	if v.Title != "" {
 		dst = append(dst, `,"title":`...)
-		dst = AppendQuoted(dst, v.Title, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Title, false)
 	}
 	if v.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = AppendQuoted(dst, v.Description, false)
+		dst = jsonvalue.AppendQuoted(dst, v.Description, false)
 	}
 	if v.Risk != "" {
 		dst = append(dst, `,"risk":`...)
-		dst = AppendQuoted(dst, string(v.Risk), false)
+		dst = jsonvalue.AppendQuoted(dst, string(v.Risk), false)
 	}
 	if v.Approval {
 		dst = append(dst, `,"approval":`...)

@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"encoding/binary"
@@ -11,7 +11,7 @@ import (
 // parser is a strict RFC 8259 parser for request text: one pass, no
 // reflection, values as map[string]any, []any, string, json.Number, bool
 // and nil (what encoding/json gives with UseNumber), duplicate keys and
-// nesting beyond MaxDepth refused. Request decoding is on every call's
+// nesting beyond a bound refused. Request decoding is on every call's
 // path; encoding/json's token API spent most of an invoke's time here.
 // FuzzParse checks it against encoding/json.
 type parser struct {
@@ -22,20 +22,22 @@ type parser struct {
 
 var errSyntax = errors.New("syntax error")
 
-// parseJSON parses exactly one JSON value filling data (surrounding white
-// space allowed).
-func parseJSON(data []byte) (any, error) {
-	return parseDepth(data, MaxDepth)
-}
+// The errors of Parse that a request's rejection names (its
+// details.reason); any other error is a syntax error.
+var (
+	ErrDuplicateKey = errors.New("duplicate key")
+	ErrTooDeep      = errors.New("too deep")
+	ErrTrailing     = errors.New("trailing data")
+)
 
-// ParseValue parses exactly one JSON value as the request parser does
-// (objects as map[string]any, numbers as json.Number, duplicate keys
-// refused), allowing nesting up to maxDepth. It is for text that
-// encoding/json wrote, where it gives what a json.Decoder with UseNumber
-// gives, without the decoder's reflection and buffers.
-func ParseValue(data []byte, maxDepth int) (any, error) {
+// Parse parses exactly one JSON value filling data (surrounding white
+// space allowed) as the request parser does (objects as map[string]any,
+// numbers as json.Number, duplicate keys refused), allowing nesting up to
+// maxDepth. On text that encoding/json wrote it gives what a json.Decoder
+// with UseNumber gives, without the decoder's reflection and buffers.
+func Parse(data []byte, maxDepth int) (any, error) {
 	if !utf8.Valid(data) {
-		return nil, errors.New("schema: invalid UTF-8")
+		return nil, errors.New("jsonvalue: invalid UTF-8")
 	}
 	return parseDepth(data, maxDepth)
 }
@@ -49,12 +51,10 @@ func parseDepth(data []byte, maxDepth int) (any, error) {
 	}
 	p.space()
 	if p.pos != len(p.data) {
-		return nil, errTrailing
+		return nil, ErrTrailing
 	}
 	return v, nil
 }
-
-var errTrailing = errors.New("trailing data")
 
 func (p *parser) space() {
 	for p.pos < len(p.data) {
@@ -74,12 +74,12 @@ func (p *parser) value(depth int) (any, error) {
 	switch c := p.data[p.pos]; {
 	case c == '{':
 		if depth >= p.maxDepth {
-			return nil, errTooDeep
+			return nil, ErrTooDeep
 		}
 		return p.object(depth)
 	case c == '[':
 		if depth >= p.maxDepth {
-			return nil, errTooDeep
+			return nil, ErrTooDeep
 		}
 		return p.array(depth)
 	case c == '"':
@@ -116,7 +116,7 @@ func (p *parser) object(depth int) (any, error) {
 			return err
 		}
 		if _, dup := m[k]; dup {
-			return errDuplicateKey
+			return ErrDuplicateKey
 		}
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
@@ -318,4 +318,73 @@ func plain8(x uint64) bool {
 	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
 	less20 := (x - ones*0x20) &^ x & highs
 	return hasZero(quote)|hasZero(slash)|less20 == 0
+}
+
+// HasLoneSurrogate reports a \uD800–\uDFFF escape that is not part of a
+// high-low pair. encoding/json would silently turn one into U+FFFD; I-JSON
+// (RFC 7493) forbids it, so a request that holds one is refused instead
+// of altered.
+func HasLoneSurrogate(data []byte) bool {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			if c == '"' {
+				inString = true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 >= len(data) {
+				return false // malformed; the parser reports it
+			}
+			if data[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, ok := hex4(data, i+2)
+			if !ok {
+				return false
+			}
+			i += 5
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return true
+			case r >= 0xD800 && r <= 0xDBFF:
+				if i+6 >= len(data) || data[i+1] != '\\' || data[i+2] != 'u' {
+					return true
+				}
+				lo, ok := hex4(data, i+3)
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return true
+				}
+				i += 6
+			}
+		}
+	}
+	return false
+}
+
+func hex4(data []byte, at int) (rune, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[at : at+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			r |= rune(c-'A') + 10
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -1,4 +1,4 @@
-package schema_test
+package wire_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/wire"
 	"github.com/pling-go/pling/schema"
 )
 
@@ -25,7 +26,7 @@ type decodeCase struct {
 	// wantID is the response id; nil means it must be null.
 	wantID *string
 	// wantReq is the decoded request of an accepted case.
-	wantReq *schema.Request
+	wantReq *wire.Request
 	// wantDetails, when set, lists keys that the response's error.details
 	// must hold, as they read back from JSON.
 	wantDetails map[string]any
@@ -43,15 +44,15 @@ const (
 	invokeHead = `{"protocol":"pling.surface/0.1","id":"r1","method":"invoke"`
 )
 
-func describeReq(id string) *schema.Request {
-	return &schema.Request{Protocol: schema.Protocol, ID: id, Method: schema.MethodDescribe}
+func describeReq(id string) *wire.Request {
+	return &wire.Request{Protocol: schema.Protocol, ID: id, Method: schema.MethodDescribe}
 }
 
-func invokeReq(id, capability string, input map[string]any) *schema.Request {
+func invokeReq(id, capability string, input map[string]any) *wire.Request {
 	if input == nil {
 		input = map[string]any{}
 	}
-	return &schema.Request{Protocol: schema.Protocol, ID: id, Method: schema.MethodInvoke, Capability: capability, Input: input}
+	return &wire.Request{Protocol: schema.Protocol, ID: id, Method: schema.MethodInvoke, Capability: capability, Input: input}
 }
 
 // nested returns an invoke request whose text nests levels arrays and
@@ -63,7 +64,7 @@ func nested(levels int) string {
 }
 
 // nestedWant is the request nested(levels) decodes to.
-func nestedWant(levels int) *schema.Request {
+func nestedWant(levels int) *wire.Request {
 	var v any = json.Number("1")
 	for i := 0; i < levels-1; i++ {
 		v = map[string]any{"a": v}
@@ -78,7 +79,7 @@ func sized(n int) string {
 	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
 }
 
-func sizedWant(n int) *schema.Request {
+func sizedWant(n int) *wire.Request {
 	head := invokeHead + `,"capability":"c","input":{"pad":"`
 	return invokeReq("r1", "c", map[string]any{"pad": strings.Repeat("x", n-len(head)-len(`"}}`))})
 }
@@ -324,7 +325,7 @@ var decodeCases = []decodeCase{
 	// Step 5: the method's fields, then critical. invoke:
 	{name: "step5/accepted: invoke", step: 0,
 		raw: `{"protocol":"pling.surface/0.1","id":"req_02","method":"invoke","session":"tok","capability":"approve@order","input":{"record":"ord_17","note":"checked"}}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "req_02", Method: schema.MethodInvoke, Session: "tok", HasSession: true,
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "req_02", Method: schema.MethodInvoke, Session: "tok", HasSession: true,
 			Capability: "approve@order", Input: map[string]any{"record": "ord_17", "note": "checked"}}},
 	{name: "step5/accepted: input values keep their JSON types", step: 0,
 		raw: invokeHead + `,"capability":"c","input":{"n":1.50,"big":12345678901234567890,"e":-1e-3,"t":true,"z":null,"l":[1,"a",{}],"o":{"s":"<&>"}}}`,
@@ -370,10 +371,10 @@ var decodeCases = []decodeCase{
 		raw: invokeHead + `,"capability":"c","input":false}`, wantCode: perr.InvalidRequest, wantID: r1},
 	{name: "step5/accepted: resume", step: 0,
 		raw:     invokeHead + `,"capability":"c","resume":"rs_1"}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodInvoke, Capability: "c", Input: map[string]any{}, Resume: "rs_1", HasResume: true}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodInvoke, Capability: "c", Input: map[string]any{}, Resume: "rs_1", HasResume: true}},
 	{name: "step5/accepted: resume 512 bytes", step: 0,
 		raw:     invokeHead + `,"capability":"c","resume":"` + strings.Repeat("r", 512) + `"}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodInvoke, Capability: "c", Input: map[string]any{}, Resume: strings.Repeat("r", 512), HasResume: true}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodInvoke, Capability: "c", Input: map[string]any{}, Resume: strings.Repeat("r", 512), HasResume: true}},
 	{name: "step5/resume number", step: 5,
 		raw: invokeHead + `,"capability":"c","resume":1}`, wantCode: perr.InvalidRequest, wantID: r1, wantDetails: field("resume")},
 	{name: "step5/resume null", step: 5,
@@ -386,13 +387,13 @@ var decodeCases = []decodeCase{
 	// Step 5: session (both methods).
 	{name: "step5/accepted: session on describe", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","session":"opaque.token"}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Session: "opaque.token", HasSession: true}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Session: "opaque.token", HasSession: true}},
 	{name: "step5/accepted: session empty string is present", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","session":""}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, HasSession: true}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, HasSession: true}},
 	{name: "step5/accepted: session 8192 bytes", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","session":"` + strings.Repeat("s", 8192) + `"}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Session: strings.Repeat("s", 8192), HasSession: true}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Session: strings.Repeat("s", 8192), HasSession: true}},
 	{name: "step5/session 8193 bytes", step: 5,
 		raw: `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","session":"` + strings.Repeat("s", 8193) + `"}`, wantCode: perr.InvalidRequest, wantID: r1, wantDetails: field("session")},
 	{name: "step5/session number", step: 5,
@@ -406,19 +407,19 @@ var decodeCases = []decodeCase{
 	{name: "step5/accepted: describe", step: 0, raw: describeR1, wantReq: describeReq("r1")},
 	{name: "step5/accepted: options.maxRecords 50", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","options":{"maxRecords":50}}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(50)}}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(50)}}},
 	{name: "step5/accepted: options.maxRecords 0", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","options":{"maxRecords":0}}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(0)}}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(0)}}},
 	{name: "step5/accepted: options.maxRecords 10000", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","options":{"maxRecords":10000}}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(10000)}}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(10000)}}},
 	{name: "step5/accepted: options.maxRecords 1e2 is 100", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","options":{"maxRecords":1e2}}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(100)}}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(100)}}},
 	{name: "step5/accepted: options.maxRecords 20.0 is 20", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","options":{"maxRecords":20.0}}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(20)}}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Options: schema.DescribeOptions{MaxRecords: intp(20)}}},
 	{name: "step5/accepted: options empty and unknown options ignored", step: 0,
 		raw: `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","options":{"depth":"full"}}`, wantReq: describeReq("r1")},
 	{name: "step5/options array", step: 5,
@@ -464,17 +465,17 @@ var decodeCases = []decodeCase{
 		raw: invokeHead + `,"capability":"c","critical":["Input"]}`, wantCode: perr.InvalidRequest, wantID: r1},
 	{name: "step5/accepted: critical known names on describe", step: 0,
 		raw: `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","critical":["protocol","id","method","session","critical","options"]}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe,
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe,
 			Critical: []string{"protocol", "id", "method", "session", "critical", "options"}}},
 	{name: "step5/accepted: critical known names on invoke", step: 0,
 		raw: invokeHead + `,"capability":"c","critical":["capability","input","resume","session"]}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodInvoke, Capability: "c", Input: map[string]any{},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodInvoke, Capability: "c", Input: map[string]any{},
 			Critical: []string{"capability", "input", "resume", "session"}}},
 	{name: "step5/accepted: critical empty", step: 0,
 		raw: `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","critical":[]}`, wantReq: describeReq("r1")},
 	{name: "step5/accepted: critical MaxCritical names", step: 0,
 		raw:     `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","critical":` + criticalNames(schema.MaxCritical) + `}`,
-		wantReq: &schema.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Critical: strings.Fields(strings.Repeat("id ", schema.MaxCritical))}},
+		wantReq: &wire.Request{Protocol: schema.Protocol, ID: "r1", Method: schema.MethodDescribe, Critical: strings.Fields(strings.Repeat("id ", schema.MaxCritical))}},
 	{name: "step5/critical MaxCritical+1 names", step: 5,
 		raw: `{"protocol":"pling.surface/0.1","id":"r1","method":"describe","critical":` + criticalNames(schema.MaxCritical+1) + `}`, wantCode: perr.InvalidRequest, wantID: r1, wantDetails: field("critical")},
 
@@ -524,7 +525,7 @@ func checkCase(t *testing.T, tc decodeCase) {
 	if (tc.step == 0) != (tc.wantCode == "") || (tc.step == 0) != (tc.wantReq != nil) {
 		t.Fatalf("bad case: step %d, wantCode %q, wantReq set %v", tc.step, tc.wantCode, tc.wantReq != nil)
 	}
-	req, rej := schema.DecodeRequest([]byte(tc.raw))
+	req, rej := wire.DecodeRequest([]byte(tc.raw))
 	if tc.step == 0 {
 		if rej != nil {
 			t.Fatalf("rejected at step %d (%s): %s; want accepted", rej.Step, rej.Code, rej.Message)
@@ -551,7 +552,7 @@ func checkCase(t *testing.T, tc decodeCase) {
 
 // checkResponse encodes the rejection's response and checks it as a client
 // would read it (docs/protocol.md §3.2).
-func checkResponse(t *testing.T, rej *schema.Rejection, wantCode perr.Code, wantID *string, wantDetails map[string]any) {
+func checkResponse(t *testing.T, rej *wire.Rejection, wantCode perr.Code, wantID *string, wantDetails map[string]any) {
 	t.Helper()
 	b, err := schema.Encode(rej.Response())
 	if err != nil {
@@ -662,11 +663,11 @@ func TestDecodeRequestValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantReq, wantRej := schema.DecodeRequest([]byte(tt.text))
+			wantReq, wantRej := wire.DecodeRequest([]byte(tt.text))
 			if wantRej != nil && wantRej.Step == 1 && tt.text != "null" && tt.text != `["protocol"]` {
 				t.Fatalf("bad test: the text is rejected at step 1: %v", wantRej.Details)
 			}
-			gotReq, gotRej := schema.DecodeRequestValue(tt.value)
+			gotReq, gotRej := wire.DecodeRequestValue(tt.value)
 			if diff := cmp.Diff(wantReq, gotReq); diff != "" {
 				t.Errorf("request (-text +value):\n%s", diff)
 			}
@@ -677,7 +678,7 @@ func TestDecodeRequestValue(t *testing.T) {
 	}
 
 	t.Run("unencodable value", func(t *testing.T) {
-		req, rej := schema.DecodeRequestValue(map[string]any{"protocol": "pling.surface/0.1", "id": "r1", "method": "describe", "x": make(chan int)})
+		req, rej := wire.DecodeRequestValue(map[string]any{"protocol": "pling.surface/0.1", "id": "r1", "method": "describe", "x": make(chan int)})
 		if req != nil || rej == nil || rej.Step != 1 || rej.Code != perr.InvalidRequest || rej.ID != nil {
 			t.Fatalf("got (%+v, %+v); want a step 1 INVALID_REQUEST with id null", req, rej)
 		}
@@ -729,7 +730,7 @@ func TestEncodeDeterministic(t *testing.T) {
 	}
 
 	// A response encodes its fields in declaration order.
-	rej := &schema.Rejection{Step: 2, Code: perr.ProtocolVersionUnsupported, ID: strp("r1"), Message: "protocol <0.2> & more",
+	rej := &wire.Rejection{Step: 2, Code: perr.ProtocolVersionUnsupported, ID: strp("r1"), Message: "protocol <0.2> & more",
 		Details: map[string]any{"supported": []string{schema.Protocol}}}
 	got, err = schema.Encode(rej.Response())
 	if err != nil {

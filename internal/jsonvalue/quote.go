@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import "github.com/pling-go/pling/internal/jsonwrite"
 

@@ -1,4 +1,4 @@
-package schema
+package wire
 
 import (
 	"bytes"
@@ -8,7 +8,10 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"github.com/pling-go/pling/schema"
+
 	perr "github.com/pling-go/pling/errors"
+	"github.com/pling-go/pling/internal/jsonvalue"
 )
 
 // Request is an envelope that passed steps 1–5 of the check order
@@ -16,7 +19,7 @@ import (
 type Request struct {
 	Protocol string
 	ID       string
-	Method   Method
+	Method   schema.Method
 	// Session is the session token; HasSession tells an absent one from "".
 	Session    string
 	HasSession bool
@@ -27,7 +30,7 @@ type Request struct {
 	Resume     string
 	HasResume  bool
 	// Options is set for describe.
-	Options  DescribeOptions
+	Options  schema.DescribeOptions
 	Critical []string
 }
 
@@ -48,16 +51,16 @@ func (r *Rejection) Error() *perr.Error {
 }
 
 // Response is the ok:false response for the rejection.
-func (r *Rejection) Response() SurfaceResponse {
+func (r *Rejection) Response() schema.SurfaceResponse {
 	return FailureResponse(r.ID, r.Error())
 }
 
 // understood reports whether a server understands the member name of a
 // request of method m, for the critical list (docs/protocol.md §3.1): the
 // members of the method's request type (request_gen.go).
-func understood(m Method, name string) bool {
+func understood(m schema.Method, name string) bool {
 	fs := describeMembers
-	if m == MethodInvoke {
+	if m == schema.MethodInvoke {
 		fs = invokeMembers
 	}
 	for _, f := range fs {
@@ -71,7 +74,7 @@ func understood(m Method, name string) bool {
 // ValidID reports whether s is a well-formed request id: 1–128 chars of
 // [A-Za-z0-9._:-].
 func ValidID(s string) bool {
-	if len(s) == 0 || len(s) > MaxIDLen {
+	if len(s) == 0 || len(s) > schema.MaxIDLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -89,9 +92,9 @@ func ValidID(s string) bool {
 // DecodeRequest applies steps 1–5 of the check order to request text. It
 // returns the request, or the rejection of the first step that failed.
 //
-// Step 1 (id null): the text is larger than MaxRequestBytes, is not UTF-8,
+// Step 1 (id null): the text is larger than schema.MaxRequestBytes, is not UTF-8,
 // holds a lone surrogate escape, is not one JSON value, nests deeper than
-// MaxDepth, repeats a key in any object, or is not an object. Such text is
+// schema.MaxDepth, repeats a key in any object, or is not an object. Such text is
 // not a usable JSON object, so no part of it (the id included) is trusted.
 //
 // Steps 2–5 echo the id when it is well formed, whichever step failed;
@@ -105,7 +108,7 @@ func DecodeRequest(data []byte) (*Request, *Rejection) {
 }
 
 // The reasons of a step-1 rejection a host may give without handing the
-// text over (NotAnObject): it is longer than MaxRequestBytes, or it has no
+// text over (NotAnObject): it is longer than schema.MaxRequestBytes, or it has no
 // UTF-8 form (a JS string with a lone surrogate).
 const (
 	ReasonTooLarge    = "too_large"
@@ -121,11 +124,11 @@ func NotAnObject(reason string) *Rejection {
 
 // DecodeRequestValue applies the same steps to a request that arrived
 // already parsed (a JS object): it is encoded to JSON and takes the same
-// path as text, so both forms are judged alike. It is encoded with Encode,
+// path as text, so both forms are judged alike. It is encoded with schema.Encode,
 // not json.Marshal, whose HTML escaping would grow each <, > and & to six
-// bytes and so count a value larger than its JSON text (MaxRequestBytes).
+// bytes and so count a value larger than its JSON text (schema.MaxRequestBytes).
 func DecodeRequestValue(v any) (*Request, *Rejection) {
-	b, err := Encode(v)
+	b, err := schema.Encode(v)
 	if err != nil {
 		return nil, &Rejection{Step: 1, Code: perr.InvalidRequest, Message: "The request is not a JSON object: unencodable",
 			Details: map[string]any{"reason": "unencodable"}}
@@ -169,9 +172,9 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 	if rej != nil {
 		return nil, rej
 	}
-	if p != Protocol {
+	if p != schema.Protocol {
 		r := reject(2, perr.ProtocolVersionUnsupported, "", "protocol version is not supported")
-		r.Details = map[string]any{"supported": append([]string(nil), SupportedProtocols...)}
+		r.Details = map[string]any{"supported": append([]string(nil), schema.SupportedProtocols...)}
 		return nil, r
 	}
 
@@ -189,19 +192,19 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 	if rej != nil {
 		return nil, rej
 	}
-	switch Method(m) {
-	case MethodDescribe, MethodInvoke:
-		req.Method = Method(m)
+	switch schema.Method(m) {
+	case schema.MethodDescribe, schema.MethodInvoke:
+		req.Method = schema.Method(m)
 	default:
 		r := reject(4, perr.MethodNotSupported, "", "method is not supported")
-		r.Details = map[string]any{"supported": []string{string(MethodDescribe), string(MethodInvoke)}}
+		r.Details = map[string]any{"supported": []string{string(schema.MethodDescribe), string(schema.MethodInvoke)}}
 		return nil, r
 	}
 
 	// Step 5: the method's members, read by the decoder generated from
 	// the request types' tags (request_gen.go), then critical.
 	decodeMembers := decodeDescribeMembers
-	if req.Method == MethodInvoke {
+	if req.Method == schema.MethodInvoke {
 		decodeMembers = decodeInvokeMembers
 	}
 	if field, msg := decodeMembers(obj, req); field != "" {
@@ -212,8 +215,8 @@ func decodeObject(obj map[string]any) (*Request, *Rejection) {
 		if !ok {
 			return nil, reject(5, perr.InvalidRequest, "critical", "critical must be an array of field names")
 		}
-		if len(list) > MaxCritical {
-			return nil, reject(5, perr.InvalidRequest, "critical", fmt.Sprintf("critical may name at most %d fields", MaxCritical))
+		if len(list) > schema.MaxCritical {
+			return nil, reject(5, perr.InvalidRequest, "critical", fmt.Sprintf("critical may name at most %d fields", schema.MaxCritical))
 		}
 		for _, e := range list {
 			name, ok := e.(string)
@@ -262,30 +265,25 @@ func smallInt(v any, lo, hi int) (int, bool) {
 	return int(f), true
 }
 
-var (
-	errDuplicateKey = errors.New("duplicate key")
-	errTooDeep      = errors.New("too deep")
-)
-
 // parseObject parses request text into a JSON object, or says why it is not
 // one.
 func parseObject(data []byte) (map[string]any, string) {
-	if len(data) > MaxRequestBytes {
+	if len(data) > schema.MaxRequestBytes {
 		return nil, ReasonTooLarge
 	}
 	if !utf8.Valid(data) {
 		return nil, ReasonInvalidUTF8
 	}
-	if bytes.Contains(data, []byte(`\u`)) && hasLoneSurrogate(data) {
+	if bytes.Contains(data, []byte(`\u`)) && jsonvalue.HasLoneSurrogate(data) {
 		return nil, "invalid_unicode_escape"
 	}
-	v, err := parseJSON(data)
+	v, err := jsonvalue.Parse(data, schema.MaxDepth)
 	switch {
-	case errors.Is(err, errDuplicateKey):
+	case errors.Is(err, jsonvalue.ErrDuplicateKey):
 		return nil, "duplicate_key"
-	case errors.Is(err, errTooDeep):
+	case errors.Is(err, jsonvalue.ErrTooDeep):
 		return nil, "too_deep"
-	case errors.Is(err, errTrailing):
+	case errors.Is(err, jsonvalue.ErrTrailing):
 		return nil, "trailing_data"
 	case err != nil:
 		return nil, "malformed_json"
@@ -295,72 +293,4 @@ func parseObject(data []byte) (map[string]any, string) {
 		return nil, "not_an_object"
 	}
 	return obj, ""
-}
-
-// hasLoneSurrogate reports a \uD800–\uDFFF escape that is not part of a
-// high-low pair. encoding/json would silently turn one into U+FFFD; I-JSON
-// (RFC 7493) forbids it, so the request is refused instead of altered.
-func hasLoneSurrogate(data []byte) bool {
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if !inString {
-			if c == '"' {
-				inString = true
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = false
-		case '\\':
-			if i+1 >= len(data) {
-				return false // malformed; the parser reports it
-			}
-			if data[i+1] != 'u' {
-				i++
-				continue
-			}
-			r, ok := hex4(data, i+2)
-			if !ok {
-				return false
-			}
-			i += 5
-			switch {
-			case r >= 0xDC00 && r <= 0xDFFF:
-				return true
-			case r >= 0xD800 && r <= 0xDBFF:
-				if i+6 >= len(data) || data[i+1] != '\\' || data[i+2] != 'u' {
-					return true
-				}
-				lo, ok := hex4(data, i+3)
-				if !ok || lo < 0xDC00 || lo > 0xDFFF {
-					return true
-				}
-				i += 6
-			}
-		}
-	}
-	return false
-}
-
-func hex4(data []byte, at int) (rune, bool) {
-	if at+4 > len(data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range data[at : at+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			r |= rune(c-'A') + 10
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }

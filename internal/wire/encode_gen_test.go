@@ -1,6 +1,8 @@
-package schema
+package wire
 
 import (
+	"github.com/pling-go/pling/schema"
+
 	"bytes"
 	"encoding/json"
 	"testing"
@@ -9,26 +11,26 @@ import (
 )
 
 // TestAppendDescription checks the generated describe-result encoder
-// against Encode on a description that uses every member.
+// against schema.Encode on a description that uses every member.
 func TestAppendDescription(t *testing.T) {
 	no := false
-	cases := map[string]SurfaceDescription{
+	cases := map[string]schema.SurfaceDescription{
 		"zero":        {},
-		"empty lists": {Capabilities: []SurfaceCapability{}, Truncated: &Truncation{Reasons: []string{}}},
-		"full": {Revision: "sha256:ab", Truncated: &Truncation{Reasons: []string{"bytes", "records"}, OmittedCapabilities: 2},
-			Capabilities: []SurfaceCapability{{ID: "a", Title: "A", Risk: RiskRead, InputSchema: JSONSchema{Type: "object", AdditionalProperties: &no}},
-				{ID: "b", Risk: RiskWrite, Record: &RecordTemplate{Kind: "k", Visible: []string{"x"}}}},
-			Context: SurfaceContext{Page: &PageInfo{URL: "/"}, States: map[string]any{"n": 1.5}}},
+		"empty lists": {Capabilities: []schema.SurfaceCapability{}, Truncated: &schema.Truncation{Reasons: []string{}}},
+		"full": {Revision: "sha256:ab", Truncated: &schema.Truncation{Reasons: []string{"bytes", "records"}, OmittedCapabilities: 2},
+			Capabilities: []schema.SurfaceCapability{{ID: "a", Title: "A", Risk: schema.RiskRead, InputSchema: schema.JSONSchema{Type: "object", AdditionalProperties: &no}},
+				{ID: "b", Risk: schema.RiskWrite, Record: &schema.RecordTemplate{Kind: "k", Visible: []string{"x"}}}},
+			Context: schema.SurfaceContext{Page: &schema.PageInfo{URL: "/"}, States: map[string]any{"n": 1.5}}},
 	}
 	for name, d := range cases {
 		t.Run(name, func(t *testing.T) {
-			want, werr := Encode(d)
+			want, werr := schema.Encode(d)
 			got, gerr := AppendDescription(nil, &d)
 			if werr != nil || gerr != nil {
-				t.Fatalf("errors %v, Encode's %v", gerr, werr)
+				t.Fatalf("errors %v, schema.Encode's %v", gerr, werr)
 			}
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("(-Encode +AppendDescription):\n%s", diff)
+				t.Errorf("(-schema.Encode +AppendDescription):\n%s", diff)
 			}
 		})
 	}
@@ -55,15 +57,15 @@ func FuzzAppendGenerated(f *testing.F) {
 			}
 			return dec.Decode(v) == nil
 		}
-		var d SurfaceDescription
+		var d schema.SurfaceDescription
 		if decode(&d) {
 			compareGenerated(t, "AppendDescription", d, func() ([]byte, error) { return AppendDescription(nil, &d) })
 		}
-		var r SurfaceInvokeResult
+		var r schema.SurfaceInvokeResult
 		if decode(&r) {
 			compareGenerated(t, "AppendInvokeResult", r, func() ([]byte, error) { return AppendInvokeResult(nil, &r) })
 		}
-		var c SurfaceCapability
+		var c schema.SurfaceCapability
 		if decode(&c) {
 			compareGenerated(t, "AppendCapability", c, func() ([]byte, error) { return AppendCapability(nil, &c) })
 		}

@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func Plain(v any) (any, error) {
 // encoding/json may carry (a json.RawMessage) and JSON.stringify never
 // does: that text takes the decoder's way (the last key wins).
 func PlainText(b []byte) (any, error) {
-	if v, err := ParseValue(b, plainDepth); err == nil {
+	if v, err := Parse(b, plainDepth); err == nil {
 		return v, nil
 	}
 	d := json.NewDecoder(bytes.NewReader(b))

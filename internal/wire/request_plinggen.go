@@ -1,6 +1,6 @@
 //go:build plinggen
 
-package schema
+package wire
 
 // Under the plinggen tag (the generator's build) request_gen.go, which may
 // be stale, is left out; the generator never decodes a request.
@@ -8,9 +8,9 @@ package schema
 var describeMembers, invokeMembers []string
 
 func decodeDescribeMembers(map[string]any, *Request) (string, string) {
-	panic("schema: built with plinggen")
+	panic("wire: built with plinggen")
 }
 
 func decodeInvokeMembers(map[string]any, *Request) (string, string) {
-	panic("schema: built with plinggen")
+	panic("wire: built with plinggen")
 }
