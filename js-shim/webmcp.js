@@ -37,6 +37,12 @@
   // set their own, so an approval does not outlive the agent that asked. A person
   // who approves later runs nothing (docs/page-api.md §5).
   var WINDOW_MS = 45000;
+  // REPLAY_MS is how long after a call's answer a navigation the call
+  // caused is replayed: the answer must reach a consumer that reads it
+  // in the page (Playwright MCP's evaluate) before the new document
+  // commits, and on a loaded machine a task later was not always enough
+  // (RATIONALE.md).
+  var REPLAY_MS = 250;
   var live = new Map(); // tool name → {key, ctl}
   var calls = new Map(); // tool name → Set of cancel functions of its calls in flight
   var revision = null, running = null, again = false, timer = 0, seq = 0;
@@ -202,8 +208,8 @@
   // the document, and with it the consumer's evaluation, before the
   // answer is out: while a call runs it is held (the Navigation API's
   // navigate event, cancelled), the answer says where the page goes, and
-  // it is replayed one task after the answer settled, once the browser
-  // has taken the answer (RATIONALE.md). Not held: what the person starts
+  // it is replayed REPLAY_MS after the answer settled, once the consumer
+  // has the answer (RATIONALE.md). Not held: what the person starts
   // (userInitiated), same-document changes, downloads, traversals,
   // another origin, a POST whose form is not the one just submitted or
   // whose submitter overrides the form's action, method or target or is
@@ -236,7 +242,7 @@
       }
       HTMLFormElement.prototype.submit.call(h.post.form);
       if (extra) extra.remove();
-    }, 0);
+    }, REPLAY_MS);
   }
 
   function result(res, h) {
