@@ -240,6 +240,7 @@ func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad erro
 		out, err := b.browser.ExecuteWebMCP(ctx, doc, name, raw)
 		to, tools := b.followNavigation(ctx, mark)
 		var r *sdk.CallToolResult
+		failed := pageToolFailed(out) // "" for an answer that is no tool error, and on err
 		switch {
 		case err != nil && to != "":
 			// The page went elsewhere during the call: its answer went
@@ -252,11 +253,11 @@ func (b *Bridge) pageToolHandler(name string, check *jsonschema.Schema, bad erro
 			r = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
 				Text: string(perr.ExecutionFailed) + ": the page's WebMCP tool " + name + " failed: " + quoteCut(err.Error(), 300) + ". Next: " + entry.Action.En,
 			}}, StructuredContent: map[string]any{}}
-		case pageToolFailed(out) != "":
+		case failed != "":
 			// The page's tool answered MCP's tool error: a failure in
 			// the page's words (its text, cut), never a success.
 			r = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{
-				Text: "The page's tool " + name + " answered with an error (its own words, not checked by Pling): " + quoteCut(pageToolFailed(out), maxPageAnswer) +
+				Text: "The page's tool " + name + " answered with an error (its own words, not checked by Pling): " + quoteCut(failed, maxPageAnswer) +
 					" Next: read what it says, correct the arguments if it names them, then decide whether to call again.",
 			}}, StructuredContent: map[string]any{}}
 		default:
